@@ -1,0 +1,156 @@
+/** The administration CLI: parses arguments, runs one command, prints ids; never prompts. */
+import { parseArgs } from 'node:util';
+import { ConfigError, loadConfig } from '../config.ts';
+import { AppError, isAppError } from '../errors.ts';
+import { systemClock } from '../lib/clock.ts';
+import { isId } from '../lib/ids.ts';
+import { createUser } from '../people/accounts.ts';
+import { emailKey } from '../people/email.ts';
+import { addMember, createWorkspace } from '../people/workspaces.ts';
+import { type DatabaseHandle, migrateToLatest, openConfiguredDatabase } from '../store/database.ts';
+import { findUserByEmailKey } from '../store/users.ts';
+
+export interface CliIo {
+  env: Record<string, string | undefined>;
+  out(line: string): void;
+  err(line: string): void;
+}
+
+const usage = `Usage: calendar-access <command> [options]
+
+Commands:
+  migrate                                              apply pending database migrations
+  user create --email E --password P [--name N]        create a person's account
+  workspace create --name N --owner EMAIL|USER_ID      create a workspace with its owner
+  workspace add-member --workspace ID --email E --role owner|admin|member
+                                                       add an account (or invite an address)
+
+Configuration comes from the environment (DATABASE_URL, DATA_DIR, …) as for the service.`;
+
+class UsageError extends Error {}
+
+const options = {
+  email: { type: 'string' },
+  password: { type: 'string' },
+  name: { type: 'string' },
+  owner: { type: 'string' },
+  workspace: { type: 'string' },
+  role: { type: 'string' },
+  help: { type: 'boolean', short: 'h' },
+} as const;
+
+type Values = {
+  [K in keyof typeof options]?: (typeof options)[K]['type'] extends 'boolean' ? boolean : string;
+};
+
+function required(
+  values: Values,
+  name: 'email' | 'password' | 'name' | 'owner' | 'workspace' | 'role',
+): string {
+  const value = values[name];
+  if (value === undefined || value === '') throw new UsageError(`--${name} is required`);
+  return value;
+}
+
+async function resolveUserId(handle: DatabaseHandle, owner: string): Promise<string> {
+  if (isId('usr', owner)) return owner;
+  const user = await findUserByEmailKey(handle.db, emailKey(owner));
+  if (user === undefined) throw new AppError('not_found', `No account uses ${owner}.`);
+  return user.id;
+}
+
+async function runCommand(
+  handle: DatabaseHandle,
+  command: string,
+  values: Values,
+  baseUrl: string,
+  io: CliIo,
+) {
+  const clock = systemClock;
+  switch (command) {
+    case 'migrate': {
+      const applied = await migrateToLatest(handle);
+      io.out(applied.length === 0 ? 'Database is up to date.' : `Applied: ${applied.join(', ')}`);
+      return;
+    }
+    case 'user create': {
+      const user = await createUser(handle.db, clock, {
+        email: required(values, 'email'),
+        password: required(values, 'password'),
+        name: values.name,
+      });
+      io.out(user.id);
+      return;
+    }
+    case 'workspace create': {
+      const ownerId = await resolveUserId(handle, required(values, 'owner'));
+      const workspace = await createWorkspace(
+        handle.db,
+        clock,
+        { name: required(values, 'name'), ownerId },
+        'system',
+      );
+      io.out(workspace.id);
+      return;
+    }
+    case 'workspace add-member': {
+      const result = await addMember(
+        handle.db,
+        clock,
+        required(values, 'workspace'),
+        { email: required(values, 'email'), role: required(values, 'role') },
+        'system',
+      );
+      io.out(
+        result.kind === 'added'
+          ? result.userId
+          : `No account uses that address; invitation link (single use, 7 days): ${baseUrl}/invitation?token=${result.invitationToken}`,
+      );
+      return;
+    }
+    default:
+      throw new UsageError(command === '' ? 'no command given' : `unknown command "${command}"`);
+  }
+}
+
+/** Runs the CLI; returns the exit code (0 done, 1 refused, 2 usage, 78 configuration). */
+export async function runCli(argv: string[], io: CliIo): Promise<number> {
+  let parsed: ReturnType<typeof parseArgs<{ options: typeof options; allowPositionals: true }>>;
+  try {
+    parsed = parseArgs({ args: argv, options, allowPositionals: true, strict: true });
+  } catch (error) {
+    io.err(`error: ${(error as Error).message}\n\n${usage}`);
+    return 2;
+  }
+  const values = parsed.values as Values;
+  const command = parsed.positionals.join(' ');
+  if (values.help === true || command === 'help') {
+    io.out(usage);
+    return 0;
+  }
+  let handle: DatabaseHandle | undefined;
+  try {
+    const config = loadConfig(io.env);
+    handle = openConfiguredDatabase(config);
+    if (command !== 'migrate') await migrateToLatest(handle);
+    await runCommand(handle, command, values, config.baseUrl, io);
+    return 0;
+  } catch (error) {
+    if (error instanceof UsageError) {
+      io.err(`error: ${error.message}\n\n${usage}`);
+      return 2;
+    }
+    if (error instanceof ConfigError) {
+      io.err(error.message);
+      return 78;
+    }
+    if (isAppError(error)) {
+      io.err(`error: ${error.code}: ${error.message}`);
+      return 1;
+    }
+    io.err(`error: ${error instanceof Error ? error.message : String(error)}`);
+    return 1;
+  } finally {
+    await handle?.close();
+  }
+}

@@ -1,0 +1,145 @@
+/** Environment → typed configuration, validated once at start. Pure: reads only the given env. */
+
+export const environments = ['production', 'test', 'development'] as const;
+export type Environment = (typeof environments)[number];
+export const logLevels = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+export type LogLevel = (typeof logLevels)[number];
+
+export interface Config {
+  environment: Environment;
+  host: string;
+  port: number;
+  /** Public origin (and optional path) the service is reached at, without a trailing slash. */
+  baseUrl: string;
+  /** PostgreSQL connection string; absent → embedded SQLite in `dataDir`. */
+  databaseUrl: string | undefined;
+  dataDir: string;
+  /** 32-byte key for cookie/CSRF MACs and encryption at rest; absent → a per-install key file (not in production). */
+  secretKey: Buffer | undefined;
+  logLevel: LogLevel;
+  trustProxy: boolean;
+  sessionTtlHours: number;
+}
+
+export class ConfigError extends Error {
+  readonly problems: string[];
+  constructor(problems: string[]) {
+    super(`Invalid configuration:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
+    this.name = 'ConfigError';
+    this.problems = problems;
+  }
+}
+
+/** The variables the service reads, with their defaults; the README's table mirrors this. */
+export const configVariables = {
+  APP_ENV: 'development',
+  HOST: '127.0.0.1',
+  PORT: '3000',
+  BASE_URL: 'http://localhost:$PORT',
+  DATABASE_URL: '(unset: embedded SQLite)',
+  DATA_DIR: './data',
+  SECRET_KEY: '(unset: generated into $DATA_DIR/secret.key; required in production)',
+  LOG_LEVEL: 'info',
+  TRUST_PROXY: 'false',
+  SESSION_TTL_HOURS: '168',
+} as const;
+
+type Env = Record<string, string | undefined>;
+
+export function loadConfig(env: Env): Config {
+  const problems: string[] = [];
+  const read = (name: keyof typeof configVariables): string | undefined => {
+    const value = env[name]?.trim();
+    return value === undefined || value === '' ? undefined : value;
+  };
+
+  const environment = oneOf(read('APP_ENV') ?? 'development', environments, 'APP_ENV', problems);
+  const port = integer(read('PORT') ?? '3000', 'PORT', 0, 65535, problems);
+  const host = read('HOST') ?? '127.0.0.1';
+  const baseUrl = parseBaseUrl(read('BASE_URL') ?? `http://localhost:${port}`, environment, problems);
+  const databaseUrl = read('DATABASE_URL');
+  if (databaseUrl !== undefined && !/^postgres(ql)?:\/\//.test(databaseUrl)) {
+    problems.push('DATABASE_URL must be a postgres:// or postgresql:// connection string');
+  }
+  const secretKey = parseSecretKey(read('SECRET_KEY'), problems);
+  if (
+    environment === 'production' &&
+    secretKey === undefined &&
+    !problems.some((p) => p.startsWith('SECRET_KEY'))
+  ) {
+    problems.push('SECRET_KEY is required when APP_ENV=production (32 random bytes, base64 or hex)');
+  }
+  const logLevel = oneOf(read('LOG_LEVEL') ?? 'info', logLevels, 'LOG_LEVEL', problems);
+  const trustProxy = boolean(read('TRUST_PROXY') ?? 'false', 'TRUST_PROXY', problems);
+  const sessionTtlHours = integer(
+    read('SESSION_TTL_HOURS') ?? '168',
+    'SESSION_TTL_HOURS',
+    1,
+    24 * 90,
+    problems,
+  );
+
+  if (problems.length > 0) throw new ConfigError(problems);
+  return {
+    environment,
+    host,
+    port,
+    baseUrl,
+    databaseUrl,
+    dataDir: read('DATA_DIR') ?? './data',
+    secretKey,
+    logLevel,
+    trustProxy,
+    sessionTtlHours,
+  };
+}
+
+function oneOf<T extends string>(value: string, allowed: readonly T[], name: string, problems: string[]): T {
+  if ((allowed as readonly string[]).includes(value)) return value as T;
+  problems.push(`${name} must be one of ${allowed.join(', ')} (got "${value}")`);
+  return allowed[0] as T;
+}
+
+function integer(value: string, name: string, min: number, max: number, problems: string[]): number {
+  const n = /^\d+$/.test(value) ? Number(value) : Number.NaN;
+  if (!Number.isSafeInteger(n) || n < min || n > max) {
+    problems.push(`${name} must be a whole number from ${min} to ${max} (got "${value}")`);
+    return min;
+  }
+  return n;
+}
+
+function boolean(value: string, name: string, problems: string[]): boolean {
+  if (value === 'true' || value === '1') return true;
+  if (value === 'false' || value === '0') return false;
+  problems.push(`${name} must be true or false (got "${value}")`);
+  return false;
+}
+
+function parseBaseUrl(value: string, environment: Environment, problems: string[]): string {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    problems.push(`BASE_URL must be an absolute URL (got "${value}")`);
+    return value;
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    problems.push('BASE_URL must use http or https');
+  } else if (url.search !== '' || url.hash !== '') {
+    problems.push('BASE_URL must not have a query or fragment');
+  } else if (environment === 'production' && url.protocol !== 'https:') {
+    problems.push('BASE_URL must use https when APP_ENV=production');
+  }
+  return `${url.origin}${url.pathname.replace(/\/+$/, '')}`;
+}
+
+function parseSecretKey(value: string | undefined, problems: string[]): Buffer | undefined {
+  if (value === undefined) return undefined;
+  const key = /^[0-9a-f]{64}$/i.test(value) ? Buffer.from(value, 'hex') : Buffer.from(value, 'base64');
+  if (key.length !== 32) {
+    problems.push('SECRET_KEY must be 32 bytes, given as 64 hex digits or base64');
+    return undefined;
+  }
+  return key;
+}

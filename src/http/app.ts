@@ -1,0 +1,58 @@
+/** Builds the HTTP application from its context: plugins, error handling, then each surface's routes. */
+import cookie from '@fastify/cookie';
+import formbody from '@fastify/formbody';
+import helmet from '@fastify/helmet';
+import rateLimit from '@fastify/rate-limit';
+import Fastify, { type FastifyInstance } from 'fastify';
+import { AppError } from '../errors.ts';
+import { registerPages } from '../web/pages/index.ts';
+import { registerVisitor } from '../web/visitor.ts';
+import type { AppContext } from './context.ts';
+import { registerErrorHandling } from './errorHandling.ts';
+import { loggerOptions, requestIdOptions } from './logging.ts';
+import { registerOps } from './ops.ts';
+
+export interface BuildOptions {
+  /** Pass false to silence request logs (tests). */
+  logger?: boolean;
+}
+
+export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Promise<FastifyInstance> {
+  const app = Fastify({
+    logger: options.logger === false ? false : loggerOptions(ctx.config.logLevel),
+    ...requestIdOptions,
+    trustProxy: ctx.config.trustProxy,
+    bodyLimit: 1024 * 1024,
+  });
+
+  app.addHook('onSend', async (request, reply) => {
+    reply.header('x-request-id', request.id);
+  });
+
+  registerErrorHandling(app);
+  await app.register(helmet, {
+    contentSecurityPolicy: {
+      directives: {
+        defaultSrc: ["'self'"],
+        formAction: ["'self'"],
+        frameAncestors: ["'none'"],
+        scriptSrc: ["'self'"],
+      },
+    },
+    strictTransportSecurity: ctx.config.baseUrl.startsWith('https:'),
+  });
+  await app.register(cookie);
+  await app.register(formbody, { bodyLimit: 64 * 1024 });
+  await app.register(rateLimit, {
+    global: false,
+    errorResponseBuilder: (_request, context) =>
+      new AppError('rate_limited', 'Too many requests. Slow down and retry later.', {
+        retryAfter: Math.max(1, Math.ceil(context.ttl / 1000)),
+      }),
+  });
+
+  registerVisitor(app, ctx);
+  registerOps(app, ctx);
+  registerPages(app, ctx);
+  return app;
+}

@@ -1,0 +1,15 @@
+/** What the HTTP layer needs from the composition root. */
+import type { Kysely } from 'kysely';
+import type { Config } from '../config.ts';
+import type { Clock } from '../lib/clock.ts';
+import type { Database } from '../store/schema.ts';
+
+export interface AppContext {
+  config: Config;
+  db: Kysely<Database>;
+  clock: Clock;
+  /** 32-byte key for MACs (CSRF) and, later, encryption at rest. */
+  secretKey: Buffer;
+  /** Resolves when the database answers; used by /readyz. */
+  ping(): Promise<void>;
+}

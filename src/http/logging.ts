@@ -1,0 +1,57 @@
+/** Logger options: JSON lines, request ids, and no secret ever written (headers, tokens, passwords). */
+import { randomUUID } from 'node:crypto';
+import type { FastifyRequest } from 'fastify';
+import type { LogLevel } from '../config.ts';
+
+// Query parameters that can carry credentials or single-use links.
+const secretParams = [
+  'token',
+  'code',
+  'code_verifier',
+  'client_secret',
+  'password',
+  'refresh_token',
+  'access_token',
+  'state',
+];
+
+export function redactUrl(url: string): string {
+  const q = url.indexOf('?');
+  if (q < 0) return url;
+  const params = new URLSearchParams(url.slice(q + 1));
+  for (const name of [...params.keys()]) {
+    if (secretParams.includes(name.toLowerCase())) params.set(name, '[redacted]');
+  }
+  return `${url.slice(0, q)}?${params.toString()}`;
+}
+
+export function loggerOptions(level: LogLevel) {
+  return {
+    level,
+    redact: {
+      paths: [
+        'req.headers.authorization',
+        'req.headers.cookie',
+        'res.headers["set-cookie"]',
+        '*.password',
+        '*.secret',
+        '*.token',
+        '*.accessToken',
+        '*.refreshToken',
+      ],
+      censor: '[redacted]',
+    },
+    serializers: {
+      req: (request: FastifyRequest) => ({
+        method: request.method,
+        url: redactUrl(request.url),
+        remoteAddress: request.ip,
+      }),
+    },
+  };
+}
+
+export const requestIdOptions = {
+  requestIdHeader: false as const,
+  genReqId: () => randomUUID(),
+};

@@ -1,0 +1,49 @@
+/** RFC 9457 problem details: the one error body of the JSON surfaces. */
+import type { FastifyReply } from 'fastify';
+import type { AppError } from '../errors.ts';
+
+export interface Problem {
+  type: string;
+  title: string;
+  status: number;
+  code: string;
+  detail: string;
+  instance?: string;
+  [extension: string]: unknown;
+}
+
+const titles: Record<number, string> = {
+  400: 'Bad Request',
+  401: 'Unauthorized',
+  403: 'Forbidden',
+  404: 'Not Found',
+  405: 'Method Not Allowed',
+  409: 'Conflict',
+  413: 'Content Too Large',
+  429: 'Too Many Requests',
+  500: 'Internal Server Error',
+  502: 'Bad Gateway',
+  503: 'Service Unavailable',
+};
+
+export const statusTitle = (status: number): string => titles[status] ?? 'Error';
+
+export function toProblem(error: AppError, instance?: string): Problem {
+  return {
+    type: 'about:blank',
+    title: statusTitle(error.status),
+    status: error.status,
+    code: error.code,
+    detail: error.message,
+    ...(instance === undefined ? {} : { instance }),
+    ...error.details,
+  };
+}
+
+export function sendProblem(reply: FastifyReply, error: AppError): FastifyReply {
+  if (error.retryAfter !== undefined) reply.header('retry-after', String(error.retryAfter));
+  return reply
+    .code(error.status)
+    .type('application/problem+json')
+    .send(toProblem(error, reply.request.url.split('?')[0]));
+}

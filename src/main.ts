@@ -1,0 +1,64 @@
+/** Composition root: configuration → secret key → database → application → listening server. */
+import { type Config, ConfigError, loadConfig } from './config.ts';
+import { buildApp } from './http/app.ts';
+import { systemClock } from './lib/clock.ts';
+import { loadOrCreateKeyFile } from './lib/secretKeyFile.ts';
+import { issueFirstRunToken } from './people/onboarding.ts';
+import { migrateToLatest, openConfiguredDatabase, ping } from './store/database.ts';
+
+const exitConfigError = 78; // EX_CONFIG
+
+async function start(config: Config): Promise<void> {
+  const secretKey = config.secretKey ?? loadOrCreateKeyFile(config.dataDir);
+  const database = openConfiguredDatabase(config);
+  await migrateToLatest(database);
+  const app = await buildApp({
+    config,
+    db: database.db,
+    clock: systemClock,
+    secretKey,
+    ping: () => ping(database),
+  });
+
+  const shutdown = async (signal: string) => {
+    app.log.info({ signal }, 'shutting down');
+    await app.close();
+    await database.close();
+    process.exit(0);
+  };
+  process.once('SIGINT', () => void shutdown('SIGINT'));
+  process.once('SIGTERM', () => void shutdown('SIGTERM'));
+
+  await app.listen({ host: config.host, port: config.port });
+  const storage = database.engine === 'sqlite' ? `embedded SQLite in ${config.dataDir}` : 'PostgreSQL';
+  process.stdout.write(
+    `Calendar Access Service (${config.environment}) on ${config.baseUrl}, storage: ${storage}\n`,
+  );
+
+  const token = await issueFirstRunToken(database.db, systemClock);
+  if (token !== undefined) {
+    process.stdout.write(
+      [
+        '',
+        'No one has an account yet. To create the first owner and workspace, open this',
+        'single-use link within 24 hours (a restart issues a new one):',
+        '',
+        `  ${config.baseUrl}/setup?token=${token}`,
+        '',
+        'or use the CLI: npm run cli -- user create --email you@example.com --password …',
+        '',
+      ].join('\n'),
+    );
+  }
+}
+
+try {
+  await start(loadConfig(process.env));
+} catch (error) {
+  if (error instanceof ConfigError) {
+    process.stderr.write(`${error.message}\n`);
+    process.exit(exitConfigError);
+  }
+  process.stderr.write(`Failed to start: ${error instanceof Error ? error.message : String(error)}\n`);
+  process.exit(1);
+}

@@ -1,0 +1,274 @@
+/**
+ * Workspace administration: creating workspaces, managing members and policy. Every change is
+ * authorised against the actor's role in that very workspace and audited in the same transaction.
+ * `system` is the operator at the CLI, who needs no membership.
+ */
+import type { Kysely } from 'kysely';
+import { AppError } from '../errors.ts';
+import { type Clock, epochMs } from '../lib/clock.ts';
+import { newId } from '../lib/ids.ts';
+import { randomToken, tokenHash } from '../lib/secrets.ts';
+import {
+  defaultPolicy,
+  type PolicyInput,
+  parsePolicy,
+  type WorkspacePolicy,
+} from '../policy/workspacePolicy.ts';
+import { auditOf, recordAudit } from '../store/audit.ts';
+import { insertOneTimeToken } from '../store/oneTimeTokens.ts';
+import type { Database } from '../store/schema.ts';
+import { findUserByEmailKey, findUserById } from '../store/users.ts';
+import {
+  countOwners,
+  deleteMembership,
+  findPolicy,
+  findWorkspace,
+  insertMembership,
+  insertWorkspace,
+  listMembers,
+  roleOf,
+  savePolicy,
+  updateMembershipRole,
+  type Workspace,
+} from '../store/workspaces.ts';
+import { parseEmail } from './email.ts';
+import { assertMayChangeMembership, canAdminister, parseRole, type Role } from './roles.ts';
+import { requiredText } from './text.ts';
+
+type Db = Kysely<Database>;
+export type Actor = { userId: string } | 'system';
+
+export const invitationTtlMs = 7 * 24 * 3_600_000;
+
+const actorId = (actor: Actor): string | null => (actor === 'system' ? null : actor.userId);
+
+const notFound = () => new AppError('not_found', 'No such workspace.');
+
+/** The actor's role, or not_found for non-members: outsiders cannot learn that a workspace exists. */
+async function actorRole(db: Db, workspaceId: string, actor: Actor): Promise<Role | undefined> {
+  if ((await findWorkspace(db, workspaceId)) === undefined) throw notFound();
+  if (actor === 'system') return 'owner';
+  const role = await roleOf(db, workspaceId, actor.userId);
+  if (role === undefined) throw notFound();
+  return role;
+}
+
+async function requireAdmin(db: Db, workspaceId: string, actor: Actor): Promise<Role> {
+  const role = await actorRole(db, workspaceId, actor);
+  if (role === undefined || !canAdminister(role)) {
+    throw new AppError('forbidden', 'Only workspace owners and admins can do this.');
+  }
+  return role;
+}
+
+export async function createWorkspace(
+  db: Db,
+  clock: Clock,
+  input: { name: unknown; ownerId: string },
+  actor: Actor,
+): Promise<Workspace> {
+  const name = requiredText(input.name, 'name', 'a workspace name');
+  const now = epochMs(clock);
+  return db.transaction().execute(async (trx) => {
+    if ((await findUserById(trx, input.ownerId)) === undefined)
+      throw new AppError('not_found', 'No such user.');
+    const workspace = { id: newId('ws'), name, createdAt: now };
+    await insertWorkspace(trx, workspace, defaultPolicy);
+    await insertMembership(trx, { workspaceId: workspace.id, userId: input.ownerId, role: 'owner', now });
+    await recordAudit(trx, {
+      workspaceId: workspace.id,
+      actorUserId: actorId(actor),
+      action: 'workspace.created',
+      targetUserId: input.ownerId,
+      detail: { name },
+      at: now,
+    });
+    return workspace;
+  });
+}
+
+export interface WorkspaceOverview {
+  workspace: Workspace;
+  role: Role;
+  members: Awaited<ReturnType<typeof listMembers>>;
+  policy: WorkspacePolicy;
+  audit: Awaited<ReturnType<typeof auditOf>>;
+}
+
+export async function workspaceOverview(
+  db: Db,
+  workspaceId: string,
+  actor: Actor,
+): Promise<WorkspaceOverview> {
+  const role = await requireAdmin(db, workspaceId, actor);
+  const [workspace, members, policy, audit] = await Promise.all([
+    findWorkspace(db, workspaceId),
+    listMembers(db, workspaceId),
+    findPolicy(db, workspaceId),
+    auditOf(db, workspaceId),
+  ]);
+  return { workspace: workspace!, role, members, policy: policy ?? defaultPolicy, audit };
+}
+
+export type AddMemberResult =
+  | { kind: 'added'; userId: string }
+  | { kind: 'invited'; invitationToken: string };
+
+/**
+ * Adds an existing account by e-mail, or — when there is none — creates a single-use invitation
+ * link (valid 7 days) for the admin to pass on; accepting it creates the account and membership.
+ */
+export async function addMember(
+  db: Db,
+  clock: Clock,
+  workspaceId: string,
+  input: { email: unknown; role: unknown },
+  actor: Actor,
+): Promise<AddMemberResult> {
+  const { email, key } = parseEmail(input.email);
+  const role = parseRole(input.role);
+  const now = epochMs(clock);
+  return db.transaction().execute(async (trx) => {
+    assertMayChangeMembership(await actorRole(trx, workspaceId, actor), undefined, role);
+    const user = await findUserByEmailKey(trx, key);
+    if (user === undefined) {
+      const token = randomToken();
+      await insertOneTimeToken(
+        trx,
+        {
+          tokenHash: tokenHash(token),
+          purpose: 'invitation',
+          workspaceId,
+          email,
+          role,
+          createdBy: actorId(actor),
+          expiresAt: now + invitationTtlMs,
+        },
+        now,
+      );
+      await recordAudit(trx, {
+        workspaceId,
+        actorUserId: actorId(actor),
+        action: 'member.invited',
+        targetUserId: null,
+        detail: { email, role },
+        at: now,
+      });
+      return { kind: 'invited', invitationToken: token };
+    }
+    if ((await roleOf(trx, workspaceId, user.id)) !== undefined) {
+      throw new AppError('already_exists', `${user.email} is already a member of this workspace.`, {
+        details: { field: 'email' },
+      });
+    }
+    await insertMembership(trx, { workspaceId, userId: user.id, role, now });
+    await recordAudit(trx, {
+      workspaceId,
+      actorUserId: actorId(actor),
+      action: 'member.added',
+      targetUserId: user.id,
+      detail: { role },
+      at: now,
+    });
+    return { kind: 'added', userId: user.id };
+  });
+}
+
+async function currentRole(db: Db, workspaceId: string, userId: string): Promise<Role> {
+  const role = await roleOf(db, workspaceId, userId);
+  if (role === undefined) throw new AppError('not_found', 'No such member.');
+  return role;
+}
+
+async function assertOwnerRemains(
+  db: Db,
+  workspaceId: string,
+  from: Role,
+  to: Role | undefined,
+): Promise<void> {
+  if (from === 'owner' && to !== 'owner' && (await countOwners(db, workspaceId)) <= 1) {
+    throw new AppError('conflict', 'A workspace needs at least one owner. Make someone else an owner first.');
+  }
+}
+
+export async function changeRole(
+  db: Db,
+  clock: Clock,
+  workspaceId: string,
+  userId: string,
+  newRole: unknown,
+  actor: Actor,
+): Promise<void> {
+  const role = parseRole(newRole);
+  const now = epochMs(clock);
+  await db.transaction().execute(async (trx) => {
+    const actorsRole = await requireAdmin(trx, workspaceId, actor);
+    const from = await currentRole(trx, workspaceId, userId);
+    assertMayChangeMembership(actorsRole, from, role);
+    if (from === role) return;
+    await assertOwnerRemains(trx, workspaceId, from, role);
+    await updateMembershipRole(trx, workspaceId, userId, role);
+    await recordAudit(trx, {
+      workspaceId,
+      actorUserId: actorId(actor),
+      action: 'member.role_changed',
+      targetUserId: userId,
+      detail: { from, to: role },
+      at: now,
+    });
+  });
+}
+
+export async function removeMember(
+  db: Db,
+  clock: Clock,
+  workspaceId: string,
+  userId: string,
+  actor: Actor,
+): Promise<void> {
+  const now = epochMs(clock);
+  await db.transaction().execute(async (trx) => {
+    const actorsRole = await requireAdmin(trx, workspaceId, actor);
+    const from = await currentRole(trx, workspaceId, userId);
+    assertMayChangeMembership(actorsRole, from, undefined);
+    await assertOwnerRemains(trx, workspaceId, from, undefined);
+    await deleteMembership(trx, workspaceId, userId);
+    await recordAudit(trx, {
+      workspaceId,
+      actorUserId: actorId(actor),
+      action: 'member.removed',
+      targetUserId: userId,
+      detail: { role: from },
+      at: now,
+    });
+  });
+}
+
+export async function updatePolicy(
+  db: Db,
+  clock: Clock,
+  workspaceId: string,
+  input: PolicyInput,
+  actor: Actor,
+): Promise<WorkspacePolicy> {
+  const policy = parsePolicy(input);
+  const now = epochMs(clock);
+  await db.transaction().execute(async (trx) => {
+    await requireAdmin(trx, workspaceId, actor);
+    await savePolicy(trx, workspaceId, policy, now);
+    await recordAudit(trx, {
+      workspaceId,
+      actorUserId: actorId(actor),
+      action: 'policy.updated',
+      targetUserId: null,
+      detail: {
+        allowedScopes: policy.allowedScopes,
+        maxDetailLevel: policy.maxDetailLevel,
+        privateDetailsAllowed: policy.privateDetailsAllowed,
+        allowedClients: policy.allowedClients,
+      },
+      at: now,
+    });
+  });
+  return policy;
+}

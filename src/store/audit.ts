@@ -1,0 +1,75 @@
+/** The administrative audit log: who did what to which workspace or member. Never calendar content. */
+import type { Kysely } from 'kysely';
+import type { Database } from './schema.ts';
+
+type Db = Kysely<Database>;
+
+export type AuditAction =
+  | 'workspace.created'
+  | 'member.added'
+  | 'member.invited'
+  | 'member.role_changed'
+  | 'member.removed'
+  | 'policy.updated';
+
+export interface AuditEntry {
+  id: number;
+  workspaceId: string | null;
+  actorUserId: string | null;
+  actorEmail: string | null;
+  action: AuditAction;
+  targetUserId: string | null;
+  targetEmail: string | null;
+  detail: Record<string, string | number | boolean | null | string[]>;
+  at: number;
+}
+
+export async function recordAudit(
+  db: Db,
+  entry: Omit<AuditEntry, 'id' | 'actorEmail' | 'targetEmail'>,
+): Promise<void> {
+  await db
+    .insertInto('audit_log')
+    .values({
+      workspace_id: entry.workspaceId,
+      actor_user_id: entry.actorUserId,
+      action: entry.action,
+      target_user_id: entry.targetUserId,
+      detail: JSON.stringify(entry.detail),
+      created_at: entry.at,
+    })
+    .execute();
+}
+
+export async function auditOf(db: Db, workspaceId: string, limit = 100): Promise<AuditEntry[]> {
+  const rows = await db
+    .selectFrom('audit_log')
+    .leftJoin('users as actor', 'actor.id', 'audit_log.actor_user_id')
+    .leftJoin('users as target', 'target.id', 'audit_log.target_user_id')
+    .select([
+      'audit_log.id',
+      'audit_log.workspace_id',
+      'audit_log.actor_user_id',
+      'actor.email as actor_email',
+      'audit_log.action',
+      'audit_log.target_user_id',
+      'target.email as target_email',
+      'audit_log.detail',
+      'audit_log.created_at',
+    ])
+    .where('audit_log.workspace_id', '=', workspaceId)
+    .orderBy('audit_log.id', 'desc')
+    .limit(limit)
+    .execute();
+  return rows.map((r) => ({
+    id: Number(r.id),
+    workspaceId: r.workspace_id,
+    actorUserId: r.actor_user_id,
+    actorEmail: r.actor_email,
+    action: r.action as AuditAction,
+    targetUserId: r.target_user_id,
+    targetEmail: r.target_email,
+    detail: JSON.parse(r.detail),
+    at: r.created_at,
+  }));
+}

@@ -1,0 +1,93 @@
+/** Opens the configured engine (embedded SQLite by default, PostgreSQL with a URL) and migrates it. */
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { DatabaseSync } from 'node:sqlite';
+import { Kysely, PostgresDialect, sql } from 'kysely';
+import { Migrator } from 'kysely/migration';
+import pg from 'pg';
+import { migrations } from './migrations/index.ts';
+import { NodeSqliteDialect } from './nodeSqliteDialect.ts';
+import type { Database } from './schema.ts';
+
+export type Engine = 'sqlite' | 'postgres';
+
+export interface DatabaseHandle {
+  db: Kysely<Database>;
+  engine: Engine;
+  close(): Promise<void>;
+}
+
+export interface DatabaseOptions {
+  /** PostgreSQL URL; absent → SQLite. */
+  databaseUrl?: string | undefined;
+  /** SQLite file path, or ':memory:'. */
+  sqlitePath?: string;
+  /** PostgreSQL schema to use (created if missing); isolates test runs. */
+  postgresSchema?: string;
+  maxConnections?: number;
+}
+
+export const sqlitePathIn = (dataDir: string): string => {
+  mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+  return join(dataDir, 'calendar-access.sqlite');
+};
+
+export function openDatabase(options: DatabaseOptions): DatabaseHandle {
+  if (options.databaseUrl !== undefined) return openPostgres(options.databaseUrl, options);
+  const path = options.sqlitePath ?? ':memory:';
+  const db = new Kysely<Database>({
+    dialect: new NodeSqliteDialect(() => {
+      const sqlite = new DatabaseSync(path);
+      sqlite.exec('pragma journal_mode = wal; pragma foreign_keys = on; pragma busy_timeout = 5000;');
+      sqlite.exec('pragma synchronous = normal;');
+      return sqlite;
+    }),
+  });
+  return { db, engine: 'sqlite', close: () => db.destroy() };
+}
+
+function openPostgres(url: string, options: DatabaseOptions): DatabaseHandle {
+  const int8AsNumber = (oid: number, format?: string) =>
+    oid === 20 ? (value: string) => Number(value) : pg.types.getTypeParser(oid, format as 'text');
+  const schema = options.postgresSchema;
+  if (schema !== undefined && !/^[a-z_][a-z0-9_]*$/.test(schema)) throw new Error('invalid schema name');
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: options.maxConnections ?? 10,
+    types: { getTypeParser: int8AsNumber } as pg.CustomTypesConfig,
+    ...(schema === undefined ? {} : { options: `-c search_path=${schema}` }),
+  });
+  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  return { db, engine: 'postgres', close: () => db.destroy() };
+}
+
+/** Applies every pending migration; throws with the failing migration's name. */
+export async function migrateToLatest(handle: DatabaseHandle, schema?: string): Promise<string[]> {
+  if (schema !== undefined) await sql`create schema if not exists ${sql.id(schema)}`.execute(handle.db);
+  const migrator = new Migrator({
+    db: handle.db,
+    provider: { getMigrations: async () => migrations },
+  });
+  const { error, results } = await migrator.migrateToLatest();
+  if (error !== undefined) {
+    const failed = results?.find((r) => r.status === 'Error')?.migrationName ?? 'unknown';
+    throw new Error(`Migration ${failed} failed: ${error instanceof Error ? error.message : String(error)}`, {
+      cause: error,
+    });
+  }
+  return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
+}
+
+export async function ping(handle: DatabaseHandle): Promise<void> {
+  await sql`select 1`.execute(handle.db);
+}
+
+/** The database the configuration names: PostgreSQL when DATABASE_URL is set, else the embedded file. */
+export function openConfiguredDatabase(config: {
+  databaseUrl: string | undefined;
+  dataDir: string;
+}): DatabaseHandle {
+  return config.databaseUrl !== undefined
+    ? openDatabase({ databaseUrl: config.databaseUrl })
+    : openDatabase({ sqlitePath: sqlitePathIn(config.dataDir) });
+}

@@ -1,0 +1,136 @@
+/**
+ * Kysely dialect for Node's built-in `node:sqlite`. Kysely's own SQLite dialect expects the
+ * better-sqlite3 API; this driver adapts `DatabaseSync` and serialises access to the single
+ * connection so that concurrent transactions cannot interleave.
+ */
+import type { DatabaseSync, SQLInputValue, StatementSync } from 'node:sqlite';
+import {
+  CompiledQuery,
+  type DatabaseConnection,
+  type Dialect,
+  type Driver,
+  type Kysely,
+  type QueryResult,
+  SqliteAdapter,
+  SqliteIntrospector,
+  SqliteQueryCompiler,
+} from 'kysely';
+
+const statementCacheSize = 256;
+
+export class NodeSqliteDialect implements Dialect {
+  readonly #open: () => DatabaseSync;
+  constructor(open: () => DatabaseSync) {
+    this.#open = open;
+  }
+  createAdapter() {
+    return new SqliteAdapter();
+  }
+  createDriver(): Driver {
+    return new NodeSqliteDriver(this.#open);
+  }
+  createQueryCompiler() {
+    return new SqliteQueryCompiler();
+  }
+  createIntrospector(db: Kysely<unknown>) {
+    return new SqliteIntrospector(db);
+  }
+}
+
+class NodeSqliteDriver implements Driver {
+  readonly #open: () => DatabaseSync;
+  #connection: NodeSqliteConnection | undefined;
+  #queue: Promise<void> = Promise.resolve();
+  #release: (() => void) | undefined;
+
+  constructor(open: () => DatabaseSync) {
+    this.#open = open;
+  }
+
+  async init(): Promise<void> {
+    this.#connection = new NodeSqliteConnection(this.#open());
+  }
+
+  async acquireConnection(): Promise<DatabaseConnection> {
+    const previous = this.#queue;
+    let release!: () => void;
+    this.#queue = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    await previous;
+    this.#release = release;
+    if (this.#connection === undefined) throw new Error('SQLite driver used before init');
+    return this.#connection;
+  }
+
+  async beginTransaction(connection: DatabaseConnection): Promise<void> {
+    await connection.executeQuery(CompiledQuery.raw('begin immediate'));
+  }
+
+  async commitTransaction(connection: DatabaseConnection): Promise<void> {
+    await connection.executeQuery(CompiledQuery.raw('commit'));
+  }
+
+  async rollbackTransaction(connection: DatabaseConnection): Promise<void> {
+    await connection.executeQuery(CompiledQuery.raw('rollback'));
+  }
+
+  async releaseConnection(): Promise<void> {
+    const release = this.#release;
+    this.#release = undefined;
+    release?.();
+  }
+
+  async destroy(): Promise<void> {
+    this.#connection?.close();
+    this.#connection = undefined;
+  }
+}
+
+class NodeSqliteConnection implements DatabaseConnection {
+  readonly #db: DatabaseSync;
+  readonly #statements = new Map<string, StatementSync>();
+
+  constructor(db: DatabaseSync) {
+    this.#db = db;
+  }
+
+  #prepare(sql: string): StatementSync {
+    let statement = this.#statements.get(sql);
+    if (statement === undefined) {
+      statement = this.#db.prepare(sql);
+      if (this.#statements.size >= statementCacheSize) {
+        const oldest = this.#statements.keys().next().value;
+        if (oldest !== undefined) this.#statements.delete(oldest);
+      }
+      this.#statements.set(sql, statement);
+    }
+    return statement;
+  }
+
+  async executeQuery<R>(query: CompiledQuery): Promise<QueryResult<R>> {
+    const statement = this.#prepare(query.sql);
+    const parameters = query.parameters.map(toSqliteValue);
+    if (statement.columns().length > 0) {
+      return { rows: statement.all(...parameters) as R[] };
+    }
+    const { changes, lastInsertRowid } = statement.run(...parameters);
+    return { rows: [], numAffectedRows: BigInt(changes), insertId: BigInt(lastInsertRowid) };
+  }
+
+  // biome-ignore lint/correctness/useYield: streaming is not offered by this driver.
+  async *streamQuery<R>(): AsyncIterableIterator<QueryResult<R>> {
+    throw new Error('Streaming is not supported by the node:sqlite driver');
+  }
+
+  close(): void {
+    this.#statements.clear();
+    this.#db.close();
+  }
+}
+
+function toSqliteValue(value: unknown): SQLInputValue {
+  if (value === undefined) return null;
+  if (typeof value === 'boolean') return value ? 1 : 0;
+  return value as SQLInputValue;
+}

@@ -1,0 +1,56 @@
+/** The page frame every page shares: title, navigation, notices and the sign-out form. */
+import type { User } from '../store/users.ts';
+import { Html, html } from './html.ts';
+
+export interface PageOptions {
+  title: string;
+  user?: User | undefined;
+  csrfToken?: string;
+  notice?: string | undefined;
+  error?: string | undefined;
+}
+
+const style = new Html(`
+body{font:16px/1.5 system-ui,sans-serif;margin:0;color:#1b1b1b;background:#fafafa}
+header{display:flex;gap:1rem;align-items:center;padding:.75rem 1.5rem;background:#1f3a5f;color:#fff}
+header a,header button{color:#fff}header nav{display:flex;gap:1rem;margin-left:auto;align-items:center}
+main{max-width:52rem;margin:1.5rem auto;padding:0 1.5rem}
+label{display:block;margin:.75rem 0 .25rem;font-weight:600}
+input[type=email],input[type=password],input[type=text],select,textarea{font:inherit;padding:.4rem;width:100%;max-width:28rem;box-sizing:border-box}
+button{font:inherit;padding:.4rem .9rem;margin-top:.75rem;cursor:pointer}
+header button{background:none;border:1px solid #fff;margin:0}
+table{border-collapse:collapse;width:100%}td,th{text-align:left;padding:.4rem;border-bottom:1px solid #ddd;vertical-align:top}
+.notice{background:#e6f4ea;border:1px solid #9bd3ae;padding:.6rem}.error{background:#fdecea;border:1px solid #f5a9a1;padding:.6rem}
+.inline{display:inline}.inline button{margin:0}.muted{color:#666}fieldset{border:1px solid #ccc;margin:1rem 0}
+`);
+
+export function csrfField(token: string): Html {
+  return html`<input type="hidden" name="_csrf" value="${token}">`;
+}
+
+export function page(options: PageOptions, body: Html): string {
+  const { user, csrfToken } = options;
+  const nav =
+    user === undefined
+      ? html`<a href="/login">Sign in</a>`
+      : html`<a href="/account">Account</a><a href="/admin">Admin</a>
+        <form class="inline" method="post" action="/logout">${csrfField(csrfToken ?? '')}<button type="submit">Sign out</button></form>`;
+  return html`<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>${options.title} · Calendar Access</title>
+<style>${style}</style>
+</head>
+<body>
+<header><strong>Calendar Access</strong><nav>${nav}</nav></header>
+<main>
+<h1>${options.title}</h1>
+${options.notice ? html`<p class="notice" role="status">${options.notice}</p>` : ''}
+${options.error ? html`<p class="error" role="alert">${options.error}</p>` : ''}
+${body}
+</main>
+</body>
+</html>`.value;
+}

@@ -1,0 +1,107 @@
+/** The account page: profile, password and the person's workspaces. */
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { AppContext } from '../../http/context.ts';
+import { tokenHash } from '../../lib/secrets.ts';
+import { changePassword, updateName } from '../../people/accounts.ts';
+import { passwordMinLength } from '../../people/passwords.ts';
+import { canAdminister } from '../../people/roles.ts';
+import type { User } from '../../store/users.ts';
+import { workspacesOf } from '../../store/workspaces.ts';
+import { correctable, formOf, sendHtml } from '../forms.ts';
+import { html } from '../html.ts';
+import { csrfField, page } from '../layout.ts';
+import { requireUser } from '../visitor.ts';
+
+const notices: Record<string, string> = {
+  profile: 'Your name was saved.',
+  password: 'Your password was changed. Other sessions were signed out.',
+};
+
+type NoticeQuery = { Querystring: { notice?: string } };
+
+export function registerAccountPages(app: FastifyInstance, ctx: AppContext): void {
+  const accountPage = async (
+    request: FastifyRequest,
+    user: User,
+    messages: { notice?: string; error?: string },
+  ) => {
+    const csrf = request.visitor.csrfToken;
+    const workspaces = await workspacesOf(ctx.db, user.id);
+    return page(
+      { title: 'Your account', user, csrfToken: csrf, ...messages },
+      html`<section>
+<h2>Profile</h2>
+<p>Signed in as <strong>${user.email}</strong>.</p>
+<form method="post" action="/account/profile">
+  ${csrfField(csrf)}
+  <label for="name">Name</label>
+  <input id="name" name="name" type="text" autocomplete="name" required value="${user.name}">
+  <div><button type="submit">Save name</button></div>
+</form>
+</section>
+<section>
+<h2>Password</h2>
+<form method="post" action="/account/password">
+  ${csrfField(csrf)}
+  <label for="currentPassword">Current password</label>
+  <input id="currentPassword" name="currentPassword" type="password" autocomplete="current-password" required>
+  <label for="newPassword">New password</label>
+  <input id="newPassword" name="newPassword" type="password" autocomplete="new-password" required minlength="${passwordMinLength}">
+  <div><button type="submit">Change password</button></div>
+</form>
+</section>
+<section>
+<h2>Workspaces</h2>
+${
+  workspaces.length === 0
+    ? html`<p>You do not belong to any workspace yet.</p>`
+    : html`<table><thead><tr><th>Workspace</th><th>Your role</th><th></th></tr></thead><tbody>
+${workspaces.map(
+  (w) =>
+    html`<tr><td>${w.name}</td><td>${w.role}</td><td>${canAdminister(w.role) ? html`<a href="/admin/workspaces/${w.id}">Manage</a>` : ''}</td></tr>`,
+)}
+</tbody></table>`
+}
+</section>`,
+    );
+  };
+
+  app.get<NoticeQuery>('/account', { config: { page: true } }, async (request, reply) => {
+    const user = requireUser(request, reply);
+    if (user === undefined) return reply;
+    return sendHtml(reply, await accountPage(request, user, { notice: notices[request.query.notice ?? ''] }));
+  });
+
+  app.post('/account/profile', { config: { page: true } }, async (request, reply) => {
+    const user = requireUser(request, reply);
+    if (user === undefined) return reply;
+    try {
+      await updateName(ctx.db, ctx.clock, user.id, formOf(request.body).name);
+    } catch (error) {
+      const e = correctable(error);
+      return sendHtml(reply, await accountPage(request, user, { error: e.message }), e.status);
+    }
+    return reply.redirect('/account?notice=profile', 303);
+  });
+
+  app.post(
+    '/account/password',
+    { config: { page: true, rateLimit: { max: 10, timeWindow: '1 minute' } } },
+    async (request, reply) => {
+      const user = requireUser(request, reply);
+      if (user === undefined) return reply;
+      const form = formOf(request.body);
+      try {
+        await changePassword(ctx.db, ctx.clock, user.id, {
+          current: form.currentPassword,
+          next: form.newPassword,
+          keepSessionHash: tokenHash(request.visitor.sessionToken!),
+        });
+      } catch (error) {
+        const e = correctable(error);
+        return sendHtml(reply, await accountPage(request, user, { error: e.message }), e.status);
+      }
+      return reply.redirect('/account?notice=password', 303);
+    },
+  );
+}

@@ -1,0 +1,238 @@
+/**
+ * Workspace administration pages. Authorisation lives in the people/workspaces service: a member
+ * gets 403, a non-member 404 — the pages only render and route.
+ */
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { AppContext } from '../../http/context.ts';
+import { canAdminister, roles } from '../../people/roles.ts';
+import {
+  addMember,
+  changeRole,
+  removeMember,
+  updatePolicy,
+  type WorkspaceOverview,
+  workspaceOverview,
+} from '../../people/workspaces.ts';
+import { detailLevels, scopes } from '../../policy/workspacePolicy.ts';
+import type { User } from '../../store/users.ts';
+import { workspacesOf } from '../../store/workspaces.ts';
+import { correctable, formOf, sendHtml } from '../forms.ts';
+import { type Html, html } from '../html.ts';
+import { csrfField, page } from '../layout.ts';
+import { requireUser } from '../visitor.ts';
+
+const notices: Record<string, string> = {
+  added: 'The member was added.',
+  role: 'The role was changed.',
+  removed: 'The member was removed.',
+  policy: 'The policy was saved.',
+};
+
+const scopeWords: Record<string, string> = {
+  'calendar:read': 'Read calendars and events',
+  'calendar:write': 'Create, change and delete events',
+  'calendar:rsvp': 'Respond to invitations',
+};
+
+const detailWords: Record<string, string> = {
+  full: 'Full details',
+  titles: 'Titles and times',
+  busy: 'Busy/free only',
+};
+
+type WorkspaceParams = { Params: { workspaceId: string }; Querystring: { notice?: string } };
+type MemberParams = { Params: { workspaceId: string; userId: string } };
+
+const time = (ms: number) => Temporal.Instant.fromEpochMilliseconds(ms).toString({ smallestUnit: 'minute' });
+
+function roleSelect(id: string, selected: string, actorRole: string): Html {
+  const options = roles.filter((r) => r !== 'owner' || actorRole === 'owner');
+  return html`<select id="${id}" name="role">${options.map((r) => html`<option value="${r}"${r === selected ? html` selected` : ''}>${r}</option>`)}</select>`;
+}
+
+function workspaceBody(view: WorkspaceOverview, csrf: string, invitationLink: string | undefined): Html {
+  const base = `/admin/workspaces/${view.workspace.id}`;
+  const { policy } = view;
+  return html`
+${invitationLink ? html`<p class="notice" role="status">No account uses that address yet, so an invitation was created. Send this single-use link (valid 7 days) to the person: <code>${invitationLink}</code></p>` : ''}
+<section>
+<h2>Members</h2>
+<table><thead><tr><th>Member</th><th>Role</th><th></th></tr></thead><tbody>
+${view.members.map(
+  (m) => html`<tr><td>${m.name}<br><span class="muted">${m.email}</span></td>
+<td><form class="inline" method="post" action="${base}/members/${m.userId}/role">${csrfField(csrf)}
+<label for="role-${m.userId}">Role of ${m.email}</label>${roleSelect(`role-${m.userId}`, m.role, view.role)}
+<button type="submit">Change role</button></form></td>
+<td><form class="inline" method="post" action="${base}/members/${m.userId}/remove">${csrfField(csrf)}
+<button type="submit" aria-label="Remove ${m.email}">Remove</button></form></td></tr>`,
+)}
+</tbody></table>
+<h3>Add a member</h3>
+<form method="post" action="${base}/members">
+  ${csrfField(csrf)}
+  <label for="member-email">Email</label>
+  <input id="member-email" name="email" type="email" required>
+  <label for="member-role">Role</label>
+  ${roleSelect('member-role', 'member', view.role)}
+  <div><button type="submit">Add member</button></div>
+</form>
+</section>
+<section>
+<h2>Policy</h2>
+<form method="post" action="${base}/policy">
+  ${csrfField(csrf)}
+  <fieldset><legend>Scopes apps may be granted</legend>
+  ${scopes.map(
+    (
+      s,
+    ) => html`<div><input type="checkbox" id="scope-${s}" name="allowedScopes" value="${s}"${policy.allowedScopes.includes(s) ? html` checked` : ''}>
+    <label class="inline" for="scope-${s}">${scopeWords[s]} (<code>${s}</code>)</label></div>`,
+  )}
+  </fieldset>
+  <label for="maxDetailLevel">Maximum detail level</label>
+  <select id="maxDetailLevel" name="maxDetailLevel">${detailLevels.map((d) => html`<option value="${d}"${d === policy.maxDetailLevel ? html` selected` : ''}>${detailWords[d]}</option>`)}</select>
+  <div><input type="checkbox" id="privateDetailsAllowed" name="privateDetailsAllowed"${policy.privateDetailsAllowed ? html` checked` : ''}>
+  <label class="inline" for="privateDetailsAllowed">Members may share details of private events</label></div>
+  <label for="allowedClients">Allowed clients (one client ID per line; empty allows any client)</label>
+  <textarea id="allowedClients" name="allowedClients" rows="3">${(policy.allowedClients ?? []).join('\n')}</textarea>
+  <div><button type="submit">Save policy</button></div>
+</form>
+</section>
+<section>
+<h2>Audit log</h2>
+${
+  view.audit.length === 0
+    ? html`<p>Nothing recorded yet.</p>`
+    : html`<table><thead><tr><th>When (UTC)</th><th>Who</th><th>What</th><th>Member</th></tr></thead><tbody>
+${view.audit.map((a) => html`<tr><td>${time(a.at)}</td><td>${a.actorEmail ?? 'operator'}</td><td>${a.action}</td><td>${a.targetEmail ?? (typeof a.detail.email === 'string' ? a.detail.email : '')}</td></tr>`)}
+</tbody></table>`
+}
+</section>`;
+}
+
+export function registerAdminPages(app: FastifyInstance, ctx: AppContext): void {
+  const render = async (
+    request: FastifyRequest,
+    user: User,
+    workspaceId: string,
+    messages: { notice?: string | undefined; error?: string; invitationLink?: string },
+  ) => {
+    const view = await workspaceOverview(ctx.db, workspaceId, { userId: user.id });
+    const csrf = request.visitor.csrfToken;
+    return page(
+      { title: view.workspace.name, user, csrfToken: csrf, notice: messages.notice, error: messages.error },
+      workspaceBody(view, csrf, messages.invitationLink),
+    );
+  };
+
+  app.get('/admin', { config: { page: true } }, async (request, reply) => {
+    const user = requireUser(request, reply);
+    if (user === undefined) return reply;
+    const administered = (await workspacesOf(ctx.db, user.id)).filter((w) => canAdminister(w.role));
+    const body =
+      administered.length === 0
+        ? html`<p>You do not administer any workspace.</p>`
+        : html`<ul>${administered.map((w) => html`<li><a href="/admin/workspaces/${w.id}">${w.name}</a> (${w.role})</li>`)}</ul>`;
+    return sendHtml(
+      reply,
+      page({ title: 'Administration', user, csrfToken: request.visitor.csrfToken }, body),
+    );
+  });
+
+  app.get<WorkspaceParams>(
+    '/admin/workspaces/:workspaceId',
+    { config: { page: true } },
+    async (request, reply) => {
+      const user = requireUser(request, reply);
+      if (user === undefined) return reply;
+      const notice = notices[request.query.notice ?? ''];
+      return sendHtml(reply, await render(request, user, request.params.workspaceId, { notice }));
+    },
+  );
+
+  /** Runs an admin action; correctable errors re-render the workspace page with the message. */
+  const action = async (
+    request: FastifyRequest,
+    reply: FastifyReply,
+    workspaceId: string,
+    run: (user: User) => Promise<string | { invitationLink: string } | { location: string }>,
+  ) => {
+    const user = requireUser(request, reply);
+    if (user === undefined) return reply;
+    try {
+      const outcome = await run(user);
+      if (typeof outcome !== 'string' && 'location' in outcome) return reply.redirect(outcome.location, 303);
+      if (typeof outcome !== 'string')
+        return sendHtml(reply, await render(request, user, workspaceId, outcome));
+      return reply.redirect(`/admin/workspaces/${workspaceId}?notice=${outcome}`, 303);
+    } catch (error) {
+      const e = correctable(error);
+      return sendHtml(reply, await render(request, user, workspaceId, { error: e.message }), e.status);
+    }
+  };
+
+  app.post<WorkspaceParams>(
+    '/admin/workspaces/:workspaceId/members',
+    { config: { page: true } },
+    (request, reply) =>
+      action(request, reply, request.params.workspaceId, async (user) => {
+        const form = formOf(request.body);
+        const result = await addMember(
+          ctx.db,
+          ctx.clock,
+          request.params.workspaceId,
+          { email: form.email, role: form.role },
+          { userId: user.id },
+        );
+        if (result.kind === 'added') return 'added';
+        return { invitationLink: `${ctx.config.baseUrl}/invitation?token=${result.invitationToken}` };
+      }),
+  );
+
+  app.post<MemberParams>(
+    '/admin/workspaces/:workspaceId/members/:userId/role',
+    { config: { page: true } },
+    (request, reply) =>
+      action(request, reply, request.params.workspaceId, async (user) => {
+        const { workspaceId, userId } = request.params;
+        await changeRole(ctx.db, ctx.clock, workspaceId, userId, formOf(request.body).role, {
+          userId: user.id,
+        });
+        return 'role';
+      }),
+  );
+
+  app.post<MemberParams>(
+    '/admin/workspaces/:workspaceId/members/:userId/remove',
+    { config: { page: true } },
+    (request, reply) =>
+      action(request, reply, request.params.workspaceId, async (user) => {
+        const { workspaceId, userId } = request.params;
+        await removeMember(ctx.db, ctx.clock, workspaceId, userId, { userId: user.id });
+        // Having left the workspace, the admin can no longer see its page.
+        return userId === user.id ? { location: '/account' } : 'removed';
+      }),
+  );
+
+  app.post<WorkspaceParams>(
+    '/admin/workspaces/:workspaceId/policy',
+    { config: { page: true } },
+    (request, reply) =>
+      action(request, reply, request.params.workspaceId, async (user) => {
+        const form = formOf(request.body);
+        await updatePolicy(
+          ctx.db,
+          ctx.clock,
+          request.params.workspaceId,
+          {
+            allowedScopes: form.allowedScopes,
+            maxDetailLevel: form.maxDetailLevel,
+            privateDetailsAllowed: form.privateDetailsAllowed,
+            allowedClients: form.allowedClients,
+          },
+          { userId: user.id },
+        );
+        return 'policy';
+      }),
+  );
+}

@@ -1,0 +1,13 @@
+import type { FastifyInstance } from 'fastify';
+import type { AppContext } from '../../http/context.ts';
+import { registerAccountPages } from './account.ts';
+import { registerAdminPages } from './admin.ts';
+import { registerOnboardingPages } from './onboarding.ts';
+import { registerSignInPages } from './signIn.ts';
+
+export function registerPages(app: FastifyInstance, ctx: AppContext): void {
+  registerSignInPages(app, ctx);
+  registerOnboardingPages(app, ctx);
+  registerAccountPages(app, ctx);
+  registerAdminPages(app, ctx);
+}

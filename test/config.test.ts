@@ -1,0 +1,87 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { ConfigError, loadConfig } from '../src/config.ts';
+
+const problemsOf = (env: Record<string, string>): string[] => {
+  try {
+    loadConfig(env);
+  } catch (error) {
+    assert.ok(error instanceof ConfigError);
+    return error.problems;
+  }
+  assert.fail('expected a ConfigError');
+};
+
+describe('configuration', () => {
+  it('has working defaults for a development machine', () => {
+    const config = loadConfig({});
+    assert.equal(config.environment, 'development');
+    assert.equal(config.port, 3000);
+    assert.equal(config.host, '127.0.0.1');
+    assert.equal(config.baseUrl, 'http://localhost:3000');
+    assert.equal(config.databaseUrl, undefined);
+    assert.equal(config.dataDir, './data');
+    assert.equal(config.secretKey, undefined);
+    assert.equal(config.sessionTtlHours, 168);
+  });
+
+  it('derives the base URL from PORT and strips a trailing slash', () => {
+    assert.equal(loadConfig({ PORT: '8080' }).baseUrl, 'http://localhost:8080');
+    assert.equal(
+      loadConfig({ BASE_URL: 'https://cal.example.com/access/' }).baseUrl,
+      'https://cal.example.com/access',
+    );
+  });
+
+  it('accepts a 32-byte key as hex or base64', () => {
+    const hex = 'ab'.repeat(32);
+    assert.equal(loadConfig({ SECRET_KEY: hex }).secretKey?.length, 32);
+    assert.equal(loadConfig({ SECRET_KEY: Buffer.alloc(32, 7).toString('base64') }).secretKey?.length, 32);
+  });
+
+  it('reports every bad value at once, naming each variable', () => {
+    const problems = problemsOf({
+      PORT: '70000',
+      APP_ENV: 'staging',
+      LOG_LEVEL: 'loud',
+      TRUST_PROXY: 'maybe',
+      DATABASE_URL: 'mysql://x',
+      SECRET_KEY: 'short',
+      BASE_URL: 'not a url',
+      SESSION_TTL_HOURS: '0',
+    });
+    for (const name of [
+      'PORT',
+      'APP_ENV',
+      'LOG_LEVEL',
+      'TRUST_PROXY',
+      'DATABASE_URL',
+      'SECRET_KEY',
+      'BASE_URL',
+      'SESSION_TTL_HOURS',
+    ]) {
+      assert.ok(
+        problems.some((p) => p.startsWith(name)),
+        `${name} missing from ${problems.join('; ')}`,
+      );
+    }
+  });
+
+  it('rejects a non-numeric port and a base URL with a query', () => {
+    assert.match(problemsOf({ PORT: '30a' })[0]!, /^PORT must be a whole number/);
+    assert.match(problemsOf({ BASE_URL: 'http://x.test/?a=1' })[0]!, /^BASE_URL must not have a query/);
+    assert.match(problemsOf({ BASE_URL: 'ftp://x.test' })[0]!, /^BASE_URL must use http or https/);
+  });
+
+  it('refuses production without a secret key or without https', () => {
+    const problems = problemsOf({ APP_ENV: 'production', BASE_URL: 'http://cal.example.com' });
+    assert.ok(problems.some((p) => p.startsWith('SECRET_KEY is required')));
+    assert.ok(problems.some((p) => p.startsWith('BASE_URL must use https')));
+    const ok = loadConfig({
+      APP_ENV: 'production',
+      BASE_URL: 'https://cal.example.com',
+      SECRET_KEY: 'ab'.repeat(32),
+    });
+    assert.equal(ok.environment, 'production');
+  });
+});

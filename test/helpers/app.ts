@@ -1,0 +1,46 @@
+/** An in-process application on a fresh in-memory database, with a controllable clock. */
+import { randomBytes } from 'node:crypto';
+import type { FastifyInstance } from 'fastify';
+import { type Config, loadConfig } from '../../src/config.ts';
+import { buildApp } from '../../src/http/app.ts';
+import type { AppContext } from '../../src/http/context.ts';
+import { type DatabaseHandle, migrateToLatest, openDatabase, ping } from '../../src/store/database.ts';
+import { TestClock } from './clock.ts';
+
+export interface TestApp {
+  app: FastifyInstance;
+  ctx: AppContext;
+  clock: TestClock;
+  database: DatabaseHandle;
+  close(): Promise<void>;
+}
+
+export async function startTestApp(
+  env: Record<string, string> = {},
+  database?: DatabaseHandle,
+  logger = false,
+): Promise<TestApp> {
+  const config: Config = loadConfig({ APP_ENV: 'test', LOG_LEVEL: 'silent', ...env });
+  const handle = database ?? openDatabase({ sqlitePath: ':memory:' });
+  await migrateToLatest(handle);
+  const clock = new TestClock();
+  const ctx: AppContext = {
+    config,
+    db: handle.db,
+    clock,
+    secretKey: randomBytes(32),
+    ping: () => ping(handle),
+  };
+  const app = await buildApp(ctx, { logger });
+  await app.ready();
+  return {
+    app,
+    ctx,
+    clock,
+    database: handle,
+    close: async () => {
+      await app.close();
+      await handle.close();
+    },
+  };
+}

@@ -1,0 +1,77 @@
+/**
+ * The storage engines every storage test runs on: embedded SQLite and a real PostgreSQL
+ * (TEST_DATABASE_URL, default the local server). Each PostgreSQL handle gets its own schema,
+ * so test files can run in parallel. PostgreSQL being down skips loudly outside CI; in CI it fails.
+ */
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
+import { type DatabaseHandle, migrateToLatest, openDatabase } from '../../src/store/database.ts';
+
+export const postgresUrl = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+
+let reachable: Promise<string | undefined> | undefined;
+
+/** undefined when PostgreSQL answers; otherwise why not. */
+export function postgresProblem(): Promise<string | undefined> {
+  reachable ??= (async () => {
+    const client = new pg.Client({ connectionString: postgresUrl, connectionTimeoutMillis: 3000 });
+    try {
+      await client.connect();
+      await client.query('select 1');
+      return undefined;
+    } catch (error) {
+      return `PostgreSQL at ${postgresUrl} is not reachable: ${(error as Error).message}`;
+    } finally {
+      await client.end().catch(() => {});
+    }
+  })();
+  return reachable;
+}
+
+export interface EngineUnderTest {
+  name: 'sqlite' | 'postgres';
+  /** A fresh, migrated, empty database. */
+  open(): Promise<DatabaseHandle>;
+  /** Set when this engine cannot run here (never in CI: there it throws instead). */
+  skip: string | undefined;
+}
+
+async function dropSchemaOnClose(handle: DatabaseHandle, schema: string): Promise<DatabaseHandle> {
+  return {
+    ...handle,
+    close: async () => {
+      await handle.close();
+      const client = new pg.Client({ connectionString: postgresUrl });
+      await client.connect();
+      await client.query(`drop schema if exists ${schema} cascade`);
+      await client.end();
+    },
+  };
+}
+
+export async function enginesUnderTest(): Promise<EngineUnderTest[]> {
+  const problem = await postgresProblem();
+  if (problem !== undefined && process.env.CI) throw new Error(`${problem} (required in CI)`);
+  if (problem !== undefined) process.stderr.write(`\n*** SKIPPING PostgreSQL storage tests: ${problem}\n\n`);
+  return [
+    {
+      name: 'sqlite',
+      skip: undefined,
+      open: async () => {
+        const handle = openDatabase({ sqlitePath: ':memory:' });
+        await migrateToLatest(handle);
+        return handle;
+      },
+    },
+    {
+      name: 'postgres',
+      skip: problem,
+      open: async () => {
+        const schema = `test_${randomBytes(6).toString('hex')}`;
+        const handle = openDatabase({ databaseUrl: postgresUrl, postgresSchema: schema, maxConnections: 4 });
+        await migrateToLatest(handle, schema);
+        return dropSchemaOnClose(handle, schema);
+      },
+    },
+  ];
+}

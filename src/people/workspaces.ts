@@ -26,6 +26,7 @@ import {
   insertMembership,
   insertWorkspace,
   listMembers,
+  lockWorkspace,
   roleOf,
   savePolicy,
   updateMembershipRole,
@@ -44,9 +45,12 @@ const actorId = (actor: Actor): string | null => (actor === 'system' ? null : ac
 
 const notFound = () => new AppError('not_found', 'No such workspace.');
 
-/** The actor's role, or not_found for non-members: outsiders cannot learn that a workspace exists. */
+/**
+ * The actor's role, or not_found for non-members: outsiders cannot learn that a workspace exists.
+ * Locks the workspace for the rest of the transaction, so concurrent changes are serialised.
+ */
 async function actorRole(db: Db, workspaceId: string, actor: Actor): Promise<Role | undefined> {
-  if ((await findWorkspace(db, workspaceId)) === undefined) throw notFound();
+  if ((await lockWorkspace(db, workspaceId)) === undefined) throw notFound();
   if (actor === 'system') return 'owner';
   const role = await roleOf(db, workspaceId, actor.userId);
   if (role === undefined) throw notFound();

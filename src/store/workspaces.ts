@@ -1,4 +1,4 @@
-import type { Kysely } from 'kysely';
+import { type Kysely, PostgresAdapter } from 'kysely';
 import type { Role } from '../people/roles.ts';
 import type { DetailLevel, Scope, WorkspacePolicy } from '../policy/workspacePolicy.ts';
 import { type Database, flag } from './schema.ts';
@@ -29,6 +29,18 @@ export async function insertWorkspace(db: Db, workspace: Workspace, policy: Work
 
 export async function findWorkspace(db: Db, id: string): Promise<Workspace | undefined> {
   const row = await db.selectFrom('workspaces').selectAll().where('id', '=', id).executeTakeFirst();
+  return row && { id: row.id, name: row.name, createdAt: row.created_at };
+}
+
+/**
+ * Finds the workspace and, inside a transaction, locks it until commit, so that concurrent
+ * membership changes (two owners demoting each other) are decided one after the other.
+ * SQLite needs no row lock: its write transactions (`begin immediate`) are already serial.
+ */
+export async function lockWorkspace(db: Db, id: string): Promise<Workspace | undefined> {
+  let query = db.selectFrom('workspaces').selectAll().where('id', '=', id);
+  if (db.getExecutor().adapter instanceof PostgresAdapter) query = query.forUpdate();
+  const row = await query.executeTakeFirst();
   return row && { id: row.id, name: row.name, createdAt: row.created_at };
 }
 

@@ -1,0 +1,43 @@
+/** Direct inserts for tests that need people and workspaces but not the cost of real hashing. */
+import type { Kysely } from 'kysely';
+import { newId } from '../../src/lib/ids.ts';
+import { hashPassword } from '../../src/people/passwords.ts';
+import type { Role } from '../../src/people/roles.ts';
+import { defaultPolicy } from '../../src/policy/workspacePolicy.ts';
+import type { Database } from '../../src/store/schema.ts';
+import { insertUser } from '../../src/store/users.ts';
+import { insertMembership, insertWorkspace } from '../../src/store/workspaces.ts';
+
+let realHash: Promise<string> | undefined;
+export const testPassword = 'correct horse battery staple';
+
+/** A user whose password is `testPassword` (hashed once per process). */
+export async function seedUser(
+  db: Kysely<Database>,
+  email: string,
+  name = email.split('@')[0]!,
+): Promise<string> {
+  realHash ??= hashPassword(testPassword);
+  const id = newId('usr');
+  await insertUser(db, {
+    id,
+    email,
+    email_key: email.toLowerCase(),
+    name,
+    password_hash: await realHash,
+    created_at: 0,
+    updated_at: 0,
+  });
+  return id;
+}
+
+export async function seedWorkspace(
+  db: Kysely<Database>,
+  name: string,
+  members: Array<[userId: string, role: Role]>,
+): Promise<string> {
+  const id = newId('ws');
+  await insertWorkspace(db, { id, name, createdAt: 0 }, defaultPolicy);
+  for (const [userId, role] of members) await insertMembership(db, { workspaceId: id, userId, role, now: 0 });
+  return id;
+}

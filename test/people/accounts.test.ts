@@ -1,0 +1,106 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { AppError } from '../../src/errors.ts';
+import { tokenHash } from '../../src/lib/secrets.ts';
+import { authenticate, changePassword, createUser, signInThrottle } from '../../src/people/accounts.ts';
+import { resolveSession, startSession } from '../../src/people/sessions.ts';
+import { migrateToLatest, openDatabase } from '../../src/store/database.ts';
+import { TestClock } from '../helpers/clock.ts';
+import { seedUser, testPassword } from '../helpers/seed.ts';
+
+const handle = openDatabase({ sqlitePath: ':memory:' });
+const db = handle.db;
+const clock = new TestClock();
+
+const rejectsWith = (promise: Promise<unknown>, code: string) =>
+  assert.rejects(promise, (error: unknown) => error instanceof AppError && error.code === code);
+
+describe('accounts', () => {
+  before(() => migrateToLatest(handle));
+  after(() => handle.close());
+
+  it('creates a user with a normalised address and refuses a duplicate in another case', async () => {
+    const user = await createUser(db, clock, {
+      email: '  Zoë@Example.org ',
+      password: 'a long enough secret',
+    });
+    assert.equal(user.email, 'Zoë@Example.org');
+    assert.equal(user.name, 'Zoë');
+    assert.match(user.id, /^usr_[\w-]{22}$/);
+    await rejectsWith(
+      createUser(db, clock, { email: 'zoë@example.ORG', password: 'a long enough secret' }),
+      'already_exists',
+    );
+    await rejectsWith(
+      createUser(db, clock, { email: 'not-an-address', password: 'a long enough secret' }),
+      'invalid_request',
+    );
+    await rejectsWith(
+      createUser(db, clock, { email: 'x@example.org', password: 'short' }),
+      'invalid_request',
+    );
+  });
+
+  it('signs in by address in any case, and answers the same for unknown addresses and wrong passwords', async () => {
+    const id = await seedUser(db, 'sam@example.org');
+    assert.equal(await authenticate(db, clock, 'SAM@example.org', testPassword), id);
+    await rejectsWith(authenticate(db, clock, 'sam@example.org', 'wrong password!'), 'invalid_credentials');
+    await rejectsWith(
+      authenticate(db, clock, 'nobody@example.org', 'wrong password!'),
+      'invalid_credentials',
+    );
+    await rejectsWith(authenticate(db, clock, '', 'x'), 'invalid_request');
+  });
+
+  it('locks an address after five failures for the rest of the window, then lets it in again', async () => {
+    const id = await seedUser(db, 'lock@example.org');
+    for (let i = 0; i < signInThrottle.maxFailures; i++) {
+      await rejectsWith(authenticate(db, clock, 'lock@example.org', `wrong ${i}`), 'invalid_credentials');
+      clock.advance({ seconds: 10 });
+    }
+    // Locked even with the right password: guessing cannot continue.
+    await assert.rejects(authenticate(db, clock, 'lock@example.org', testPassword), (error: unknown) => {
+      assert.ok(error instanceof AppError);
+      assert.equal(error.code, 'rate_limited');
+      assert.equal(error.status, 429);
+      assert.equal(error.retryAfter, 15 * 60 - 50);
+      return true;
+    });
+    // Another address is not affected.
+    await seedUser(db, 'other@example.org');
+    await authenticate(db, clock, 'other@example.org', testPassword);
+    clock.advance({ minutes: 15 });
+    assert.equal(await authenticate(db, clock, 'lock@example.org', testPassword), id);
+  });
+
+  it('changes a password only with the current one, and ends the other sessions', async () => {
+    const id = await seedUser(db, 'pat@example.org');
+    const kept = await startSession(db, clock, id, 24);
+    const other = await startSession(db, clock, id, 24);
+    const input = {
+      current: 'not my password',
+      next: 'a brand new secret',
+      keepSessionHash: tokenHash(kept),
+    };
+    await rejectsWith(changePassword(db, clock, id, input), 'invalid_credentials');
+    await rejectsWith(
+      changePassword(db, clock, id, { ...input, current: testPassword, next: 'short' }),
+      'invalid_request',
+    );
+    assert.equal(await resolveSession(db, clock, other), id, 'nothing changed after refusals');
+    await changePassword(db, clock, id, { ...input, current: testPassword });
+    assert.equal(await resolveSession(db, clock, kept), id);
+    assert.equal(await resolveSession(db, clock, other), undefined);
+    assert.equal(await authenticate(db, clock, 'pat@example.org', 'a brand new secret'), id);
+  });
+
+  it('expires sessions after their lifetime', async () => {
+    const id = await seedUser(db, 'exp@example.org');
+    const token = await startSession(db, clock, id, 2);
+    clock.advance({ hours: 1, minutes: 59 });
+    assert.equal(await resolveSession(db, clock, token), id);
+    clock.advance({ minutes: 1 });
+    assert.equal(await resolveSession(db, clock, token), undefined);
+    assert.equal(await resolveSession(db, clock, 'forged'), undefined);
+  });
+});

@@ -1,0 +1,251 @@
+/** Workspace administration rules, on both engines: roles, cross-workspace isolation, audit, atomicity. */
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { AppError } from '../../src/errors.ts';
+import { acceptInvitation, findInvitation } from '../../src/people/onboarding.ts';
+import {
+  addMember,
+  changeRole,
+  createWorkspace,
+  removeMember,
+  updatePolicy,
+  workspaceOverview,
+} from '../../src/people/workspaces.ts';
+import { auditOf } from '../../src/store/audit.ts';
+import type { DatabaseHandle } from '../../src/store/database.ts';
+import { findPolicy, roleOf } from '../../src/store/workspaces.ts';
+import { TestClock } from '../helpers/clock.ts';
+import { enginesUnderTest } from '../helpers/databases.ts';
+import { seedUser, seedWorkspace } from '../helpers/seed.ts';
+
+const rejectsWith = (promise: Promise<unknown>, code: string) =>
+  assert.rejects(promise, (error: unknown) => error instanceof AppError && error.code === code);
+
+for (const engine of await enginesUnderTest()) {
+  describe(`workspace administration on ${engine.name}`, { skip: engine.skip }, () => {
+    let handle: DatabaseHandle;
+    const clock = new TestClock();
+    const ids: Record<string, string> = {};
+    let teamA: string;
+    let teamB: string;
+
+    before(async () => {
+      handle = await engine.open();
+      for (const name of ['owner', 'admin', 'member', 'outsider', 'ownerB', 'newbie', 'second']) {
+        ids[name] = await seedUser(handle.db, `${name}@example.org`);
+      }
+      teamA = await seedWorkspace(handle.db, 'Team A', [
+        [ids.owner!, 'owner'],
+        [ids.admin!, 'admin'],
+        [ids.member!, 'member'],
+      ]);
+      teamB = await seedWorkspace(handle.db, 'Team B', [[ids.ownerB!, 'owner']]);
+    });
+    after(() => handle?.close());
+
+    const as = (name: string) => ({ userId: ids[name]! });
+
+    it('creates a workspace with its owner, default policy and an audit entry', async () => {
+      const ws = await createWorkspace(
+        handle.db,
+        clock,
+        { name: ' Research ', ownerId: ids.second! },
+        'system',
+      );
+      assert.equal(ws.name, 'Research');
+      assert.equal(await roleOf(handle.db, ws.id, ids.second!), 'owner');
+      assert.deepEqual((await findPolicy(handle.db, ws.id))?.allowedScopes, ['calendar:read']);
+      assert.deepEqual(
+        (await auditOf(handle.db, ws.id)).map((a) => a.action),
+        ['workspace.created'],
+      );
+      await rejectsWith(
+        createWorkspace(handle.db, clock, { name: '', ownerId: ids.second! }, 'system'),
+        'invalid_request',
+      );
+      await rejectsWith(
+        createWorkspace(handle.db, clock, { name: 'X', ownerId: 'usr_nope' }, 'system'),
+        'not_found',
+      );
+    });
+
+    it('lets owners and admins see the workspace; members get 403, outsiders 404', async () => {
+      assert.equal((await workspaceOverview(handle.db, teamA, as('admin'))).members.length, 3);
+      await rejectsWith(workspaceOverview(handle.db, teamA, as('member')), 'forbidden');
+      await rejectsWith(workspaceOverview(handle.db, teamA, as('outsider')), 'not_found');
+      await rejectsWith(workspaceOverview(handle.db, 'ws_doesnotexist', as('outsider')), 'not_found');
+    });
+
+    it('never lets an admin of one workspace act on another', async () => {
+      await rejectsWith(
+        addMember(handle.db, clock, teamB, { email: 'admin@example.org', role: 'owner' }, as('owner')),
+        'not_found',
+      );
+      await rejectsWith(changeRole(handle.db, clock, teamB, ids.ownerB!, 'member', as('admin')), 'not_found');
+      await rejectsWith(removeMember(handle.db, clock, teamB, ids.ownerB!, as('owner')), 'not_found');
+      const policy = {
+        allowedScopes: ['calendar:read'],
+        maxDetailLevel: 'busy',
+        privateDetailsAllowed: false,
+        allowedClients: '',
+      };
+      await rejectsWith(updatePolicy(handle.db, clock, teamB, policy, as('admin')), 'not_found');
+      // …and a member id from workspace B is not reachable through workspace A.
+      await rejectsWith(changeRole(handle.db, clock, teamA, ids.ownerB!, 'member', as('owner')), 'not_found');
+      assert.equal(await roleOf(handle.db, teamB, ids.ownerB!), 'owner');
+      assert.equal((await auditOf(handle.db, teamB)).length, 0);
+    });
+
+    it('keeps members out of admin actions', async () => {
+      await rejectsWith(
+        addMember(handle.db, clock, teamA, { email: 'newbie@example.org', role: 'member' }, as('member')),
+        'forbidden',
+      );
+      await rejectsWith(changeRole(handle.db, clock, teamA, ids.member!, 'admin', as('member')), 'forbidden');
+      await rejectsWith(removeMember(handle.db, clock, teamA, ids.admin!, as('member')), 'forbidden');
+      assert.equal(await roleOf(handle.db, teamA, ids.member!), 'member');
+    });
+
+    it('lets admins manage members and admins, but only owners touch owners', async () => {
+      await rejectsWith(
+        addMember(handle.db, clock, teamA, { email: 'newbie@example.org', role: 'owner' }, as('admin')),
+        'forbidden',
+      );
+      await rejectsWith(changeRole(handle.db, clock, teamA, ids.owner!, 'admin', as('admin')), 'forbidden');
+      await rejectsWith(changeRole(handle.db, clock, teamA, ids.member!, 'owner', as('admin')), 'forbidden');
+      await rejectsWith(removeMember(handle.db, clock, teamA, ids.owner!, as('admin')), 'forbidden');
+      const added = await addMember(
+        handle.db,
+        clock,
+        teamA,
+        { email: 'NEWBIE@example.org', role: 'member' },
+        as('admin'),
+      );
+      assert.deepEqual(added, { kind: 'added', userId: ids.newbie });
+      await rejectsWith(
+        addMember(handle.db, clock, teamA, { email: 'newbie@example.org', role: 'admin' }, as('admin')),
+        'already_exists',
+      );
+      await changeRole(handle.db, clock, teamA, ids.newbie!, 'admin', as('admin'));
+      assert.equal(await roleOf(handle.db, teamA, ids.newbie!), 'admin');
+      await removeMember(handle.db, clock, teamA, ids.newbie!, as('admin'));
+      assert.equal(await roleOf(handle.db, teamA, ids.newbie!), undefined);
+      await rejectsWith(
+        addMember(handle.db, clock, teamA, { email: 'x@example.org', role: 'boss' }, as('owner')),
+        'invalid_request',
+      );
+      const actions = (await auditOf(handle.db, teamA)).map((a) => a.action);
+      assert.deepEqual(actions.slice(0, 3), ['member.removed', 'member.role_changed', 'member.added']);
+    });
+
+    it('never leaves a workspace without an owner', async () => {
+      await rejectsWith(changeRole(handle.db, clock, teamA, ids.owner!, 'admin', as('owner')), 'conflict');
+      await rejectsWith(removeMember(handle.db, clock, teamA, ids.owner!, as('owner')), 'conflict');
+      await changeRole(handle.db, clock, teamA, ids.admin!, 'owner', as('owner'));
+      await changeRole(handle.db, clock, teamA, ids.owner!, 'admin', as('owner'));
+      assert.equal(await roleOf(handle.db, teamA, ids.owner!), 'admin');
+      assert.equal(await roleOf(handle.db, teamA, ids.admin!), 'owner');
+    });
+
+    it('decides concurrent owner demotions one at a time, keeping an owner', async () => {
+      const a = await seedUser(handle.db, `a-${engine.name}@example.org`);
+      const b = await seedUser(handle.db, `b-${engine.name}@example.org`);
+      const ws = await seedWorkspace(handle.db, 'Pair', [
+        [a, 'owner'],
+        [b, 'owner'],
+      ]);
+      const results = await Promise.allSettled([
+        changeRole(handle.db, clock, ws, b, 'member', { userId: a }),
+        changeRole(handle.db, clock, ws, a, 'member', { userId: b }),
+      ]);
+      assert.deepEqual(results.map((r) => r.status).sort(), ['fulfilled', 'rejected']);
+      const roles = [await roleOf(handle.db, ws, a), await roleOf(handle.db, ws, b)].sort();
+      assert.deepEqual(roles, ['member', 'owner']);
+    });
+
+    it('validates and saves the policy, audited', async () => {
+      const policy = await updatePolicy(
+        handle.db,
+        clock,
+        teamA,
+        {
+          allowedScopes: ['calendar:write', 'calendar:read', 'calendar:write'],
+          maxDetailLevel: 'titles',
+          privateDetailsAllowed: 'on',
+          allowedClients: 'client-1\nclient-2\n',
+        },
+        as('owner'),
+      );
+      assert.deepEqual(policy, {
+        allowedScopes: ['calendar:read', 'calendar:write'],
+        maxDetailLevel: 'titles',
+        privateDetailsAllowed: true,
+        allowedClients: ['client-1', 'client-2'],
+      });
+      assert.deepEqual(await findPolicy(handle.db, teamA), policy);
+      const bad = {
+        allowedScopes: ['calendar:admin'],
+        maxDetailLevel: 'full',
+        privateDetailsAllowed: false,
+        allowedClients: '',
+      };
+      await rejectsWith(updatePolicy(handle.db, clock, teamA, bad, as('owner')), 'invalid_request');
+      await rejectsWith(
+        updatePolicy(
+          handle.db,
+          clock,
+          teamA,
+          { ...bad, allowedScopes: [], maxDetailLevel: 'x' },
+          as('owner'),
+        ),
+        'invalid_request',
+      );
+      assert.deepEqual(await findPolicy(handle.db, teamA), policy, 'refusals change nothing');
+      assert.equal((await auditOf(handle.db, teamA))[0]?.action, 'policy.updated');
+    });
+
+    it('invites an address without an account through a single-use link', async () => {
+      const result = await addMember(
+        handle.db,
+        clock,
+        teamA,
+        { email: 'Fresh@Example.org', role: 'member' },
+        as('owner'),
+      );
+      assert.equal(result.kind, 'invited');
+      const token = result.kind === 'invited' ? result.invitationToken : '';
+      assert.deepEqual(await findInvitation(handle.db, clock, token), {
+        email: 'Fresh@Example.org',
+        workspaceName: 'Team A',
+        role: 'member',
+      });
+      await rejectsWith(
+        acceptInvitation(handle.db, clock, token, { name: 'Fresh', password: 'short' }),
+        'invalid_request',
+      );
+      const { userId, workspaceId } = await acceptInvitation(handle.db, clock, token, {
+        name: 'Fresh',
+        password: 'a long enough secret',
+      });
+      assert.equal(workspaceId, teamA);
+      assert.equal(await roleOf(handle.db, teamA, userId), 'member');
+      await rejectsWith(
+        acceptInvitation(handle.db, clock, token, { name: 'Again', password: 'a long enough secret' }),
+        'not_found',
+      );
+    });
+
+    it('lets invitations expire', async () => {
+      const result = await addMember(
+        handle.db,
+        clock,
+        teamA,
+        { email: 'late@example.org', role: 'member' },
+        as('owner'),
+      );
+      const token = result.kind === 'invited' ? result.invitationToken : '';
+      clock.advance({ hours: 7 * 24 });
+      await rejectsWith(findInvitation(handle.db, clock, token), 'not_found');
+    });
+  });
+}

@@ -15,11 +15,19 @@ import { registerOps } from './ops.ts';
 export interface BuildOptions {
   /** Pass false to silence request logs (tests). */
   logger?: boolean;
+  /** Where log lines go; standard output by default. */
+  logStream?: { write(line: string): void };
 }
 
 export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Promise<FastifyInstance> {
   const app = Fastify({
-    logger: options.logger === false ? false : loggerOptions(ctx.config.logLevel),
+    logger:
+      options.logger === false
+        ? false
+        : {
+            ...loggerOptions(ctx.config.logLevel),
+            ...(options.logStream ? { stream: options.logStream } : {}),
+          },
     ...requestIdOptions,
     trustProxy: ctx.config.trustProxy,
     bodyLimit: 1024 * 1024,

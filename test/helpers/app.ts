@@ -15,11 +15,17 @@ export interface TestApp {
   close(): Promise<void>;
 }
 
-export async function startTestApp(
-  env: Record<string, string> = {},
-  database?: DatabaseHandle,
-  logger = false,
-): Promise<TestApp> {
+export interface TestAppOptions {
+  env?: Record<string, string>;
+  database?: DatabaseHandle;
+  /** Collects log lines here (logging is off otherwise). */
+  logLines?: string[];
+  /** Adds routes before the app is sealed. */
+  extraRoutes?: (app: FastifyInstance) => void;
+}
+
+export async function startTestApp(options: TestAppOptions = {}): Promise<TestApp> {
+  const { env = {}, database, logLines, extraRoutes } = options;
   const config: Config = loadConfig({ APP_ENV: 'test', LOG_LEVEL: 'silent', ...env });
   const handle = database ?? openDatabase({ sqlitePath: ':memory:' });
   await migrateToLatest(handle);
@@ -31,7 +37,11 @@ export async function startTestApp(
     secretKey: randomBytes(32),
     ping: () => ping(handle),
   };
-  const app = await buildApp(ctx, { logger });
+  const app = await buildApp(
+    ctx,
+    logLines ? { logStream: { write: (line: string) => void logLines.push(line) } } : { logger: false },
+  );
+  extraRoutes?.(app);
   await app.ready();
   return {
     app,

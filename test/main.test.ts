@@ -1,0 +1,74 @@
+/** `npm start` as a newcomer runs it: a real process, an empty data directory, a first-run link. */
+import assert from 'node:assert/strict';
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdtempSync, rmSync, statSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, describe, it } from 'node:test';
+
+const freePort = () =>
+  new Promise<number>((resolve) => {
+    const server = createServer().listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+
+function start(env: Record<string, string>): {
+  child: ChildProcess;
+  output: () => string;
+  exited: Promise<number | null>;
+} {
+  const child = spawn(process.execPath, ['src/main.ts'], {
+    env: { PATH: process.env.PATH, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout!.on('data', (d) => (output += d));
+  child.stderr!.on('data', (d) => (output += d));
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  return { child, output: () => output, exited };
+}
+
+async function waitFor(check: () => RegExpExecArray | null, what: string): Promise<RegExpExecArray> {
+  for (let i = 0; i < 200; i++) {
+    const match = check();
+    if (match) return match;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  throw new Error(`timed out waiting for ${what}`);
+}
+
+describe('the service process', () => {
+  const dataDir = mkdtempSync(join(tmpdir(), 'cas-main-'));
+  after(() => rmSync(dataDir, { recursive: true, force: true }));
+
+  it('starts on an empty embedded database and prints a single-use set-up link', async () => {
+    const port = await freePort();
+    const service = start({ PORT: String(port), DATA_DIR: dataDir, LOG_LEVEL: 'warn' });
+    try {
+      const [, link] = await waitFor(
+        () => /(http:\/\/localhost:\d+\/setup\?token=[\w-]{43})/.exec(service.output()),
+        'set-up link',
+      );
+      assert.match(service.output(), /storage: embedded SQLite/);
+      assert.ok(statSync(join(dataDir, 'calendar-access.sqlite')).isFile());
+      assert.equal(statSync(join(dataDir, 'secret.key')).mode & 0o777, 0o600);
+      assert.equal((await fetch(`http://127.0.0.1:${port}/readyz`)).status, 200);
+      const setup = await fetch(link!.replace('localhost', '127.0.0.1'));
+      assert.equal(setup.status, 200);
+      assert.match(await setup.text(), /Create owner account/);
+    } finally {
+      service.child.kill('SIGTERM');
+      assert.equal(await service.exited, 0, 'shuts down cleanly');
+    }
+  });
+
+  it('refuses to start with a bad configuration, naming the problem (exit 78)', async () => {
+    const service = start({ PORT: 'eighty', APP_ENV: 'production', DATA_DIR: dataDir });
+    assert.equal(await service.exited, 78);
+    assert.match(service.output(), /PORT must be a whole number/);
+    assert.match(service.output(), /SECRET_KEY is required when APP_ENV=production/);
+  });
+});

@@ -1,0 +1,300 @@
+/** The pages for people, driven over HTTP like a browser without JavaScript. */
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { issueFirstRunToken } from '../../src/people/onboarding.ts';
+import { roleOf } from '../../src/store/workspaces.ts';
+import { startTestApp, type TestApp } from '../helpers/app.ts';
+import { PageClient } from '../helpers/pageClient.ts';
+import { seedUser, seedWorkspace, testPassword } from '../helpers/seed.ts';
+
+describe('pages', () => {
+  let t: TestApp;
+  const ids: Record<string, string> = {};
+  let teamA: string;
+  let teamB: string;
+
+  before(async () => {
+    t = await startTestApp();
+    for (const name of ['owner', 'admin', 'member', 'ownerB'])
+      ids[name] = await seedUser(t.ctx.db, `${name}@example.org`);
+    teamA = await seedWorkspace(t.ctx.db, 'Team A', [
+      [ids.owner!, 'owner'],
+      [ids.admin!, 'admin'],
+      [ids.member!, 'member'],
+    ]);
+    teamB = await seedWorkspace(t.ctx.db, 'Team B', [[ids.ownerB!, 'owner']]);
+  });
+  after(() => t.close());
+
+  describe('sign-in', () => {
+    it('shows a labelled form and sets an anonymous CSRF cookie', async () => {
+      const browser = new PageClient(t.app);
+      const page = await browser.get('/login');
+      assert.equal(page.statusCode, 200);
+      assert.match(page.body, /<label for="email">Email<\/label>/);
+      assert.match(page.body, /<label for="password">Password<\/label>/);
+      assert.match(page.body, /<button type="submit">Sign in<\/button>/);
+      assert.ok(browser.cookies.has('csrf'));
+      assert.equal(page.headers['cache-control'], 'no-store');
+    });
+
+    it('signs in, issues a new HttpOnly SameSite session cookie, and returns to the page asked for', async () => {
+      const browser = new PageClient(t.app);
+      await browser.get('/login?next=%2Fadmin');
+      const response = await browser.post('/login', {
+        email: 'OWNER@example.org',
+        password: testPassword,
+        next: '/admin',
+      });
+      assert.equal(response.statusCode, 303);
+      assert.equal(response.headers.location, '/admin');
+      const cookie = response.cookies.find((c) => c.name === 'session');
+      assert.ok(cookie);
+      assert.equal(cookie.httpOnly, true);
+      assert.equal(cookie.sameSite, 'Lax');
+      assert.equal(cookie.path, '/');
+      assert.match((await browser.get('/account')).body, /Signed in as <strong>owner@example.org<\/strong>/);
+    });
+
+    it('never adopts a session id the browser brought along (no fixation)', async () => {
+      const browser = new PageClient(t.app);
+      browser.cookies.set('session', 'planted-by-attacker');
+      await browser.signIn('member@example.org', testPassword);
+      const issued = browser.cookies.get('session');
+      assert.match(issued ?? '', /^[\w-]{43}$/);
+      const planted = await t.app.inject({
+        url: '/account',
+        headers: { cookie: 'session=planted-by-attacker', accept: 'text/html' },
+      });
+      assert.equal(planted.statusCode, 303);
+      const other = new PageClient(t.app);
+      await other.signIn('member@example.org', testPassword);
+      assert.notEqual(other.cookies.get('session'), issued, 'each sign-in gets its own session');
+    });
+
+    it('refuses a wrong password with the form again and no session', async () => {
+      const browser = new PageClient(t.app);
+      await browser.get('/login');
+      const response = await browser.post('/login', {
+        email: 'owner@example.org',
+        password: 'not the password',
+      });
+      assert.equal(response.statusCode, 401);
+      assert.match(response.body, /role="alert">The e-mail address or password is not right\./);
+      assert.match(response.body, /value="owner@example.org"/);
+      assert.equal(browser.cookies.has('session'), false);
+    });
+
+    it('never redirects off-site after sign-in', async () => {
+      for (const next of [
+        '//evil.example/',
+        '/\\evil.example',
+        'https://evil.example/',
+        'javascript:alert(1)',
+      ]) {
+        const browser = new PageClient(t.app);
+        await browser.get('/login');
+        const response = await browser.post('/login', {
+          email: 'owner@example.org',
+          password: testPassword,
+          next,
+        });
+        assert.equal(response.headers.location, '/account', `next=${next}`);
+      }
+    });
+
+    it('signs out with a POST, ending the session', async () => {
+      const browser = new PageClient(t.app);
+      await browser.signIn('owner@example.org', testPassword);
+      const session = browser.cookies.get('session');
+      await browser.get('/account');
+      const out = await browser.post('/logout', {});
+      assert.equal(out.statusCode, 303);
+      assert.equal(browser.cookies.has('session'), false);
+      const replay = await t.app.inject({
+        url: '/account',
+        headers: { cookie: `session=${session}`, accept: 'text/html' },
+      });
+      assert.equal(replay.statusCode, 303, 'the old cookie no longer works');
+    });
+
+    it('sends people who are not signed in to the sign-in page', async () => {
+      const response = await new PageClient(t.app).get('/admin/workspaces/x');
+      assert.equal(response.statusCode, 303);
+      assert.equal(response.headers.location, '/login?next=%2Fadmin%2Fworkspaces%2Fx');
+    });
+  });
+
+  describe('CSRF', () => {
+    it("refuses form posts without the token, with a foreign token, or with another session's token", async () => {
+      const browser = new PageClient(t.app);
+      await browser.signIn('owner@example.org', testPassword);
+      const missing = await browser.post('/account/profile', { name: 'Mallory', _csrf: '' });
+      assert.equal(missing.statusCode, 403);
+      assert.match(missing.body, /csrf_invalid/);
+
+      const other = new PageClient(t.app);
+      await other.signIn('admin@example.org', testPassword);
+      await other.get('/account');
+      const foreignToken = /name="_csrf" value="([^"]+)"/.exec((await other.get('/account')).body)![1]!;
+      const crossed = await browser.post('/account/profile', { name: 'Mallory', _csrf: foreignToken });
+      assert.equal(crossed.statusCode, 403);
+
+      const anonymousLogin = await new PageClient(t.app).post('/login', {
+        email: 'owner@example.org',
+        password: testPassword,
+        _csrf: 'x',
+      });
+      assert.equal(anonymousLogin.statusCode, 403);
+      const account = await browser.get('/account');
+      assert.doesNotMatch(account.body, /Mallory/);
+    });
+  });
+
+  describe('administration', () => {
+    it('lets an admin add a member with a role, shown in the member list and the audit log', async () => {
+      const newcomer = await seedUser(t.ctx.db, 'newcomer@example.org');
+      const browser = new PageClient(t.app);
+      await browser.signIn('admin@example.org', testPassword);
+      await browser.get(`/admin/workspaces/${teamA}`);
+      const response = await browser.post(`/admin/workspaces/${teamA}/members`, {
+        email: 'newcomer@example.org',
+        role: 'member',
+      });
+      assert.equal(response.statusCode, 303);
+      const page = await browser.get(response.headers.location as string);
+      assert.match(page.body, /The member was added\./);
+      assert.match(page.body, /newcomer@example.org/);
+      assert.match(
+        page.body,
+        /<td>admin@example.org<\/td><td>member.added<\/td><td>newcomer@example.org<\/td>/,
+      );
+      assert.equal(await roleOf(t.ctx.db, teamA, newcomer), 'member');
+    });
+
+    it('re-shows the form with the reason when the input is wrong', async () => {
+      const browser = new PageClient(t.app);
+      await browser.signIn('admin@example.org', testPassword);
+      await browser.get(`/admin/workspaces/${teamA}`);
+      const response = await browser.post(`/admin/workspaces/${teamA}/members`, {
+        email: 'not an address',
+        role: 'member',
+      });
+      assert.equal(response.statusCode, 400);
+      assert.match(response.body, /Enter a valid e-mail address/);
+    });
+
+    it('shows an invitation link for an address without an account', async () => {
+      const browser = new PageClient(t.app);
+      await browser.signIn('owner@example.org', testPassword);
+      await browser.get(`/admin/workspaces/${teamA}`);
+      const response = await browser.post(`/admin/workspaces/${teamA}/members`, {
+        email: 'guest@example.org',
+        role: 'member',
+      });
+      assert.equal(response.statusCode, 200);
+      const link = /<code>(http:\/\/localhost:3000\/invitation\?token=[\w-]+)<\/code>/.exec(
+        response.body,
+      )?.[1];
+      assert.ok(link, 'invitation link shown');
+      const guest = new PageClient(t.app);
+      const form = await guest.get(link.replace('http://localhost:3000', ''));
+      assert.match(form.body, /join <strong>Team A<\/strong>/);
+      const token = new URL(link).searchParams.get('token')!;
+      const joined = await guest.post('/invitation', {
+        token,
+        name: 'Guest',
+        password: 'a long enough secret',
+      });
+      assert.equal(joined.statusCode, 303);
+      assert.match((await guest.get('/account')).body, /<td>Team A<\/td><td>member<\/td>/);
+    });
+
+    it('gives members 403 and admins of another workspace 404 on every admin action', async () => {
+      const member = new PageClient(t.app);
+      await member.signIn('member@example.org', testPassword);
+      await member.get('/account');
+      assert.equal((await member.get(`/admin/workspaces/${teamA}`)).statusCode, 403);
+      assert.equal(
+        (await member.post(`/admin/workspaces/${teamA}/members`, { email: 'x@example.org', role: 'admin' }))
+          .statusCode,
+        403,
+      );
+      assert.equal(
+        (await member.post(`/admin/workspaces/${teamA}/members/${ids.owner}/remove`, {})).statusCode,
+        403,
+      );
+
+      const adminB = new PageClient(t.app);
+      await adminB.signIn('ownerB@example.org', testPassword);
+      await adminB.get('/account');
+      assert.equal((await adminB.get(`/admin/workspaces/${teamA}`)).statusCode, 404);
+      const posts = [
+        [`/admin/workspaces/${teamA}/members`, { email: 'ownerB@example.org', role: 'owner' }],
+        [`/admin/workspaces/${teamA}/members/${ids.owner}/role`, { role: 'member' }],
+        [`/admin/workspaces/${teamA}/members/${ids.owner}/remove`, {}],
+        [`/admin/workspaces/${teamA}/policy`, { maxDetailLevel: 'busy' }],
+      ] as const;
+      for (const [url, form] of posts) assert.equal((await adminB.post(url, form)).statusCode, 404, url);
+      assert.equal(await roleOf(t.ctx.db, teamA, ids.owner!), 'owner');
+      assert.equal(await roleOf(t.ctx.db, teamA, ids.ownerB!), undefined);
+      assert.equal((await adminB.get(`/admin/workspaces/${teamB}`)).statusCode, 200);
+    });
+
+    it('saves the policy from the form', async () => {
+      const browser = new PageClient(t.app);
+      await browser.signIn('owner@example.org', testPassword);
+      await browser.get(`/admin/workspaces/${teamA}`);
+      const response = await browser.post(`/admin/workspaces/${teamA}/policy`, {
+        allowedScopes: ['calendar:read', 'calendar:rsvp'],
+        maxDetailLevel: 'titles',
+        allowedClients: 'client-1',
+      });
+      assert.equal(response.statusCode, 303);
+      const page = await browser.get(response.headers.location as string);
+      assert.match(page.body, /id="scope-calendar:rsvp" name="allowedScopes" value="calendar:rsvp" checked/);
+      assert.match(page.body, /id="scope-calendar:write" name="allowedScopes" value="calendar:write">/);
+      assert.match(page.body, /<option value="titles" selected>/);
+    });
+  });
+
+  describe('first run', () => {
+    it('creates the first owner through the single-use set-up link, only once', async () => {
+      const fresh = await startTestApp();
+      try {
+        const token = await issueFirstRunToken(fresh.ctx.db, fresh.clock);
+        assert.ok(token);
+        const browser = new PageClient(fresh.app);
+        assert.equal((await browser.get('/setup?token=wrong')).statusCode, 404);
+        const form = await browser.get(`/setup?token=${token}`);
+        assert.match(form.body, /<label for="workspaceName">Workspace name<\/label>/);
+        const bad = await browser.post('/setup', {
+          token,
+          name: 'Olga',
+          email: 'olga@example.org',
+          password: 'short',
+          workspaceName: 'Ops',
+        });
+        assert.equal(bad.statusCode, 400);
+        const done = await browser.post('/setup', {
+          token,
+          name: 'Olga',
+          email: 'olga@example.org',
+          password: 'a long enough secret',
+          workspaceName: 'Ops',
+        });
+        assert.equal(done.statusCode, 303);
+        assert.match((await browser.get('/admin')).body, /Ops<\/a> \(owner\)/);
+        const again = new PageClient(fresh.app);
+        assert.equal((await again.get(`/setup?token=${token}`)).statusCode, 404);
+        assert.equal(
+          await issueFirstRunToken(fresh.ctx.db, fresh.clock),
+          undefined,
+          'no link once someone exists',
+        );
+      } finally {
+        await fresh.close();
+      }
+    });
+  });
+});

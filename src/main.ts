@@ -3,6 +3,7 @@ import { type Config, ConfigError, loadConfig } from './config.ts';
 import { buildApp } from './http/app.ts';
 import { systemClock } from './lib/clock.ts';
 import { loadOrCreateKeyFile } from './lib/secretKeyFile.ts';
+import { sweep, sweepIntervalMs } from './people/housekeeping.ts';
 import { issueFirstRunToken } from './people/onboarding.ts';
 import { migrateToLatest, openConfiguredDatabase, ping } from './store/database.ts';
 
@@ -20,8 +21,16 @@ async function start(config: Config): Promise<void> {
     ping: () => ping(database),
   });
 
+  const sweeper = setInterval(() => {
+    sweep(database.db, systemClock).catch((error: unknown) =>
+      app.log.error({ err: error }, 'housekeeping failed'),
+    );
+  }, sweepIntervalMs);
+  sweeper.unref();
+
   const shutdown = async (signal: string) => {
     app.log.info({ signal }, 'shutting down');
+    clearInterval(sweeper);
     await app.close();
     await database.close();
     process.exit(0);

@@ -80,3 +80,11 @@ export async function revokeUnusedTokens(db: Db, purpose: TokenPurpose, now: num
     .where('used_at', 'is', null)
     .execute();
 }
+
+/** Removes tokens that can no longer be used (spent or expired). */
+export async function deleteSpentTokens(db: Db, now: number): Promise<void> {
+  await db
+    .deleteFrom('one_time_tokens')
+    .where((eb) => eb.or([eb('used_at', 'is not', null), eb('expires_at', '<=', now)]))
+    .execute();
+}

@@ -3,10 +3,13 @@ import { after, before, describe, it } from 'node:test';
 import { AppError } from '../../src/errors.ts';
 import { tokenHash } from '../../src/lib/secrets.ts';
 import { authenticate, changePassword, createUser, signInThrottle } from '../../src/people/accounts.ts';
+import { sweep } from '../../src/people/housekeeping.ts';
+import { issueFirstRunToken } from '../../src/people/onboarding.ts';
 import { resolveSession, startSession } from '../../src/people/sessions.ts';
+import { addMember } from '../../src/people/workspaces.ts';
 import { migrateToLatest, openDatabase } from '../../src/store/database.ts';
 import { TestClock } from '../helpers/clock.ts';
-import { seedUser, testPassword } from '../helpers/seed.ts';
+import { seedUser, seedWorkspace, testPassword } from '../helpers/seed.ts';
 
 const handle = openDatabase({ sqlitePath: ':memory:' });
 const db = handle.db;
@@ -102,5 +105,45 @@ describe('accounts', () => {
     clock.advance({ minutes: 1 });
     assert.equal(await resolveSession(db, clock, token), undefined);
     assert.equal(await resolveSession(db, clock, 'forged'), undefined);
+  });
+});
+
+describe('housekeeping', () => {
+  it('removes expired sessions, old sign-in failures and spent links, and nothing live', async () => {
+    const h = openDatabase({ sqlitePath: ':memory:' });
+    await migrateToLatest(h);
+    const c = new TestClock();
+    const id = await seedUser(h.db, 'sweep@example.org');
+    const live = await startSession(h.db, c, id, 48);
+    await startSession(h.db, c, id, 1);
+    await authenticate(h.db, c, 'sweep@example.org', 'wrong password 1').catch(() => {});
+    const link = await issueFirstRunToken(h.db, c);
+    assert.equal(link, undefined, 'users exist, so no first-run link');
+    await addMember(
+      h.db,
+      c,
+      await seedWorkspace(h.db, 'W', [[id, 'owner']]),
+      { email: 'x@example.org', role: 'member' },
+      'system',
+    );
+    c.advance({ hours: 2 });
+    await sweep(h.db, c);
+    const count = async (table: 'sessions' | 'sign_in_failures' | 'one_time_tokens') =>
+      Number(
+        (
+          await h.db
+            .selectFrom(table)
+            .select((eb) => eb.fn.countAll<number>().as('n'))
+            .executeTakeFirstOrThrow()
+        ).n,
+      );
+    assert.equal(await count('sessions'), 1);
+    assert.equal(await resolveSession(h.db, c, live), id);
+    assert.equal(await count('sign_in_failures'), 0);
+    assert.equal(await count('one_time_tokens'), 1, 'the 7-day invitation is still usable');
+    c.advance({ hours: 8 * 24 });
+    await sweep(h.db, c);
+    assert.equal(await count('one_time_tokens'), 0);
+    await h.close();
   });
 });

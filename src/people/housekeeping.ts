@@ -1,0 +1,17 @@
+/** Periodic clean-up of what has expired: sessions, sign-in failures, one-time links. */
+import type { Kysely } from 'kysely';
+import { type Clock, epochMs } from '../lib/clock.ts';
+import { deleteSpentTokens } from '../store/oneTimeTokens.ts';
+import type { Database } from '../store/schema.ts';
+import { deleteExpiredSessions } from '../store/sessions.ts';
+import { pruneFailures } from '../store/signInFailures.ts';
+import { signInThrottle } from './accounts.ts';
+
+export const sweepIntervalMs = 60 * 60 * 1000;
+
+export async function sweep(db: Kysely<Database>, clock: Clock): Promise<void> {
+  const now = epochMs(clock);
+  await deleteExpiredSessions(db, now);
+  await pruneFailures(db, now - signInThrottle.windowMs);
+  await deleteSpentTokens(db, now);
+}

@@ -46,7 +46,7 @@ describe('pages in Chromium', { skip }, () => {
     await page.getByLabel('Email').fill('olga@example.org');
     await page.getByLabel('Password').fill('wrong password here');
     await page.getByRole('button', { name: 'Sign in' }).click();
-    assert.match(await page.getByRole('alert').textContent(), /not right/);
+    assert.match((await page.getByRole('alert').textContent()) ?? '', /not right/);
 
     await page.getByLabel('Password').fill('a long enough secret');
     await page.getByRole('button', { name: 'Sign in' }).click();
@@ -56,7 +56,7 @@ describe('pages in Chromium', { skip }, () => {
     await page.getByLabel('Email').fill('colleague@example.org');
     await page.getByLabel('Role', { exact: true }).selectOption('admin');
     await page.getByRole('button', { name: 'Add member' }).click();
-    assert.match(await page.getByRole('status').textContent(), /The member was added/);
+    assert.match((await page.getByRole('status').textContent()) ?? '', /The member was added/);
     const row = page.getByRole('row', { name: /colleague@example.org/ }).first();
     assert.equal(await row.getByRole('combobox').inputValue(), 'admin');
     if (process.env.SCREENSHOT_DIR)

@@ -118,6 +118,44 @@ describe('pages', () => {
       assert.equal(replay.statusCode, 303, 'the old cookie no longer works');
     });
 
+    it('limits sign-in attempts per client address with 429 and Retry-After', async () => {
+      const limited = await startTestApp();
+      try {
+        const browser = new PageClient(limited.app);
+        await browser.get('/login');
+        const statuses: number[] = [];
+        // Empty passwords are refused before any hashing, so this costs nothing but the limit.
+        for (let i = 0; i < 20; i++)
+          statuses.push((await browser.post('/login', { email: 'a@example.org', password: '' })).statusCode);
+        assert.deepEqual(statuses.slice(0, 20), Array(20).fill(400));
+        const last = await browser.post('/login', { email: 'a@example.org', password: '' });
+        assert.equal(last.statusCode, 429);
+        assert.match(last.body, /rate_limited/);
+        assert.ok(Number(last.headers['retry-after']) > 0);
+      } finally {
+        await limited.close();
+      }
+    });
+
+    it('uses Secure __Host- cookies when served over https', async () => {
+      const secure = await startTestApp({ env: { BASE_URL: 'https://calendar.example.com' } });
+      try {
+        const browser = new PageClient(secure.app);
+        const page = await browser.get('/login');
+        const csrf = page.cookies.find((c) => c.name === '__Host-csrf');
+        assert.equal(csrf?.secure, true);
+        assert.match(page.headers['strict-transport-security'] as string, /max-age=/);
+        await secure.ctx.db.transaction().execute((trx) => seedUser(trx, 'tls@example.org'));
+        const response = await browser.post('/login', { email: 'tls@example.org', password: testPassword });
+        const session = response.cookies.find((c) => c.name === '__Host-session');
+        assert.equal(session?.secure, true);
+        assert.equal(session?.httpOnly, true);
+        assert.equal(session?.path, '/');
+      } finally {
+        await secure.close();
+      }
+    });
+
     it('sends people who are not signed in to the sign-in page', async () => {
       const response = await new PageClient(t.app).get('/admin/workspaces/x');
       assert.equal(response.statusCode, 303);

@@ -61,7 +61,7 @@ await handle.close();
 const base = rows[0]!.requestsPerSecond;
 process.stdout.write(`${connections} connections, ${durationSeconds} s each\n`);
 process.stdout.write(
-  'route'.padEnd(40) + 'req/s'.padStart(10) + 'p50 ms'.padStart(9) + 'p99 ms'.padStart(9) + '  ratio\n',
+  `${'route'.padEnd(40)}${'req/s'.padStart(10)}${'p50 ms'.padStart(9)}${'p99 ms'.padStart(9)}  ratio\n`,
 );
 for (const r of rows) {
   process.stdout.write(

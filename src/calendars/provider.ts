@@ -1,0 +1,145 @@
+/**
+ * The provider port: what every calendar adapter (CalDAV, ICS, Google, Microsoft) offers.
+ * Adapters receive credentials and an HTTP client; they never touch the database, and they
+ * report provider facts — the core decides ids, visibility and edit rights from them.
+ */
+import type {
+  Alert,
+  EventStatus,
+  FreeBusyStatus,
+  Link,
+  Location,
+  Privacy,
+  ResponseStatus,
+  VirtualLocation,
+  WorkingLocation,
+} from '../domain/event.ts';
+
+export type ProviderKind = 'caldav' | 'ics' | 'google' | 'microsoft';
+
+/** What the connected user may do with a calendar, as the provider says. */
+export type CalendarAccess = 'owner' | 'writer' | 'reader' | 'freeBusy';
+
+export interface ProviderCalendar {
+  /** The provider's own id (CalDAV: the collection URL; ICS: the feed URL; Google/Graph: calendar id). */
+  providerCalendarId: string;
+  name: string;
+  /** IANA zone the calendar declares, if any (CalDAV calendar-timezone, X-WR-TIMEZONE, Google timeZone). */
+  timeZone?: string;
+  color?: string;
+  primary: boolean;
+  access: CalendarAccess;
+}
+
+/** Facts the core turns into canEdit / canRespond / editBlockedReason. */
+export interface EditFacts {
+  /** Part of a recurring series (an instance or an override). */
+  recurring: boolean;
+  /** Whether the connected user organises the event; `none` when it has no organizer at all. */
+  organizer: 'self' | 'other' | 'none' | 'unknown';
+  /** Has attendees other than the user (a scheduling object). */
+  attendees: boolean;
+  /** Carries a provider-managed conference (Meet, Teams) that an edit could break. */
+  conference: boolean;
+  /** A copy managed elsewhere: birthdays/contacts feeds, holiday calendars, an invitation copy. */
+  managedCopy: boolean;
+  /** The provider's version (ETag, changeKey); absent means a safe write is impossible. */
+  version?: string;
+  /** The user is an attendee who may respond (RSVP). */
+  userIsAttendee: boolean;
+}
+
+/** One occurrence, as the provider reports it; expanded from recurrences already. */
+export interface ProviderOccurrence {
+  /** Stable id of the event (of its series, for recurring events) at the provider. */
+  providerEventId: string;
+  /** The occurrence's original start (RECURRENCE-ID), as an ISO instant or date; absent for single events. */
+  recurrenceId?: string;
+  /** Local date-time `YYYY-MM-DDTHH:MM:SS`. */
+  start: string;
+  /** IANA zone of `start`; absent for floating and all-day times (placed later with a known zone). */
+  timeZone?: string;
+  /** ISO 8601 duration, nominal in `timeZone` (P1D across a DST change is 23 or 25 hours). */
+  duration: string;
+  showWithoutTime: boolean;
+  title?: string;
+  description?: string;
+  locations?: Location[];
+  virtualLocations?: VirtualLocation[];
+  links?: Link[];
+  categories?: string[];
+  keywords?: string[];
+  color?: string;
+  status: EventStatus;
+  freeBusyStatus: FreeBusyStatus;
+  privacy?: Privacy;
+  alerts?: Alert[];
+  workingLocation?: WorkingLocation;
+  /** The connected user's own response, when invited. */
+  responseStatus?: ResponseStatus;
+  facts: EditFacts;
+}
+
+/** An item the adapter could not turn into occurrences; reported, never silently dropped. */
+export interface SkippedItem {
+  providerEventId?: string;
+  reason: string;
+}
+
+export interface EventsResult {
+  occurrences: ProviderOccurrence[];
+  skipped: SkippedItem[];
+}
+
+export interface TimeWindow {
+  start: Temporal.Instant;
+  end: Temporal.Instant;
+}
+
+export interface OAuthTokens {
+  accessToken: string;
+  refreshToken: string;
+  /** Epoch milliseconds when the access token expires. */
+  expiresAt: number;
+}
+
+export type Credentials =
+  | { kind: 'caldav'; serverUrl: string; username: string; password: string; calendarHomeUrl?: string }
+  | { kind: 'ics'; url: string }
+  | ({ kind: 'google' } & OAuthTokens)
+  | ({ kind: 'microsoft' } & OAuthTokens);
+
+export type CredentialsOf<K extends ProviderKind> = Extract<Credentials, { kind: K }>;
+
+/** One connected account as an adapter sees it. */
+export interface AccountAccess<C extends Credentials = Credentials> {
+  /** Opaque key for per-account limits (concurrency caps). */
+  accountKey: string;
+  credentials: C;
+  /** Persists credentials the adapter changed (a refreshed token); the caller encrypts and stores them. */
+  saveCredentials(credentials: C): Promise<void>;
+}
+
+export interface CalendarProvider<K extends ProviderKind = ProviderKind> {
+  readonly kind: K;
+  listCalendars(account: AccountAccess<CredentialsOf<K>>): Promise<ProviderCalendar[]>;
+  /**
+   * Occurrences overlapping the window. Floating and all-day occurrences cannot be placed
+   * without a zone, so adapters include those within a day of the window; the core filters.
+   */
+  listEvents(
+    account: AccountAccess<CredentialsOf<K>>,
+    calendar: ProviderCalendar,
+    window: TimeWindow,
+  ): Promise<EventsResult>;
+  /**
+   * A fresh read of one event (for a recurring one: the occurrence named by `recurrenceId`, or
+   * the series' first occurrence without it); undefined when it no longer exists.
+   */
+  getEvent(
+    account: AccountAccess<CredentialsOf<K>>,
+    calendar: ProviderCalendar,
+    providerEventId: string,
+    recurrenceId?: string,
+  ): Promise<ProviderOccurrence | undefined>;
+}

@@ -25,7 +25,7 @@ describe('CLI', () => {
   it('migrates, then reports nothing left to do', async () => {
     const first = await cli('migrate');
     assert.equal(first.code, 0, first.err);
-    assert.match(first.out, /Applied: 0001_people_and_workspaces/);
+    assert.match(first.out, /Applied: 0001_people_and_workspaces, 0002_connected_accounts/);
     assert.deepEqual(await cli('migrate'), { code: 0, out: 'Database is up to date.', err: '' });
   });
 

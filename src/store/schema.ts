@@ -75,6 +75,34 @@ export interface SignInFailuresTable {
   at: number;
 }
 
+export interface ConnectedAccountsTable {
+  id: string;
+  user_id: string;
+  workspace_id: string;
+  provider: string;
+  /** What the person recognises the account by: an address, a server, a feed host. */
+  label: string;
+  /** Sealed with the secret box, bound to the account id. */
+  credentials: string;
+  status: string;
+  status_reason: string | null;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface CalendarsTable {
+  id: string;
+  account_id: string;
+  provider_calendar_id: string;
+  name: string;
+  time_zone: string | null;
+  color: string | null;
+  is_primary: Flag;
+  access: string;
+  created_at: number;
+  updated_at: number;
+}
+
 export interface Database {
   users: UsersTable;
   sessions: SessionsTable;
@@ -84,6 +112,8 @@ export interface Database {
   audit_log: AuditLogTable;
   one_time_tokens: OneTimeTokensTable;
   sign_in_failures: SignInFailuresTable;
+  connected_accounts: ConnectedAccountsTable;
+  calendars: CalendarsTable;
 }
 
 export const flag = (value: Flag): boolean => value === true || value === 1;

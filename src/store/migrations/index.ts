@@ -1,7 +1,9 @@
 /** The one migration set, applied in order on both engines. Append; never edit a released one. */
 import type { Migration } from 'kysely/migration';
 import * as m0001 from './0001_people_and_workspaces.ts';
+import * as m0002 from './0002_connected_accounts.ts';
 
 export const migrations: Record<string, Migration> = {
   '0001_people_and_workspaces': m0001,
+  '0002_connected_accounts': m0002,
 };

@@ -1,0 +1,59 @@
+/**
+ * What the assistant may see of an event: the calendar's effective detail level, lowered to
+ * busy for private and secret events unless the grant includes their details.
+ */
+import type { DetailLevel } from '../policy/workspacePolicy.ts';
+import type { Event, Privacy } from './event.ts';
+
+export function visibleLevel(
+  level: DetailLevel,
+  privacy: Privacy | undefined,
+  privateDetails: boolean,
+): DetailLevel {
+  if ((privacy === 'private' || privacy === 'secret') && !privateDetails) return 'busy';
+  return level;
+}
+
+/** Fields every level shows: identity, time and availability, and the edit/respond answer. */
+type Always = Pick<
+  Event,
+  | 'eventId'
+  | 'calendarId'
+  | 'occurrenceId'
+  | 'start'
+  | 'timeZone'
+  | 'duration'
+  | 'showWithoutTime'
+  | 'status'
+  | 'freeBusyStatus'
+  | 'canEdit'
+  | 'canRespond'
+  | 'editBlockedReason'
+>;
+
+/** Reduces a full event to what `level` shows. The busy placeholder is the title there. */
+export function mask(event: Event, level: DetailLevel): Event {
+  if (level === 'full') return event;
+  const always: Always = {
+    eventId: event.eventId,
+    calendarId: event.calendarId,
+    occurrenceId: event.occurrenceId,
+    start: event.start,
+    ...(event.timeZone === undefined ? {} : { timeZone: event.timeZone }),
+    duration: event.duration,
+    showWithoutTime: event.showWithoutTime,
+    status: event.status,
+    freeBusyStatus: event.freeBusyStatus,
+    canEdit: event.canEdit,
+    canRespond: event.canRespond,
+    ...(event.editBlockedReason === undefined ? {} : { editBlockedReason: event.editBlockedReason }),
+  };
+  if (level === 'busy') return { ...always, title: event.freeBusyStatus === 'free' ? 'Free' : 'Busy' };
+  return {
+    ...always,
+    title: event.title,
+    ...(event.locations === undefined ? {} : { locations: event.locations }),
+    ...(event.workingLocation === undefined ? {} : { workingLocation: event.workingLocation }),
+    ...(event.responseStatus === undefined ? {} : { responseStatus: event.responseStatus }),
+  };
+}

@@ -1,0 +1,176 @@
+/** Connected provider accounts and their calendars. Credentials arrive here already sealed. */
+import type { Kysely } from 'kysely';
+import type { CalendarAccess, ProviderCalendar, ProviderKind } from '../calendars/provider.ts';
+import { newId } from '../lib/ids.ts';
+import { type ConnectedAccountsTable, type Database, flag } from './schema.ts';
+
+type Db = Kysely<Database>;
+
+export type AccountStatus = 'active' | 'reconnect_required';
+
+export interface ConnectedAccount {
+  id: string;
+  userId: string;
+  workspaceId: string;
+  provider: ProviderKind;
+  label: string;
+  status: AccountStatus;
+  statusReason: string | null;
+  createdAt: number;
+}
+
+export interface CalendarRecord extends ProviderCalendar {
+  id: string;
+  accountId: string;
+}
+
+const toAccount = (row: ConnectedAccountsTable): ConnectedAccount => ({
+  id: row.id,
+  userId: row.user_id,
+  workspaceId: row.workspace_id,
+  provider: row.provider as ProviderKind,
+  label: row.label,
+  status: row.status as AccountStatus,
+  statusReason: row.status_reason,
+  createdAt: row.created_at,
+});
+
+export async function insertAccount(
+  db: Db,
+  account: Omit<ConnectedAccount, 'status' | 'statusReason'>,
+  sealedCredentials: string,
+): Promise<void> {
+  await db
+    .insertInto('connected_accounts')
+    .values({
+      id: account.id,
+      user_id: account.userId,
+      workspace_id: account.workspaceId,
+      provider: account.provider,
+      label: account.label,
+      credentials: sealedCredentials,
+      status: 'active',
+      status_reason: null,
+      created_at: account.createdAt,
+      updated_at: account.createdAt,
+    })
+    .execute();
+}
+
+export async function findAccount(db: Db, id: string): Promise<ConnectedAccount | undefined> {
+  const row = await db.selectFrom('connected_accounts').selectAll().where('id', '=', id).executeTakeFirst();
+  return row && toAccount(row);
+}
+
+export async function sealedCredentialsOf(db: Db, id: string): Promise<string | undefined> {
+  const row = await db
+    .selectFrom('connected_accounts')
+    .select('credentials')
+    .where('id', '=', id)
+    .executeTakeFirst();
+  return row?.credentials;
+}
+
+export async function accountsOf(db: Db, userId: string, workspaceId?: string): Promise<ConnectedAccount[]> {
+  let query = db.selectFrom('connected_accounts').selectAll().where('user_id', '=', userId);
+  if (workspaceId !== undefined) query = query.where('workspace_id', '=', workspaceId);
+  const rows = await query.orderBy('created_at').orderBy('id').execute();
+  return rows.map(toAccount);
+}
+
+export async function updateCredentials(db: Db, id: string, sealed: string, now: number): Promise<void> {
+  await db
+    .updateTable('connected_accounts')
+    .set({ credentials: sealed, status: 'active', status_reason: null, updated_at: now })
+    .where('id', '=', id)
+    .execute();
+}
+
+export async function setAccountStatus(
+  db: Db,
+  id: string,
+  status: AccountStatus,
+  reason: string | null,
+  now: number,
+): Promise<void> {
+  await db
+    .updateTable('connected_accounts')
+    .set({ status, status_reason: reason, updated_at: now })
+    .where('id', '=', id)
+    .execute();
+}
+
+/** Removes the account, its credentials and its calendars (cascade). */
+export async function deleteAccount(db: Db, id: string): Promise<void> {
+  await db.deleteFrom('connected_accounts').where('id', '=', id).execute();
+}
+
+const toCalendar = (row: Database['calendars']): CalendarRecord => ({
+  id: row.id,
+  accountId: row.account_id,
+  providerCalendarId: row.provider_calendar_id,
+  name: row.name,
+  ...(row.time_zone === null ? {} : { timeZone: row.time_zone }),
+  ...(row.color === null ? {} : { color: row.color }),
+  primary: flag(row.is_primary),
+  access: row.access as CalendarAccess,
+});
+
+export async function calendarsOfAccount(db: Db, accountId: string): Promise<CalendarRecord[]> {
+  const rows = await db
+    .selectFrom('calendars')
+    .selectAll()
+    .where('account_id', '=', accountId)
+    .orderBy('is_primary', 'desc')
+    .orderBy('name')
+    .execute();
+  return rows.map(toCalendar);
+}
+
+export async function findCalendars(db: Db, ids: readonly string[]): Promise<CalendarRecord[]> {
+  if (ids.length === 0) return [];
+  const rows = await db.selectFrom('calendars').selectAll().where('id', 'in', ids).execute();
+  return rows.map(toCalendar);
+}
+
+/**
+ * Makes the stored calendars of an account match what the provider lists: known calendars keep
+ * their ids (updated in place), new ones get fresh opaque ids, vanished ones are removed.
+ */
+export async function syncCalendars(
+  db: Db,
+  accountId: string,
+  listed: readonly ProviderCalendar[],
+  now: number,
+): Promise<CalendarRecord[]> {
+  const existing = new Map((await calendarsOfAccount(db, accountId)).map((c) => [c.providerCalendarId, c]));
+  for (const calendar of listed) {
+    const values = {
+      name: calendar.name,
+      time_zone: calendar.timeZone ?? null,
+      color: calendar.color ?? null,
+      is_primary: calendar.primary,
+      access: calendar.access,
+      updated_at: now,
+    };
+    const known = existing.get(calendar.providerCalendarId);
+    if (known) {
+      await db.updateTable('calendars').set(values).where('id', '=', known.id).execute();
+      existing.delete(calendar.providerCalendarId);
+    } else {
+      await db
+        .insertInto('calendars')
+        .values({
+          id: newId('cal'),
+          account_id: accountId,
+          provider_calendar_id: calendar.providerCalendarId,
+          created_at: now,
+          ...values,
+        })
+        .execute();
+    }
+  }
+  const gone = [...existing.values()].map((c) => c.id);
+  if (gone.length > 0) await db.deleteFrom('calendars').where('id', 'in', gone).execute();
+  return calendarsOfAccount(db, accountId);
+}

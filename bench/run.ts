@@ -9,6 +9,7 @@ import Fastify from 'fastify';
 import { loadConfig } from '../src/config.ts';
 import { buildApp } from '../src/http/app.ts';
 import { systemClock } from '../src/lib/clock.ts';
+import { createSecretBox } from '../src/lib/encryption.ts';
 import { migrateToLatest, openDatabase, ping } from '../src/store/database.ts';
 
 const durationSeconds = Number(process.env.BENCH_SECONDS ?? 5);
@@ -36,8 +37,17 @@ async function measure(name: string, url: string): Promise<Figures> {
 const handle = openDatabase({ sqlitePath: ':memory:' });
 await migrateToLatest(handle);
 const config = loadConfig({ APP_ENV: 'test', LOG_LEVEL: 'silent' });
+const secretKey = randomBytes(32);
 const app = await buildApp(
-  { config, db: handle.db, clock: systemClock, secretKey: randomBytes(32), ping: () => ping(handle) },
+  {
+    config,
+    db: handle.db,
+    clock: systemClock,
+    secretKey,
+    box: createSecretBox(secretKey),
+    providers: {},
+    ping: () => ping(handle),
+  },
   { logger: false },
 );
 const serviceUrl = await app.listen({ host: '127.0.0.1', port: 0 });

@@ -19,6 +19,23 @@ export interface Config {
   logLevel: LogLevel;
   trustProxy: boolean;
   sessionTtlHours: number;
+  /** Present when the Google connect flow is configured. */
+  google: OAuthProviderConfig | undefined;
+  /** Present when the Microsoft 365 connect flow is configured. */
+  microsoft: (OAuthProviderConfig & { tenant: string }) | undefined;
+  /** Lets ICS subscriptions reach private and loopback addresses (off: no server-side request forgery). */
+  icsAllowPrivateNetworks: boolean;
+  /** Timeout of one provider request attempt. */
+  providerTimeoutMs: number;
+}
+
+/** A provider's OAuth client; endpoint overrides point tests (or sovereign clouds) elsewhere. */
+export interface OAuthProviderConfig {
+  clientId: string;
+  clientSecret: string;
+  authorizationUrl: string | undefined;
+  tokenUrl: string | undefined;
+  apiBaseUrl: string | undefined;
 }
 
 export class ConfigError extends Error {
@@ -42,6 +59,19 @@ export const configVariables = {
   LOG_LEVEL: 'info',
   TRUST_PROXY: 'false',
   SESSION_TTL_HOURS: '168',
+  GOOGLE_CLIENT_ID: '(unset: Google accounts cannot be connected)',
+  GOOGLE_CLIENT_SECRET: '(unset)',
+  GOOGLE_AUTH_URL: 'https://accounts.google.com/o/oauth2/v2/auth',
+  GOOGLE_TOKEN_URL: 'https://oauth2.googleapis.com/token',
+  GOOGLE_API_URL: 'https://www.googleapis.com/calendar/v3',
+  MICROSOFT_CLIENT_ID: '(unset: Microsoft 365 accounts cannot be connected)',
+  MICROSOFT_CLIENT_SECRET: '(unset)',
+  MICROSOFT_TENANT: 'common',
+  MICROSOFT_AUTH_URL: 'https://login.microsoftonline.com/$MICROSOFT_TENANT/oauth2/v2.0/authorize',
+  MICROSOFT_TOKEN_URL: 'https://login.microsoftonline.com/$MICROSOFT_TENANT/oauth2/v2.0/token',
+  MICROSOFT_API_URL: 'https://graph.microsoft.com/v1.0',
+  ICS_ALLOW_PRIVATE_NETWORKS: 'false',
+  PROVIDER_TIMEOUT_MS: '15000',
 } as const;
 
 type Env = Record<string, string | undefined>;
@@ -79,6 +109,44 @@ export function loadConfig(env: Env): Config {
     problems,
   );
 
+  const oauthClient = (prefix: 'GOOGLE' | 'MICROSOFT'): OAuthProviderConfig | undefined => {
+    const clientId = read(`${prefix}_CLIENT_ID`);
+    const clientSecret = read(`${prefix}_CLIENT_SECRET`);
+    if (clientId === undefined && clientSecret === undefined) return undefined;
+    if (clientId === undefined || clientSecret === undefined) {
+      problems.push(`${prefix}_CLIENT_ID and ${prefix}_CLIENT_SECRET must be set together`);
+      return undefined;
+    }
+    const url = (name: 'AUTH_URL' | 'TOKEN_URL' | 'API_URL') => {
+      const value = read(`${prefix}_${name}`);
+      if (value !== undefined && !/^https?:\/\/\S+$/.test(value))
+        problems.push(`${prefix}_${name} must be an http(s) URL`);
+      return value;
+    };
+    return {
+      clientId,
+      clientSecret,
+      authorizationUrl: url('AUTH_URL'),
+      tokenUrl: url('TOKEN_URL'),
+      apiBaseUrl: url('API_URL'),
+    };
+  };
+  const google = oauthClient('GOOGLE');
+  const microsoftClient = oauthClient('MICROSOFT');
+  const microsoft = microsoftClient && { ...microsoftClient, tenant: read('MICROSOFT_TENANT') ?? 'common' };
+  const icsAllowPrivateNetworks = boolean(
+    read('ICS_ALLOW_PRIVATE_NETWORKS') ?? 'false',
+    'ICS_ALLOW_PRIVATE_NETWORKS',
+    problems,
+  );
+  const providerTimeoutMs = integer(
+    read('PROVIDER_TIMEOUT_MS') ?? '15000',
+    'PROVIDER_TIMEOUT_MS',
+    100,
+    120_000,
+    problems,
+  );
+
   if (problems.length > 0) throw new ConfigError(problems);
   return {
     environment,
@@ -91,6 +159,10 @@ export function loadConfig(env: Env): Config {
     logLevel,
     trustProxy,
     sessionTtlHours,
+    google,
+    microsoft,
+    icsAllowPrivateNetworks,
+    providerTimeoutMs,
   };
 }
 

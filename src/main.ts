@@ -2,6 +2,7 @@
 import { type Config, ConfigError, loadConfig } from './config.ts';
 import { buildApp } from './http/app.ts';
 import { systemClock } from './lib/clock.ts';
+import { createSecretBox } from './lib/encryption.ts';
 import { loadOrCreateKeyFile } from './lib/secretKeyFile.ts';
 import { sweep, sweepIntervalMs } from './people/housekeeping.ts';
 import { issueFirstRunToken } from './people/onboarding.ts';
@@ -18,6 +19,8 @@ async function start(config: Config): Promise<void> {
     db: database.db,
     clock: systemClock,
     secretKey,
+    box: createSecretBox(secretKey),
+    providers: {},
     ping: () => ping(database),
   });
 

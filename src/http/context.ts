@@ -1,7 +1,9 @@
 /** What the HTTP layer needs from the composition root. */
 import type { Kysely } from 'kysely';
+import type { Providers } from '../calendars/registry.ts';
 import type { Config } from '../config.ts';
 import type { Clock } from '../lib/clock.ts';
+import type { SecretBox } from '../lib/encryption.ts';
 import type { Database } from '../store/schema.ts';
 
 export interface AppContext {
@@ -10,6 +12,10 @@ export interface AppContext {
   clock: Clock;
   /** 32-byte key for MACs (CSRF) and, later, encryption at rest. */
   secretKey: Buffer;
+  /** Seals provider credentials at rest. */
+  box: SecretBox;
+  /** The calendar adapters this deployment offers. */
+  providers: Providers;
   /** Resolves when the database answers; used by /readyz. */
   ping(): Promise<void>;
 }

@@ -1,6 +1,7 @@
-/** Periodic clean-up of what has expired: sessions, sign-in failures, one-time links. */
+/** Periodic clean-up of what has expired: sessions, sign-in failures, one-time links, connect flows. */
 import type { Kysely } from 'kysely';
 import { type Clock, epochMs } from '../lib/clock.ts';
+import { deleteExpiredOAuthStates } from '../store/connectedAccounts.ts';
 import { deleteSpentTokens } from '../store/oneTimeTokens.ts';
 import type { Database } from '../store/schema.ts';
 import { deleteExpiredSessions } from '../store/sessions.ts';
@@ -14,4 +15,5 @@ export async function sweep(db: Kysely<Database>, clock: Clock): Promise<void> {
   await deleteExpiredSessions(db, now);
   await pruneFailures(db, now - signInThrottle.windowMs);
   await deleteSpentTokens(db, now);
+  await deleteExpiredOAuthStates(db, now);
 }

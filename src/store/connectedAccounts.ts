@@ -174,3 +174,58 @@ export async function syncCalendars(
   if (gone.length > 0) await db.deleteFrom('calendars').where('id', 'in', gone).execute();
   return calendarsOfAccount(db, accountId);
 }
+
+export interface OAuthState {
+  userId: string;
+  workspaceId: string;
+  provider: ProviderKind;
+  accountId: string | null;
+  sealedVerifier: string;
+}
+
+export async function insertOAuthState(
+  db: Db,
+  stateHash: string,
+  state: OAuthState,
+  expiresAt: number,
+): Promise<void> {
+  await db
+    .insertInto('oauth_states')
+    .values({
+      state_hash: stateHash,
+      user_id: state.userId,
+      workspace_id: state.workspaceId,
+      provider: state.provider,
+      account_id: state.accountId,
+      code_verifier: state.sealedVerifier,
+      expires_at: expiresAt,
+    })
+    .execute();
+}
+
+/** Returns and deletes the state (single use); undefined when unknown or expired. */
+export async function takeOAuthState(
+  db: Db,
+  stateHash: string,
+  now: number,
+): Promise<OAuthState | undefined> {
+  const row = await db
+    .selectFrom('oauth_states')
+    .selectAll()
+    .where('state_hash', '=', stateHash)
+    .executeTakeFirst();
+  if (row === undefined) return undefined;
+  const deleted = await db.deleteFrom('oauth_states').where('state_hash', '=', stateHash).executeTakeFirst();
+  if (Number(deleted.numDeletedRows) !== 1 || row.expires_at <= now) return undefined;
+  return {
+    userId: row.user_id,
+    workspaceId: row.workspace_id,
+    provider: row.provider as ProviderKind,
+    accountId: row.account_id,
+    sealedVerifier: row.code_verifier,
+  };
+}
+
+export async function deleteExpiredOAuthStates(db: Db, now: number): Promise<void> {
+  await db.deleteFrom('oauth_states').where('expires_at', '<=', now).execute();
+}

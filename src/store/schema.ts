@@ -103,6 +103,18 @@ export interface CalendarsTable {
   updated_at: number;
 }
 
+export interface OAuthStatesTable {
+  state_hash: string;
+  user_id: string;
+  workspace_id: string;
+  provider: string;
+  /** Set when the flow reconnects an existing account. */
+  account_id: string | null;
+  /** Sealed, bound to the state hash. */
+  code_verifier: string;
+  expires_at: number;
+}
+
 export interface Database {
   users: UsersTable;
   sessions: SessionsTable;
@@ -114,6 +126,7 @@ export interface Database {
   sign_in_failures: SignInFailuresTable;
   connected_accounts: ConnectedAccountsTable;
   calendars: CalendarsTable;
+  oauth_states: OAuthStatesTable;
 }
 
 export const flag = (value: Flag): boolean => value === true || value === 1;

@@ -10,15 +10,11 @@ export function sendHtml(reply: FastifyReply, body: string, status = 200): Fasti
  * Errors a person can fix by changing the form (bad value, wrong password, taken address, too
  * many tries) are shown on the form again; anything else goes to the error handler.
  */
-export function correctable(error: unknown): AppError {
-  if (
-    isAppError(error) &&
-    ['invalid_request', 'invalid_credentials', 'already_exists', 'conflict', 'rate_limited'].includes(
-      error.code,
-    )
-  ) {
+const formErrors = ['invalid_request', 'invalid_credentials', 'already_exists', 'conflict', 'rate_limited'];
+
+export function correctable(error: unknown, alsoCorrectable: readonly string[] = []): AppError {
+  if (isAppError(error) && (formErrors.includes(error.code) || alsoCorrectable.includes(error.code)))
     return error;
-  }
   throw error;
 }
 

@@ -1,9 +1,11 @@
 /** An in-process application on a fresh in-memory database, with a controllable clock. */
 import { randomBytes } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
+import type { Providers } from '../../src/calendars/registry.ts';
 import { type Config, loadConfig } from '../../src/config.ts';
 import { buildApp } from '../../src/http/app.ts';
 import type { AppContext } from '../../src/http/context.ts';
+import { createSecretBox } from '../../src/lib/encryption.ts';
 import { type DatabaseHandle, migrateToLatest, openDatabase, ping } from '../../src/store/database.ts';
 import { TestClock } from './clock.ts';
 
@@ -22,19 +24,24 @@ export interface TestAppOptions {
   logLines?: string[];
   /** Adds routes before the app is sealed. */
   extraRoutes?: (app: FastifyInstance) => void;
+  /** Calendar adapters; none unless a test needs them. */
+  providers?: Providers;
 }
 
 export async function startTestApp(options: TestAppOptions = {}): Promise<TestApp> {
-  const { env = {}, database, logLines, extraRoutes } = options;
+  const { env = {}, database, logLines, extraRoutes, providers } = options;
   const config: Config = loadConfig({ APP_ENV: 'test', LOG_LEVEL: 'silent', ...env });
   const handle = database ?? openDatabase({ sqlitePath: ':memory:' });
   await migrateToLatest(handle);
   const clock = new TestClock();
+  const secretKey = randomBytes(32);
   const ctx: AppContext = {
     config,
     db: handle.db,
     clock,
-    secretKey: randomBytes(32),
+    secretKey,
+    box: createSecretBox(secretKey),
+    providers: providers ?? {},
     ping: () => ping(handle),
   };
   const app = await buildApp(

@@ -39,4 +39,16 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('updated_at', t.time, (c) => c.notNull())
     .addUniqueConstraint('calendars_account_provider_id', ['account_id', 'provider_calendar_id'])
     .execute();
+
+  // The state of a provider connect flow in progress: who started it, and the PKCE verifier.
+  await db.schema
+    .createTable('oauth_states')
+    .addColumn('state_hash', 'text', (c) => c.primaryKey())
+    .addColumn('user_id', 'text', (c) => c.notNull().references('users.id').onDelete('cascade'))
+    .addColumn('workspace_id', 'text', (c) => c.notNull().references('workspaces.id').onDelete('cascade'))
+    .addColumn('provider', 'text', (c) => c.notNull())
+    .addColumn('account_id', 'text')
+    .addColumn('code_verifier', 'text', (c) => c.notNull())
+    .addColumn('expires_at', t.time, (c) => c.notNull())
+    .execute();
 }

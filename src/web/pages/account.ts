@@ -11,10 +11,12 @@ import { correctable, formOf, sendHtml } from '../forms.ts';
 import { html } from '../html.ts';
 import { csrfField, page } from '../layout.ts';
 import { requireUser } from '../visitor.ts';
+import { connectionNotices, connectionsSection, registerConnectionRoutes } from './connections.ts';
 
 const notices: Record<string, string> = {
   profile: 'Your name was saved.',
   password: 'Your password was changed. Other sessions were signed out.',
+  ...connectionNotices,
 };
 
 type NoticeQuery = { Querystring: { notice?: string } };
@@ -27,6 +29,7 @@ export function registerAccountPages(app: FastifyInstance, ctx: AppContext): voi
   ) => {
     const csrf = request.visitor.csrfToken;
     const workspaces = await workspacesOf(ctx.db, user.id);
+    const connections = await Promise.all(workspaces.map((w) => connectionsSection(ctx, user, w, csrf)));
     return page(
       { title: 'Your account', user, csrfToken: csrf, ...messages },
       html`<section>
@@ -62,9 +65,15 @@ ${workspaces.map(
 )}
 </tbody></table>`
 }
+</section>
+<section>
+<h2>Connected calendars</h2>
+${workspaces.length === 0 ? html`<p>Join a workspace to connect calendar accounts.</p>` : connections}
 </section>`,
     );
   };
+
+  registerConnectionRoutes(app, ctx, (request, user, messages) => accountPage(request, user, messages));
 
   app.get<NoticeQuery>('/account', { config: { page: true } }, async (request, reply) => {
     const user = requireUser(request, reply);

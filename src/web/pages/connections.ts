@@ -1,0 +1,213 @@
+/**
+ * Connected calendar accounts, a section of the account page: connect (CalDAV form, ICS feed,
+ * and Google / Microsoft when configured), reconnect, remove — per workspace.
+ */
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import {
+  type AccountDeps,
+  connectAccount,
+  ownAccount,
+  reconnectWithPassword,
+  removeAccount,
+} from '../../calendars/accounts.ts';
+import type { Credentials } from '../../calendars/provider.ts';
+import { invalidField } from '../../errors.ts';
+import type { AppContext } from '../../http/context.ts';
+import { requiredText } from '../../people/text.ts';
+import { accountsOf, calendarsOfAccount } from '../../store/connectedAccounts.ts';
+import type { User } from '../../store/users.ts';
+import type { Workspace } from '../../store/workspaces.ts';
+import { correctable, type Form, formOf } from '../forms.ts';
+import { type Html, html } from '../html.ts';
+import { csrfField } from '../layout.ts';
+import { requireUser } from '../visitor.ts';
+
+const providerNames: Record<string, string> = {
+  caldav: 'CalDAV',
+  ics: 'ICS subscription',
+  google: 'Google Calendar',
+  microsoft: 'Microsoft 365',
+};
+
+export const connectionNotices: Record<string, string> = {
+  connected: 'The account was connected.',
+  reconnected: 'The account was reconnected.',
+  removed: 'The account was removed, with its stored credentials and calendars.',
+};
+
+export const accountDeps = (ctx: AppContext): AccountDeps => ({
+  db: ctx.db,
+  clock: ctx.clock,
+  box: ctx.box,
+  providers: ctx.providers,
+});
+
+function httpUrl(input: unknown, field: string, schemes: string[]): string {
+  const value = typeof input === 'string' ? input.trim() : '';
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw invalidField(field, 'Enter a full address, like https://calendar.example.com/.');
+  }
+  if (!schemes.includes(url.protocol) || url.username !== '' || url.password !== '') {
+    throw invalidField(field, `The address must start with ${schemes.map((s) => `${s}//`).join(' or ')}.`);
+  }
+  return url.href;
+}
+
+export function caldavCredentials(form: Form): Credentials {
+  return {
+    kind: 'caldav',
+    serverUrl: httpUrl(form.serverUrl, 'serverUrl', ['https:', 'http:']),
+    username: requiredText(form.username, 'username', 'a user name', 256),
+    password: typeof form.password === 'string' && form.password !== '' ? form.password : '',
+  };
+}
+
+export function icsCredentials(form: Form): Credentials {
+  return { kind: 'ics', url: httpUrl(form.url, 'url', ['https:', 'http:', 'webcal:', 'webcals:']) };
+}
+
+export const accountLabel = (credentials: Credentials, email?: string): string => {
+  switch (credentials.kind) {
+    case 'caldav':
+      return `${credentials.username} on ${new URL(credentials.serverUrl).host}`;
+    case 'ics':
+      return new URL(credentials.url).host + new URL(credentials.url).pathname;
+    default:
+      return email ?? providerNames[credentials.kind]!;
+  }
+};
+
+/** The section for one workspace: its accounts with calendars, and the ways to connect one. */
+export async function connectionsSection(
+  ctx: AppContext,
+  user: User,
+  workspace: Workspace,
+  csrf: string,
+): Promise<Html> {
+  const accounts = await accountsOf(ctx.db, user.id, workspace.id);
+  const base = `/account/workspaces/${workspace.id}/connections`;
+  const rows = await Promise.all(
+    accounts.map(async (a) => {
+      const calendars = await calendarsOfAccount(ctx.db, a.id);
+      return html`<tr><td>${a.label}<br><span class="muted">${providerNames[a.provider]}</span></td>
+<td>${a.status === 'active' ? 'Connected' : html`<strong>Needs reconnecting</strong>`}</td>
+<td>${calendars.length === 0 ? html`<span class="muted">No calendars</span>` : html`<ul>${calendars.map((c) => html`<li>${c.name}${c.access === 'reader' || c.access === 'freeBusy' ? html` <span class="muted">(read-only)</span>` : ''}</li>`)}</ul>`}</td>
+<td>${a.provider === 'caldav' ? html`<form method="post" action="${base}/${a.id}/reconnect">${csrfField(csrf)}<label for="pw-${a.id}">New app password for ${a.label}</label><input id="pw-${a.id}" name="password" type="password" required><button type="submit">Reconnect</button></form>` : ''}
+<form class="inline" method="post" action="${base}/${a.id}/remove">${csrfField(csrf)}<button type="submit" aria-label="Remove ${a.label}">Remove</button></form></td></tr>`;
+    }),
+  );
+  return html`<section>
+<h3>Calendar accounts in ${workspace.name}</h3>
+${accounts.length === 0 ? html`<p>No calendar account connected yet.</p>` : html`<table><thead><tr><th>Account</th><th>Status</th><th>Calendars</th><th></th></tr></thead><tbody>${rows}</tbody></table>`}
+<details><summary>Connect a CalDAV account</summary>
+<form method="post" action="${base}/caldav">
+  ${csrfField(csrf)}
+  <label for="caldav-url-${workspace.id}">Server URL</label>
+  <input id="caldav-url-${workspace.id}" name="serverUrl" type="url" required placeholder="https://caldav.example.com/">
+  <label for="caldav-user-${workspace.id}">User name</label>
+  <input id="caldav-user-${workspace.id}" name="username" type="text" autocomplete="off" required>
+  <label for="caldav-pw-${workspace.id}">App password</label>
+  <input id="caldav-pw-${workspace.id}" name="password" type="password" autocomplete="off" required>
+  <div><button type="submit">Connect CalDAV</button></div>
+</form></details>
+<details><summary>Subscribe to an ICS feed</summary>
+<form method="post" action="${base}/ics">
+  ${csrfField(csrf)}
+  <label for="ics-url-${workspace.id}">Feed URL</label>
+  <input id="ics-url-${workspace.id}" name="url" type="text" required placeholder="webcal://example.com/calendar.ics">
+  <div><button type="submit">Subscribe</button></div>
+</form></details>
+${ctx.providers.google ? html`<form class="inline" method="post" action="${base}/google">${csrfField(csrf)}<button type="submit">Connect Google Calendar</button></form> ` : ''}
+${ctx.providers.microsoft ? html`<form class="inline" method="post" action="${base}/microsoft">${csrfField(csrf)}<button type="submit">Connect Microsoft 365</button></form>` : ''}
+</section>`;
+}
+
+export type RenderAccount = (
+  request: FastifyRequest,
+  user: User,
+  messages: { error?: string },
+) => Promise<string>;
+
+type ConnectionParams = { Params: { workspaceId: string } };
+type AccountParams = { Params: { workspaceId: string; accountId: string } };
+
+export function registerConnectionRoutes(app: FastifyInstance, ctx: AppContext, render: RenderAccount): void {
+  const deps = accountDeps(ctx);
+  const act = async (request: FastifyRequest, reply: FastifyReply, run: (user: User) => Promise<string>) => {
+    const user = requireUser(request, reply);
+    if (user === undefined) return reply;
+    try {
+      return reply.redirect(`/account?notice=${await run(user)}`, 303);
+    } catch (error) {
+      const e = correctable(error, ['provider_unavailable', 'payload_too_large', 'reconnect_required']);
+      return reply
+        .code(e.status)
+        .type('text/html; charset=utf-8')
+        .send(await render(request, user, { error: e.message }));
+    }
+  };
+
+  app.post<ConnectionParams>(
+    '/account/workspaces/:workspaceId/connections/caldav',
+    { config: { page: true } },
+    (request, reply) =>
+      act(request, reply, async (user) => {
+        const credentials = caldavCredentials(formOf(request.body));
+        if (credentials.kind === 'caldav' && credentials.password === '')
+          throw invalidField('password', 'Enter the app password.');
+        await connectAccount(
+          deps,
+          { userId: user.id, workspaceId: request.params.workspaceId },
+          credentials,
+          accountLabel(credentials),
+        );
+        return 'connected';
+      }),
+  );
+
+  app.post<ConnectionParams>(
+    '/account/workspaces/:workspaceId/connections/ics',
+    { config: { page: true } },
+    (request, reply) =>
+      act(request, reply, async (user) => {
+        const credentials = icsCredentials(formOf(request.body));
+        await connectAccount(
+          deps,
+          { userId: user.id, workspaceId: request.params.workspaceId },
+          credentials,
+          accountLabel(credentials),
+        );
+        return 'connected';
+      }),
+  );
+
+  app.post<AccountParams>(
+    '/account/workspaces/:workspaceId/connections/:accountId/reconnect',
+    { config: { page: true } },
+    (request, reply) =>
+      act(request, reply, async (user) => {
+        const password = formOf(request.body).password;
+        if (typeof password !== 'string' || password === '')
+          throw invalidField('password', 'Enter the new app password.');
+        await reconnectWithPassword(
+          deps,
+          await ownAccount(deps, user.id, request.params.accountId),
+          password,
+        );
+        return 'reconnected';
+      }),
+  );
+
+  app.post<AccountParams>(
+    '/account/workspaces/:workspaceId/connections/:accountId/remove',
+    { config: { page: true } },
+    (request, reply) =>
+      act(request, reply, async (user) => {
+        await removeAccount(deps, user.id, request.params.accountId);
+        return 'removed';
+      }),
+  );
+}

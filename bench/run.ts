@@ -46,6 +46,7 @@ const app = await buildApp(
     secretKey,
     box: createSecretBox(secretKey),
     providers: {},
+    connectors: {},
     ping: () => ping(handle),
   },
   { logger: false },

@@ -21,6 +21,7 @@ async function start(config: Config): Promise<void> {
     secretKey,
     box: createSecretBox(secretKey),
     providers: {},
+    connectors: {},
     ping: () => ping(database),
   });
 

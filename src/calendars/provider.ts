@@ -41,7 +41,7 @@ export interface EditFacts {
   attendees: boolean;
   /** Carries a provider-managed conference (Meet, Teams) that an edit could break. */
   conference: boolean;
-  /** A copy managed elsewhere: birthdays/contacts feeds, holiday calendars, an invitation copy. */
+  /** A copy managed elsewhere: birthdays from contacts, subscribed and holiday feeds, locked private copies. */
   managedCopy: boolean;
   /** The provider's version (ETag, changeKey); absent means a safe write is impossible. */
   version?: string;

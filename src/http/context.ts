@@ -1,5 +1,6 @@
 /** What the HTTP layer needs from the composition root. */
 import type { Kysely } from 'kysely';
+import type { Connectors } from '../calendars/connectors.ts';
 import type { Providers } from '../calendars/registry.ts';
 import type { Config } from '../config.ts';
 import type { Clock } from '../lib/clock.ts';
@@ -16,6 +17,8 @@ export interface AppContext {
   box: SecretBox;
   /** The calendar adapters this deployment offers. */
   providers: Providers;
+  /** OAuth connect flows of the providers that have a configured client. */
+  connectors: Connectors;
   /** Resolves when the database answers; used by /readyz. */
   ping(): Promise<void>;
 }

@@ -42,6 +42,7 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
     secretKey,
     box: createSecretBox(secretKey),
     providers: providers ?? {},
+    connectors: {},
     ping: () => ping(handle),
   };
   const app = await buildApp(

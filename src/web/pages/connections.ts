@@ -7,16 +7,26 @@ import {
   type AccountDeps,
   connectAccount,
   ownAccount,
+  reconnectAccount,
   reconnectWithPassword,
   removeAccount,
 } from '../../calendars/accounts.ts';
+import type { OAuthConnector, OAuthProviderKind } from '../../calendars/connectors.ts';
 import type { Credentials } from '../../calendars/provider.ts';
-import { invalidField } from '../../errors.ts';
+import { AppError, invalidField } from '../../errors.ts';
 import type { AppContext } from '../../http/context.ts';
+import { epochMs } from '../../lib/clock.ts';
+import { randomToken, tokenHash } from '../../lib/secrets.ts';
 import { requiredText } from '../../people/text.ts';
-import { accountsOf, calendarsOfAccount } from '../../store/connectedAccounts.ts';
+import {
+  accountsOf,
+  calendarsOfAccount,
+  insertOAuthState,
+  takeOAuthState,
+} from '../../store/connectedAccounts.ts';
 import type { User } from '../../store/users.ts';
 import type { Workspace } from '../../store/workspaces.ts';
+import { roleOf } from '../../store/workspaces.ts';
 import { correctable, type Form, formOf } from '../forms.ts';
 import { type Html, html } from '../html.ts';
 import { csrfField } from '../layout.ts';
@@ -33,6 +43,7 @@ export const connectionNotices: Record<string, string> = {
   connected: 'The account was connected.',
   reconnected: 'The account was reconnected.',
   removed: 'The account was removed, with its stored credentials and calendars.',
+  cancelled: 'Connecting the account was cancelled.',
 };
 
 export const accountDeps = (ctx: AppContext): AccountDeps => ({
@@ -96,6 +107,7 @@ export async function connectionsSection(
 <td>${a.status === 'active' ? 'Connected' : html`<strong>Needs reconnecting</strong>`}</td>
 <td>${calendars.length === 0 ? html`<span class="muted">No calendars</span>` : html`<ul>${calendars.map((c) => html`<li>${c.name}${c.access === 'reader' || c.access === 'freeBusy' ? html` <span class="muted">(read-only)</span>` : ''}</li>`)}</ul>`}</td>
 <td>${a.provider === 'caldav' ? html`<form method="post" action="${base}/${a.id}/reconnect">${csrfField(csrf)}<label for="pw-${a.id}">New app password for ${a.label}</label><input id="pw-${a.id}" name="password" type="password" required><button type="submit">Reconnect</button></form>` : ''}
+${a.provider === 'google' || a.provider === 'microsoft' ? html`<form class="inline" method="post" action="${base}/${a.id}/reconnect">${csrfField(csrf)}<button type="submit" aria-label="Reconnect ${a.label}">Reconnect</button></form>` : ''}
 <form class="inline" method="post" action="${base}/${a.id}/remove">${csrfField(csrf)}<button type="submit" aria-label="Remove ${a.label}">Remove</button></form></td></tr>`;
     }),
   );
@@ -120,8 +132,8 @@ ${accounts.length === 0 ? html`<p>No calendar account connected yet.</p>` : html
   <input id="ics-url-${workspace.id}" name="url" type="text" required placeholder="webcal://example.com/calendar.ics">
   <div><button type="submit">Subscribe</button></div>
 </form></details>
-${ctx.providers.google ? html`<form class="inline" method="post" action="${base}/google">${csrfField(csrf)}<button type="submit">Connect Google Calendar</button></form> ` : ''}
-${ctx.providers.microsoft ? html`<form class="inline" method="post" action="${base}/microsoft">${csrfField(csrf)}<button type="submit">Connect Microsoft 365</button></form>` : ''}
+${ctx.connectors.google ? html`<form class="inline" method="post" action="${base}/google">${csrfField(csrf)}<button type="submit">Connect Google Calendar</button></form> ` : ''}
+${ctx.connectors.microsoft ? html`<form class="inline" method="post" action="${base}/microsoft">${csrfField(csrf)}<button type="submit">Connect Microsoft 365</button></form>` : ''}
 </section>`;
 }
 
@@ -133,6 +145,35 @@ export type RenderAccount = (
 
 type ConnectionParams = { Params: { workspaceId: string } };
 type AccountParams = { Params: { workspaceId: string; accountId: string } };
+
+const oauthStateTtlMs = 10 * 60 * 1000;
+
+function connectorFor(ctx: AppContext, kind: OAuthProviderKind): OAuthConnector {
+  const connector = ctx.connectors[kind];
+  if (connector === undefined)
+    throw new AppError('not_found', `Connecting ${providerNames[kind]} is not configured here.`);
+  return connector;
+}
+
+/** Remembers who starts the flow (and the PKCE verifier, sealed) under a random state; returns where to go. */
+async function startOAuth(
+  ctx: AppContext,
+  kind: OAuthProviderKind,
+  owner: { userId: string; workspaceId: string },
+  accountId: string | null,
+): Promise<string> {
+  const connector = connectorFor(ctx, kind);
+  const state = randomToken();
+  const codeVerifier = randomToken();
+  const hash = tokenHash(state);
+  await insertOAuthState(
+    ctx.db,
+    hash,
+    { ...owner, provider: kind, accountId, sealedVerifier: ctx.box.seal(codeVerifier, hash) },
+    epochMs(ctx.clock) + oauthStateTtlMs,
+  );
+  return connector.authorizationUrl({ state, codeVerifier });
+}
 
 export function registerConnectionRoutes(app: FastifyInstance, ctx: AppContext, render: RenderAccount): void {
   const deps = accountDeps(ctx);
@@ -187,17 +228,82 @@ export function registerConnectionRoutes(app: FastifyInstance, ctx: AppContext, 
   app.post<AccountParams>(
     '/account/workspaces/:workspaceId/connections/:accountId/reconnect',
     { config: { page: true } },
-    (request, reply) =>
-      act(request, reply, async (user) => {
+    async (request, reply) => {
+      const user = requireUser(request, reply);
+      if (user === undefined) return reply;
+      const account = await ownAccount(deps, user.id, request.params.accountId);
+      if (account.provider === 'google' || account.provider === 'microsoft') {
+        return reply.redirect(
+          await startOAuth(
+            ctx,
+            account.provider,
+            { userId: user.id, workspaceId: account.workspaceId },
+            account.id,
+          ),
+          303,
+        );
+      }
+      return act(request, reply, async () => {
         const password = formOf(request.body).password;
         if (typeof password !== 'string' || password === '')
           throw invalidField('password', 'Enter the new app password.');
-        await reconnectWithPassword(
-          deps,
-          await ownAccount(deps, user.id, request.params.accountId),
-          password,
-        );
+        await reconnectWithPassword(deps, account, password);
         return 'reconnected';
+      });
+    },
+  );
+
+  app.post<{ Params: { workspaceId: string; kind: string } }>(
+    '/account/workspaces/:workspaceId/connections/:kind(^google$|^microsoft$)',
+    { config: { page: true } },
+    async (request, reply) => {
+      const user = requireUser(request, reply);
+      if (user === undefined) return reply;
+      const owner = { userId: user.id, workspaceId: request.params.workspaceId };
+      if ((await roleOf(ctx.db, owner.workspaceId, owner.userId)) === undefined)
+        throw new AppError('not_found', 'No such workspace.');
+      return reply.redirect(
+        await startOAuth(ctx, request.params.kind as OAuthProviderKind, owner, null),
+        303,
+      );
+    },
+  );
+
+  app.get<{ Params: { kind: string }; Querystring: Record<string, string | undefined> }>(
+    '/account/connect/:kind(^google$|^microsoft$)/callback',
+    { config: { page: true } },
+    (request, reply) =>
+      act(request, reply, async (user) => {
+        const kind = request.params.kind as OAuthProviderKind;
+        const { state, code, error } = request.query;
+        const flow =
+          typeof state === 'string'
+            ? await takeOAuthState(ctx.db, tokenHash(state), epochMs(ctx.clock))
+            : undefined;
+        // A flow someone else started (or an old one) must not attach an account to this person.
+        if (flow === undefined || flow.userId !== user.id || flow.provider !== kind) {
+          throw new AppError(
+            'invalid_request',
+            'This connection attempt has expired or was not started here. Start again.',
+          );
+        }
+        if (error !== undefined) return 'cancelled';
+        if (typeof code !== 'string' || code === '')
+          throw new AppError('invalid_request', 'The provider sent no authorization code.');
+        const codeVerifier = ctx.box.open(flow.sealedVerifier, tokenHash(state!));
+        const { tokens, email } = await connectorFor(ctx, kind).exchange({ code, codeVerifier });
+        const credentials: Credentials = { kind, ...tokens };
+        if (flow.accountId !== null) {
+          await reconnectAccount(deps, await ownAccount(deps, user.id, flow.accountId), credentials);
+          return 'reconnected';
+        }
+        await connectAccount(
+          deps,
+          { userId: user.id, workspaceId: flow.workspaceId },
+          credentials,
+          accountLabel(credentials, email),
+        );
+        return 'connected';
       }),
   );
 

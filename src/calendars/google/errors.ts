@@ -1,0 +1,67 @@
+/**
+ * Calendar API failures as typed errors. Google signals rate limits with 403 as well as 429
+ * (reasons in the `usageLimits` domain); ProviderHttp already retried 429/5xx for reads.
+ */
+import { AppError } from '../../errors.ts';
+import { retryAfterMs } from '../providerHttp.ts';
+import { providerName } from './config.ts';
+import type { GoogleErrorBody } from './resources.ts';
+
+const rateLimitReasons = new Set([
+  'rateLimitExceeded',
+  'userRateLimitExceeded',
+  'dailyLimitExceeded',
+  'quotaExceeded',
+]);
+
+export async function googleFailure(response: Response, now: Temporal.Instant): Promise<AppError> {
+  const body = (await response.json().catch(() => ({}))) as GoogleErrorBody;
+  const errors = body.error?.errors ?? [];
+  const reasons = errors.map((error) => error.reason ?? '');
+  const status = response.status;
+  const details = (reason: string) => ({ details: { reason, status, googleReason: reasons[0] } });
+
+  if (status === 400) {
+    return new AppError('invalid_request', `${providerName} rejected the request.`, details('bad_request'));
+  }
+  if (status === 403) {
+    if (reasons.some((r) => rateLimitReasons.has(r)) || errors.some((e) => e.domain === 'usageLimits')) {
+      const wait = retryAfterMs(response.headers.get('retry-after'), now);
+      return new AppError('provider_unavailable', `${providerName} usage limits were exceeded.`, {
+        ...details('rate_limited'),
+        retryAfter: wait === undefined ? undefined : Math.ceil(wait / 1000),
+      });
+    }
+    if (reasons.includes('insufficientPermissions')) {
+      return new AppError(
+        'reconnect_required',
+        'Calendar access was withdrawn; connect again.',
+        details('scope'),
+      );
+    }
+    // The calendar or event is no longer shared with the account: to the caller, it is gone.
+    return new AppError('not_found', `${providerName} denied access.`, details('forbidden'));
+  }
+  if (status === 404 || status === 410) {
+    return new AppError(
+      'not_found',
+      `${providerName} has no such item.`,
+      details(status === 410 ? 'gone' : 'missing'),
+    );
+  }
+  if (status === 409 || status === 412) {
+    return new AppError('conflict', `${providerName} reports a conflicting change.`, details('conflict'));
+  }
+  return new AppError(
+    'provider_unavailable',
+    `${providerName} answered HTTP ${status}.`,
+    details('server_error'),
+  );
+}
+
+const hasStatus = (error: unknown, statuses: number[]): boolean =>
+  error instanceof AppError && statuses.includes(error.details?.status as number);
+
+/** 410: Google forgot the position (sync or page token), or the resource was deleted. */
+export const isGone = (error: unknown): boolean => hasStatus(error, [410]);
+export const isMissing = (error: unknown): boolean => hasStatus(error, [404, 410]);

@@ -1,0 +1,114 @@
+/**
+ * Expansion of the simple series the fake supports: one `RRULE` with FREQ=DAILY or WEEKLY,
+ * optional INTERVAL, COUNT or UNTIL (no BYDAY, no EXDATE — cancel an instance with an
+ * exception event instead). Instances keep the master's wall-clock time in its zone across
+ * DST changes and its exact duration, and get Google's instance ids (`{id}_{start}`).
+ */
+import type { GoogleEvent, GoogleEventDateTime } from '../../../src/calendars/google/resources.ts';
+
+/** Unbounded series stop after this many instances. */
+const horizon = 1000;
+
+interface Rule {
+  step: 'days' | 'weeks';
+  interval: number;
+  count?: number;
+  until?: string;
+}
+
+function parseRule(lines: string[]): Rule {
+  const line = lines.find((candidate) => candidate.startsWith('RRULE:'));
+  if (line === undefined) throw new Error('a recurring event needs an RRULE');
+  const parts = new Map(
+    line
+      .slice(6)
+      .split(';')
+      .map((part) => part.split('=') as [string, string]),
+  );
+  const freq = parts.get('FREQ');
+  if (freq !== 'DAILY' && freq !== 'WEEKLY') throw new Error(`the fake cannot expand FREQ=${freq}`);
+  return {
+    step: freq === 'DAILY' ? 'days' : 'weeks',
+    interval: Number(parts.get('INTERVAL') ?? 1),
+    count: parts.has('COUNT') ? Number(parts.get('COUNT')) : undefined,
+    until: parts.get('UNTIL'),
+  };
+}
+
+/** `20261231` or `20261231T235959Z` as an ISO date or instant string. */
+const isoFromBasic = (basic: string) =>
+  basic.length === 8
+    ? `${basic.slice(0, 4)}-${basic.slice(4, 6)}-${basic.slice(6, 8)}`
+    : `${basic.slice(0, 4)}-${basic.slice(4, 6)}-${basic.slice(6, 8)}T${basic.slice(9, 11)}:${basic.slice(11, 13)}:${basic.slice(13, 15)}Z`;
+
+const basicFromIso = (iso: string) => iso.replaceAll('-', '').replaceAll(':', '');
+
+export const formatDateTime = (zdt: Temporal.ZonedDateTime): string =>
+  zdt.toString({ smallestUnit: 'second', timeZoneName: 'never' });
+
+/** Where an event date-time falls, as an instant (all-day dates at midnight in `zone`). */
+export function instantOf(value: GoogleEventDateTime, zone: string): Temporal.Instant {
+  if (value.date !== undefined) return Temporal.PlainDate.from(value.date).toZonedDateTime(zone).toInstant();
+  const dateTime = value.dateTime ?? '';
+  return /(?:Z|[+-]\d{2}:\d{2})$/.test(dateTime)
+    ? Temporal.Instant.from(dateTime)
+    : Temporal.PlainDateTime.from(dateTime)
+        .toZonedDateTime(value.timeZone ?? zone)
+        .toInstant();
+}
+
+/** Every instance of `master` (a stored event with `recurrence`), in order. */
+export function expandSeries(master: GoogleEvent, calendarZone: string): GoogleEvent[] {
+  const rule = parseRule(master.recurrence ?? []);
+  const { recurrence: _, ...template } = master;
+  const start = master.start ?? {};
+  const end = master.end ?? {};
+  const limit = Math.min(rule.count ?? horizon, horizon);
+  const instances: GoogleEvent[] = [];
+
+  if (start.date !== undefined) {
+    const first = Temporal.PlainDate.from(start.date);
+    const days = first.until(Temporal.PlainDate.from(end.date ?? start.date)).days;
+    const until =
+      rule.until === undefined ? undefined : Temporal.PlainDate.from(isoFromBasic(rule.until).slice(0, 10));
+    for (let i = 0; i < limit; i++) {
+      const day = first.add({ [rule.step]: i * rule.interval });
+      if (until !== undefined && Temporal.PlainDate.compare(day, until) > 0) break;
+      instances.push({
+        ...template,
+        id: `${master.id}_${basicFromIso(day.toString())}`,
+        recurringEventId: master.id,
+        originalStartTime: { date: day.toString() },
+        start: { date: day.toString() },
+        end: { date: day.add({ days }).toString() },
+      });
+    }
+    return instances;
+  }
+
+  const zone = start.timeZone ?? calendarZone;
+  const first = instantOf(start, zone).toZonedDateTimeISO(zone);
+  const length = instantOf(start, zone).until(instantOf(end, end.timeZone ?? zone));
+  const until = rule.until === undefined ? undefined : Temporal.Instant.from(isoFromBasic(rule.until));
+  for (let i = 0; i < limit; i++) {
+    const at = first.add({ [rule.step]: i * rule.interval });
+    if (until !== undefined && Temporal.Instant.compare(at.toInstant(), until) > 0) break;
+    const when = { dateTime: formatDateTime(at), timeZone: zone };
+    instances.push({
+      ...template,
+      id: `${master.id}_${basicFromIso(at.toInstant().toString())}`,
+      recurringEventId: master.id,
+      originalStartTime: when,
+      start: when,
+      end: { dateTime: formatDateTime(at.add(length)), timeZone: end.timeZone ?? zone },
+    });
+  }
+  return instances;
+}
+
+/** Whether an instance's originalStartTime is the one named (a date, or any RFC 3339 form). */
+export function sameOriginalStart(original: GoogleEventDateTime | undefined, named: string, zone: string) {
+  if (original === undefined) return false;
+  if (/^\d{4}-\d{2}-\d{2}$/.test(named)) return original.date === named;
+  return original.dateTime !== undefined && instantOf(original, zone).equals(Temporal.Instant.from(named));
+}

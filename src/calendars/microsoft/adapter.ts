@@ -1,0 +1,160 @@
+/**
+ * The Microsoft Graph calendar provider: calendars of the signed-in mailbox (own, shared,
+ * delegated) and their expanded occurrences from `calendarView`.
+ */
+import { AppError, isAppError } from '../../errors.ts';
+import type { Clock } from '../../lib/clock.ts';
+import type {
+  CalendarProvider,
+  EventsResult,
+  ProviderCalendar,
+  ProviderOccurrence,
+  SkippedItem,
+  TimeWindow,
+} from '../provider.ts';
+import type { ProviderHttp } from '../providerHttp.ts';
+import { GraphClient } from './client.ts';
+import type { MicrosoftConfig } from './config.ts';
+import { providerName } from './graphRequest.ts';
+import type { GraphCalendar, GraphEvent, GraphUser } from './graphTypes.ts';
+import { mapCalendar, mapEvent } from './mapping.ts';
+import type { MicrosoftAccount } from './tokens.ts';
+
+const calendarFields = 'id,name,hexColor,isDefaultCalendar,canEdit,owner';
+const eventFields = [
+  'id,type,seriesMasterId,originalStart,originalStartTimeZone,subject,body,start,end,isAllDay',
+  'isCancelled,isOrganizer,showAs,sensitivity,responseStatus,isReminderOn,reminderMinutesBeforeStart',
+  'location,locations,onlineMeeting,onlineMeetingUrl,onlineMeetingProvider,webLink,categories',
+  'attendees,organizer,changeKey',
+].join(',');
+const pageSize = '100';
+const day = Temporal.Duration.from({ hours: 24 });
+// Outlook keeps a moved occurrence between its neighbours, so a month either side finds it
+// for daily, weekly and monthly series.
+const instanceSearch = Temporal.Duration.from({ hours: 24 * 31 });
+
+export function createMicrosoftProvider(deps: {
+  http: ProviderHttp;
+  config: MicrosoftConfig;
+  clock: Clock;
+}): CalendarProvider<'microsoft'> {
+  const client = new GraphClient(deps);
+  const calendarPath = (calendar: ProviderCalendar) =>
+    `/me/calendars/${encodeURIComponent(calendar.providerCalendarId)}`;
+
+  const instances = (
+    account: MicrosoftAccount,
+    eventPath: string,
+    from: Temporal.Instant,
+    to: Temporal.Instant,
+  ) =>
+    client.getAll<GraphEvent>(account, `${eventPath}/instances`, {
+      startDateTime: from.toString(),
+      endDateTime: to.toString(),
+      $select: eventFields,
+      $top: pageSize,
+    });
+
+  return {
+    kind: 'microsoft',
+
+    async listCalendars(account) {
+      const [me, calendars] = await Promise.all([
+        client.get<GraphUser>(account, '/me', { $select: 'id,mail,userPrincipalName' }),
+        client.getAll<GraphCalendar>(account, '/me/calendars', { $select: calendarFields }),
+      ]);
+      const email = me.mail ?? me.userPrincipalName ?? undefined;
+      return calendars.map((calendar) => mapCalendar(calendar, email));
+    },
+
+    async listEvents(account, calendar, window): Promise<EventsResult> {
+      // A day's margin each side: Graph places all-day events in their own zone, the core in another.
+      const events = await client.getAll<GraphEvent>(account, `${calendarPath(calendar)}/calendarView`, {
+        startDateTime: window.start.subtract(day).toString(),
+        endDateTime: window.end.add(day).toString(),
+        $select: eventFields,
+        $top: pageSize,
+      });
+      const occurrences: ProviderOccurrence[] = [];
+      const skipped: SkippedItem[] = [];
+      for (const event of events) {
+        const result = mapEvent(event, calendar);
+        if ('skipped' in result) skipped.push(result.skipped);
+        else if (overlaps(result.occurrence, window)) occurrences.push(result.occurrence);
+      }
+      return { occurrences, skipped };
+    },
+
+    async getEvent(account, calendar, providerEventId, recurrenceId) {
+      const eventPath = `${calendarPath(calendar)}/events/${encodeURIComponent(providerEventId)}`;
+      const event = await orUndefined(client.get<GraphEvent>(account, eventPath, { $select: eventFields }));
+      if (event === undefined) return undefined;
+      // A single event has no occurrence to name (a series that became single lost them).
+      if (event.type !== 'seriesMaster')
+        return recurrenceId === undefined ? readable(event, calendar) : undefined;
+
+      const wanted = recurrenceId === undefined ? undefined : instantOrUndefined(recurrenceId);
+      if (recurrenceId !== undefined && wanted === undefined) return undefined;
+      const around = wanted ?? seriesStart(event);
+      if (around === undefined) throw unreadable('series without a readable start');
+      const occurrences = (
+        await instances(account, eventPath, around.subtract(instanceSearch), around.add(instanceSearch))
+      ).flatMap((instance) => {
+        const result = mapEvent(instance, calendar);
+        return 'occurrence' in result ? [result.occurrence] : [];
+      });
+      if (wanted !== undefined)
+        return occurrences.find((occurrence) => occurrence.recurrenceId === wanted.toString());
+      // Without a recurrence id: the series' first occurrence.
+      return occurrences.sort((a, b) => Temporal.Instant.compare(a.recurrenceId!, b.recurrenceId!))[0];
+    },
+  };
+}
+
+function readable(event: GraphEvent, calendar: ProviderCalendar): ProviderOccurrence {
+  const result = mapEvent(event, calendar);
+  if ('skipped' in result) throw unreadable(result.skipped.reason);
+  return result.occurrence;
+}
+
+const unreadable = (reason: string) =>
+  new AppError('provider_unavailable', `${providerName} returned an event this service cannot read.`, {
+    details: { reason },
+  });
+
+/** Timed occurrences must overlap the window; all-day ones may be a day off (the core places them). */
+function overlaps(occurrence: ProviderOccurrence, window: TimeWindow): boolean {
+  const timed = occurrence.timeZone !== undefined;
+  const start = Temporal.PlainDateTime.from(occurrence.start).toZonedDateTime(occurrence.timeZone ?? 'UTC');
+  const end = start.add(Temporal.Duration.from(occurrence.duration)).toInstant();
+  const from = timed ? window.start : window.start.subtract(day);
+  const to = timed ? window.end : window.end.add(day);
+  const startsBeforeEnd = Temporal.Instant.compare(start.toInstant(), to) < 0;
+  // A zero-length occurrence is in the window when it starts inside it.
+  const endsAfterStart = end.equals(start.toInstant())
+    ? Temporal.Instant.compare(end, from) >= 0
+    : Temporal.Instant.compare(end, from) > 0;
+  return startsBeforeEnd && endsAfterStart;
+}
+
+/** Near the series' first start (to within a day: all-day masters come in their own zone). */
+function seriesStart(master: GraphEvent): Temporal.Instant | undefined {
+  return master.start ? instantOrUndefined(`${master.start.dateTime.slice(0, 19)}Z`) : undefined;
+}
+
+function instantOrUndefined(value: string): Temporal.Instant | undefined {
+  try {
+    return Temporal.Instant.from(value);
+  } catch {
+    return undefined;
+  }
+}
+
+async function orUndefined<T>(read: Promise<T>): Promise<T | undefined> {
+  try {
+    return await read;
+  } catch (error) {
+    if (isAppError(error) && error.code === 'not_found') return undefined;
+    throw error;
+  }
+}

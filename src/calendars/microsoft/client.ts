@@ -1,0 +1,65 @@
+/**
+ * Reads from Graph as a connected account: bearer tokens (one refresh on a first 401, then
+ * reconnect_required), typed JSON, and paging over `@odata.nextLink`.
+ */
+import { AppError } from '../../errors.ts';
+import { graphGet, graphJson, providerName } from './graphRequest.ts';
+import type { GraphPage } from './graphTypes.ts';
+import type { OAuthDeps } from './oauth.ts';
+import { type MicrosoftAccount, TokenKeeper } from './tokens.ts';
+
+/** Query parameters; OData names keep their `$` (Graph reads them unencoded). */
+export type GraphQuery = Record<string, string>;
+
+export class GraphClient {
+  readonly #deps: OAuthDeps;
+  readonly #tokens: TokenKeeper;
+  readonly #origin: string;
+
+  constructor(deps: OAuthDeps) {
+    this.#deps = deps;
+    this.#tokens = new TokenKeeper(deps);
+    this.#origin = new URL(deps.config.apiBaseUrl).origin;
+  }
+
+  /** `path` below the API root, e.g. `/me/calendars`. */
+  async get<T>(account: MicrosoftAccount, path: string, query: GraphQuery = {}): Promise<T> {
+    return graphJson<T>(await this.#authorized(account, this.#url(path, query)));
+  }
+
+  /** Every item of a collection, following `@odata.nextLink` page by page. */
+  async getAll<T>(account: MicrosoftAccount, path: string, query: GraphQuery = {}): Promise<T[]> {
+    const items: T[] = [];
+    let url: string | undefined = this.#url(path, query);
+    while (url !== undefined) {
+      const page: GraphPage<T> = await graphJson<GraphPage<T>>(await this.#authorized(account, url));
+      items.push(...page.value);
+      url = this.#nextLink(page['@odata.nextLink']);
+    }
+    return items;
+  }
+
+  #url(path: string, query: GraphQuery): string {
+    const search = Object.entries(query)
+      .map(([name, value]) => `${name}=${encodeURIComponent(value)}`)
+      .join('&');
+    return `${this.#deps.config.apiBaseUrl}${path}${search === '' ? '' : `?${search}`}`;
+  }
+
+  /** Only links back to Graph itself are followed: the bearer token goes nowhere else. */
+  #nextLink(link: string | undefined): string | undefined {
+    if (link === undefined) return undefined;
+    if (URL.canParse(link) && new URL(link).origin === this.#origin) return link;
+    throw new AppError('provider_unavailable', `${providerName} sent a next-page link to another host.`);
+  }
+
+  async #authorized(account: MicrosoftAccount, url: string): Promise<Response> {
+    const send = (token: string) => graphGet(this.#deps.http, url, token, account.accountKey);
+    const { accessToken, fresh } = await this.#tokens.current(account);
+    const response = await send(accessToken);
+    // A just-refreshed token that is still refused will not get better by refreshing again.
+    if (response.status !== 401 || fresh) return response;
+    await response.body?.cancel();
+    return send(await this.#tokens.renew(account, accessToken));
+  }
+}

@@ -1,4 +1,5 @@
-/** Composition root: configuration → secret key → database → application → listening server. */
+/** Composition root: configuration → secret key → database → calendar adapters → application → server. */
+import { createCalendarAdapters } from './calendars/adapters.ts';
 import { type Config, ConfigError, loadConfig } from './config.ts';
 import { buildApp } from './http/app.ts';
 import { systemClock } from './lib/clock.ts';
@@ -20,8 +21,7 @@ async function start(config: Config): Promise<void> {
     clock: systemClock,
     secretKey,
     box: createSecretBox(secretKey),
-    providers: {},
-    connectors: {},
+    ...createCalendarAdapters(config, systemClock),
     ping: () => ping(database),
   });
 

@@ -22,7 +22,7 @@ import {
 } from '../store/connectedAccounts.ts';
 import type { Database } from '../store/schema.ts';
 import { roleOf } from '../store/workspaces.ts';
-import type { AccountAccess, Credentials } from './provider.ts';
+import type { AccountAccess, Credentials, ProviderCalendar } from './provider.ts';
 import { type Providers, providerFor } from './registry.ts';
 
 export interface AccountDeps {
@@ -41,14 +41,20 @@ const noSuchAccount = () => new AppError('not_found', 'No such connected account
 
 /** Lists calendars with credentials not stored yet; adapters may refine them (a discovered home). */
 async function verify(deps: AccountDeps, accountKey: string, credentials: Credentials) {
+  const provider = providerFor(deps.providers, credentials.kind);
   let latest = credentials;
-  const listed = await providerFor(deps.providers, credentials.kind).listCalendars({
-    accountKey,
-    credentials,
-    saveCredentials: async (next) => {
-      latest = next;
-    },
-  });
+  let listed: ProviderCalendar[];
+  if (provider.connect !== undefined) {
+    ({ credentials: latest, calendars: listed } = await provider.connect(credentials));
+  } else {
+    listed = await provider.listCalendars({
+      accountKey,
+      credentials,
+      saveCredentials: async (next) => {
+        latest = next;
+      },
+    });
+  }
   return { listed, sealedFor: (id: string) => deps.box.seal(JSON.stringify(latest), id) };
 }
 

@@ -122,6 +122,13 @@ export interface AccountAccess<C extends Credentials = Credentials> {
 
 export interface CalendarProvider<K extends ProviderKind = ProviderKind> {
   readonly kind: K;
+  /**
+   * First contact with credentials a person just typed: checks them (errors name the form field)
+   * and completes them (a discovered home URL). Adapters without it are checked by listCalendars.
+   */
+  connect?(
+    credentials: CredentialsOf<K>,
+  ): Promise<{ credentials: CredentialsOf<K>; calendars: ProviderCalendar[] }>;
   listCalendars(account: AccountAccess<CredentialsOf<K>>): Promise<ProviderCalendar[]>;
   /**
    * Occurrences overlapping the window. Floating and all-day occurrences cannot be placed

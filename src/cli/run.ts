@@ -1,9 +1,14 @@
 /** The administration CLI: parses arguments, runs one command, prints ids; never prompts. */
 import { parseArgs } from 'node:util';
-import { ConfigError, loadConfig } from '../config.ts';
+import { connectAccount } from '../calendars/accounts.ts';
+import { createCalendarAdapters } from '../calendars/adapters.ts';
+import { accountLabel, caldavCredentials, icsCredentials } from '../calendars/credentialsInput.ts';
+import { type Config, ConfigError, loadConfig } from '../config.ts';
 import { AppError, isAppError } from '../errors.ts';
 import { systemClock } from '../lib/clock.ts';
+import { createSecretBox } from '../lib/encryption.ts';
 import { isId } from '../lib/ids.ts';
+import { loadOrCreateKeyFile } from '../lib/secretKeyFile.ts';
 import { createUser } from '../people/accounts.ts';
 import { emailKey } from '../people/email.ts';
 import { addMember, createWorkspace } from '../people/workspaces.ts';
@@ -24,6 +29,10 @@ Commands:
   workspace create --name N --owner EMAIL|USER_ID      create a workspace with its owner
   workspace add-member --workspace ID --email E --role owner|admin|member
                                                        add an account (or invite an address)
+  account connect-caldav --email E --workspace ID --url URL --username U --password P
+                                                       connect a CalDAV account for a member
+  account connect-ics --email E --workspace ID --url URL
+                                                       subscribe a member to an ICS feed
 
 Configuration comes from the environment (DATABASE_URL, DATA_DIR, …) as for the service.`;
 
@@ -36,6 +45,8 @@ const options = {
   owner: { type: 'string' },
   workspace: { type: 'string' },
   role: { type: 'string' },
+  url: { type: 'string' },
+  username: { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 } as const;
 
@@ -43,10 +54,7 @@ type Values = {
   [K in keyof typeof options]?: (typeof options)[K]['type'] extends 'boolean' ? boolean : string;
 };
 
-function required(
-  values: Values,
-  name: 'email' | 'password' | 'name' | 'owner' | 'workspace' | 'role',
-): string {
+function required(values: Values, name: Exclude<keyof typeof options, 'help'>): string {
   const value = values[name];
   if (value === undefined || value === '') throw new UsageError(`--${name} is required`);
   return value;
@@ -63,7 +71,7 @@ async function runCommand(
   handle: DatabaseHandle,
   command: string,
   values: Values,
-  baseUrl: string,
+  config: Config,
   io: CliIo,
 ) {
   const clock = systemClock;
@@ -104,8 +112,39 @@ async function runCommand(
       io.out(
         result.kind === 'added'
           ? result.userId
-          : `No account uses that address; invitation link (single use, 7 days): ${baseUrl}/invitation?token=${result.invitationToken}`,
+          : `No account uses that address; invitation link (single use, 7 days): ${config.baseUrl}/invitation?token=${result.invitationToken}`,
       );
+      return;
+    }
+    case 'account connect-caldav':
+    case 'account connect-ics': {
+      const credentials =
+        command === 'account connect-ics'
+          ? icsCredentials({ url: required(values, 'url') })
+          : caldavCredentials({
+              serverUrl: required(values, 'url'),
+              username: required(values, 'username'),
+              password: required(values, 'password'),
+            });
+      const owner = {
+        userId: await resolveUserId(handle, required(values, 'email')),
+        workspaceId: required(values, 'workspace'),
+      };
+      const secretKey = config.secretKey ?? loadOrCreateKeyFile(config.dataDir);
+      const deps = {
+        db: handle.db,
+        clock,
+        box: createSecretBox(secretKey),
+        ...createCalendarAdapters(config, clock),
+      };
+      const { account, calendars } = await connectAccount(
+        deps,
+        owner,
+        credentials,
+        accountLabel(credentials),
+      );
+      io.out(account.id);
+      for (const calendar of calendars) io.out(`${calendar.id}\t${calendar.name}`);
       return;
     }
     default:
@@ -133,7 +172,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     const config = loadConfig(io.env);
     handle = openConfiguredDatabase(config);
     if (command !== 'migrate') await migrateToLatest(handle);
-    await runCommand(handle, command, values, config.baseUrl, io);
+    await runCommand(handle, command, values, config, io);
     return 0;
   } catch (error) {
     if (error instanceof UsageError) {

@@ -1,7 +1,8 @@
 /** An in-process application on a fresh in-memory database, with a controllable clock. */
 import { randomBytes } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
-import type { Providers } from '../../src/calendars/registry.ts';
+import { createCalendarAdapters } from '../../src/calendars/adapters.ts';
+import type { ProviderHttpOptions } from '../../src/calendars/providerHttp.ts';
 import { type Config, loadConfig } from '../../src/config.ts';
 import { buildApp } from '../../src/http/app.ts';
 import type { AppContext } from '../../src/http/context.ts';
@@ -24,12 +25,12 @@ export interface TestAppOptions {
   logLines?: string[];
   /** Adds routes before the app is sealed. */
   extraRoutes?: (app: FastifyInstance) => void;
-  /** Calendar adapters; none unless a test needs them. */
-  providers?: Providers;
+  /** Builds the real calendar adapters from the configuration (none otherwise), with these HTTP options. */
+  adapters?: ProviderHttpOptions;
 }
 
 export async function startTestApp(options: TestAppOptions = {}): Promise<TestApp> {
-  const { env = {}, database, logLines, extraRoutes, providers } = options;
+  const { env = {}, database, logLines, extraRoutes, adapters } = options;
   const config: Config = loadConfig({ APP_ENV: 'test', LOG_LEVEL: 'silent', ...env });
   const handle = database ?? openDatabase({ sqlitePath: ':memory:' });
   await migrateToLatest(handle);
@@ -41,8 +42,9 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
     clock,
     secretKey,
     box: createSecretBox(secretKey),
-    providers: providers ?? {},
-    connectors: {},
+    ...(adapters === undefined
+      ? { providers: {}, connectors: {} }
+      : createCalendarAdapters(config, clock, adapters)),
     ping: () => ping(handle),
   };
   const app = await buildApp(

@@ -12,12 +12,17 @@ import {
   removeAccount,
 } from '../../calendars/accounts.ts';
 import type { OAuthConnector, OAuthProviderKind } from '../../calendars/connectors.ts';
+import {
+  accountLabel,
+  caldavCredentials,
+  icsCredentials,
+  providerNames,
+} from '../../calendars/credentialsInput.ts';
 import type { Credentials } from '../../calendars/provider.ts';
 import { AppError, invalidField } from '../../errors.ts';
 import type { AppContext } from '../../http/context.ts';
 import { epochMs } from '../../lib/clock.ts';
 import { randomToken, tokenHash } from '../../lib/secrets.ts';
-import { requiredText } from '../../people/text.ts';
 import {
   accountsOf,
   calendarsOfAccount,
@@ -25,19 +30,11 @@ import {
   takeOAuthState,
 } from '../../store/connectedAccounts.ts';
 import type { User } from '../../store/users.ts';
-import type { Workspace } from '../../store/workspaces.ts';
-import { roleOf } from '../../store/workspaces.ts';
-import { correctable, type Form, formOf } from '../forms.ts';
+import { roleOf, type Workspace } from '../../store/workspaces.ts';
+import { correctable, formOf } from '../forms.ts';
 import { type Html, html } from '../html.ts';
 import { csrfField } from '../layout.ts';
 import { requireUser } from '../visitor.ts';
-
-const providerNames: Record<string, string> = {
-  caldav: 'CalDAV',
-  ics: 'ICS subscription',
-  google: 'Google Calendar',
-  microsoft: 'Microsoft 365',
-};
 
 export const connectionNotices: Record<string, string> = {
   connected: 'The account was connected.',
@@ -52,44 +49,6 @@ export const accountDeps = (ctx: AppContext): AccountDeps => ({
   box: ctx.box,
   providers: ctx.providers,
 });
-
-function httpUrl(input: unknown, field: string, schemes: string[]): string {
-  const value = typeof input === 'string' ? input.trim() : '';
-  let url: URL;
-  try {
-    url = new URL(value);
-  } catch {
-    throw invalidField(field, 'Enter a full address, like https://calendar.example.com/.');
-  }
-  if (!schemes.includes(url.protocol) || url.username !== '' || url.password !== '') {
-    throw invalidField(field, `The address must start with ${schemes.map((s) => `${s}//`).join(' or ')}.`);
-  }
-  return url.href;
-}
-
-export function caldavCredentials(form: Form): Credentials {
-  return {
-    kind: 'caldav',
-    serverUrl: httpUrl(form.serverUrl, 'serverUrl', ['https:', 'http:']),
-    username: requiredText(form.username, 'username', 'a user name', 256),
-    password: typeof form.password === 'string' && form.password !== '' ? form.password : '',
-  };
-}
-
-export function icsCredentials(form: Form): Credentials {
-  return { kind: 'ics', url: httpUrl(form.url, 'url', ['https:', 'http:', 'webcal:', 'webcals:']) };
-}
-
-export const accountLabel = (credentials: Credentials, email?: string): string => {
-  switch (credentials.kind) {
-    case 'caldav':
-      return `${credentials.username} on ${new URL(credentials.serverUrl).host}`;
-    case 'ics':
-      return new URL(credentials.url).host + new URL(credentials.url).pathname;
-    default:
-      return email ?? providerNames[credentials.kind]!;
-  }
-};
 
 /** The section for one workspace: its accounts with calendars, and the ways to connect one. */
 export async function connectionsSection(

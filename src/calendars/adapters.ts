@@ -1,0 +1,78 @@
+/** Builds the calendar adapters and connect flows this deployment's configuration allows. */
+import type { Config } from '../config.ts';
+import type { Clock } from '../lib/clock.ts';
+import { createCaldavProvider } from './caldav/adapter.ts';
+import type { Connectors } from './connectors.ts';
+import { createGoogleProvider } from './google/adapter.ts';
+import { googleConfig } from './google/config.ts';
+import { exchangeGoogleCode, googleAuthorizationUrl } from './google/oauth.ts';
+import { createIcsProvider } from './ics/adapter.ts';
+import { createMicrosoftProvider } from './microsoft/adapter.ts';
+import { microsoftConfig } from './microsoft/config.ts';
+import {
+  exchangeCode as exchangeMicrosoftCode,
+  authorizationUrl as microsoftAuthorizationUrl,
+} from './microsoft/oauth.ts';
+import { ProviderHttp, type ProviderHttpOptions } from './providerHttp.ts';
+import type { Providers } from './registry.ts';
+
+/** Drops unset overrides so the adapters' own defaults (the real endpoints) apply. */
+const defined = <T extends object>(value: T): Partial<T> =>
+  Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as Partial<T>;
+
+export function createCalendarAdapters(
+  config: Config,
+  clock: Clock,
+  httpOptions: ProviderHttpOptions = {},
+): { providers: Providers; connectors: Connectors } {
+  const http = new ProviderHttp({ timeoutMs: config.providerTimeoutMs, ...httpOptions });
+  const providers: Providers = {
+    caldav: createCaldavProvider({ http }),
+    ics: createIcsProvider({ http, allowPrivateNetworks: config.icsAllowPrivateNetworks }),
+  };
+  const connectors: Connectors = {};
+
+  if (config.google !== undefined) {
+    const settings = config.google;
+    const google = googleConfig({
+      clientId: settings.clientId,
+      clientSecret: settings.clientSecret,
+      redirectUri: `${config.baseUrl}/account/connect/google/callback`,
+      ...defined({
+        authorizationUrl: settings.authorizationUrl,
+        tokenUrl: settings.tokenUrl,
+        apiBaseUrl: settings.apiBaseUrl,
+      }),
+    });
+    const deps = { http, config: google, clock };
+    providers.google = createGoogleProvider(deps);
+    connectors.google = {
+      kind: 'google',
+      authorizationUrl: (request) => googleAuthorizationUrl(google, request),
+      exchange: (request) => exchangeGoogleCode(deps, request),
+    };
+  }
+
+  if (config.microsoft !== undefined) {
+    const settings = config.microsoft;
+    const microsoft = microsoftConfig({
+      clientId: settings.clientId,
+      clientSecret: settings.clientSecret,
+      tenant: settings.tenant,
+      redirectUri: `${config.baseUrl}/account/connect/microsoft/callback`,
+      ...defined({
+        authorizationUrl: settings.authorizationUrl,
+        tokenUrl: settings.tokenUrl,
+        apiBaseUrl: settings.apiBaseUrl,
+      }),
+    });
+    const deps = { http, config: microsoft, clock };
+    providers.microsoft = createMicrosoftProvider(deps);
+    connectors.microsoft = {
+      kind: 'microsoft',
+      authorizationUrl: (request) => microsoftAuthorizationUrl(microsoft, request),
+      exchange: ({ code, codeVerifier }) => exchangeMicrosoftCode(deps, code, codeVerifier),
+    };
+  }
+  return { providers, connectors };
+}

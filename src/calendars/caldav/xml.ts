@@ -1,0 +1,156 @@
+/**
+ * WebDAV/CalDAV XML: request bodies we send, and a namespace-aware reading of 207 Multi-Status
+ * answers. Servers choose their own prefixes (`D:`, `d:`, a default namespace…), so every element
+ * is identified by namespace URI + local name, never by its prefix.
+ */
+import { XMLParser } from 'fast-xml-parser';
+
+export const ns = {
+  dav: 'DAV:',
+  caldav: 'urn:ietf:params:xml:ns:caldav',
+  apple: 'http://apple.com/ns/ical/',
+} as const;
+
+export interface XmlElement {
+  ns: string;
+  name: string;
+  attributes: Record<string, string>;
+  children: XmlElement[];
+  text: string;
+}
+
+/** A property name as namespace + local name. */
+export type PropName = readonly [namespace: string, name: string];
+
+const prefixes: Record<string, string> = { [ns.dav]: 'd', [ns.caldav]: 'c', [ns.apple]: 'a' };
+const declarations = Object.entries(prefixes)
+  .map(([uri, prefix]) => `xmlns:${prefix}="${uri}"`)
+  .join(' ');
+
+const qualified = ([namespace, name]: PropName): string => `${prefixes[namespace]}:${name}`;
+
+export function propfindBody(props: readonly PropName[]): string {
+  const list = props.map((prop) => `<${qualified(prop)}/>`).join('');
+  return `<?xml version="1.0" encoding="utf-8"?>\n<d:propfind ${declarations}><d:prop>${list}</d:prop></d:propfind>`;
+}
+
+/** iCalendar UTC form (`20260329T003000Z`) that CalDAV time-range filters require. */
+const icalUtc = (instant: Temporal.Instant): string =>
+  instant
+    .toZonedDateTimeISO('UTC')
+    .toPlainDateTime()
+    .toString({ smallestUnit: 'second' })
+    .replaceAll(/[-:]/g, '')
+    .concat('Z');
+
+/** calendar-query for VEVENTs overlapping [start, end), with their ETags and data (RFC 4791 §7.8). */
+export function calendarQueryBody(start: Temporal.Instant, end: Temporal.Instant): string {
+  return (
+    `<?xml version="1.0" encoding="utf-8"?>\n<c:calendar-query ${declarations}>` +
+    '<d:prop><d:getetag/><c:calendar-data/></d:prop>' +
+    '<c:filter><c:comp-filter name="VCALENDAR"><c:comp-filter name="VEVENT">' +
+    `<c:time-range start="${icalUtc(start)}" end="${icalUtc(end)}"/>` +
+    '</c:comp-filter></c:comp-filter></c:filter></c:calendar-query>'
+  );
+}
+
+const parser = new XMLParser({
+  preserveOrder: true,
+  ignoreAttributes: false,
+  attributeNamePrefix: '',
+  parseTagValue: false,
+  parseAttributeValue: false,
+  ignoreDeclaration: true,
+  ignorePiTags: true,
+});
+
+type RawNode = Record<string, unknown>;
+
+function split(qname: string): [prefix: string, local: string] {
+  const colon = qname.indexOf(':');
+  return colon < 0 ? ['', qname] : [qname.slice(0, colon), qname.slice(colon + 1)];
+}
+
+/** Resolves prefixes against the xmlns declarations in scope, element by element. */
+function toElement(raw: RawNode, scope: Map<string, string>): XmlElement | undefined {
+  const tag = Object.keys(raw).find((key) => key !== ':@' && key !== '#text');
+  if (tag === undefined) return undefined;
+  const rawAttributes = (raw[':@'] ?? {}) as Record<string, string>;
+  const inner = new Map(scope);
+  const attributes: Record<string, string> = {};
+  for (const [key, value] of Object.entries(rawAttributes)) {
+    if (key === 'xmlns') inner.set('', value);
+    else if (key.startsWith('xmlns:')) inner.set(key.slice(6), value);
+    else attributes[split(key)[1]] = value;
+  }
+  const [prefix, name] = split(tag);
+  const element: XmlElement = { ns: inner.get(prefix) ?? '', name, attributes, children: [], text: '' };
+  for (const child of (raw[tag] ?? []) as RawNode[]) {
+    if ('#text' in child) element.text += String(child['#text']);
+    else {
+      const converted = toElement(child, inner);
+      if (converted) element.children.push(converted);
+    }
+  }
+  return element;
+}
+
+/** The document element, namespace-resolved; throws on XML that is not well-formed. */
+function parseXml(xml: string): XmlElement {
+  const nodes = parser.parse(xml, true) as RawNode[];
+  for (const node of nodes) {
+    const element = toElement(node, new Map([['xml', 'http://www.w3.org/XML/1998/namespace']]));
+    if (element) return element;
+  }
+  throw new Error('no document element');
+}
+
+export const child = (element: XmlElement | undefined, namespace: string, name: string) =>
+  element?.children.find((c) => c.ns === namespace && c.name === name);
+
+export const children = (element: XmlElement | undefined, namespace: string, name: string) =>
+  element?.children.filter((c) => c.ns === namespace && c.name === name) ?? [];
+
+/** `HTTP/1.1 404 Not Found` → 404. */
+const statusCode = (element: XmlElement | undefined): number | undefined => {
+  const match = element ? /^\S+\s+(\d{3})/.exec(element.text.trim()) : null;
+  return match ? Number(match[1]) : undefined;
+};
+
+export interface DavResponse {
+  /** As the server wrote it (usually an absolute path, percent-encoded). */
+  href: string;
+  /** A response-level status (e.g. 404 for a member that vanished); absent with propstats. */
+  status?: number;
+  /** Properties the server returned with 2xx, keyed by `propKey`. */
+  props: Map<string, XmlElement>;
+}
+
+export const propKey = ([namespace, name]: PropName): string => `{${namespace}}${name}`;
+
+/** The responses of a 207 Multi-Status body; throws when it is not one. */
+export function parseMultistatus(xml: string): DavResponse[] {
+  const root = parseXml(xml);
+  if (root.ns !== ns.dav || root.name !== 'multistatus') {
+    throw new Error(`expected DAV:multistatus, got {${root.ns}}${root.name}`);
+  }
+  return children(root, ns.dav, 'response').map((response) => {
+    const props = new Map<string, XmlElement>();
+    for (const propstat of children(response, ns.dav, 'propstat')) {
+      const status = statusCode(child(propstat, ns.dav, 'status'));
+      if (status === undefined || status < 200 || status > 299) continue;
+      for (const prop of child(propstat, ns.dav, 'prop')?.children ?? []) {
+        props.set(propKey([prop.ns, prop.name]), prop);
+      }
+    }
+    return {
+      href: child(response, ns.dav, 'href')?.text.trim() ?? '',
+      status: statusCode(child(response, ns.dav, 'status')),
+      props,
+    };
+  });
+}
+
+/** The first DAV:href inside a property (current-user-principal, calendar-home-set…). */
+export const hrefIn = (prop: XmlElement | undefined): string | undefined =>
+  child(prop, ns.dav, 'href')?.text.trim() || undefined;

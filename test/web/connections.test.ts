@@ -1,0 +1,151 @@
+/** Connecting calendar accounts from the account page, through the providers' own OAuth pages (fakes). */
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { accountsOf, calendarsOfAccount, sealedCredentialsOf } from '../../src/store/connectedAccounts.ts';
+import { FakeGoogle } from '../fakes/google.ts';
+import { startTestApp, type TestApp } from '../helpers/app.ts';
+import { PageClient } from '../helpers/pageClient.ts';
+import { seedUser, seedWorkspace, testPassword } from '../helpers/seed.ts';
+
+const baseUrl = 'http://localhost:3000';
+
+describe('connecting a Google account from the account page', () => {
+  let google: FakeGoogle;
+  let t: TestApp;
+  let userId: string;
+  let workspaceId: string;
+
+  before(async () => {
+    google = await FakeGoogle.start({
+      redirectUris: [`${baseUrl}/account/connect/google/callback`],
+      user: { email: 'ana@gmail.example' },
+      calendars: [
+        { id: 'primary-cal', summary: 'Ana', timeZone: 'Europe/Berlin', accessRole: 'owner', primary: true },
+        { id: 'team-cal', summary: 'Team', timeZone: 'Europe/Berlin', accessRole: 'reader' },
+      ],
+    });
+    const cfg = google.config();
+    const env = {
+      BASE_URL: baseUrl,
+      GOOGLE_CLIENT_ID: cfg.clientId,
+      GOOGLE_CLIENT_SECRET: cfg.clientSecret,
+      GOOGLE_AUTH_URL: cfg.authorizationUrl,
+      GOOGLE_TOKEN_URL: cfg.tokenUrl,
+      GOOGLE_API_URL: cfg.apiBaseUrl,
+    };
+    t = await startTestApp({ env, adapters: { sleep: async () => {} } });
+    userId = await seedUser(t.ctx.db, 'ana@example.org');
+    workspaceId = await seedWorkspace(t.ctx.db, 'Home', [[userId, 'owner']]);
+    await seedUser(t.ctx.db, 'mallory@example.org');
+  });
+  after(async () => {
+    await t?.close();
+    await google?.close();
+  });
+
+  /** Follows the provider's redirect back to our callback, as the browser would. */
+  async function throughProvider(location: string): Promise<string> {
+    const answer = await fetch(location, { redirect: 'manual' });
+    assert.equal(answer.status, 302);
+    const back = new URL(answer.headers.get('location')!);
+    assert.equal(`${back.origin}${back.pathname}`, `${baseUrl}/account/connect/google/callback`);
+    return back.pathname + back.search;
+  }
+
+  it('connects through the provider, stores its calendars and seals the tokens', async () => {
+    const browser = new PageClient(t.app);
+    await browser.signIn('ana@example.org', testPassword);
+    const page = await browser.get('/account');
+    assert.match(page.body, /<button type="submit">Connect Google Calendar<\/button>/);
+    const start = await browser.post(`/account/workspaces/${workspaceId}/connections/google`, {});
+    assert.equal(start.statusCode, 303);
+    const authorize = new URL(start.headers.location as string);
+    assert.equal(authorize.searchParams.get('code_challenge_method'), 'S256');
+    assert.equal(authorize.searchParams.get('redirect_uri'), `${baseUrl}/account/connect/google/callback`);
+
+    const done = await browser.get(await throughProvider(authorize.href));
+    assert.equal(done.statusCode, 303, done.body);
+    assert.equal(done.headers.location, '/account?notice=connected');
+    const account = await browser.get('/account?notice=connected');
+    assert.match(account.body, /ana@gmail\.example/);
+    assert.match(account.body, /<li>Team <span class="muted">\(read-only\)<\/span><\/li>/);
+
+    const [stored] = await accountsOf(t.ctx.db, userId, workspaceId);
+    assert.ok(stored);
+    assert.deepEqual(
+      (await calendarsOfAccount(t.ctx.db, stored.id)).map((c) => [c.name, c.access, c.primary]),
+      [
+        ['Ana', 'owner', true],
+        ['Team', 'reader', false],
+      ],
+    );
+    const sealed = (await sealedCredentialsOf(t.ctx.db, stored.id))!;
+    assert.match(sealed, /^v1\./);
+    const issued = JSON.parse(t.ctx.box.open(sealed, stored.id)) as { refreshToken: string };
+    assert.ok(!sealed.includes(issued.refreshToken), 'the refresh token is not stored in clear');
+  });
+
+  it('refuses a callback for a flow another person started, storing nothing', async () => {
+    const ana = new PageClient(t.app);
+    await ana.signIn('ana@example.org', testPassword);
+    await ana.get('/account');
+    const start = await ana.post(`/account/workspaces/${workspaceId}/connections/google`, {});
+    const callback = await throughProvider(start.headers.location as string);
+    const mallory = new PageClient(t.app);
+    await mallory.signIn('mallory@example.org', testPassword);
+    const before = (await accountsOf(t.ctx.db, userId)).length;
+    const answer = await mallory.get(callback);
+    assert.equal(answer.statusCode, 400);
+    assert.match(answer.body, /has expired or was not started here/);
+    assert.equal((await accountsOf(t.ctx.db, userId)).length, before);
+  });
+
+  it('says so when the person declines at the provider', async () => {
+    google.oauth.consent = { deny: true };
+    try {
+      const browser = new PageClient(t.app);
+      await browser.signIn('ana@example.org', testPassword);
+      await browser.get('/account');
+      const start = await browser.post(`/account/workspaces/${workspaceId}/connections/google`, {});
+      const answer = await fetch(start.headers.location as string, { redirect: 'manual' });
+      const back = new URL(answer.headers.get('location')!);
+      assert.equal(back.searchParams.get('error'), 'access_denied');
+      const done = await browser.get(back.pathname + back.search);
+      assert.equal(done.headers.location, '/account?notice=cancelled');
+    } finally {
+      google.oauth.consent = {};
+    }
+  });
+
+  it('does not start a flow for a workspace the person is not in', async () => {
+    const other = await seedWorkspace(t.ctx.db, 'Elsewhere', []);
+    const browser = new PageClient(t.app);
+    await browser.signIn('ana@example.org', testPassword);
+    await browser.get('/account');
+    const answer = await browser.post(`/account/workspaces/${other}/connections/google`, {});
+    assert.equal(answer.statusCode, 404);
+  });
+
+  it('removes an account with its calendars and credentials', async () => {
+    const [stored] = await accountsOf(t.ctx.db, userId, workspaceId);
+    const mallory = new PageClient(t.app);
+    await mallory.signIn('mallory@example.org', testPassword);
+    await mallory.get('/account');
+    const refused = await mallory.post(
+      `/account/workspaces/${workspaceId}/connections/${stored!.id}/remove`,
+      {},
+    );
+    assert.equal(refused.statusCode, 404, "no one removes another person's account");
+
+    const browser = new PageClient(t.app);
+    await browser.signIn('ana@example.org', testPassword);
+    await browser.get('/account');
+    const removed = await browser.post(
+      `/account/workspaces/${workspaceId}/connections/${stored!.id}/remove`,
+      {},
+    );
+    assert.equal(removed.headers.location, '/account?notice=removed');
+    assert.equal(await sealedCredentialsOf(t.ctx.db, stored!.id), undefined);
+    assert.deepEqual(await calendarsOfAccount(t.ctx.db, stored!.id), []);
+  });
+});

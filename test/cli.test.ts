@@ -1,6 +1,7 @@
 /** The administration CLI, run in-process against a throwaway embedded database. */
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
@@ -8,11 +9,13 @@ import { runCli } from '../src/cli/run.ts';
 
 const dataDir = mkdtempSync(join(tmpdir(), 'cas-cli-'));
 
-async function cli(...argv: string[]) {
+const cli = (...argv: string[]) => cliWith({}, ...argv);
+
+async function cliWith(env: Record<string, string>, ...argv: string[]) {
   const out: string[] = [];
   const err: string[] = [];
   const code = await runCli(argv, {
-    env: { DATA_DIR: dataDir, APP_ENV: 'test' },
+    env: { DATA_DIR: dataDir, APP_ENV: 'test', ...env },
     out: (l) => out.push(l),
     err: (l) => err.push(l),
   });
@@ -125,6 +128,75 @@ describe('CLI', () => {
     }
     const y = await cli('user', 'create', '--email', 'y@example.org', '--password', 'a long enough secret');
     assert.equal(y.code, 0, 'the refused address was not half-created');
+  });
+
+  it('connects an ICS feed for a member and lists its calendar; refuses a page that is no calendar', async () => {
+    const feed = createServer((request, response) => {
+      if (request.url === '/team.ics') {
+        response
+          .writeHead(200, { 'content-type': 'text/calendar' })
+          .end(
+            'BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:-//t//EN\r\nX-WR-CALNAME:Team days\r\nEND:VCALENDAR\r\n',
+          );
+      } else response.writeHead(200, { 'content-type': 'text/html' }).end('<html></html>');
+    });
+    await new Promise<void>((resolve) => feed.listen(0, '127.0.0.1', resolve));
+    const base = `http://127.0.0.1:${(feed.address() as { port: number }).port}`;
+    try {
+      const env = { ICS_ALLOW_PRIVATE_NETWORKS: 'true' };
+      const ws = await cli('workspace', 'create', '--name', 'Feeds', '--owner', 'owner@example.org');
+      const ok = await cliWith(
+        env,
+        'account',
+        'connect-ics',
+        '--email',
+        'owner@example.org',
+        '--workspace',
+        ws.out,
+        '--url',
+        `${base}/team.ics`,
+      );
+      assert.equal(ok.code, 0, ok.err);
+      assert.match(ok.out, /^acc_[\w-]{22}\ncal_[\w-]{22}\tTeam days$/);
+      const bad = await cliWith(
+        env,
+        'account',
+        'connect-ics',
+        '--email',
+        'owner@example.org',
+        '--workspace',
+        ws.out,
+        '--url',
+        `${base}/page.html`,
+      );
+      assert.equal(bad.code, 1);
+      assert.match(bad.err, /^error: invalid_request: /);
+      const guarded = await cli(
+        'account',
+        'connect-ics',
+        '--email',
+        'owner@example.org',
+        '--workspace',
+        ws.out,
+        '--url',
+        `${base}/team.ics`,
+      );
+      assert.equal(guarded.code, 1, 'private addresses are refused unless allowed');
+      const missing = await cli(
+        'account',
+        'connect-caldav',
+        '--email',
+        'owner@example.org',
+        '--workspace',
+        ws.out,
+        '--url',
+        base,
+      );
+      assert.equal(missing.code, 2);
+      assert.match(missing.err, /--username is required/);
+    } finally {
+      await new Promise((resolve) => feed.close(resolve));
+    }
   });
 
   it('reports a bad configuration with exit code 78', async () => {

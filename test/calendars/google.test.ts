@@ -10,16 +10,10 @@ import type {
   TimeWindow,
 } from '../../src/calendars/provider.ts';
 import { ProviderHttp } from '../../src/calendars/providerHttp.ts';
-import {
-  alertActions,
-  eventStatuses,
-  privacies,
-  responseStatuses,
-  workingLocationTypes,
-} from '../../src/domain/event.ts';
 import { AppError } from '../../src/errors.ts';
 import { type FakeCalendarSeed, FakeGoogle } from '../fakes/google.ts';
 import { TestClock } from '../helpers/clock.ts';
+import { assertOccurrenceShape } from '../helpers/occurrenceShape.ts';
 
 const ny = 'America/New_York';
 const self = { email: 'person@example.com', self: true };
@@ -680,73 +674,3 @@ describe('Google Calendar adapter', () => {
     await rejects(impatient.listCalendars(connected()), 'provider_unavailable', { reason: 'timeout' });
   });
 });
-
-const occurrenceKeys = new Set([
-  'providerEventId',
-  'recurrenceId',
-  'start',
-  'timeZone',
-  'duration',
-  'showWithoutTime',
-  'title',
-  'description',
-  'locations',
-  'virtualLocations',
-  'links',
-  'categories',
-  'keywords',
-  'color',
-  'status',
-  'freeBusyStatus',
-  'privacy',
-  'alerts',
-  'workingLocation',
-  'responseStatus',
-  'facts',
-]);
-
-/** Only ProviderOccurrence members, each with a value of its documented form. */
-function assertOccurrenceShape(o: ProviderOccurrence): void {
-  const only = (value: object, keys: string[], required: string[] = []) => {
-    for (const key of Object.keys(value)) assert.ok(keys.includes(key), `unexpected member ${key}`);
-    for (const key of Object.keys(value))
-      assert.notEqual((value as Record<string, unknown>)[key], undefined, key);
-    for (const key of required) assert.ok(key in value, `missing ${key}`);
-  };
-  only(
-    o,
-    [...occurrenceKeys],
-    ['providerEventId', 'start', 'duration', 'showWithoutTime', 'status', 'freeBusyStatus', 'facts'],
-  );
-  assert.match(o.start, /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}$/);
-  assert.equal(Temporal.Duration.from(o.duration).sign >= 0, true);
-  if (o.showWithoutTime) {
-    assert.equal(o.timeZone, undefined);
-    assert.match(o.start, /T00:00:00$/);
-    assert.match(o.duration, /^P\d+D$/);
-  } else {
-    assert.ok(o.timeZone && Temporal.ZonedDateTime.from(`${o.start}[${o.timeZone}]`));
-  }
-  if (o.recurrenceId !== undefined) assert.match(o.recurrenceId, /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}:\d{2}Z)?$/);
-  assert.ok(eventStatuses.includes(o.status));
-  assert.ok(['free', 'busy'].includes(o.freeBusyStatus));
-  if (o.privacy) assert.ok(privacies.includes(o.privacy));
-  if (o.responseStatus) assert.ok(responseStatuses.includes(o.responseStatus));
-  for (const location of o.locations ?? []) only(location, ['name', 'description', 'coordinates'], ['name']);
-  for (const location of o.virtualLocations ?? []) only(location, ['name', 'uri'], ['uri']);
-  for (const link of o.links ?? []) only(link, ['href', 'title', 'rel'], ['href']);
-  for (const alert of o.alerts ?? []) {
-    only(alert, ['offset', 'action'], ['offset']);
-    assert.ok(Temporal.Duration.from(alert.offset));
-    if (alert.action) assert.ok(alertActions.includes(alert.action));
-  }
-  if (o.workingLocation) {
-    only(o.workingLocation, ['type', 'label'], ['type']);
-    assert.ok(workingLocationTypes.includes(o.workingLocation.type));
-  }
-  only(
-    o.facts,
-    ['recurring', 'organizer', 'attendees', 'conference', 'managedCopy', 'version', 'userIsAttendee'],
-    ['recurring', 'organizer', 'attendees', 'conference', 'managedCopy', 'userIsAttendee'],
-  );
-}

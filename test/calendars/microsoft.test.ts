@@ -17,6 +17,7 @@ import { AppError } from '../../src/errors.ts';
 import { alice, sampleUsers } from '../fakes/graph/sampleMailbox.ts';
 import { FakeGraph } from '../fakes/graph.ts';
 import { TestClock } from '../helpers/clock.ts';
+import { assertOccurrenceShape } from '../helpers/occurrenceShape.ts';
 
 type MicrosoftCredentials = CredentialsOf<'microsoft'>;
 
@@ -70,67 +71,10 @@ const window = (start: string, end: string): TimeWindow => ({
 const june = window('2026-06-01T00:00:00Z', '2026-07-01T00:00:00Z');
 const autumn = window('2026-10-19T00:00:00Z', '2026-11-16T00:00:00Z');
 
-const occurrenceKeys = new Set([
-  'providerEventId',
-  'recurrenceId',
-  'start',
-  'timeZone',
-  'duration',
-  'showWithoutTime',
-  'title',
-  'description',
-  'locations',
-  'virtualLocations',
-  'links',
-  'categories',
-  'keywords',
-  'color',
-  'status',
-  'freeBusyStatus',
-  'privacy',
-  'alerts',
-  'workingLocation',
-  'responseStatus',
-  'facts',
-]);
-const factKeys = new Set([
-  'recurring',
-  'organizer',
-  'attendees',
-  'conference',
-  'managedCopy',
-  'version',
-  'userIsAttendee',
-]);
-const nestedKeys: Record<string, Set<string>> = {
-  locations: new Set(['name', 'description', 'coordinates']),
-  virtualLocations: new Set(['name', 'uri']),
-  links: new Set(['href', 'title', 'rel']),
-  alerts: new Set(['offset', 'action']),
-};
-
-/** Nothing outside ProviderOccurrence, and no member present with an undefined value. */
-function assertClosedShape(occurrence: ProviderOccurrence): void {
-  const only = (value: object, allowed: Set<string>, where: string) => {
-    for (const [key, member] of Object.entries(value)) {
-      assert.ok(allowed.has(key), `${where} has unexpected member ${key}`);
-      assert.notEqual(member, undefined, `${where}.${key} is present but undefined`);
-    }
-  };
-  only(occurrence, occurrenceKeys, occurrence.providerEventId);
-  only(occurrence.facts, factKeys, `${occurrence.providerEventId}.facts`);
-  for (const [member, allowed] of Object.entries(nestedKeys)) {
-    const items = (occurrence as unknown as Record<string, object[] | undefined>)[member] ?? [];
-    for (const item of items) only(item, allowed, `${occurrence.providerEventId}.${member}`);
-  }
-  assert.match(occurrence.start, /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}$/);
-  assert.match(occurrence.duration, /^P(?!$)(\d+W)?(\d+D)?(T(?=\d)(\d+H)?(\d+M)?(\d+S)?)?$/);
-}
-
 async function listed(provider: CalendarProvider<'microsoft'>, calendarId: string, range: TimeWindow) {
   const { account } = connected();
   const result = await provider.listEvents(account, calendar(calendarId), range);
-  for (const occurrence of result.occurrences) assertClosedShape(occurrence);
+  for (const occurrence of result.occurrences) assertOccurrenceShape(occurrence);
   return result;
 }
 
@@ -384,7 +328,7 @@ describe('getEvent', () => {
 
     const moved = await provider.getEvent(account, primary, 'series-standup', '2026-10-26T08:00:00Z');
     assert.ok(moved);
-    assertClosedShape(moved);
+    assertOccurrenceShape(moved);
     assert.deepEqual(
       [moved.recurrenceId, moved.start, moved.title],
       ['2026-10-26T08:00:00Z', '2026-10-27T10:00:00', 'Standup (moved)'],

@@ -25,6 +25,7 @@ import { systemClock } from '../../src/lib/clock.ts';
 import { FakeGoogle } from '../fakes/google.ts';
 import { FakeGraph } from '../fakes/graph.ts';
 import { assertValidEvent } from '../helpers/eventSchema.ts';
+import { assertOccurrenceShape } from '../helpers/occurrenceShape.ts';
 import { mkcalendar, putIcs, radicaleMissing, startRadicale } from '../helpers/radicale.ts';
 
 const window = {
@@ -254,6 +255,7 @@ for (const [name, world] of Object.entries(worlds)) {
     it('expands the same occurrences, in local time of their zone, across the DST change', async () => {
       const { occurrences, skipped } = await w.provider.listEvents(w.access, calendar, window);
       assert.deepEqual(skipped, []);
+      for (const occurrence of occurrences) assertOccurrenceShape(occurrence, name);
       const placed = toEvents(
         occurrences,
         {

@@ -5,69 +5,15 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type { ProviderOccurrence } from '../../src/calendars/provider.ts';
 import { calendarTimeZone, expandIcs } from '../../src/domain/ical/expand.ts';
-import { isIanaZone } from '../../src/domain/time/zones.ts';
+import { assertOccurrenceShape } from '../helpers/occurrenceShape.ts';
 import { expandFixture, fixture, fixtureNames, instantOf, timing, window } from './icalFixtures.ts';
-
-const occurrenceKeys = new Set([
-  'providerEventId',
-  'recurrenceId',
-  'start',
-  'timeZone',
-  'duration',
-  'showWithoutTime',
-  'title',
-  'description',
-  'locations',
-  'virtualLocations',
-  'links',
-  'categories',
-  'keywords',
-  'color',
-  'status',
-  'freeBusyStatus',
-  'privacy',
-  'alerts',
-  'workingLocation',
-  'responseStatus',
-  'facts',
-]);
-const factKeys = new Set([
-  'recurring',
-  'organizer',
-  'attendees',
-  'conference',
-  'managedCopy',
-  'version',
-  'userIsAttendee',
-]);
-const durationPattern = /^P(?!$)(\d+W)?(\d+D)?(T(?=\d)(\d+H)?(\d+M)?(\d+S)?)?$/;
-
-function assertWellFormed(occurrence: ProviderOccurrence, name: string): void {
-  const where = `${name} ${occurrence.providerEventId} ${occurrence.start}`;
-  for (const key of Object.keys(occurrence)) assert.ok(occurrenceKeys.has(key), `${where}: stray ${key}`);
-  for (const key of Object.keys(occurrence.facts))
-    assert.ok(factKeys.has(key), `${where}: stray fact ${key}`);
-  assert.match(occurrence.start, /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}$/, where);
-  assert.match(occurrence.duration, durationPattern, where);
-  if (occurrence.timeZone !== undefined) assert.ok(isIanaZone(occurrence.timeZone), where);
-  if (occurrence.showWithoutTime) {
-    assert.equal(occurrence.timeZone, undefined, where);
-    assert.match(occurrence.start, /T00:00:00$/, where);
-    assert.match(occurrence.duration, /^P\d+D$/, where);
-  }
-  for (const [key, value] of Object.entries(occurrence)) {
-    assert.notEqual(value, '', `${where}: empty ${key}`);
-    if (Array.isArray(value)) assert.ok(value.length > 0, `${where}: empty ${key}`);
-  }
-}
 
 describe('every shared fixture', () => {
   for (const name of fixtureNames()) {
     it(`${name} expands without throwing, into well-formed occurrences`, () => {
       const result = expandFixture(name, '1990-01-01T00:00:00Z', '2030-01-01T00:00:00Z');
-      for (const occurrence of result.occurrences) assertWellFormed(occurrence, name);
+      for (const occurrence of result.occurrences) assertOccurrenceShape(occurrence, name);
       for (const item of result.skipped) assert.ok(item.reason.length > 0);
     });
   }

@@ -53,7 +53,10 @@ describe('pages', () => {
       assert.equal(cookie.httpOnly, true);
       assert.equal(cookie.sameSite, 'Lax');
       assert.equal(cookie.path, '/');
-      assert.match((await browser.get('/account')).body, /Signed in as <strong>owner@example.org<\/strong>/);
+      const account = await browser.get('/account');
+      assert.match(account.body, /Signed in as <strong>owner@example.org<\/strong>/);
+      assert.match(account.body, /<button type="submit">Connect CalDAV<\/button>/);
+      assert.doesNotMatch(account.body, /Connect Google Calendar|Connect Microsoft 365/, 'not configured here');
     });
 
     it('never adopts a session id the browser brought along (no fixation)', async () => {

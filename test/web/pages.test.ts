@@ -56,7 +56,11 @@ describe('pages', () => {
       const account = await browser.get('/account');
       assert.match(account.body, /Signed in as <strong>owner@example.org<\/strong>/);
       assert.match(account.body, /<button type="submit">Connect CalDAV<\/button>/);
-      assert.doesNotMatch(account.body, /Connect Google Calendar|Connect Microsoft 365/, 'not configured here');
+      assert.doesNotMatch(
+        account.body,
+        /Connect Google Calendar|Connect Microsoft 365/,
+        'not configured here',
+      );
     });
 
     it('never adopts a session id the browser brought along (no fixation)', async () => {

@@ -1,5 +1,6 @@
 /** Connecting calendar accounts from the account page, through the providers' own OAuth pages (fakes). */
 import assert from 'node:assert/strict';
+import { createServer, type Server } from 'node:http';
 import { after, before, describe, it } from 'node:test';
 import { accountsOf, calendarsOfAccount, sealedCredentialsOf } from '../../src/store/connectedAccounts.ts';
 import { FakeGoogle } from '../fakes/google.ts';
@@ -147,5 +148,67 @@ describe('connecting a Google account from the account page', () => {
     assert.equal(removed.headers.location, '/account?notice=removed');
     assert.equal(await sealedCredentialsOf(t.ctx.db, stored!.id), undefined);
     assert.deepEqual(await calendarsOfAccount(t.ctx.db, stored!.id), []);
+  });
+});
+
+describe('connecting accounts by form', () => {
+  let t: TestApp;
+  let feed: Server;
+  let feedUrl: string;
+  let workspaceId: string;
+  let benId: string;
+
+  before(async () => {
+    feed = createServer((_request, response) => {
+      response
+        .writeHead(200, { 'content-type': 'text/calendar' })
+        .end(
+          'BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:-//t//EN\r\nX-WR-CALNAME:School holidays\r\nEND:VCALENDAR\r\n',
+        );
+    });
+    await new Promise<void>((resolve) => feed.listen(0, '127.0.0.1', resolve));
+    feedUrl = `http://127.0.0.1:${(feed.address() as { port: number }).port}/holidays.ics`;
+    t = await startTestApp({
+      env: { ICS_ALLOW_PRIVATE_NETWORKS: 'true' },
+      adapters: { sleep: async () => {} },
+    });
+    benId = await seedUser(t.ctx.db, 'ben@example.org');
+    workspaceId = await seedWorkspace(t.ctx.db, 'Family', [[benId, 'owner']]);
+  });
+  after(async () => {
+    await t?.close();
+    await new Promise((resolve) => feed?.close(resolve));
+  });
+
+  it('subscribes to an ICS feed and lists its calendar as read-only', async () => {
+    const browser = new PageClient(t.app);
+    await browser.signIn('ben@example.org', testPassword);
+    await browser.get('/account');
+    const done = await browser.post(`/account/workspaces/${workspaceId}/connections/ics`, { url: feedUrl });
+    assert.equal(done.statusCode, 303, /role="alert">([^<]*)/.exec(done.body)?.[1] ?? done.body);
+    assert.equal(done.headers.location, '/account?notice=connected');
+    const page = await browser.get('/account?notice=connected');
+    assert.match(page.body, /The account was connected\./);
+    assert.match(page.body, /<li>School holidays <span class="muted">\(read-only\)<\/span><\/li>/);
+  });
+
+  it('shows what is wrong with the form and connects nothing', async () => {
+    const browser = new PageClient(t.app);
+    await browser.signIn('ben@example.org', testPassword);
+    await browser.get('/account');
+    const before = (await accountsOf(t.ctx.db, benId)).length;
+    const noPassword = await browser.post(`/account/workspaces/${workspaceId}/connections/caldav`, {
+      serverUrl: 'https://dav.example.org/',
+      username: 'ben',
+      password: '',
+    });
+    assert.equal(noPassword.statusCode, 400);
+    assert.match(noPassword.body, /role="alert">Enter the app password\./);
+    const badUrl = await browser.post(`/account/workspaces/${workspaceId}/connections/ics`, {
+      url: 'ftp://x.example/a.ics',
+    });
+    assert.equal(badUrl.statusCode, 400);
+    assert.match(badUrl.body, /The address must start with/);
+    assert.equal((await accountsOf(t.ctx.db, benId)).length, before);
   });
 });

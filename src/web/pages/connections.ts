@@ -102,7 +102,6 @@ export type RenderAccount = (
   messages: { error?: string },
 ) => Promise<string>;
 
-type ConnectionParams = { Params: { workspaceId: string } };
 type AccountParams = { Params: { workspaceId: string; accountId: string } };
 
 const oauthStateTtlMs = 10 * 60 * 1000;
@@ -150,39 +149,23 @@ export function registerConnectionRoutes(app: FastifyInstance, ctx: AppContext, 
     }
   };
 
-  app.post<ConnectionParams>(
-    '/account/workspaces/:workspaceId/connections/caldav',
-    { config: { page: true } },
-    (request, reply) =>
-      act(request, reply, async (user) => {
-        const credentials = caldavCredentials(formOf(request.body));
-        if (credentials.kind === 'caldav' && credentials.password === '')
-          throw invalidField('password', 'Enter the app password.');
-        await connectAccount(
-          deps,
-          { userId: user.id, workspaceId: request.params.workspaceId },
-          credentials,
-          accountLabel(credentials),
-        );
-        return 'connected';
-      }),
-  );
-
-  app.post<ConnectionParams>(
-    '/account/workspaces/:workspaceId/connections/ics',
-    { config: { page: true } },
-    (request, reply) =>
-      act(request, reply, async (user) => {
-        const credentials = icsCredentials(formOf(request.body));
-        await connectAccount(
-          deps,
-          { userId: user.id, workspaceId: request.params.workspaceId },
-          credentials,
-          accountLabel(credentials),
-        );
-        return 'connected';
-      }),
-  );
+  // The forms for accounts connected by what the person types (no provider sign-in).
+  for (const [kind, credentialsOf] of [
+    ['caldav', caldavCredentials],
+    ['ics', icsCredentials],
+  ] as const) {
+    app.post<{ Params: { workspaceId: string } }>(
+      `/account/workspaces/:workspaceId/connections/${kind}`,
+      { config: { page: true } },
+      (request, reply) =>
+        act(request, reply, async (user) => {
+          const credentials = credentialsOf(formOf(request.body));
+          const owner = { userId: user.id, workspaceId: request.params.workspaceId };
+          await connectAccount(deps, owner, credentials, accountLabel(credentials));
+          return 'connected';
+        }),
+    );
+  }
 
   app.post<AccountParams>(
     '/account/workspaces/:workspaceId/connections/:accountId/reconnect',

@@ -10,6 +10,18 @@ import { runCli } from '../src/cli/run.ts';
 const dataDir = mkdtempSync(join(tmpdir(), 'cas-cli-'));
 
 const cli = (...argv: string[]) => cliWith({}, ...argv);
+const connectIcs = (env: Record<string, string>, workspace: string, url: string) =>
+  cliWith(
+    env,
+    'account',
+    'connect-ics',
+    '--email',
+    'owner@example.org',
+    '--workspace',
+    workspace,
+    '--url',
+    url,
+  );
 
 async function cliWith(env: Record<string, string>, ...argv: string[]) {
   const out: string[] = [];
@@ -145,42 +157,13 @@ describe('CLI', () => {
     try {
       const env = { ICS_ALLOW_PRIVATE_NETWORKS: 'true' };
       const ws = await cli('workspace', 'create', '--name', 'Feeds', '--owner', 'owner@example.org');
-      const ok = await cliWith(
-        env,
-        'account',
-        'connect-ics',
-        '--email',
-        'owner@example.org',
-        '--workspace',
-        ws.out,
-        '--url',
-        `${base}/team.ics`,
-      );
+      const ok = await connectIcs(env, ws.out, `${base}/team.ics`);
       assert.equal(ok.code, 0, ok.err);
       assert.match(ok.out, /^acc_[\w-]{22}\ncal_[\w-]{22}\tTeam days$/);
-      const bad = await cliWith(
-        env,
-        'account',
-        'connect-ics',
-        '--email',
-        'owner@example.org',
-        '--workspace',
-        ws.out,
-        '--url',
-        `${base}/page.html`,
-      );
+      const bad = await connectIcs(env, ws.out, `${base}/page.html`);
       assert.equal(bad.code, 1);
       assert.match(bad.err, /^error: invalid_request: /);
-      const guarded = await cli(
-        'account',
-        'connect-ics',
-        '--email',
-        'owner@example.org',
-        '--workspace',
-        ws.out,
-        '--url',
-        `${base}/team.ics`,
-      );
+      const guarded = await connectIcs({}, ws.out, `${base}/team.ics`);
       assert.equal(guarded.code, 1, 'private addresses are refused unless allowed');
       const missing = await cli(
         'account',

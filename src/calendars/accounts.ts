@@ -11,7 +11,6 @@ import { newId } from '../lib/ids.ts';
 import {
   type CalendarRecord,
   type ConnectedAccount,
-  calendarsOfAccount,
   deleteAccount,
   findAccount,
   insertAccount,
@@ -147,17 +146,6 @@ export async function withAccount<T>(
   }
 }
 
-/** Re-reads the calendar list from the provider. */
-export async function refreshCalendars(
-  deps: AccountDeps,
-  account: ConnectedAccount,
-): Promise<CalendarRecord[]> {
-  const listed = await withAccount(deps, account, (access) =>
-    providerFor(deps.providers, account.provider).listCalendars(access),
-  );
-  return syncCalendars(deps.db, account.id, listed, epochMs(deps.clock));
-}
-
 /** Replaces the credentials of an account that needs reconnecting, after they are verified. */
 export async function reconnectAccount(
   deps: AccountDeps,
@@ -191,5 +179,3 @@ export async function removeAccount(deps: AccountDeps, userId: string, accountId
   const account = await ownAccount(deps, userId, accountId);
   await deleteAccount(deps.db, account.id);
 }
-
-export { calendarsOfAccount };

@@ -1,12 +1,14 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { AppError } from '../../src/errors.ts';
+import { epochMs } from '../../src/lib/clock.ts';
 import { tokenHash } from '../../src/lib/secrets.ts';
 import { authenticate, changePassword, createUser, signInThrottle } from '../../src/people/accounts.ts';
 import { sweep } from '../../src/people/housekeeping.ts';
 import { issueFirstRunToken } from '../../src/people/onboarding.ts';
 import { resolveSession, startSession } from '../../src/people/sessions.ts';
 import { addMember } from '../../src/people/workspaces.ts';
+import { insertOAuthState } from '../../src/store/connectedAccounts.ts';
 import { migrateToLatest, openDatabase } from '../../src/store/database.ts';
 import { TestClock } from '../helpers/clock.ts';
 import { seedUser, seedWorkspace, testPassword } from '../helpers/seed.ts';
@@ -119,16 +121,19 @@ describe('housekeeping', () => {
     await authenticate(h.db, c, 'sweep@example.org', 'wrong password 1').catch(() => {});
     const link = await issueFirstRunToken(h.db, c);
     assert.equal(link, undefined, 'users exist, so no first-run link');
-    await addMember(
-      h.db,
-      c,
-      await seedWorkspace(h.db, 'W', [[id, 'owner']]),
-      { email: 'x@example.org', role: 'member' },
-      'system',
-    );
+    const ws = await seedWorkspace(h.db, 'W', [[id, 'owner']]);
+    await addMember(h.db, c, ws, { email: 'x@example.org', role: 'member' }, 'system');
+    const flow = {
+      userId: id,
+      workspaceId: ws,
+      provider: 'google' as const,
+      accountId: null,
+      sealedVerifier: 'v1.x',
+    };
+    await insertOAuthState(h.db, 'state-1', flow, epochMs(c) + 10 * 60 * 1000);
     c.advance({ hours: 2 });
     await sweep(h.db, c);
-    const count = async (table: 'sessions' | 'sign_in_failures' | 'one_time_tokens') =>
+    const count = async (table: 'sessions' | 'sign_in_failures' | 'one_time_tokens' | 'oauth_states') =>
       Number(
         (
           await h.db
@@ -140,6 +145,7 @@ describe('housekeeping', () => {
     assert.equal(await count('sessions'), 1);
     assert.equal(await resolveSession(h.db, c, live), id);
     assert.equal(await count('sign_in_failures'), 0);
+    assert.equal(await count('oauth_states'), 0, 'an abandoned connect flow');
     assert.equal(await count('one_time_tokens'), 1, 'the 7-day invitation is still usable');
     c.advance({ hours: 8 * 24 });
     await sweep(h.db, c);

@@ -118,6 +118,18 @@ describe('connecting a Google account from the account page', () => {
     }
   });
 
+  it('refuses a callback that comes back after the flow expired', async () => {
+    const browser = new PageClient(t.app);
+    await browser.signIn('ana@example.org', testPassword);
+    await browser.get('/account');
+    const start = await browser.post(`/account/workspaces/${workspaceId}/connections/google`, {});
+    const callback = await throughProvider(start.headers.location as string);
+    t.clock.advance({ minutes: 11 });
+    const answer = await browser.get(callback);
+    assert.equal(answer.statusCode, 400);
+    assert.match(answer.body, /has expired/);
+  });
+
   it('does not start a flow for a workspace the person is not in', async () => {
     const other = await seedWorkspace(t.ctx.db, 'Elsewhere', []);
     const browser = new PageClient(t.app);

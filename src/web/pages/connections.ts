@@ -4,33 +4,24 @@
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import {
-  type AccountDeps,
   connectAccount,
   ownAccount,
-  reconnectAccount,
   reconnectWithPassword,
   removeAccount,
 } from '../../calendars/accounts.ts';
-import type { OAuthConnector, OAuthProviderKind } from '../../calendars/connectors.ts';
+import { type FlowDeps, finishConnectFlow, startConnectFlow } from '../../calendars/connectFlow.ts';
+import type { OAuthProviderKind } from '../../calendars/connectors.ts';
 import {
   accountLabel,
   caldavCredentials,
   icsCredentials,
   providerNames,
 } from '../../calendars/credentialsInput.ts';
-import type { Credentials } from '../../calendars/provider.ts';
-import { AppError, invalidField } from '../../errors.ts';
+import { invalidField } from '../../errors.ts';
 import type { AppContext } from '../../http/context.ts';
-import { epochMs } from '../../lib/clock.ts';
-import { randomToken, tokenHash } from '../../lib/secrets.ts';
-import {
-  accountsOf,
-  calendarsOfAccount,
-  insertOAuthState,
-  takeOAuthState,
-} from '../../store/connectedAccounts.ts';
+import { accountsOf, calendarsOfAccount } from '../../store/connectedAccounts.ts';
 import type { User } from '../../store/users.ts';
-import { roleOf, type Workspace } from '../../store/workspaces.ts';
+import type { Workspace } from '../../store/workspaces.ts';
 import { correctable, formOf } from '../forms.ts';
 import { type Html, html } from '../html.ts';
 import { csrfField } from '../layout.ts';
@@ -43,11 +34,12 @@ export const connectionNotices: Record<string, string> = {
   cancelled: 'Connecting the account was cancelled.',
 };
 
-export const accountDeps = (ctx: AppContext): AccountDeps => ({
+export const accountDeps = (ctx: AppContext): FlowDeps => ({
   db: ctx.db,
   clock: ctx.clock,
   box: ctx.box,
   providers: ctx.providers,
+  connectors: ctx.connectors,
 });
 
 /** The section for one workspace: its accounts with calendars, and the ways to connect one. */
@@ -104,35 +96,6 @@ export type RenderAccount = (
 
 type AccountParams = { Params: { workspaceId: string; accountId: string } };
 
-const oauthStateTtlMs = 10 * 60 * 1000;
-
-function connectorFor(ctx: AppContext, kind: OAuthProviderKind): OAuthConnector {
-  const connector = ctx.connectors[kind];
-  if (connector === undefined)
-    throw new AppError('not_found', `Connecting ${providerNames[kind]} is not configured here.`);
-  return connector;
-}
-
-/** Remembers who starts the flow (and the PKCE verifier, sealed) under a random state; returns where to go. */
-async function startOAuth(
-  ctx: AppContext,
-  kind: OAuthProviderKind,
-  owner: { userId: string; workspaceId: string },
-  accountId: string | null,
-): Promise<string> {
-  const connector = connectorFor(ctx, kind);
-  const state = randomToken();
-  const codeVerifier = randomToken();
-  const hash = tokenHash(state);
-  await insertOAuthState(
-    ctx.db,
-    hash,
-    { ...owner, provider: kind, accountId, sealedVerifier: ctx.box.seal(codeVerifier, hash) },
-    epochMs(ctx.clock) + oauthStateTtlMs,
-  );
-  return connector.authorizationUrl({ state, codeVerifier });
-}
-
 export function registerConnectionRoutes(app: FastifyInstance, ctx: AppContext, render: RenderAccount): void {
   const deps = accountDeps(ctx);
   const act = async (request: FastifyRequest, reply: FastifyReply, run: (user: User) => Promise<string>) => {
@@ -176,8 +139,8 @@ export function registerConnectionRoutes(app: FastifyInstance, ctx: AppContext, 
       const account = await ownAccount(deps, user.id, request.params.accountId);
       if (account.provider === 'google' || account.provider === 'microsoft') {
         return reply.redirect(
-          await startOAuth(
-            ctx,
+          await startConnectFlow(
+            deps,
             account.provider,
             { userId: user.id, workspaceId: account.workspaceId },
             account.id,
@@ -202,10 +165,8 @@ export function registerConnectionRoutes(app: FastifyInstance, ctx: AppContext, 
       const user = requireUser(request, reply);
       if (user === undefined) return reply;
       const owner = { userId: user.id, workspaceId: request.params.workspaceId };
-      if ((await roleOf(ctx.db, owner.workspaceId, owner.userId)) === undefined)
-        throw new AppError('not_found', 'No such workspace.');
       return reply.redirect(
-        await startOAuth(ctx, request.params.kind as OAuthProviderKind, owner, null),
+        await startConnectFlow(deps, request.params.kind as OAuthProviderKind, owner, null),
         303,
       );
     },
@@ -215,38 +176,9 @@ export function registerConnectionRoutes(app: FastifyInstance, ctx: AppContext, 
     '/account/connect/:kind(^google$|^microsoft$)/callback',
     { config: { page: true } },
     (request, reply) =>
-      act(request, reply, async (user) => {
-        const kind = request.params.kind as OAuthProviderKind;
-        const { state, code, error } = request.query;
-        const flow =
-          typeof state === 'string'
-            ? await takeOAuthState(ctx.db, tokenHash(state), epochMs(ctx.clock))
-            : undefined;
-        // A flow someone else started (or an old one) must not attach an account to this person.
-        if (flow === undefined || flow.userId !== user.id || flow.provider !== kind) {
-          throw new AppError(
-            'invalid_request',
-            'This connection attempt has expired or was not started here. Start again.',
-          );
-        }
-        if (error !== undefined) return 'cancelled';
-        if (typeof code !== 'string' || code === '')
-          throw new AppError('invalid_request', 'The provider sent no authorization code.');
-        const codeVerifier = ctx.box.open(flow.sealedVerifier, tokenHash(state!));
-        const { tokens, email } = await connectorFor(ctx, kind).exchange({ code, codeVerifier });
-        const credentials: Credentials = { kind, ...tokens };
-        if (flow.accountId !== null) {
-          await reconnectAccount(deps, await ownAccount(deps, user.id, flow.accountId), credentials);
-          return 'reconnected';
-        }
-        await connectAccount(
-          deps,
-          { userId: user.id, workspaceId: flow.workspaceId },
-          credentials,
-          accountLabel(credentials, email),
-        );
-        return 'connected';
-      }),
+      act(request, reply, (user) =>
+        finishConnectFlow(deps, request.params.kind as OAuthProviderKind, user.id, request.query),
+      ),
   );
 
   app.post<AccountParams>(

@@ -321,35 +321,20 @@ export class FakeCalendars {
   /** What the calendar's access role lets the caller see of an event. */
   #view(calendar: Calendar, event: GoogleEvent): GoogleEvent {
     const role = calendar.seed.accessRole;
-    if (role === 'freeBusyReader') {
-      const { kind, id, status, start, end } = event;
-      return { kind, id, status, start, end };
-    }
+    if (role === 'freeBusyReader') return pick(event, ['kind', 'id', 'status', 'start', 'end']);
     if (role === 'reader' && event.visibility === 'private') {
-      const {
-        kind,
-        etag,
-        id,
-        status,
-        start,
-        end,
-        visibility,
-        recurringEventId,
-        originalStartTime,
-        transparency,
-      } = event;
-      return {
-        kind,
-        etag,
-        id,
-        status,
-        start,
-        end,
-        visibility,
-        recurringEventId,
-        originalStartTime,
-        transparency,
-      };
+      return pick(event, [
+        'kind',
+        'etag',
+        'id',
+        'status',
+        'start',
+        'end',
+        'visibility',
+        'recurringEventId',
+        'originalStartTime',
+        'transparency',
+      ]);
     }
     return event;
   }
@@ -402,4 +387,11 @@ const tombstone = (event: GoogleEvent): GoogleEvent => ({
 function originalStartString(instance: GoogleEvent): string {
   const original = instance.originalStartTime ?? {};
   return original.date ?? instantOf(original, original.timeZone ?? 'UTC').toString();
+}
+
+/** The named members of an event (those it has), as Google returns reduced views. */
+function pick(event: GoogleEvent, keys: ReadonlyArray<keyof GoogleEvent>): GoogleEvent {
+  return Object.fromEntries(
+    keys.filter((k) => event[k] !== undefined).map((k) => [k, event[k]]),
+  ) as GoogleEvent;
 }

@@ -18,6 +18,7 @@ import type {
   CalendarProvider,
   Credentials,
   ProviderCalendar,
+  ProviderOccurrence,
 } from '../../src/calendars/provider.ts';
 import { ProviderHttp } from '../../src/calendars/providerHttp.ts';
 import { toEvents } from '../../src/domain/occurrences.ts';
@@ -226,6 +227,22 @@ const worlds: Record<string, { skip?: string; open(): Promise<World> }> = {
   },
 };
 
+/** Occurrences as a full-detail owner in Berlin sees them. */
+const ids = createEventIds(randomBytes(32));
+const place = (occurrences: ProviderOccurrence[], range: typeof window) =>
+  toEvents(
+    occurrences,
+    {
+      calendarId: 'cal_x',
+      access: 'owner',
+      detailLevel: 'full',
+      privateDetails: true,
+      placementZone: 'Europe/Berlin',
+    },
+    ids,
+    range,
+  );
+
 const expected = [
   ['Standup', '2026-10-19T09:00:00', 'Europe/Berlin', 'PT15M', false, true, undefined],
   ['Offsite', '2026-10-21T00:00:00', undefined, 'P2D', true, false, undefined],
@@ -256,18 +273,7 @@ for (const [name, world] of Object.entries(worlds)) {
       const { occurrences, skipped } = await w.provider.listEvents(w.access, calendar, window);
       assert.deepEqual(skipped, []);
       for (const occurrence of occurrences) assertOccurrenceShape(occurrence, name);
-      const placed = toEvents(
-        occurrences,
-        {
-          calendarId: 'cal_x',
-          access: 'owner',
-          detailLevel: 'full',
-          privateDetails: true,
-          placementZone: 'Europe/Berlin',
-        },
-        createEventIds(randomBytes(32)),
-        window,
-      );
+      const placed = place(occurrences, window);
       const seen = placed.map(({ event: e }) => [
         e.title,
         e.start,
@@ -310,18 +316,7 @@ for (const [name, world] of Object.entries(worlds)) {
         end: Temporal.Instant.from('2026-10-27T00:00:00Z'),
       };
       const { occurrences } = await w.provider.listEvents(w.access, calendar, narrow);
-      const placed = toEvents(
-        occurrences,
-        {
-          calendarId: 'cal_x',
-          access: 'owner',
-          detailLevel: 'full',
-          privateDetails: true,
-          placementZone: 'Europe/Berlin',
-        },
-        createEventIds(randomBytes(32)),
-        narrow,
-      );
+      const placed = place(occurrences, narrow);
       assert.deepEqual(
         placed.map((p) => [p.event.title, p.event.start]),
         [['Standup', '2026-10-26T09:00:00']],

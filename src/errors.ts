@@ -39,6 +39,8 @@ export interface AppErrorOptions {
   cause?: unknown;
   /** Seconds; surfaces turn it into a `Retry-After` header. */
   retryAfter?: number;
+  /** A `WWW-Authenticate` challenge (RFC 6750) for 401 and 403 answers to bearer requests. */
+  challenge?: string;
 }
 
 export class AppError extends Error {
@@ -46,6 +48,7 @@ export class AppError extends Error {
   readonly status: number;
   readonly details: Record<string, unknown> | undefined;
   readonly retryAfter: number | undefined;
+  readonly challenge: string | undefined;
 
   constructor(code: ErrorCode, message: string, options: AppErrorOptions = {}) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
@@ -54,6 +57,7 @@ export class AppError extends Error {
     this.status = errorCatalogue[code];
     this.details = options.details;
     this.retryAfter = options.retryAfter;
+    this.challenge = options.challenge;
   }
 }
 

@@ -4,7 +4,11 @@ import formbody from '@fastify/formbody';
 import helmet from '@fastify/helmet';
 import rateLimit from '@fastify/rate-limit';
 import Fastify, { type FastifyInstance } from 'fastify';
+import { registerAuthorizationRoutes } from '../auth/routes.ts';
+import { startAuthorization } from '../auth/setup.ts';
 import { AppError } from '../errors.ts';
+import { registerMcpRoutes } from '../mcp/routes.ts';
+import { registerRestRoutes } from '../rest/routes.ts';
 import { registerPages } from '../web/pages/index.ts';
 import { registerVisitor } from '../web/visitor.ts';
 import type { AppContext } from './context.ts';
@@ -59,8 +63,12 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
       }),
   });
 
+  const auth = await startAuthorization(ctx);
   registerVisitor(app, ctx);
   registerOps(app, ctx);
-  registerPages(app, ctx);
+  registerAuthorizationRoutes(app, auth.server);
+  registerRestRoutes(app, ctx, auth);
+  registerMcpRoutes(app, auth);
+  registerPages(app, ctx, auth);
   return app;
 }

@@ -19,6 +19,8 @@ export interface AppContext {
   providers: Providers;
   /** OAuth connect flows of the providers that have a configured client. */
   connectors: Connectors;
+  /** Outbound fetch for Client ID Metadata Documents; the global fetch when absent. */
+  outboundFetch?: typeof fetch;
   /** Resolves when the database answers; used by /readyz. */
   ping(): Promise<void>;
 }

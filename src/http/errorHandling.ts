@@ -6,7 +6,7 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import FindMyWay, { type HTTPMethod } from 'find-my-way';
 import { AppError, isAppError } from '../errors.ts';
 import { errorPage } from '../web/errorPage.ts';
-import { sendProblem } from './problem.ts';
+import { sendProblem, setErrorHeaders } from './problem.ts';
 
 export function toAppError(error: unknown): AppError {
   if (isAppError(error)) return error;
@@ -37,7 +37,7 @@ function wantsHtml(request: FastifyRequest): boolean {
 
 export function sendError(request: FastifyRequest, reply: FastifyReply, error: AppError): FastifyReply {
   if (!wantsHtml(request)) return sendProblem(reply, error);
-  if (error.retryAfter !== undefined) reply.header('retry-after', String(error.retryAfter));
+  setErrorHeaders(reply, error);
   return reply
     .code(error.status)
     .type('text/html; charset=utf-8')

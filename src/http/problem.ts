@@ -40,8 +40,14 @@ export function toProblem(error: AppError, instance?: string): Problem {
   };
 }
 
-export function sendProblem(reply: FastifyReply, error: AppError): FastifyReply {
+/** The headers an error brings on any surface: `Retry-After`, `WWW-Authenticate`. */
+export function setErrorHeaders(reply: FastifyReply, error: AppError): void {
   if (error.retryAfter !== undefined) reply.header('retry-after', String(error.retryAfter));
+  if (error.challenge !== undefined) reply.header('www-authenticate', error.challenge);
+}
+
+export function sendProblem(reply: FastifyReply, error: AppError): FastifyReply {
+  setErrorHeaders(reply, error);
   return reply
     .code(error.status)
     .type('application/problem+json')

@@ -1,7 +1,11 @@
-/** Periodic clean-up of what has expired: sessions, sign-in failures, one-time links, connect flows. */
+/**
+ * Periodic clean-up of what has expired: sessions, sign-in failures, one-time links, connect
+ * flows, and the authorization server's codes, tokens and interactions.
+ */
 import type { Kysely } from 'kysely';
 import { type Clock, epochMs } from '../lib/clock.ts';
 import { deleteExpiredOAuthStates } from '../store/connectedAccounts.ts';
+import { deleteExpiredRecords } from '../store/oauthRecords.ts';
 import { deleteSpentTokens } from '../store/oneTimeTokens.ts';
 import type { Database } from '../store/schema.ts';
 import { deleteExpiredSessions } from '../store/sessions.ts';
@@ -16,4 +20,5 @@ export async function sweep(db: Kysely<Database>, clock: Clock): Promise<void> {
   await pruneFailures(db, now - signInThrottle.windowMs);
   await deleteSpentTokens(db, now);
   await deleteExpiredOAuthStates(db, now);
+  await deleteExpiredRecords(db, now);
 }

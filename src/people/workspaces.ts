@@ -57,7 +57,8 @@ async function actorRole(db: Db, workspaceId: string, actor: Actor): Promise<Rol
   return role;
 }
 
-async function requireAdmin(db: Db, workspaceId: string, actor: Actor): Promise<Role> {
+/** The actor's role when they may administer the workspace; locks it like `actorRole`. */
+export async function requireAdmin(db: Db, workspaceId: string, actor: Actor): Promise<Role> {
   const role = await actorRole(db, workspaceId, actor);
   if (role === undefined || !canAdminister(role)) {
     throw new AppError('forbidden', 'Only workspace owners and admins can do this.');
@@ -270,6 +271,7 @@ export async function updatePolicy(
         maxDetailLevel: policy.maxDetailLevel,
         privateDetailsAllowed: policy.privateDetailsAllowed,
         allowedClients: policy.allowedClients,
+        blockedClients: policy.blockedClients,
       },
       at: now,
     });

@@ -15,6 +15,8 @@ export interface WorkspacePolicy {
   privateDetailsAllowed: boolean;
   /** Client IDs that may be granted access; `null` = any client. */
   allowedClients: string[] | null;
+  /** Client IDs an admin switched off in this workspace; wins over `allowedClients`. */
+  blockedClients: string[];
 }
 
 /** Secure by default: reading only, private details withheld; admins widen it deliberately. */
@@ -23,6 +25,7 @@ export const defaultPolicy: WorkspacePolicy = Object.freeze({
   maxDetailLevel: 'full',
   privateDetailsAllowed: false,
   allowedClients: null,
+  blockedClients: [],
 }) as WorkspacePolicy;
 
 export const isScope = (value: unknown): value is Scope =>
@@ -43,6 +46,7 @@ export interface PolicyInput {
   maxDetailLevel: unknown;
   privateDetailsAllowed: unknown;
   allowedClients: unknown;
+  blockedClients?: unknown;
 }
 
 /** Validates a whole policy as submitted (form or CLI); unknown values are errors, never dropped. */
@@ -60,19 +64,39 @@ export function parsePolicy(input: PolicyInput): WorkspacePolicy {
   }
   const privateDetailsAllowed = input.privateDetailsAllowed === true || input.privateDetailsAllowed === 'on';
 
-  let allowedClients: string[] | null = null;
-  const clients = input.allowedClients;
-  const list = typeof clients === 'string' ? clients.split(/\s+/).filter(Boolean) : clients;
-  if (Array.isArray(list) && list.length > 0) {
-    if (list.length > maxClients) throw invalidField('allowedClients', `List at most ${maxClients} clients.`);
-    for (const id of list) {
-      if (typeof id !== 'string' || !clientIdPattern.test(id)) {
-        throw invalidField('allowedClients', 'Client IDs are printable text without spaces.');
-      }
-    }
-    allowedClients = [...new Set(list as string[])];
-  } else if (list !== undefined && list !== null && !Array.isArray(list) && typeof clients !== 'string') {
-    throw invalidField('allowedClients', 'Allowed clients must be a list of client IDs.');
-  }
-  return { allowedScopes, maxDetailLevel: input.maxDetailLevel, privateDetailsAllowed, allowedClients };
+  const allowed = clientList('allowedClients', input.allowedClients);
+  const blockedClients = clientList('blockedClients', input.blockedClients) ?? [];
+  return {
+    allowedScopes,
+    maxDetailLevel: input.maxDetailLevel,
+    privateDetailsAllowed,
+    allowedClients: allowed,
+    blockedClients,
+  };
 }
+
+/** A list of client IDs, from a form's text (one per line) or an array; empty → `null`. */
+function clientList(field: string, clients: unknown): string[] | null {
+  const list = typeof clients === 'string' ? clients.split(/\s+/).filter(Boolean) : clients;
+  if (list === undefined || list === null) return null;
+  if (!Array.isArray(list)) throw invalidField(field, 'Give a list of client IDs.');
+  if (list.length === 0) return null;
+  if (list.length > maxClients) throw invalidField(field, `List at most ${maxClients} clients.`);
+  for (const id of list) {
+    if (typeof id !== 'string' || !clientIdPattern.test(id)) {
+      throw invalidField(field, 'Client IDs are printable text without spaces.');
+    }
+  }
+  return [...new Set(list as string[])];
+}
+
+/** Whether members of a workspace with this policy may grant anything to the client. */
+export const clientPermitted = (policy: WorkspacePolicy, clientId: string): boolean =>
+  !policy.blockedClients.includes(clientId) &&
+  (policy.allowedClients === null || policy.allowedClients.includes(clientId));
+
+/** The requested scopes the policy lets a grant hold, in canonical order. */
+export const permittedScopes = (policy: WorkspacePolicy, requested: Iterable<string>): Scope[] => {
+  const wanted = new Set(requested);
+  return policy.allowedScopes.filter((scope) => wanted.has(scope));
+};

@@ -10,7 +10,10 @@ export type AuditAction =
   | 'member.invited'
   | 'member.role_changed'
   | 'member.removed'
-  | 'policy.updated';
+  | 'policy.updated'
+  | 'grant.created'
+  | 'grant.revoked'
+  | 'client.blocked';
 
 export interface AuditEntry {
   id: number;

@@ -44,6 +44,7 @@ export interface WorkspacePoliciesTable {
   max_detail_level: string;
   private_details_allowed: Flag;
   allowed_clients: string | null;
+  blocked_clients: string | null;
   updated_at: number;
 }
 
@@ -115,6 +116,54 @@ export interface OAuthStatesTable {
   expires_at: number;
 }
 
+export interface OAuthRecordsTable {
+  model: string;
+  id_hash: string;
+  /** Sealed JSON, bound to model and id hash. */
+  payload: string;
+  grant_id: string | null;
+  uid_hash: string | null;
+  expires_at: number | null;
+  consumed_at: number | null;
+}
+
+export interface OAuthSigningKeysTable {
+  kid: string;
+  /** Sealed private JWK, bound to the kid. */
+  private_jwk: string;
+  created_at: number;
+  retired_at: number | null;
+}
+
+export interface AccessGrantsTable {
+  id: string;
+  user_id: string;
+  workspace_id: string;
+  client_id: string;
+  client_name: string;
+  /** Space-separated. */
+  scopes: string;
+  private_details: Flag;
+  created_at: number;
+  last_used_at: number | null;
+  revoked_at: number | null;
+  revoked_reason: string | null;
+}
+
+export interface AccessGrantCalendarsTable {
+  grant_id: string;
+  calendar_id: string;
+  detail_level: string;
+}
+
+export interface WorkspaceClientsTable {
+  client_id: string;
+  workspace_id: string;
+  name: string;
+  created_by: string | null;
+  created_at: number;
+}
+
 export interface Database {
   users: UsersTable;
   sessions: SessionsTable;
@@ -127,6 +176,11 @@ export interface Database {
   connected_accounts: ConnectedAccountsTable;
   calendars: CalendarsTable;
   oauth_states: OAuthStatesTable;
+  oauth_records: OAuthRecordsTable;
+  oauth_signing_keys: OAuthSigningKeysTable;
+  access_grants: AccessGrantsTable;
+  access_grant_calendars: AccessGrantCalendarsTable;
+  workspace_clients: WorkspaceClientsTable;
 }
 
 export const flag = (value: Flag): boolean => value === true || value === 1;

@@ -143,6 +143,7 @@ export async function findPolicy(db: Db, workspaceId: string): Promise<Workspace
       maxDetailLevel: row.max_detail_level as DetailLevel,
       privateDetailsAllowed: flag(row.private_details_allowed),
       allowedClients: row.allowed_clients === null ? null : (JSON.parse(row.allowed_clients) as string[]),
+      blockedClients: row.blocked_clients === null ? [] : (JSON.parse(row.blocked_clients) as string[]),
     }
   );
 }
@@ -158,6 +159,7 @@ export async function savePolicy(
     max_detail_level: policy.maxDetailLevel,
     private_details_allowed: policy.privateDetailsAllowed,
     allowed_clients: policy.allowedClients === null ? null : JSON.stringify(policy.allowedClients),
+    blocked_clients: policy.blockedClients.length === 0 ? null : JSON.stringify(policy.blockedClients),
     updated_at: now,
   };
   await db

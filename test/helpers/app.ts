@@ -1,5 +1,6 @@
 /** An in-process application on a fresh in-memory database, with a controllable clock. */
 import { randomBytes } from 'node:crypto';
+import { type AddressInfo, createServer } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import { createCalendarAdapters } from '../../src/calendars/adapters.ts';
 import type { ProviderHttpOptions } from '../../src/calendars/providerHttp.ts';
@@ -27,11 +28,26 @@ export interface TestAppOptions {
   extraRoutes?: (app: FastifyInstance) => void;
   /** Builds the real calendar adapters from the configuration (none otherwise), with these HTTP options. */
   adapters?: ProviderHttpOptions;
+  /** Listens on a free loopback port with BASE_URL pointing at it (for clients that use fetch). */
+  listen?: boolean;
+  /** Outbound fetch for Client ID Metadata Documents. */
+  outboundFetch?: typeof fetch;
+}
+
+/** A port nothing listens on right now. */
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
 }
 
 export async function startTestApp(options: TestAppOptions = {}): Promise<TestApp> {
-  const { env = {}, database, logLines, extraRoutes, adapters } = options;
-  const config: Config = loadConfig({ APP_ENV: 'test', LOG_LEVEL: 'silent', ...env });
+  const { env = {}, database, logLines, extraRoutes, adapters, listen = false, outboundFetch } = options;
+  const port = listen ? await freePort() : undefined;
+  const listening = port === undefined ? {} : { PORT: String(port), BASE_URL: `http://127.0.0.1:${port}` };
+  const config: Config = loadConfig({ APP_ENV: 'test', LOG_LEVEL: 'silent', ...listening, ...env });
   const handle = database ?? openDatabase({ sqlitePath: ':memory:' });
   await migrateToLatest(handle);
   const clock = new TestClock();
@@ -46,6 +62,7 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
       ? { providers: {}, connectors: {} }
       : createCalendarAdapters(config, clock, adapters)),
     ping: () => ping(handle),
+    ...(outboundFetch ? { outboundFetch } : {}),
   };
   const app = await buildApp(
     ctx,
@@ -53,6 +70,7 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
   );
   extraRoutes?.(app);
   await app.ready();
+  if (port !== undefined) await app.listen({ host: '127.0.0.1', port });
   return {
     app,
     ctx,

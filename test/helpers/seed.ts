@@ -1,9 +1,11 @@
 /** Direct inserts for tests that need people and workspaces but not the cost of real hashing. */
 import type { Kysely } from 'kysely';
+import type { CalendarAccess } from '../../src/calendars/provider.ts';
 import { newId } from '../../src/lib/ids.ts';
 import { hashPassword } from '../../src/people/passwords.ts';
 import type { Role } from '../../src/people/roles.ts';
 import { defaultPolicy } from '../../src/policy/workspacePolicy.ts';
+import { insertAccount, syncCalendars } from '../../src/store/connectedAccounts.ts';
 import type { Database } from '../../src/store/schema.ts';
 import { insertUser } from '../../src/store/users.ts';
 import { insertMembership, insertWorkspace } from '../../src/store/workspaces.ts';
@@ -40,4 +42,30 @@ export async function seedWorkspace(
   await insertWorkspace(db, { id, name, createdAt: 0 }, defaultPolicy);
   for (const [userId, role] of members) await insertMembership(db, { workspaceId: id, userId, role, now: 0 });
   return id;
+}
+
+/** A connected CalDAV account with calendars (no server behind it): what consent pages list. */
+export async function seedCalendars(
+  db: Kysely<Database>,
+  owner: { userId: string; workspaceId: string },
+  calendars: Array<{ name: string; access?: CalendarAccess }>,
+): Promise<string[]> {
+  const accountId = newId('acc');
+  await insertAccount(
+    db,
+    { id: accountId, ...owner, provider: 'caldav', label: 'dav.example.test', createdAt: 0 },
+    'sealed-elsewhere',
+  );
+  const stored = await syncCalendars(
+    db,
+    accountId,
+    calendars.map((c) => ({
+      providerCalendarId: `/cal/${encodeURIComponent(c.name)}/`,
+      name: c.name,
+      primary: false,
+      access: c.access ?? 'owner',
+    })),
+    0,
+  );
+  return calendars.map((c) => stored.find((s) => s.name === c.name)!.id);
 }

@@ -173,6 +173,7 @@ for (const engine of await enginesUnderTest()) {
           maxDetailLevel: 'titles',
           privateDetailsAllowed: 'on',
           allowedClients: 'client-1\nclient-2\n',
+          blockedClients: 'client-3',
         },
         as('owner'),
       );
@@ -181,6 +182,7 @@ for (const engine of await enginesUnderTest()) {
         maxDetailLevel: 'titles',
         privateDetailsAllowed: true,
         allowedClients: ['client-1', 'client-2'],
+        blockedClients: ['client-3'],
       });
       assert.deepEqual(await findPolicy(handle.db, teamA), policy);
       const bad = {

@@ -136,6 +136,7 @@ for (const engine of await enginesUnderTest()) {
         maxDetailLevel: 'titles' as const,
         privateDetailsAllowed: true,
         allowedClients: ['client-a', 'https://app.example.com/client.json'],
+        blockedClients: ['client-b'],
       };
       await savePolicy(handle.db, 'ws_1', policy, 9);
       assert.deepEqual(await findPolicy(handle.db, 'ws_1'), policy);

@@ -20,24 +20,13 @@ import { correctable, formOf, sendHtml } from '../forms.ts';
 import { type Html, html } from '../html.ts';
 import { csrfField, page } from '../layout.ts';
 import { requireUser } from '../visitor.ts';
+import { detailWords, scopeWords } from '../words.ts';
 
 const notices: Record<string, string> = {
   added: 'The member was added.',
   role: 'The role was changed.',
   removed: 'The member was removed.',
   policy: 'The policy was saved.',
-};
-
-const scopeWords: Record<string, string> = {
-  'calendar:read': 'Read calendars and events',
-  'calendar:write': 'Create, change and delete events',
-  'calendar:rsvp': 'Respond to invitations',
-};
-
-const detailWords: Record<string, string> = {
-  full: 'Full details',
-  titles: 'Titles and times',
-  busy: 'Busy/free only',
 };
 
 type WorkspaceParams = { Params: { workspaceId: string }; Querystring: { notice?: string } };
@@ -95,6 +84,8 @@ ${view.members.map(
   <label class="inline" for="privateDetailsAllowed">Members may share details of private events</label></div>
   <label for="allowedClients">Allowed clients (one client ID per line; empty allows any client)</label>
   <textarea id="allowedClients" name="allowedClients" rows="3">${(policy.allowedClients ?? []).join('\n')}</textarea>
+  <label for="blockedClients">Blocked clients (one client ID per line; their grants in this workspace end)</label>
+  <textarea id="blockedClients" name="blockedClients" rows="3">${policy.blockedClients.join('\n')}</textarea>
   <div><button type="submit">Save policy</button></div>
 </form>
 </section>
@@ -229,6 +220,7 @@ export function registerAdminPages(app: FastifyInstance, ctx: AppContext): void 
             maxDetailLevel: form.maxDetailLevel,
             privateDetailsAllowed: form.privateDetailsAllowed,
             allowedClients: form.allowedClients,
+            blockedClients: form.blockedClients,
           },
           { userId: user.id },
         );

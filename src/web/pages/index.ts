@@ -1,13 +1,16 @@
 import type { FastifyInstance } from 'fastify';
+import type { Authorization } from '../../auth/setup.ts';
 import type { AppContext } from '../../http/context.ts';
 import { registerAccountPages } from './account.ts';
 import { registerAdminPages } from './admin.ts';
+import { registerAuthorizePages } from './authorize.ts';
 import { registerOnboardingPages } from './onboarding.ts';
 import { registerSignInPages } from './signIn.ts';
 
-export function registerPages(app: FastifyInstance, ctx: AppContext): void {
+export function registerPages(app: FastifyInstance, ctx: AppContext, auth: Authorization): void {
   registerSignInPages(app, ctx);
   registerOnboardingPages(app, ctx);
   registerAccountPages(app, ctx);
   registerAdminPages(app, ctx);
+  registerAuthorizePages(app, ctx, auth);
 }

@@ -1,0 +1,165 @@
+/**
+ * Resource-side verification of access tokens, one module for `/mcp` and `/v1`: signature,
+ * issuer, exactly this resource as audience, expiry, environment, then the live grant (revoked,
+ * member removed, client blocked → refused at once; looked up again after at most two seconds)
+ * and the scopes the route needs. Failures carry the RFC 6750 / RFC 9728 challenges.
+ */
+
+import { createLocalJWKSet, type JWTPayload, jwtVerify } from 'jose';
+import type { Kysely } from 'kysely';
+import type { Environment } from '../config.ts';
+import { AppError } from '../errors.ts';
+import { type Clock, epochMs } from '../lib/clock.ts';
+import { clientPermitted, type Scope, type WorkspacePolicy } from '../policy/workspacePolicy.ts';
+import { type AccessGrant, findGrant, type GrantedCalendar, touchGrant } from '../store/accessGrants.ts';
+import type { Database } from '../store/schema.ts';
+import { findPolicy, roleOf } from '../store/workspaces.ts';
+import type { ProtectedResource } from './resources.ts';
+import { type PrivateJwk, signingAlgorithm } from './signingKeys.ts';
+
+/** Who is calling, and what the grant lets them reach, right now. */
+export interface Principal {
+  userId: string;
+  workspaceId: string;
+  clientId: string;
+  grantId: string;
+  /** Token scopes ∩ granted scopes ∩ workspace policy ∩ what this resource offers. */
+  scopes: Scope[];
+  calendars: GrantedCalendar[];
+  privateDetails: boolean;
+  policy: WorkspacePolicy;
+}
+
+export interface BearerVerifier {
+  authenticate(authorization: string | undefined, resource: ProtectedResource): Promise<Principal>;
+  /** Drops a cached grant, so that a revocation in this process takes effect on the next request. */
+  forget(grantId: string): void;
+}
+
+export interface BearerDeps {
+  db: Kysely<Database>;
+  clock: Clock;
+  issuer: string;
+  environment: Environment;
+  signingKeys: PrivateJwk[];
+}
+
+const grantCacheMs = 2000;
+const lastUseResolutionMs = 60_000;
+
+interface LiveGrant {
+  grant: AccessGrant;
+  policy: WorkspacePolicy;
+}
+
+export function requireScopes(
+  principal: Principal,
+  resource: ProtectedResource,
+  required: readonly Scope[],
+): void {
+  const missing = required.filter((s) => !principal.scopes.includes(s));
+  if (missing.length === 0) return;
+  throw new AppError(
+    'insufficient_scope',
+    `This needs the scope ${missing.join(' ')}, which the grant does not hold.`,
+    {
+      challenge: `Bearer error="insufficient_scope", scope="${required.join(' ')}", resource_metadata="${resource.metadataUrl}"`,
+    },
+  );
+}
+
+export function createBearerVerifier(deps: BearerDeps): BearerVerifier {
+  const publicKeys = deps.signingKeys.map(({ d: _private, ...publicPart }) => publicPart);
+  const keySet = createLocalJWKSet({ keys: publicKeys });
+  const cache = new Map<string, { value: LiveGrant | undefined; until: number }>();
+  const lastTouched = new Map<string, number>();
+
+  const invalid = (resource: ProtectedResource, message: string) =>
+    new AppError('invalid_token', message, {
+      challenge: `Bearer error="invalid_token", error_description="${message}", resource_metadata="${resource.metadataUrl}"`,
+    });
+
+  async function liveGrant(grantId: string): Promise<LiveGrant | undefined> {
+    const now = epochMs(deps.clock);
+    const cached = cache.get(grantId);
+    if (cached !== undefined && cached.until > now) return cached.value;
+    const grant = await findGrant(deps.db, grantId);
+    let value: LiveGrant | undefined;
+    if (
+      grant !== undefined &&
+      grant.revokedAt === null &&
+      (await roleOf(deps.db, grant.workspaceId, grant.userId))
+    ) {
+      const policy = await findPolicy(deps.db, grant.workspaceId);
+      if (policy !== undefined && clientPermitted(policy, grant.clientId)) value = { grant, policy };
+    }
+    if (cache.size > 10_000) cache.clear();
+    cache.set(grantId, { value, until: now + grantCacheMs });
+    return value;
+  }
+
+  async function noteUse(grantId: string): Promise<void> {
+    const now = epochMs(deps.clock);
+    if ((lastTouched.get(grantId) ?? 0) + lastUseResolutionMs > now) return;
+    lastTouched.set(grantId, now);
+    await touchGrant(deps.db, grantId, now);
+  }
+
+  return {
+    forget: (grantId) => void cache.delete(grantId),
+
+    async authenticate(authorization, resource) {
+      const match = /^Bearer ([A-Za-z0-9._~+/-]+=*)$/i.exec(authorization ?? '');
+      if (match === null) {
+        throw new AppError('unauthenticated', 'Send an access token for this resource as a Bearer token.', {
+          challenge: `Bearer resource_metadata="${resource.metadataUrl}", scope="${resource.scopes.join(' ')}"`,
+        });
+      }
+      let payload: JWTPayload;
+      try {
+        ({ payload } = await jwtVerify(match[1]!, keySet, {
+          issuer: deps.issuer,
+          algorithms: [signingAlgorithm],
+          typ: 'at+jwt',
+          requiredClaims: ['exp', 'iat', 'client_id', 'aud'],
+        }));
+      } catch {
+        throw invalid(resource, 'The access token is invalid or has expired.');
+      }
+      // Exactly one audience, this one: a token for another resource is not accepted here.
+      if (payload.aud !== resource.url) throw invalid(resource, 'The access token is for another resource.');
+      if (payload.env !== deps.environment)
+        throw invalid(resource, 'The access token is from another environment.');
+      if (typeof payload.sub !== 'string') {
+        throw new AppError(
+          'forbidden',
+          'This token belongs to a client, not a person: it reaches no calendar.',
+        );
+      }
+      const grantId = payload.gid;
+      const live = typeof grantId === 'string' ? await liveGrant(grantId) : undefined;
+      if (
+        live === undefined ||
+        live.grant.userId !== payload.sub ||
+        live.grant.clientId !== payload.client_id
+      ) {
+        throw invalid(resource, 'The grant behind this token has ended.');
+      }
+      const tokenScopes = new Set(typeof payload.scope === 'string' ? payload.scope.split(' ') : []);
+      const scopes = live.grant.scopes.filter(
+        (s) => tokenScopes.has(s) && live.policy.allowedScopes.includes(s) && resource.scopes.includes(s),
+      );
+      await noteUse(live.grant.id);
+      return {
+        userId: live.grant.userId,
+        workspaceId: live.grant.workspaceId,
+        clientId: live.grant.clientId,
+        grantId: live.grant.id,
+        scopes,
+        calendars: live.grant.calendars,
+        privateDetails: live.grant.privateDetails && live.policy.privateDetailsAllowed,
+        policy: live.policy,
+      };
+    },
+  };
+}

@@ -1,0 +1,201 @@
+/**
+ * Grants as people see them: what a consent offers, recording it (the authorization server's
+ * grant and ours, one id), revoking one, and an admin switching a client off in a workspace.
+ * Revocation removes the refresh tokens and codes at once and tells the verifier's cache.
+ */
+import type { Kysely } from 'kysely';
+import type Provider from 'oidc-provider';
+import { AppError } from '../errors.ts';
+import { type Clock, epochMs } from '../lib/clock.ts';
+import { tokenHash } from '../lib/secrets.ts';
+import { requireAdmin } from '../people/workspaces.ts';
+import { type ConsentChoice, type ConsentOffer, checkConsent, consentOffer } from '../policy/consent.ts';
+import { clientPermitted, type Scope } from '../policy/workspacePolicy.ts';
+import { findGrant, insertGrant, markGrantsRevoked } from '../store/accessGrants.ts';
+import { recordAudit } from '../store/audit.ts';
+import {
+  accountsOf,
+  type CalendarRecord,
+  type ConnectedAccount,
+  calendarsOfAccount,
+} from '../store/connectedAccounts.ts';
+import { deleteRecord, deleteRecordsOfGrant } from '../store/oauthRecords.ts';
+import type { Database } from '../store/schema.ts';
+import { findPolicy, findWorkspace, roleOf, savePolicy, type Workspace } from '../store/workspaces.ts';
+import type { Resources } from './resources.ts';
+
+type Db = Kysely<Database>;
+
+export interface GrantsDeps {
+  db: Db;
+  clock: Clock;
+  provider: Provider;
+  resources: Resources;
+  /** Forgets a grant in the bearer verifier's cache. */
+  forget(grantId: string): void;
+}
+
+export interface WorkspaceOffer extends ConsentOffer {
+  workspace: Workspace;
+  accounts: Array<{ account: ConnectedAccount; calendars: CalendarRecord[] }>;
+}
+
+/** What the person may grant this client in this workspace; not a member → not_found. */
+export async function offerIn(
+  db: Db,
+  userId: string,
+  workspaceId: string,
+  clientId: string,
+  requestedScopes: Iterable<string>,
+): Promise<WorkspaceOffer> {
+  const workspace = await findWorkspace(db, workspaceId);
+  const policy = workspace && (await roleOf(db, workspaceId, userId)) && (await findPolicy(db, workspaceId));
+  if (!workspace || !policy) throw new AppError('not_found', 'No such workspace.');
+  if (!clientPermitted(policy, clientId)) {
+    throw new AppError('forbidden', 'This workspace does not allow this application.');
+  }
+  const accounts = await Promise.all(
+    (await accountsOf(db, userId, workspaceId)).map(async (account) => ({
+      account,
+      calendars: await calendarsOfAccount(db, account.id),
+    })),
+  );
+  return {
+    workspace,
+    accounts,
+    ...consentOffer(
+      policy,
+      requestedScopes,
+      accounts.flatMap((a) => a.calendars),
+    ),
+  };
+}
+
+export interface ConsentRequest {
+  userId: string;
+  workspaceId: string;
+  clientId: string;
+  clientName: string;
+  requestedScopes: string[];
+  choice: ConsentChoice;
+}
+
+/** Checks the choice against what is offered now and stores the grant; returns its id. */
+export async function recordConsent(deps: GrantsDeps, request: ConsentRequest): Promise<string> {
+  const offer = await offerIn(
+    deps.db,
+    request.userId,
+    request.workspaceId,
+    request.clientId,
+    request.requestedScopes,
+  );
+  const calendars = checkConsent(offer, request.choice);
+  const grant = new deps.provider.Grant({ accountId: request.userId, clientId: request.clientId });
+  // Scopes the person could not grant count as refused, so that the token is simply narrower.
+  for (const resource of Object.values(deps.resources)) {
+    const scopes = offer.scopes.filter((s) => (resource.scopes as readonly Scope[]).includes(s));
+    if (scopes.length > 0) grant.addResourceScope(resource.url, scopes.join(' '));
+    const refused = request.requestedScopes.filter(
+      (s) => (resource.scopes as readonly string[]).includes(s) && !scopes.includes(s as Scope),
+    );
+    if (refused.length > 0) grant.rejectResourceScope(resource.url, refused.join(' '));
+  }
+  const oidcScopes = request.requestedScopes.filter((s) => s === 'openid' || s === 'offline_access');
+  if (oidcScopes.length > 0) grant.addOIDCScope(oidcScopes.join(' '));
+  const grantId = await grant.save();
+  const now = epochMs(deps.clock);
+  try {
+    await deps.db.transaction().execute(async (trx) => {
+      await insertGrant(trx, {
+        id: grantId,
+        userId: request.userId,
+        workspaceId: request.workspaceId,
+        clientId: request.clientId,
+        clientName: request.clientName,
+        scopes: offer.scopes,
+        privateDetails: request.choice.privateDetails,
+        calendars,
+        createdAt: now,
+      });
+      await recordAudit(trx, {
+        workspaceId: request.workspaceId,
+        actorUserId: request.userId,
+        action: 'grant.created',
+        targetUserId: null,
+        detail: { client: request.clientId, scopes: offer.scopes, calendars: calendars.length },
+        at: now,
+      });
+    });
+  } catch (error) {
+    await grant.destroy();
+    throw error;
+  }
+  return grantId;
+}
+
+async function endGrants(deps: GrantsDeps, grantIds: readonly string[]): Promise<void> {
+  for (const id of grantIds) {
+    await deleteRecordsOfGrant(deps.db, id);
+    await deleteRecord(deps.db, 'Grant', tokenHash(id));
+    deps.forget(id);
+  }
+}
+
+/** A person revokes one of their grants. Someone else's grant is not found, like a missing one. */
+export async function revokeGrant(deps: GrantsDeps, userId: string, grantId: string): Promise<void> {
+  const grant = await findGrant(deps.db, grantId);
+  if (grant === undefined || grant.userId !== userId || grant.revokedAt !== null) {
+    throw new AppError('not_found', 'No such connected app.');
+  }
+  const now = epochMs(deps.clock);
+  const ended = await markGrantsRevoked(deps.db, { id: grantId }, 'revoked by the person', now);
+  await recordAudit(deps.db, {
+    workspaceId: grant.workspaceId,
+    actorUserId: userId,
+    action: 'grant.revoked',
+    targetUserId: userId,
+    detail: { client: grant.clientId },
+    at: now,
+  });
+  await endGrants(deps, ended);
+}
+
+/** An admin switches a client off in a workspace: it is blocked and every grant to it ends. */
+export async function blockClient(
+  deps: GrantsDeps,
+  actorUserId: string,
+  workspaceId: string,
+  clientId: string,
+): Promise<number> {
+  const now = epochMs(deps.clock);
+  const ended = await deps.db.transaction().execute(async (trx) => {
+    await requireAdmin(trx, workspaceId, { userId: actorUserId });
+    const policy = await findPolicy(trx, workspaceId);
+    if (policy === undefined) throw new AppError('not_found', 'No such workspace.');
+    if (!policy.blockedClients.includes(clientId)) {
+      await savePolicy(
+        trx,
+        workspaceId,
+        { ...policy, blockedClients: [...policy.blockedClients, clientId] },
+        now,
+      );
+    }
+    const ids = await markGrantsRevoked(
+      trx,
+      { workspaceId, clientId },
+      'client blocked in the workspace',
+      now,
+    );
+    await recordAudit(trx, {
+      workspaceId,
+      actorUserId,
+      action: 'client.blocked',
+      targetUserId: null,
+      detail: { client: clientId, grantsEnded: ids.length },
+      at: now,
+    });
+    return ids;
+  });
+  await endGrants(deps, ended);
+  return ended.length;
+}

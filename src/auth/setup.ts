@@ -1,0 +1,45 @@
+/** Assembles the authorization side from the application context: keys, server, verifier, grants. */
+import type { AppContext } from '../http/context.ts';
+import { type AuthorizationServer, createAuthorizationServer } from './authorizationServer.ts';
+import { type BearerVerifier, createBearerVerifier } from './bearer.ts';
+import type { GrantsDeps } from './grants.ts';
+import { issuerFor } from './resources.ts';
+import { loadSigningKeys } from './signingKeys.ts';
+
+export interface Authorization {
+  server: AuthorizationServer;
+  verifier: BearerVerifier;
+  grants: GrantsDeps;
+}
+
+export async function startAuthorization(ctx: AppContext): Promise<Authorization> {
+  const signingKeys = await loadSigningKeys(ctx.db, ctx.box, ctx.config.environment, ctx.clock);
+  const verifier = createBearerVerifier({
+    db: ctx.db,
+    clock: ctx.clock,
+    issuer: issuerFor(ctx.config.baseUrl),
+    environment: ctx.config.environment,
+    signingKeys,
+  });
+  const server = createAuthorizationServer({
+    config: ctx.config,
+    db: ctx.db,
+    clock: ctx.clock,
+    secretKey: ctx.secretKey,
+    box: ctx.box,
+    signingKeys,
+    onGrantEnded: (grantId) => verifier.forget(grantId),
+    ...(ctx.outboundFetch ? { fetch: ctx.outboundFetch } : {}),
+  });
+  return {
+    server,
+    verifier,
+    grants: {
+      db: ctx.db,
+      clock: ctx.clock,
+      provider: server.provider,
+      resources: server.resources,
+      forget: (grantId) => verifier.forget(grantId),
+    },
+  };
+}

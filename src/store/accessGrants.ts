@@ -1,0 +1,191 @@
+/** People's consents to clients: which workspace, scopes, calendars and levels; revocation. */
+import type { Kysely } from 'kysely';
+import type { DetailLevel, Scope } from '../policy/workspacePolicy.ts';
+import { type AccessGrantsTable, type Database, flag } from './schema.ts';
+
+type Db = Kysely<Database>;
+
+export interface GrantedCalendar {
+  calendarId: string;
+  detailLevel: DetailLevel;
+}
+
+export interface AccessGrant {
+  id: string;
+  userId: string;
+  workspaceId: string;
+  clientId: string;
+  clientName: string;
+  scopes: Scope[];
+  privateDetails: boolean;
+  calendars: GrantedCalendar[];
+  createdAt: number;
+  lastUsedAt: number | null;
+  revokedAt: number | null;
+}
+
+export interface GrantListing extends AccessGrant {
+  /** Calendar names, in the order of `calendars`. */
+  calendarNames: string[];
+  userEmail: string;
+}
+
+const toGrant = (row: AccessGrantsTable, calendars: GrantedCalendar[]): AccessGrant => ({
+  id: row.id,
+  userId: row.user_id,
+  workspaceId: row.workspace_id,
+  clientId: row.client_id,
+  clientName: row.client_name,
+  scopes: row.scopes.split(' ').filter(Boolean) as Scope[],
+  privateDetails: flag(row.private_details),
+  calendars,
+  createdAt: row.created_at,
+  lastUsedAt: row.last_used_at,
+  revokedAt: row.revoked_at,
+});
+
+export async function insertGrant(
+  db: Db,
+  grant: Omit<AccessGrant, 'lastUsedAt' | 'revokedAt'>,
+): Promise<void> {
+  await db
+    .insertInto('access_grants')
+    .values({
+      id: grant.id,
+      user_id: grant.userId,
+      workspace_id: grant.workspaceId,
+      client_id: grant.clientId,
+      client_name: grant.clientName,
+      scopes: grant.scopes.join(' '),
+      private_details: grant.privateDetails,
+      created_at: grant.createdAt,
+      last_used_at: null,
+      revoked_at: null,
+      revoked_reason: null,
+    })
+    .execute();
+  if (grant.calendars.length > 0) {
+    await db
+      .insertInto('access_grant_calendars')
+      .values(
+        grant.calendars.map((c) => ({
+          grant_id: grant.id,
+          calendar_id: c.calendarId,
+          detail_level: c.detailLevel,
+        })),
+      )
+      .execute();
+  }
+}
+
+async function calendarsOf(db: Db, grantIds: readonly string[]) {
+  if (grantIds.length === 0) return new Map<string, Array<GrantedCalendar & { name: string }>>();
+  const rows = await db
+    .selectFrom('access_grant_calendars as g')
+    .innerJoin('calendars as c', 'c.id', 'g.calendar_id')
+    .select(['g.grant_id', 'g.calendar_id', 'g.detail_level', 'c.name'])
+    .where('g.grant_id', 'in', grantIds)
+    .orderBy('c.name')
+    .orderBy('g.calendar_id')
+    .execute();
+  const byGrant = new Map<string, Array<GrantedCalendar & { name: string }>>();
+  for (const row of rows) {
+    const list = byGrant.get(row.grant_id) ?? [];
+    list.push({ calendarId: row.calendar_id, detailLevel: row.detail_level as DetailLevel, name: row.name });
+    byGrant.set(row.grant_id, list);
+  }
+  return byGrant;
+}
+
+/** A grant by id, revoked or not. */
+export async function findGrant(db: Db, id: string): Promise<AccessGrant | undefined> {
+  const row = await db.selectFrom('access_grants').selectAll().where('id', '=', id).executeTakeFirst();
+  if (row === undefined) return undefined;
+  const calendars = (await calendarsOf(db, [id])).get(id) ?? [];
+  return toGrant(
+    row,
+    calendars.map(({ calendarId, detailLevel }) => ({ calendarId, detailLevel })),
+  );
+}
+
+async function listings(db: Db, rows: Array<AccessGrantsTable & { email: string }>): Promise<GrantListing[]> {
+  const calendars = await calendarsOf(
+    db,
+    rows.map((r) => r.id),
+  );
+  return rows.map((row) => {
+    const list = calendars.get(row.id) ?? [];
+    return {
+      ...toGrant(
+        row,
+        list.map(({ calendarId, detailLevel }) => ({ calendarId, detailLevel })),
+      ),
+      calendarNames: list.map((c) => c.name),
+      userEmail: row.email,
+    };
+  });
+}
+
+/** A person's live grants, newest first. */
+export async function liveGrantsOfUser(db: Db, userId: string): Promise<GrantListing[]> {
+  const rows = await db
+    .selectFrom('access_grants as a')
+    .innerJoin('users as u', 'u.id', 'a.user_id')
+    .selectAll('a')
+    .select('u.email')
+    .where('a.user_id', '=', userId)
+    .where('a.revoked_at', 'is', null)
+    .orderBy('a.created_at', 'desc')
+    .execute();
+  return listings(db, rows);
+}
+
+/** A workspace's live grants, newest first. */
+export async function liveGrantsOfWorkspace(db: Db, workspaceId: string): Promise<GrantListing[]> {
+  const rows = await db
+    .selectFrom('access_grants as a')
+    .innerJoin('users as u', 'u.id', 'a.user_id')
+    .selectAll('a')
+    .select('u.email')
+    .where('a.workspace_id', '=', workspaceId)
+    .where('a.revoked_at', 'is', null)
+    .orderBy('a.created_at', 'desc')
+    .execute();
+  return listings(db, rows);
+}
+
+/** The newest live grant a person gave a client, if any. */
+export async function latestLiveGrant(db: Db, userId: string, clientId: string): Promise<string | undefined> {
+  const row = await db
+    .selectFrom('access_grants')
+    .select('id')
+    .where('user_id', '=', userId)
+    .where('client_id', '=', clientId)
+    .where('revoked_at', 'is', null)
+    .orderBy('created_at', 'desc')
+    .executeTakeFirst();
+  return row?.id;
+}
+
+/** Marks grants revoked (once); returns the ids that changed. */
+export async function markGrantsRevoked(
+  db: Db,
+  filter: { id: string } | { workspaceId: string; clientId: string },
+  reason: string,
+  now: number,
+): Promise<string[]> {
+  let query = db
+    .updateTable('access_grants')
+    .set({ revoked_at: now, revoked_reason: reason })
+    .where('revoked_at', 'is', null);
+  query =
+    'id' in filter
+      ? query.where('id', '=', filter.id)
+      : query.where('workspace_id', '=', filter.workspaceId).where('client_id', '=', filter.clientId);
+  const rows = await query.returning('id').execute();
+  return rows.map((r) => r.id);
+}
+
+export async function touchGrant(db: Db, id: string, now: number): Promise<void> {
+  await db.updateTable('access_grants').set({ last_used_at: now }).where('id', '=', id).execute();
+}

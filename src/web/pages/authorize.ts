@@ -1,0 +1,231 @@
+/**
+ * The pages between an application's authorization request and its answer: sign-in (the site's
+ * own), workspace choice (skipped when only one workspace lets the application in), consent
+ * with calendars and levels. Allow records the grant; Deny answers `access_denied`.
+ */
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { InteractionResults } from 'oidc-provider';
+import { offerIn, recordConsent, type WorkspaceOffer } from '../../auth/grants.ts';
+import type { Authorization } from '../../auth/setup.ts';
+import { AppError } from '../../errors.ts';
+import type { AppContext } from '../../http/context.ts';
+import { levelsUpTo } from '../../policy/consent.ts';
+import { clientPermitted } from '../../policy/workspacePolicy.ts';
+import type { User } from '../../store/users.ts';
+import { findPolicy, workspacesOf } from '../../store/workspaces.ts';
+import { correctable, type Form, formOf, sendHtml } from '../forms.ts';
+import { html } from '../html.ts';
+import { csrfField, page } from '../layout.ts';
+import { requireUser } from '../visitor.ts';
+import { detailWords, scopeWords } from '../words.ts';
+
+type UidParams = { Params: { uid: string }; Querystring: { workspace?: string } };
+
+interface Pending {
+  uid: string;
+  prompt: string;
+  clientId: string;
+  clientName: string;
+  redirectHost: string;
+  requestedScopes: string[];
+  sessionAccount: string | undefined;
+}
+
+const expired = () =>
+  new AppError(
+    'not_found',
+    'This authorization request has ended or expired. Go back to the application and start again.',
+  );
+
+export function registerAuthorizePages(app: FastifyInstance, ctx: AppContext, auth: Authorization): void {
+  const provider = auth.server.provider;
+
+  async function pending(request: FastifyRequest<UidParams>, reply: FastifyReply): Promise<Pending> {
+    let details: Awaited<ReturnType<typeof provider.interactionDetails>>;
+    try {
+      details = await provider.interactionDetails(request.raw, reply.raw);
+    } catch {
+      throw expired();
+    }
+    if (details.uid !== request.params.uid) throw expired();
+    const clientId = String(details.params.client_id);
+    const client = await provider.Client.find(clientId);
+    if (client === undefined) throw expired();
+    return {
+      uid: details.uid,
+      prompt: details.prompt.name,
+      clientId,
+      clientName: client.clientName ?? clientId,
+      redirectHost: URL.parse(String(details.params.redirect_uri))?.host ?? '',
+      requestedScopes: String(details.params.scope ?? '')
+        .split(' ')
+        .filter(Boolean),
+      sessionAccount: details.session?.accountId,
+    };
+  }
+
+  const finish = async (
+    request: FastifyRequest,
+    reply: FastifyReply,
+    result: InteractionResults,
+    merge = true,
+  ) => {
+    const to = await provider.interactionResult(request.raw, reply.raw, result, {
+      mergeWithLastSubmission: merge,
+    });
+    return reply.redirect(to, 303);
+  };
+
+  const deny = (request: FastifyRequest, reply: FastifyReply, description: string) =>
+    finish(request, reply, { error: 'access_denied', error_description: description }, false);
+
+  /** The workspaces where this person may let the client in. */
+  async function eligibleWorkspaces(user: User, clientId: string) {
+    const all = await workspacesOf(ctx.db, user.id);
+    const eligible = [];
+    for (const workspace of all) {
+      const policy = await findPolicy(ctx.db, workspace.id);
+      if (policy && clientPermitted(policy, clientId)) eligible.push(workspace);
+    }
+    return eligible;
+  }
+
+  const consentPage = (
+    request: FastifyRequest,
+    user: User,
+    p: Pending,
+    offer: WorkspaceOffer,
+    error?: string,
+  ) => {
+    const csrf = request.visitor.csrfToken;
+    const action = `/authorize/${p.uid}`;
+    const calendars = offer.accounts.flatMap(({ account, calendars }) =>
+      calendars.map((calendar) => ({
+        account,
+        calendar,
+        max: offer.calendars.find((c) => c.id === calendar.id)!.maxLevel,
+      })),
+    );
+    const denyForm = html`<form class="inline" method="post" action="${action}/deny">${csrfField(csrf)}<button type="submit">Deny</button></form>`;
+    if (offer.scopes.length === 0) {
+      return page(
+        { title: `${p.clientName} wants access`, user, csrfToken: csrf, error },
+        html`<p>The workspace <strong>${offer.workspace.name}</strong> does not allow the access this application asks for.</p>${denyForm}`,
+      );
+    }
+    return page(
+      { title: `Allow ${p.clientName} to use your calendars?`, user, csrfToken: csrf, error },
+      html`<p><strong>${p.clientName}</strong> (<code>${p.clientId}</code>) will receive access at <strong>${p.redirectHost}</strong>, in the workspace <strong>${offer.workspace.name}</strong>.</p>
+<p>It will be able to:</p>
+<ul>${offer.scopes.map((s) => html`<li>${scopeWords[s]}</li>`)}</ul>
+${
+  calendars.length === 0
+    ? html`<p>You have no calendars connected in this workspace yet. <a href="/account">Connect a calendar</a>, then come back to this page.</p>${denyForm}`
+    : html`<form method="post" action="${action}/consent">
+  ${csrfField(csrf)}
+  <input type="hidden" name="workspace" value="${offer.workspace.id}">
+  <fieldset><legend>Calendars it may see</legend>
+  ${calendars.map(
+    ({ account, calendar, max }) => html`<div>
+    <input type="checkbox" id="cal-${calendar.id}" name="calendar" value="${calendar.id}">
+    <label class="inline" for="cal-${calendar.id}">${calendar.name}</label> <span class="muted">(${account.label})</span>
+    <label for="level-${calendar.id}">Detail level for ${calendar.name}</label>
+    <select id="level-${calendar.id}" name="level_${calendar.id}">${levelsUpTo(max).map(
+      (level) =>
+        html`<option value="${level}"${level === max ? html` selected` : ''}>${detailWords[level]}</option>`,
+    )}</select></div>`,
+  )}
+  </fieldset>
+  ${
+    offer.privateDetailsOffered
+      ? html`<div><input type="checkbox" id="privateDetails" name="privateDetails">
+  <label class="inline" for="privateDetails">Include details of private events</label></div>`
+      : ''
+  }
+  <button type="submit">Allow</button>
+</form>
+${denyForm}`
+}`,
+    );
+  };
+
+  const workspaceChoice = (
+    request: FastifyRequest,
+    user: User,
+    p: Pending,
+    workspaces: Array<{ id: string; name: string }>,
+  ) =>
+    page(
+      { title: `Allow ${p.clientName} to use your calendars?`, user, csrfToken: request.visitor.csrfToken },
+      html`<p>Choose the workspace whose calendars <strong>${p.clientName}</strong> may use.</p>
+<form method="get" action="/authorize/${p.uid}">
+  <fieldset><legend>Workspace</legend>
+  ${workspaces.map(
+    (
+      w,
+      i,
+    ) => html`<div><input type="radio" id="ws-${w.id}" name="workspace" value="${w.id}"${i === 0 ? html` checked` : ''}>
+  <label class="inline" for="ws-${w.id}">${w.name}</label></div>`,
+  )}
+  </fieldset>
+  <button type="submit">Continue</button>
+</form>
+<form class="inline" method="post" action="/authorize/${p.uid}/deny">${csrfField(request.visitor.csrfToken)}<button type="submit">Deny</button></form>`,
+    );
+
+  app.get<UidParams>('/authorize/:uid', { config: { page: true } }, async (request, reply) => {
+    const user = requireUser(request, reply);
+    if (user === undefined) return reply;
+    const p = await pending(request, reply);
+    if (p.prompt === 'login') return finish(request, reply, { login: { accountId: user.id } }, false);
+    if (p.prompt !== 'consent' || p.sessionAccount !== user.id) throw expired();
+
+    const workspaces = await eligibleWorkspaces(user, p.clientId);
+    if (workspaces.length === 0) {
+      return deny(request, reply, 'None of the workspaces of this person allows this application.');
+    }
+    const chosen = request.query.workspace ?? (workspaces.length === 1 ? workspaces[0]!.id : undefined);
+    if (chosen === undefined) return sendHtml(reply, workspaceChoice(request, user, p, workspaces));
+    const offer = await offerIn(ctx.db, user.id, chosen, p.clientId, p.requestedScopes);
+    return sendHtml(reply, consentPage(request, user, p, offer));
+  });
+
+  app.post<UidParams>('/authorize/:uid/consent', { config: { page: true } }, async (request, reply) => {
+    const user = requireUser(request, reply);
+    if (user === undefined) return reply;
+    const p = await pending(request, reply);
+    if (p.prompt !== 'consent' || p.sessionAccount !== user.id) throw expired();
+    const form = formOf(request.body);
+    const workspaceId = typeof form.workspace === 'string' ? form.workspace : '';
+    try {
+      const grantId = await recordConsent(auth.grants, {
+        userId: user.id,
+        workspaceId,
+        clientId: p.clientId,
+        clientName: p.clientName,
+        requestedScopes: p.requestedScopes,
+        choice: choiceOf(form),
+      });
+      return finish(request, reply, { consent: { grantId } });
+    } catch (error) {
+      const e = correctable(error);
+      const offer = await offerIn(ctx.db, user.id, workspaceId, p.clientId, p.requestedScopes);
+      return sendHtml(reply, consentPage(request, user, p, offer, e.message), e.status);
+    }
+  });
+
+  app.post<UidParams>('/authorize/:uid/deny', { config: { page: true } }, async (request, reply) => {
+    const user = requireUser(request, reply);
+    if (user === undefined) return reply;
+    await pending(request, reply);
+    return deny(request, reply, 'The person did not allow access.');
+  });
+}
+
+function choiceOf(form: Form) {
+  const ids = [form.calendar ?? []].flat().filter((v): v is string => typeof v === 'string');
+  return {
+    calendars: ids.map((calendarId) => ({ calendarId, detailLevel: form[`level_${calendarId}`] })),
+    privateDetails: form.privateDetails === 'on',
+  };
+}

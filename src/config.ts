@@ -27,6 +27,8 @@ export interface Config {
   icsAllowPrivateNetworks: boolean;
   /** Timeout of one provider request attempt. */
   providerTimeoutMs: number;
+  /** Dynamic client registrations accepted per minute from one client address. */
+  clientRegistrationsPerMinute: number;
 }
 
 /** A provider's OAuth client; endpoint overrides point tests (or sovereign clouds) elsewhere. */
@@ -72,6 +74,7 @@ export const configVariables = {
   MICROSOFT_API_URL: 'https://graph.microsoft.com/v1.0',
   ICS_ALLOW_PRIVATE_NETWORKS: 'false',
   PROVIDER_TIMEOUT_MS: '15000',
+  CLIENT_REGISTRATIONS_PER_MINUTE: '10',
 } as const;
 
 type Env = Record<string, string | undefined>;
@@ -146,6 +149,13 @@ export function loadConfig(env: Env): Config {
     120_000,
     problems,
   );
+  const clientRegistrationsPerMinute = integer(
+    read('CLIENT_REGISTRATIONS_PER_MINUTE') ?? '10',
+    'CLIENT_REGISTRATIONS_PER_MINUTE',
+    1,
+    100_000,
+    problems,
+  );
 
   if (problems.length > 0) throw new ConfigError(problems);
   return {
@@ -163,6 +173,7 @@ export function loadConfig(env: Env): Config {
     microsoft,
     icsAllowPrivateNetworks,
     providerTimeoutMs,
+    clientRegistrationsPerMinute,
   };
 }
 

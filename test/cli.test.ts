@@ -193,6 +193,14 @@ describe('CLI', () => {
     assert.match(out.join('\n'), /DATABASE_URL must be a postgres/);
   });
 
+  it('rotates the token signing key, printing the new key id', async () => {
+    const first = await cli('keys', 'rotate');
+    assert.equal(first.code, 0, first.err);
+    assert.match(first.out, /^test-[\w-]+$/);
+    const second = await cli('keys', 'rotate');
+    assert.notEqual(second.out, first.out);
+  });
+
   it('prints usage for help', async () => {
     const help = await cli('--help');
     assert.equal(help.code, 0);

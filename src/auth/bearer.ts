@@ -130,13 +130,14 @@ export function createBearerVerifier(deps: BearerDeps): BearerVerifier {
       if (payload.aud !== resource.url) throw invalid(resource, 'The access token is for another resource.');
       if (payload.env !== deps.environment)
         throw invalid(resource, 'The access token is from another environment.');
-      if (typeof payload.sub !== 'string') {
+      const grantId = payload.gid;
+      // client_credentials tokens name the client as subject (RFC 9068) and carry no grant.
+      if (grantId === undefined && payload.sub === payload.client_id) {
         throw new AppError(
           'forbidden',
           'This token belongs to a client, not a person: it reaches no calendar.',
         );
       }
-      const grantId = payload.gid;
       const live = typeof grantId === 'string' ? await liveGrant(grantId) : undefined;
       if (
         live === undefined ||

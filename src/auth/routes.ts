@@ -11,7 +11,11 @@ import { clientLimits } from './clientRules.ts';
 const prefix = '/api/auth';
 const perMinute = (max: number) => ({ rateLimit: { max, timeWindow: '1 minute' } });
 
-export function registerAuthorizationRoutes(app: FastifyInstance, server: AuthorizationServer): void {
+export function registerAuthorizationRoutes(
+  app: FastifyInstance,
+  server: AuthorizationServer,
+  registrationsPerMinute: number,
+): void {
   const callback = server.provider.callback();
   const issuer = new URL(server.issuer);
 
@@ -42,7 +46,7 @@ export function registerAuthorizationRoutes(app: FastifyInstance, server: Author
     scope.removeAllContentTypeParsers();
     scope.addContentTypeParser('*', (_request, _payload, done) => done(null));
 
-    scope.post(`${prefix}/reg`, { config: perMinute(10) }, (request, reply) => {
+    scope.post(`${prefix}/reg`, { config: perMinute(registrationsPerMinute) }, (request, reply) => {
       const length = Number(request.headers['content-length'] ?? 0);
       if (length > clientLimits.registrationBytes) {
         throw new AppError(

@@ -1,5 +1,6 @@
 /** The administration CLI: parses arguments, runs one command, prints ids; never prompts. */
 import { parseArgs } from 'node:util';
+import { rotateSigningKeys } from '../auth/signingKeys.ts';
 import { connectAccount } from '../calendars/accounts.ts';
 import { createCalendarAdapters } from '../calendars/adapters.ts';
 import { accountLabel, caldavCredentials, icsCredentials } from '../calendars/credentialsInput.ts';
@@ -33,6 +34,8 @@ Commands:
                                                        connect a CalDAV account for a member
   account connect-ics --email E --workspace ID --url URL
                                                        subscribe a member to an ICS feed
+  keys rotate                                          add a new token signing key (used after the
+                                                       next restart; the previous key keeps verifying)
 
 Configuration comes from the environment (DATABASE_URL, DATA_DIR, …) as for the service.`;
 
@@ -145,6 +148,11 @@ async function runCommand(
       );
       io.out(account.id);
       for (const calendar of calendars) io.out(`${calendar.id}\t${calendar.name}`);
+      return;
+    }
+    case 'keys rotate': {
+      const secretKey = config.secretKey ?? loadOrCreateKeyFile(config.dataDir);
+      io.out(await rotateSigningKeys(handle.db, createSecretBox(secretKey), config.environment, clock));
       return;
     }
     default:

@@ -66,7 +66,7 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
   const auth = await startAuthorization(ctx);
   registerVisitor(app, ctx);
   registerOps(app, ctx);
-  registerAuthorizationRoutes(app, auth.server);
+  registerAuthorizationRoutes(app, auth.server, ctx.config.clientRegistrationsPerMinute);
   registerRestRoutes(app, ctx, auth);
   registerMcpRoutes(app, auth);
   registerPages(app, ctx, auth);

@@ -47,7 +47,14 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
   const { env = {}, database, logLines, extraRoutes, adapters, listen = false, outboundFetch } = options;
   const port = listen ? await freePort() : undefined;
   const listening = port === undefined ? {} : { PORT: String(port), BASE_URL: `http://127.0.0.1:${port}` };
-  const config: Config = loadConfig({ APP_ENV: 'test', LOG_LEVEL: 'silent', ...listening, ...env });
+  // Tests register many clients from one address; the abuse test sets its own limit.
+  const config: Config = loadConfig({
+    APP_ENV: 'test',
+    LOG_LEVEL: 'silent',
+    CLIENT_REGISTRATIONS_PER_MINUTE: '10000',
+    ...listening,
+    ...env,
+  });
   const handle = database ?? openDatabase({ sqlitePath: ':memory:' });
   await migrateToLatest(handle);
   const clock = new TestClock();

@@ -36,7 +36,9 @@ for (const engine of await enginesUnderTest()) {
     it('keeps environments apart', async () => {
       const [production] = await loadSigningKeys(handle.db, box, 'production', clock);
       assert.match(production!.kid, /^production-/);
-      assert.ok((await loadSigningKeys(handle.db, box, 'test', clock)).every((k) => k.kid.startsWith('test-')));
+      assert.ok(
+        (await loadSigningKeys(handle.db, box, 'test', clock)).every((k) => k.kid.startsWith('test-')),
+      );
     });
 
     it('rotates: the new key signs, the previous verifies, the one before is retired', async () => {

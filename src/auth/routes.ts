@@ -54,8 +54,19 @@ export function registerAuthorizationRoutes(
           `A registration is at most ${clientLimits.registrationBytes} bytes.`,
         );
       }
+      // Registration is open and needs no credentials, so browser-based clients may use it from anywhere.
+      reply.raw.setHeader('access-control-allow-origin', '*');
       forward(request, reply);
     });
+    scope.options(`${prefix}/reg`, async (_request, reply) =>
+      reply
+        .header('access-control-allow-origin', '*')
+        .header('access-control-allow-methods', 'POST')
+        .header('access-control-allow-headers', 'content-type')
+        .header('access-control-max-age', '3600')
+        .code(204)
+        .send(),
+    );
     scope.post(`${prefix}/token`, { config: perMinute(60) }, forward);
     scope.all(`${prefix}/*`, { config: perMinute(120) }, forward);
 

@@ -382,3 +382,46 @@ describe('authorization server: abuse limits', () => {
     }
   });
 });
+
+describe('authorization server: browser-based clients', () => {
+  it('answers CORS for discovery, registration and token requests from another origin', async () => {
+    const t = await startTestApp({ listen: true });
+    try {
+      const base = t.ctx.config.baseUrl;
+      const origin = 'https://assistant.example';
+      const preflight = (path: string, method: string) =>
+        fetch(base + path, {
+          method: 'OPTIONS',
+          headers: {
+            origin,
+            'access-control-request-method': method,
+            'access-control-request-headers': 'content-type',
+          },
+        });
+      for (const path of [
+        '/.well-known/oauth-authorization-server/api/auth',
+        '/.well-known/oauth-protected-resource/mcp',
+      ]) {
+        const response = await fetch(base + path, { headers: { origin } });
+        assert.ok(response.headers.get('access-control-allow-origin'), path);
+      }
+      const registration = await preflight('/api/auth/reg', 'POST');
+      assert.equal(registration.status, 204);
+      assert.equal(registration.headers.get('access-control-allow-origin'), '*');
+      assert.match(registration.headers.get('access-control-allow-headers') ?? '', /content-type/);
+      const registered = await fetch(`${base}/api/auth/reg`, {
+        method: 'POST',
+        headers: { origin, 'content-type': 'application/json' },
+        body: JSON.stringify({ redirect_uris: [`${origin}/cb`], token_endpoint_auth_method: 'none' }),
+      });
+      assert.equal(registered.status, 201);
+      assert.equal(registered.headers.get('access-control-allow-origin'), '*');
+      assert.equal(
+        (await preflight('/api/auth/token', 'POST')).headers.get('access-control-allow-origin'),
+        origin,
+      );
+    } finally {
+      await t.close();
+    }
+  });
+});

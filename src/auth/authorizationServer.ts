@@ -121,6 +121,14 @@ export function createAuthorizationServer(deps: AuthorizationServerDeps): Author
         }
         const problem = registrationProblem(client);
         if (problem !== undefined) throw new errors.InvalidClientMetadata(problem);
+        // MCP clients register with the resource's scopes (RFC 9728 scopes_supported). Those are
+        // resource scopes, limited per grant at consent; the client's own `scope` keeps only the
+        // OpenID ones oidc-provider checks it against.
+        if (typeof client.scope === 'string') {
+          const kept = client.scope.split(' ').filter((s) => s === 'openid' || s === 'offline_access');
+          if (kept.length > 0) client.scope = kept.join(' ');
+          else delete client.scope;
+        }
       },
     },
     features: {

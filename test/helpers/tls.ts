@@ -1,0 +1,138 @@
+/**
+ * HTTPS on this machine for tests: a throwaway self-signed certificate for localhost and
+ * 127.0.0.1 (made with the `openssl` CLI), an HTTPS server on a free loopback port, and a
+ * fetch that trusts exactly that certificate (for code that fetches https URLs, such as the
+ * authorization server reading Client ID Metadata Documents).
+ */
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { createServer, request as httpsRequest, type Server } from 'node:https';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Readable } from 'node:stream';
+
+export interface TestCertificate {
+  key: string;
+  cert: string;
+}
+
+let made: TestCertificate | undefined;
+
+/** A self-signed certificate valid for localhost and 127.0.0.1 (made once per process). */
+export function testCertificate(): TestCertificate {
+  if (made !== undefined) return made;
+  const dir = mkdtempSync(join(tmpdir(), 'test-tls-'));
+  try {
+    const key = join(dir, 'key.pem');
+    const cert = join(dir, 'cert.pem');
+    execFileSync(
+      'openssl',
+      [
+        'req',
+        '-x509',
+        '-newkey',
+        'ec',
+        '-pkeyopt',
+        'ec_paramgen_curve:prime256v1',
+        '-nodes',
+        '-keyout',
+        key,
+        '-out',
+        cert,
+        '-days',
+        '1',
+        '-subj',
+        '/CN=localhost',
+        '-addext',
+        'subjectAltName=DNS:localhost,IP:127.0.0.1',
+      ],
+      { stdio: 'pipe' },
+    );
+    made = { key: readFileSync(key, 'utf8'), cert: readFileSync(cert, 'utf8') };
+    return made;
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+export interface TestHttpsServer {
+  /** `https://localhost:{port}` */
+  origin: string;
+  port: number;
+  /** The certificate to trust. */
+  ca: string;
+  /** Every request's method and path, in order. */
+  requests: Array<{ method: string; path: string }>;
+  close(): Promise<void>;
+}
+
+/** An HTTPS server on 127.0.0.1 with the test certificate, reached as `https://localhost:{port}`. */
+export async function startHttpsServer(
+  handler: (request: IncomingMessage, response: ServerResponse) => void,
+): Promise<TestHttpsServer> {
+  const { key, cert } = testCertificate();
+  const requests: TestHttpsServer['requests'] = [];
+  const server: Server = createServer({ key, cert }, (request, response) => {
+    requests.push({ method: request.method ?? '', path: request.url ?? '' });
+    handler(request, response);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    origin: `https://localhost:${port}`,
+    port,
+    ca: cert,
+    requests,
+    close: () =>
+      new Promise<void>((resolve, reject) => {
+        server.closeAllConnections();
+        server.close((error) => (error ? reject(error) : resolve()));
+      }),
+  };
+}
+
+const nullBodyStatuses = new Set([101, 204, 205, 304]);
+
+/**
+ * A fetch over node:https that trusts `ca` and follows no redirects. It ignores
+ * `init.dispatcher` (oidc-provider passes one that refuses loopback addresses) and honours
+ * `init.signal`. Only what the tests need: string or byte bodies.
+ */
+export function fetchTrusting(ca: string): typeof fetch {
+  return (async (input: string | URL | Request, init: RequestInit = {}) => {
+    const url = new URL(input instanceof Request ? input.url : input);
+    if (url.protocol !== 'https:') throw new TypeError(`only https URLs: ${url.href}`);
+    const headers = Object.fromEntries(new Headers(init.headers));
+    const body = init.body;
+    if (body !== undefined && body !== null && typeof body !== 'string' && !(body instanceof Uint8Array)) {
+      throw new TypeError('fetchTrusting sends only string or byte bodies');
+    }
+    const message = await new Promise<IncomingMessage>((resolve, reject) => {
+      const request = httpsRequest(url, {
+        method: init.method ?? 'GET',
+        headers,
+        ca,
+        ...(init.signal ? { signal: init.signal } : {}),
+      });
+      request.on('response', resolve);
+      request.on('error', reject);
+      request.end(body ?? undefined);
+    });
+    const responseHeaders = new Headers();
+    for (const [name, value] of Object.entries(message.headers)) {
+      for (const v of [value ?? []].flat()) responseHeaders.append(name, v);
+    }
+    const status = message.statusCode ?? 500;
+    const responseBody = nullBodyStatuses.has(status)
+      ? null
+      : (Readable.toWeb(message) as ReadableStream<Uint8Array>);
+    if (responseBody === null) message.resume();
+    return new Response(responseBody, {
+      status,
+      statusText: message.statusMessage ?? '',
+      headers: responseHeaders,
+    });
+  }) as typeof fetch;
+}

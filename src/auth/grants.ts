@@ -10,7 +10,7 @@ import { type Clock, epochMs } from '../lib/clock.ts';
 import { tokenHash } from '../lib/secrets.ts';
 import { requireAdmin } from '../people/workspaces.ts';
 import { type ConsentChoice, type ConsentOffer, checkConsent, consentOffer } from '../policy/consent.ts';
-import { clientPermitted, type Scope } from '../policy/workspacePolicy.ts';
+import { clientPermitted, type Scope, type WorkspacePolicy } from '../policy/workspacePolicy.ts';
 import { findGrant, insertGrant, markGrantsRevoked } from '../store/accessGrants.ts';
 import { recordAudit } from '../store/audit.ts';
 import {
@@ -21,7 +21,15 @@ import {
 } from '../store/connectedAccounts.ts';
 import { deleteRecord, deleteRecordsOfGrant } from '../store/oauthRecords.ts';
 import type { Database } from '../store/schema.ts';
-import { findPolicy, findWorkspace, roleOf, savePolicy, type Workspace } from '../store/workspaces.ts';
+import { homeWorkspaceOf } from '../store/workspaceClients.ts';
+import {
+  findPolicy,
+  findWorkspace,
+  roleOf,
+  savePolicy,
+  type Workspace,
+  workspacesOf,
+} from '../store/workspaces.ts';
 import type { Resources } from './resources.ts';
 
 type Db = Kysely<Database>;
@@ -51,7 +59,7 @@ export async function offerIn(
   const workspace = await findWorkspace(db, workspaceId);
   const policy = workspace && (await roleOf(db, workspaceId, userId)) && (await findPolicy(db, workspaceId));
   if (!workspace || !policy) throw new AppError('not_found', 'No such workspace.');
-  if (!clientPermitted(policy, clientId)) {
+  if (!(await clientAllowedIn(db, workspaceId, clientId, policy))) {
     throw new AppError('forbidden', 'This workspace does not allow this application.');
   }
   const accounts = await Promise.all(
@@ -69,6 +77,26 @@ export async function offerIn(
       accounts.flatMap((a) => a.calendars),
     ),
   };
+}
+
+/**
+ * Whether a client may be let into a workspace: its policy permits it, and a client an admin
+ * registered for one workspace is not offered in any other.
+ */
+async function clientAllowedIn(db: Db, workspaceId: string, clientId: string, policy: WorkspacePolicy) {
+  if (!clientPermitted(policy, clientId)) return false;
+  const home = await homeWorkspaceOf(db, clientId);
+  return home === undefined || home === workspaceId;
+}
+
+/** The person's workspaces into which they may let this client. */
+export async function workspacesForClient(db: Db, userId: string, clientId: string): Promise<Workspace[]> {
+  const eligible: Workspace[] = [];
+  for (const workspace of await workspacesOf(db, userId)) {
+    const policy = await findPolicy(db, workspace.id);
+    if (policy && (await clientAllowedIn(db, workspace.id, clientId, policy))) eligible.push(workspace);
+  }
+  return eligible;
 }
 
 export interface ConsentRequest {

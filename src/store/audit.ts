@@ -13,7 +13,8 @@ export type AuditAction =
   | 'policy.updated'
   | 'grant.created'
   | 'grant.revoked'
-  | 'client.blocked';
+  | 'client.blocked'
+  | 'client.registered';
 
 export interface AuditEntry {
   id: number;

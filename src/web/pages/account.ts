@@ -1,5 +1,6 @@
-/** The account page: profile, password and the person's workspaces. */
+/** The account page: profile, password, the person's workspaces, calendars and connected apps. */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { Authorization } from '../../auth/setup.ts';
 import type { AppContext } from '../../http/context.ts';
 import { tokenHash } from '../../lib/secrets.ts';
 import { changePassword, updateName } from '../../people/accounts.ts';
@@ -11,17 +12,19 @@ import { correctable, formOf, sendHtml } from '../forms.ts';
 import { html } from '../html.ts';
 import { csrfField, page } from '../layout.ts';
 import { requireUser } from '../visitor.ts';
+import { connectedAppNotices, connectedAppsSection, registerConnectedAppRoutes } from './connectedApps.ts';
 import { connectionNotices, connectionsSection, registerConnectionRoutes } from './connections.ts';
 
 const notices: Record<string, string> = {
   profile: 'Your name was saved.',
   password: 'Your password was changed. Other sessions were signed out.',
   ...connectionNotices,
+  ...connectedAppNotices,
 };
 
 type NoticeQuery = { Querystring: { notice?: string } };
 
-export function registerAccountPages(app: FastifyInstance, ctx: AppContext): void {
+export function registerAccountPages(app: FastifyInstance, ctx: AppContext, auth: Authorization): void {
   const accountPage = async (
     request: FastifyRequest,
     user: User,
@@ -30,6 +33,7 @@ export function registerAccountPages(app: FastifyInstance, ctx: AppContext): voi
     const csrf = request.visitor.csrfToken;
     const workspaces = await workspacesOf(ctx.db, user.id);
     const connections = await Promise.all(workspaces.map((w) => connectionsSection(ctx, user, w, csrf)));
+    const apps = await connectedAppsSection(ctx, user, csrf);
     return page(
       { title: 'Your account', user, csrfToken: csrf, ...messages },
       html`<section>
@@ -69,11 +73,16 @@ ${workspaces.map(
 <section>
 <h2>Connected calendars</h2>
 ${workspaces.length === 0 ? html`<p>Join a workspace to connect calendar accounts.</p>` : connections}
+</section>
+<section>
+<h2>Connected apps</h2>
+${apps}
 </section>`,
     );
   };
 
   registerConnectionRoutes(app, ctx, (request, user, messages) => accountPage(request, user, messages));
+  registerConnectedAppRoutes(app, auth);
 
   app.get<NoticeQuery>('/account', { config: { page: true } }, async (request, reply) => {
     const user = requireUser(request, reply);

@@ -1,8 +1,17 @@
 /**
- * Workspace administration pages. Authorisation lives in the people/workspaces service: a member
- * gets 403, a non-member 404 — the pages only render and route.
+ * Workspace administration pages. Authorisation lives in the services (people/workspaces, auth):
+ * a member gets 403, a non-member 404 — the pages only render and route.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { blockClient } from '../../auth/grants.ts';
+import type { Authorization } from '../../auth/setup.ts';
+import {
+  type RegisteredClient,
+  registerWorkspaceClient,
+  type WorkspaceClientView,
+  workspaceClients,
+} from '../../auth/workspaceClients.ts';
+import { invalidField } from '../../errors.ts';
 import type { AppContext } from '../../http/context.ts';
 import { canAdminister, roles } from '../../people/roles.ts';
 import {
@@ -14,13 +23,15 @@ import {
   workspaceOverview,
 } from '../../people/workspaces.ts';
 import { detailLevels, scopes } from '../../policy/workspacePolicy.ts';
+import { liveGrantsOfWorkspace } from '../../store/accessGrants.ts';
 import type { User } from '../../store/users.ts';
 import { workspacesOf } from '../../store/workspaces.ts';
-import { correctable, formOf, sendHtml } from '../forms.ts';
+import { correctable, type Form, formOf, sendHtml } from '../forms.ts';
 import { type Html, html } from '../html.ts';
 import { csrfField, page } from '../layout.ts';
 import { requireUser } from '../visitor.ts';
 import { detailWords, scopeWords } from '../words.ts';
+import { type GrantMetadata, grantMetadata, utcTime, workspaceAppsSection } from './connectedApps.ts';
 
 const notices: Record<string, string> = {
   added: 'The member was added.',
@@ -29,21 +40,90 @@ const notices: Record<string, string> = {
   policy: 'The policy was saved.',
 };
 
-type WorkspaceParams = { Params: { workspaceId: string }; Querystring: { notice?: string } };
+/** Blocking says how many grants it ended; the count travels in the redirect. */
+function noticeOf(query: { notice?: string; ended?: string }): string | undefined {
+  if (query.notice !== 'blocked') return notices[query.notice ?? ''];
+  const ended = Number.parseInt(query.ended ?? '', 10);
+  const grants = ended === 1 ? '1 grant' : `${Number.isSafeInteger(ended) ? ended : 0} grants`;
+  return `The app was blocked in this workspace; ${grants} to it ended.`;
+}
+
+type WorkspaceParams = { Params: { workspaceId: string }; Querystring: { notice?: string; ended?: string } };
 type MemberParams = { Params: { workspaceId: string; userId: string } };
 
-const time = (ms: number) => Temporal.Instant.fromEpochMilliseconds(ms).toString({ smallestUnit: 'minute' });
+interface Messages {
+  notice?: string | undefined;
+  error?: string;
+  invitationLink?: string;
+  /** Just registered: the only time its secret is shown. */
+  registered?: RegisteredClient;
+  /** The register form as submitted, shown again with the error. */
+  draft?: Form;
+}
+
+interface Apps {
+  grants: GrantMetadata[];
+  clients: WorkspaceClientView[];
+}
 
 function roleSelect(id: string, selected: string, actorRole: string): Html {
   const options = roles.filter((r) => r !== 'owner' || actorRole === 'owner');
   return html`<select id="${id}" name="role">${options.map((r) => html`<option value="${r}"${r === selected ? html` selected` : ''}>${r}</option>`)}</select>`;
 }
 
-function workspaceBody(view: WorkspaceOverview, csrf: string, invitationLink: string | undefined): Html {
+const draftText = (draft: Form | undefined, name: string): string =>
+  typeof draft?.[name] === 'string' ? draft[name] : '';
+
+function registeredNotice(client: RegisteredClient): Html {
+  return html`<div class="notice" role="status"><p>The app <strong>${client.name}</strong> was registered. Client ID: <code id="new-client-id">${client.clientId}</code></p>
+${client.clientSecret === undefined ? '' : html`<p>Client secret, shown only this once — copy it into the app now: <code id="new-client-secret">${client.clientSecret}</code></p>`}</div>`;
+}
+
+/** The workspace's own apps and the form to register one. */
+function registeredAppsSection(
+  clients: WorkspaceClientView[],
+  base: string,
+  csrf: string,
+  draft: Form | undefined,
+): Html {
+  const type = draftText(draft, 'type') === 'confidential' ? 'confidential' : 'public';
+  return html`<section>
+<h2>Apps registered for this workspace</h2>
+${
+  clients.length === 0
+    ? html`<p>No app registered here yet.</p>`
+    : html`<table><thead><tr><th>App</th><th>Type</th><th>Redirect URIs</th><th>Registered (UTC)</th></tr></thead><tbody>
+${clients.map(
+  (c) => html`<tr><td>${c.name}<br><code>${c.clientId}</code></td><td>${c.kind ?? 'removed'}</td>
+<td><ul>${c.redirectUris.map((uri) => html`<li><code>${uri}</code></li>`)}</ul></td>
+<td>${utcTime(c.createdAt)}${c.createdByEmail ? html`<br><span class="muted">by ${c.createdByEmail}</span>` : ''}</td></tr>`,
+)}
+</tbody></table>`
+}
+<h3>Register an app</h3>
+<form method="post" action="${base}/clients">
+  ${csrfField(csrf)}
+  <label for="client-name">Name</label>
+  <input id="client-name" name="name" type="text" required value="${draftText(draft, 'name')}">
+  <label for="client-redirect-uris">Redirect URIs (one per line)</label>
+  <textarea id="client-redirect-uris" name="redirectUris" rows="3" required>${draftText(draft, 'redirectUris')}</textarea>
+  <fieldset><legend>Type</legend>
+  <div><input type="radio" id="client-type-public" name="type" value="public"${type === 'public' ? html` checked` : ''}>
+  <label class="inline" for="client-type-public">Public: runs on people's devices or in the browser, keeps no secret</label></div>
+  <div><input type="radio" id="client-type-confidential" name="type" value="confidential"${type === 'confidential' ? html` checked` : ''}>
+  <label class="inline" for="client-type-confidential">Confidential: runs on a server that keeps a client secret</label></div>
+  </fieldset>
+  <div><button type="submit">Register app</button></div>
+</form>
+</section>`;
+}
+
+function workspaceBody(view: WorkspaceOverview, apps: Apps, csrf: string, messages: Messages): Html {
   const base = `/admin/workspaces/${view.workspace.id}`;
   const { policy } = view;
   return html`
-${invitationLink ? html`<p class="notice" role="status">No account uses that address yet, so an invitation was created. Send this single-use link (valid 7 days) to the person: <code>${invitationLink}</code></p>` : ''}
+${messages.invitationLink ? html`<p class="notice" role="status">No account uses that address yet, so an invitation was created. Send this single-use link (valid 7 days) to the person: <code>${messages.invitationLink}</code></p>` : ''}
+${messages.registered ? registeredNotice(messages.registered) : ''}
 <section>
 <h2>Members</h2>
 <table><thead><tr><th>Member</th><th>Role</th><th></th></tr></thead><tbody>
@@ -89,30 +169,32 @@ ${view.members.map(
   <div><button type="submit">Save policy</button></div>
 </form>
 </section>
+${workspaceAppsSection(apps.grants, base, csrf)}
+${registeredAppsSection(apps.clients, base, csrf, messages.draft)}
 <section>
 <h2>Audit log</h2>
 ${
   view.audit.length === 0
     ? html`<p>Nothing recorded yet.</p>`
     : html`<table><thead><tr><th>When (UTC)</th><th>Who</th><th>What</th><th>Member</th></tr></thead><tbody>
-${view.audit.map((a) => html`<tr><td>${time(a.at)}</td><td>${a.actorEmail ?? 'operator'}</td><td>${a.action}</td><td>${a.targetEmail ?? (typeof a.detail.email === 'string' ? a.detail.email : '')}</td></tr>`)}
+${view.audit.map((a) => html`<tr><td>${utcTime(a.at)}</td><td>${a.actorEmail ?? 'operator'}</td><td>${a.action}</td><td>${a.targetEmail ?? (typeof a.detail.email === 'string' ? a.detail.email : '')}</td></tr>`)}
 </tbody></table>`
 }
 </section>`;
 }
 
-export function registerAdminPages(app: FastifyInstance, ctx: AppContext): void {
-  const render = async (
-    request: FastifyRequest,
-    user: User,
-    workspaceId: string,
-    messages: { notice?: string | undefined; error?: string; invitationLink?: string },
-  ) => {
+export function registerAdminPages(app: FastifyInstance, ctx: AppContext, auth: Authorization): void {
+  const render = async (request: FastifyRequest, user: User, workspaceId: string, messages: Messages) => {
+    // The overview authorises; only then are the workspace's grants and apps read.
     const view = await workspaceOverview(ctx.db, workspaceId, { userId: user.id });
+    const apps = {
+      grants: (await liveGrantsOfWorkspace(ctx.db, workspaceId)).map(grantMetadata),
+      clients: await workspaceClients(auth.grants, workspaceId),
+    };
     const csrf = request.visitor.csrfToken;
     return page(
       { title: view.workspace.name, user, csrfToken: csrf, notice: messages.notice, error: messages.error },
-      workspaceBody(view, csrf, messages.invitationLink),
+      workspaceBody(view, apps, csrf, messages),
     );
   };
 
@@ -136,7 +218,7 @@ export function registerAdminPages(app: FastifyInstance, ctx: AppContext): void 
     async (request, reply) => {
       const user = requireUser(request, reply);
       if (user === undefined) return reply;
-      const notice = notices[request.query.notice ?? ''];
+      const notice = noticeOf(request.query);
       return sendHtml(reply, await render(request, user, request.params.workspaceId, { notice }));
     },
   );
@@ -146,7 +228,8 @@ export function registerAdminPages(app: FastifyInstance, ctx: AppContext): void 
     request: FastifyRequest,
     reply: FastifyReply,
     workspaceId: string,
-    run: (user: User) => Promise<string | { invitationLink: string } | { location: string }>,
+    run: (user: User) => Promise<string | Messages | { location: string }>,
+    draft?: Form,
   ) => {
     const user = requireUser(request, reply);
     if (user === undefined) return reply;
@@ -158,7 +241,7 @@ export function registerAdminPages(app: FastifyInstance, ctx: AppContext): void 
       return reply.redirect(`/admin/workspaces/${workspaceId}?notice=${outcome}`, 303);
     } catch (error) {
       const e = correctable(error);
-      return sendHtml(reply, await render(request, user, workspaceId, { error: e.message }), e.status);
+      return sendHtml(reply, await render(request, user, workspaceId, { error: e.message, draft }), e.status);
     }
   };
 
@@ -226,5 +309,45 @@ export function registerAdminPages(app: FastifyInstance, ctx: AppContext): void 
         );
         return 'policy';
       }),
+  );
+
+  app.post<WorkspaceParams>(
+    '/admin/workspaces/:workspaceId/clients/block',
+    { config: { page: true } },
+    (request, reply) =>
+      action(request, reply, request.params.workspaceId, async (user) => {
+        const { workspaceId } = request.params;
+        const clientId = formOf(request.body).clientId;
+        if (typeof clientId !== 'string' || clientId.trim() === '')
+          throw invalidField('clientId', 'Choose the app to block.');
+        const ended = await blockClient(auth.grants, user.id, workspaceId, clientId.trim());
+        return { location: `/admin/workspaces/${workspaceId}?notice=blocked&ended=${ended}` };
+      }),
+  );
+
+  app.post<WorkspaceParams>(
+    '/admin/workspaces/:workspaceId/clients',
+    { config: { page: true } },
+    (request, reply) => {
+      const form = formOf(request.body);
+      return action(
+        request,
+        reply,
+        request.params.workspaceId,
+        async (user) => {
+          const registration = { name: form.name, redirectUris: form.redirectUris, kind: form.type };
+          const actor = { userId: user.id };
+          return {
+            registered: await registerWorkspaceClient(
+              auth.grants,
+              request.params.workspaceId,
+              registration,
+              actor,
+            ),
+          };
+        },
+        form,
+      );
+    },
   );
 }

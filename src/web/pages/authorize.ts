@@ -5,15 +5,14 @@
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { InteractionResults } from 'oidc-provider';
-import { offerIn, recordConsent, type WorkspaceOffer } from '../../auth/grants.ts';
+import { offerIn, recordConsent, type WorkspaceOffer, workspacesForClient } from '../../auth/grants.ts';
 import type { Authorization } from '../../auth/setup.ts';
 import { AppError } from '../../errors.ts';
 import type { AppContext } from '../../http/context.ts';
 import { levelsUpTo } from '../../policy/consent.ts';
-import { clientPermitted } from '../../policy/workspacePolicy.ts';
 import type { User } from '../../store/users.ts';
-import { findPolicy, workspacesOf } from '../../store/workspaces.ts';
 import { correctable, type Form, formOf, sendHtml } from '../forms.ts';
+import { allowFormTarget } from '../formTargets.ts';
 import { html } from '../html.ts';
 import { csrfField, page } from '../layout.ts';
 import { requireUser } from '../visitor.ts';
@@ -51,12 +50,15 @@ export function registerAuthorizePages(app: FastifyInstance, ctx: AppContext, au
     const clientId = String(details.params.client_id);
     const client = await provider.Client.find(clientId);
     if (client === undefined) throw expired();
+    const redirect = URL.parse(String(details.params.redirect_uri));
+    // Allow and Deny end, through redirects, at the client's redirect URI.
+    allowFormTarget(reply, redirect?.origin);
     return {
       uid: details.uid,
       prompt: details.prompt.name,
       clientId,
       clientName: client.clientName ?? clientId,
-      redirectHost: URL.parse(String(details.params.redirect_uri))?.host ?? '',
+      redirectHost: redirect?.host ?? '',
       requestedScopes: String(details.params.scope ?? '')
         .split(' ')
         .filter(Boolean),
@@ -78,17 +80,6 @@ export function registerAuthorizePages(app: FastifyInstance, ctx: AppContext, au
 
   const deny = (request: FastifyRequest, reply: FastifyReply, description: string) =>
     finish(request, reply, { error: 'access_denied', error_description: description }, false);
-
-  /** The workspaces where this person may let the client in. */
-  async function eligibleWorkspaces(user: User, clientId: string) {
-    const all = await workspacesOf(ctx.db, user.id);
-    const eligible = [];
-    for (const workspace of all) {
-      const policy = await findPolicy(ctx.db, workspace.id);
-      if (policy && clientPermitted(policy, clientId)) eligible.push(workspace);
-    }
-    return eligible;
-  }
 
   const consentPage = (
     request: FastifyRequest,
@@ -180,7 +171,7 @@ ${denyForm}`
     if (p.prompt === 'login') return finish(request, reply, { login: { accountId: user.id } }, false);
     if (p.prompt !== 'consent' || p.sessionAccount !== user.id) throw expired();
 
-    const workspaces = await eligibleWorkspaces(user, p.clientId);
+    const workspaces = await workspacesForClient(ctx.db, user.id, p.clientId);
     if (workspaces.length === 0) {
       return deny(request, reply, 'None of the workspaces of this person allows this application.');
     }

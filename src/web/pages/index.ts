@@ -8,9 +8,9 @@ import { registerOnboardingPages } from './onboarding.ts';
 import { registerSignInPages } from './signIn.ts';
 
 export function registerPages(app: FastifyInstance, ctx: AppContext, auth: Authorization): void {
-  registerSignInPages(app, ctx);
+  registerSignInPages(app, ctx, auth);
   registerOnboardingPages(app, ctx);
-  registerAccountPages(app, ctx);
-  registerAdminPages(app, ctx);
+  registerAccountPages(app, ctx, auth);
+  registerAdminPages(app, ctx, auth);
   registerAuthorizePages(app, ctx, auth);
 }

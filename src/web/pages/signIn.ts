@@ -1,15 +1,21 @@
 /** Sign in, sign out, and the start page. */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { Authorization } from '../../auth/setup.ts';
 import type { AppContext } from '../../http/context.ts';
 import { authenticate } from '../../people/accounts.ts';
 import { endSession, startSession } from '../../people/sessions.ts';
 import { correctable, formOf, safeNext, sendHtml } from '../forms.ts';
+import { allowFormTarget, redirectOriginAfterSignIn } from '../formTargets.ts';
 import { html } from '../html.ts';
 import { csrfField, page } from '../layout.ts';
 
 const signInLimit = { max: 20, timeWindow: '1 minute' };
 
-export function registerSignInPages(app: FastifyInstance, ctx: AppContext): void {
+export function registerSignInPages(app: FastifyInstance, ctx: AppContext, auth: Authorization): void {
+  // Signing in during an authorization request may end (through redirects) at the client.
+  const allowClientTarget = async (reply: FastifyReply, next: string) =>
+    allowFormTarget(reply, await redirectOriginAfterSignIn(auth.server.provider, next));
+
   const signInForm = (request: FastifyRequest, values: { email?: string; next?: string; error?: string }) =>
     page(
       { title: 'Sign in', csrfToken: request.visitor.csrfToken, error: values.error },
@@ -34,6 +40,7 @@ export function registerSignInPages(app: FastifyInstance, ctx: AppContext): void
     async (request, reply) => {
       const next = safeNext(request.query.next);
       if (request.visitor.user) return reply.redirect(next, 303);
+      await allowClientTarget(reply, next);
       return sendHtml(reply, signInForm(request, { next }));
     },
   );
@@ -48,6 +55,7 @@ export function registerSignInPages(app: FastifyInstance, ctx: AppContext): void
       const e = correctable(error);
       if (e.retryAfter !== undefined) reply.header('retry-after', String(e.retryAfter));
       const email = typeof form.email === 'string' ? form.email : '';
+      await allowClientTarget(reply, next);
       return sendHtml(reply, signInForm(request, { email, next, error: e.message }), e.status);
     }
     await signIn(ctx, request, reply, userId);

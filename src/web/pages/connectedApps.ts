@@ -1,0 +1,117 @@
+/**
+ * Connected apps: the OAuth grants a person gave, with calendars and levels and a way to end
+ * each (a section of the account page), and a workspace's grants as its admins see them —
+ * metadata and counts only, since admins must not learn about people's calendars.
+ */
+import type { FastifyInstance } from 'fastify';
+import { revokeGrant } from '../../auth/grants.ts';
+import type { Authorization } from '../../auth/setup.ts';
+import type { AppContext } from '../../http/context.ts';
+import { type GrantListing, liveGrantsOfUser } from '../../store/accessGrants.ts';
+import type { User } from '../../store/users.ts';
+import { findWorkspace } from '../../store/workspaces.ts';
+import { type Html, html } from '../html.ts';
+import { csrfField } from '../layout.ts';
+import { requireUser } from '../visitor.ts';
+import { detailWords, scopeWords } from '../words.ts';
+
+export const connectedAppNotices: Record<string, string> = {
+  'app-revoked': 'The app’s access was revoked. It can no longer use your calendars.',
+};
+
+/** An instant in UTC to the minute, as every page shows times. */
+export const utcTime = (ms: number): string =>
+  Temporal.Instant.fromEpochMilliseconds(ms).toString({ smallestUnit: 'minute' });
+
+const lastUsed = (ms: number | null): string => (ms === null ? 'never' : utcTime(ms));
+
+/** The person's live grants, each with a Revoke button. */
+export async function connectedAppsSection(ctx: AppContext, user: User, csrf: string): Promise<Html> {
+  const grants = await liveGrantsOfUser(ctx.db, user.id);
+  if (grants.length === 0) return html`<p>No app has access to your calendars.</p>`;
+  const names = new Map<string, string>();
+  for (const id of new Set(grants.map((g) => g.workspaceId))) {
+    names.set(id, (await findWorkspace(ctx.db, id))?.name ?? id);
+  }
+  return html`<table><thead><tr><th>App</th><th>Workspace</th><th>May</th><th>Calendars</th><th>When (UTC)</th><th></th></tr></thead><tbody>
+${grants.map((g) => {
+  const workspace = names.get(g.workspaceId)!;
+  return html`<tr><td>${g.clientName}<br><code>${g.clientId}</code></td>
+<td>${workspace}</td>
+<td><ul>${g.scopes.map((s) => html`<li>${scopeWords[s]}</li>`)}</ul>
+<p>Private event details: ${g.privateDetails ? 'shared' : 'not shared'}</p></td>
+<td>${g.calendars.length === 0 ? html`<span class="muted">No calendars</span>` : html`<ul>${g.calendars.map((c, i) => html`<li>${g.calendarNames[i]}: ${detailWords[c.detailLevel]}</li>`)}</ul>`}</td>
+<td>Connected ${utcTime(g.createdAt)}<br>Last used ${lastUsed(g.lastUsedAt)}</td>
+<td><form class="inline" method="post" action="/account/apps/${g.id}/revoke">${csrfField(csrf)}<button type="submit" aria-label="Revoke ${g.clientName} in ${workspace}">Revoke</button></form></td></tr>`;
+})}
+</tbody></table>`;
+}
+
+export function registerConnectedAppRoutes(app: FastifyInstance, auth: Authorization): void {
+  app.post<{ Params: { grantId: string } }>(
+    '/account/apps/:grantId/revoke',
+    { config: { page: true } },
+    async (request, reply) => {
+      const user = requireUser(request, reply);
+      if (user === undefined) return reply;
+      // Someone else's grant is not_found, like a missing one: the error page says so.
+      await revokeGrant(auth.grants, user.id, request.params.grantId);
+      return reply.redirect('/account?notice=app-revoked', 303);
+    },
+  );
+}
+
+/** What a workspace admin may know of a grant: who, which app, what access, how many calendars. */
+export interface GrantMetadata {
+  userEmail: string;
+  clientId: string;
+  clientName: string;
+  scopes: GrantListing['scopes'];
+  calendarCount: number;
+  createdAt: number;
+  lastUsedAt: number | null;
+}
+
+export const grantMetadata = (g: GrantListing): GrantMetadata => ({
+  userEmail: g.userEmail,
+  clientId: g.clientId,
+  clientName: g.clientName,
+  scopes: g.scopes,
+  calendarCount: g.calendars.length,
+  createdAt: g.createdAt,
+  lastUsedAt: g.lastUsedAt,
+});
+
+/** The admin page's section: the workspace's live grants, and a Block button per app. */
+export function workspaceAppsSection(grants: readonly GrantMetadata[], base: string, csrf: string): Html {
+  const clients = new Map<string, { name: string; count: number }>();
+  for (const g of grants) {
+    const seen = clients.get(g.clientId);
+    clients.set(g.clientId, { name: seen?.name ?? g.clientName, count: (seen?.count ?? 0) + 1 });
+  }
+  return html`<section>
+<h2>Apps with access</h2>
+${
+  grants.length === 0
+    ? html`<p>No app has access to calendars in this workspace.</p>`
+    : html`<table><thead><tr><th>Member</th><th>App</th><th>May</th><th>Calendars</th><th>When (UTC)</th></tr></thead><tbody>
+${grants.map(
+  (g) => html`<tr><td>${g.userEmail}</td><td>${g.clientName}<br><code>${g.clientId}</code></td>
+<td><ul>${g.scopes.map((s) => html`<li>${scopeWords[s]}</li>`)}</ul></td>
+<td>${g.calendarCount}</td>
+<td>Connected ${utcTime(g.createdAt)}<br>Last used ${lastUsed(g.lastUsedAt)}</td></tr>`,
+)}
+</tbody></table>
+<h3>Block an app</h3>
+<p>Blocking ends every grant to the app in this workspace and refuses new ones.</p>
+<ul>${[...clients].map(
+        ([
+          clientId,
+          c,
+        ]) => html`<li>${c.name} <code>${clientId}</code> (${c.count === 1 ? '1 grant' : `${c.count} grants`})
+<form class="inline" method="post" action="${base}/clients/block">${csrfField(csrf)}<input type="hidden" name="clientId" value="${clientId}">
+<button type="submit" aria-label="Block this app in the workspace: ${c.name}">Block this app in the workspace</button></form></li>`,
+      )}</ul>`
+}
+</section>`;
+}

@@ -97,7 +97,7 @@ export function registerAuthorizePages(app: FastifyInstance, ctx: AppContext, au
         max: offer.calendars.find((c) => c.id === calendar.id)!.maxLevel,
       })),
     );
-    const denyForm = html`<form class="inline" method="post" action="${action}/deny">${csrfField(csrf)}<button type="submit">Deny</button></form>`;
+    const denyForm = html`<form method="post" action="${action}/deny">${csrfField(csrf)}<button type="submit">Deny</button></form>`;
     if (offer.scopes.length === 0) {
       return page(
         { title: `${p.clientName} wants access`, user, csrfToken: csrf, error },
@@ -117,7 +117,7 @@ ${
   <input type="hidden" name="workspace" value="${offer.workspace.id}">
   <fieldset><legend>Calendars it may see</legend>
   ${calendars.map(
-    ({ account, calendar, max }) => html`<div>
+    ({ account, calendar, max }) => html`<div class="choice">
     <input type="checkbox" id="cal-${calendar.id}" name="calendar" value="${calendar.id}">
     <label class="inline" for="cal-${calendar.id}">${calendar.name}</label> <span class="muted">(${account.label})</span>
     <label for="level-${calendar.id}">Detail level for ${calendar.name}</label>
@@ -161,7 +161,7 @@ ${denyForm}`
   </fieldset>
   <button type="submit">Continue</button>
 </form>
-<form class="inline" method="post" action="/authorize/${p.uid}/deny">${csrfField(request.visitor.csrfToken)}<button type="submit">Deny</button></form>`,
+<form method="post" action="/authorize/${p.uid}/deny">${csrfField(request.visitor.csrfToken)}<button type="submit">Deny</button></form>`,
     );
 
   app.get<UidParams>('/authorize/:uid', { config: { page: true } }, async (request, reply) => {

@@ -140,18 +140,47 @@ export async function liveGrantsOfUser(db: Db, userId: string): Promise<GrantLis
   return listings(db, rows);
 }
 
-/** A workspace's live grants, newest first. */
-export async function liveGrantsOfWorkspace(db: Db, workspaceId: string): Promise<GrantListing[]> {
+/** What a workspace admin may know of a grant: who, which app, what access, how many calendars. */
+export interface GrantMetadata {
+  userEmail: string;
+  clientId: string;
+  clientName: string;
+  scopes: Scope[];
+  calendarCount: number;
+  createdAt: number;
+  lastUsedAt: number | null;
+}
+
+/** A workspace's live grants as metadata only, newest first: calendar names never leave the store. */
+export async function liveGrantMetadataOfWorkspace(db: Db, workspaceId: string): Promise<GrantMetadata[]> {
   const rows = await db
     .selectFrom('access_grants as a')
     .innerJoin('users as u', 'u.id', 'a.user_id')
-    .selectAll('a')
-    .select('u.email')
+    .leftJoin('access_grant_calendars as c', 'c.grant_id', 'a.id')
+    .select(['a.client_id', 'a.client_name', 'a.scopes', 'a.created_at', 'a.last_used_at', 'u.email'])
+    .select((eb) => eb.fn.count<number>('c.calendar_id').as('calendar_count'))
     .where('a.workspace_id', '=', workspaceId)
     .where('a.revoked_at', 'is', null)
+    .groupBy([
+      'a.id',
+      'a.client_id',
+      'a.client_name',
+      'a.scopes',
+      'a.created_at',
+      'a.last_used_at',
+      'u.email',
+    ])
     .orderBy('a.created_at', 'desc')
     .execute();
-  return listings(db, rows);
+  return rows.map((r) => ({
+    userEmail: r.email,
+    clientId: r.client_id,
+    clientName: r.client_name,
+    scopes: r.scopes.split(' ').filter(Boolean) as Scope[],
+    calendarCount: Number(r.calendar_count),
+    createdAt: r.created_at,
+    lastUsedAt: r.last_used_at,
+  }));
 }
 
 /** The newest live grant a person gave a client, if any. */

@@ -23,7 +23,7 @@ import {
   workspaceOverview,
 } from '../../people/workspaces.ts';
 import { detailLevels, scopes } from '../../policy/workspacePolicy.ts';
-import { liveGrantsOfWorkspace } from '../../store/accessGrants.ts';
+import { type GrantMetadata, liveGrantMetadataOfWorkspace } from '../../store/accessGrants.ts';
 import type { User } from '../../store/users.ts';
 import { workspacesOf } from '../../store/workspaces.ts';
 import { correctable, type Form, formOf, sendHtml } from '../forms.ts';
@@ -31,7 +31,7 @@ import { type Html, html } from '../html.ts';
 import { csrfField, page } from '../layout.ts';
 import { requireUser } from '../visitor.ts';
 import { detailWords, scopeWords } from '../words.ts';
-import { type GrantMetadata, grantMetadata, utcTime, workspaceAppsSection } from './connectedApps.ts';
+import { utcTime, workspaceAppsSection } from './connectedApps.ts';
 
 const notices: Record<string, string> = {
   added: 'The member was added.',
@@ -188,7 +188,7 @@ export function registerAdminPages(app: FastifyInstance, ctx: AppContext, auth: 
     // The overview authorises; only then are the workspace's grants and apps read.
     const view = await workspaceOverview(ctx.db, workspaceId, { userId: user.id });
     const apps = {
-      grants: (await liveGrantsOfWorkspace(ctx.db, workspaceId)).map(grantMetadata),
+      grants: await liveGrantMetadataOfWorkspace(ctx.db, workspaceId),
       clients: await workspaceClients(auth.grants, workspaceId),
     };
     const csrf = request.visitor.csrfToken;

@@ -7,7 +7,7 @@ import type { FastifyInstance } from 'fastify';
 import { revokeGrant } from '../../auth/grants.ts';
 import type { Authorization } from '../../auth/setup.ts';
 import type { AppContext } from '../../http/context.ts';
-import { type GrantListing, liveGrantsOfUser } from '../../store/accessGrants.ts';
+import { type GrantMetadata, liveGrantsOfUser } from '../../store/accessGrants.ts';
 import type { User } from '../../store/users.ts';
 import { findWorkspace } from '../../store/workspaces.ts';
 import { type Html, html } from '../html.ts';
@@ -60,27 +60,6 @@ export function registerConnectedAppRoutes(app: FastifyInstance, auth: Authoriza
     },
   );
 }
-
-/** What a workspace admin may know of a grant: who, which app, what access, how many calendars. */
-export interface GrantMetadata {
-  userEmail: string;
-  clientId: string;
-  clientName: string;
-  scopes: GrantListing['scopes'];
-  calendarCount: number;
-  createdAt: number;
-  lastUsedAt: number | null;
-}
-
-export const grantMetadata = (g: GrantListing): GrantMetadata => ({
-  userEmail: g.userEmail,
-  clientId: g.clientId,
-  clientName: g.clientName,
-  scopes: g.scopes,
-  calendarCount: g.calendars.length,
-  createdAt: g.createdAt,
-  lastUsedAt: g.lastUsedAt,
-});
 
 /** The admin page's section: the workspace's live grants, and a Block button per app. */
 export function workspaceAppsSection(grants: readonly GrantMetadata[], base: string, csrf: string): Html {

@@ -93,7 +93,6 @@ export function createAuthorizationServer(deps: AuthorizationServerDeps): Author
     // Calendar scopes belong to the resources (getResourceServerInfo), not to OpenID Connect.
     scopes: ['openid', 'offline_access'],
     discovery: { scopes_supported: [...scopes, 'offline_access'] },
-    claims: {},
     responseTypes: ['code'],
     pkce: { required: () => true },
     allowOmittingSingleRegisteredRedirectUri: false,

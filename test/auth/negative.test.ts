@@ -109,6 +109,24 @@ describe('authorization server: refusals', () => {
       }
     });
 
+    it('lets the sign-in page of an authorization request send forms on to its redirect origin only', async () => {
+      const client = await registerClient(h);
+      const { page } = await firstHop(await authorizationUrl(h, client));
+      const next = /name="next" value="([^"]+)"/.exec(page.body)![1]!;
+      assert.match(next, /^\/authorize\//);
+      const formAction = async (path: string) =>
+        /form-action ([^;]+)/.exec(
+          String((await new PageClient(t.app).get(path)).headers['content-security-policy']),
+        )?.[1];
+      // Browsers apply form-action along the redirects that follow a form post, up to the client.
+      assert.equal(
+        await formAction(`/login?next=${encodeURIComponent(next)}`),
+        `'self' ${new URL(redirectUri).origin}`,
+      );
+      assert.equal(await formAction('/login?next=%2Faccount'), "'self'");
+      assert.equal(await formAction('/login?next=%2Fauthorize%2Fno-such-request'), "'self'");
+    });
+
     it('refuses an unknown resource indicator', async () => {
       const client = await registerClient(h);
       const attempt = await authorizationUrl(h, client, { resource: 'https://other.example/mcp' });

@@ -29,6 +29,10 @@ export interface Config {
   providerTimeoutMs: number;
   /** Dynamic client registrations accepted per minute from one client address. */
   clientRegistrationsPerMinute: number;
+  /** Requests to /mcp and /v1 accepted per minute for one grant. */
+  grantRequestsPerMinute: number;
+  /** Origins besides the service's own that browser-based MCP clients may call /mcp from. */
+  mcpAllowedOrigins: string[];
 }
 
 /** A provider's OAuth client; endpoint overrides point tests (or sovereign clouds) elsewhere. */
@@ -75,6 +79,8 @@ export const configVariables = {
   ICS_ALLOW_PRIVATE_NETWORKS: 'false',
   PROVIDER_TIMEOUT_MS: '15000',
   CLIENT_REGISTRATIONS_PER_MINUTE: '10',
+  GRANT_REQUESTS_PER_MINUTE: '600',
+  MCP_ALLOWED_ORIGINS: '(unset: only the origin of BASE_URL)',
 } as const;
 
 type Env = Record<string, string | undefined>;
@@ -156,6 +162,14 @@ export function loadConfig(env: Env): Config {
     100_000,
     problems,
   );
+  const grantRequestsPerMinute = integer(
+    read('GRANT_REQUESTS_PER_MINUTE') ?? '600',
+    'GRANT_REQUESTS_PER_MINUTE',
+    1,
+    10_000_000,
+    problems,
+  );
+  const mcpAllowedOrigins = origins(read('MCP_ALLOWED_ORIGINS'), 'MCP_ALLOWED_ORIGINS', problems);
 
   if (problems.length > 0) throw new ConfigError(problems);
   return {
@@ -174,7 +188,30 @@ export function loadConfig(env: Env): Config {
     icsAllowPrivateNetworks,
     providerTimeoutMs,
     clientRegistrationsPerMinute,
+    grantRequestsPerMinute,
+    mcpAllowedOrigins,
   };
+}
+
+/** A comma-separated list of origins (`https://app.example`), each exactly an origin. */
+function origins(value: string | undefined, name: string, problems: string[]): string[] {
+  if (value === undefined) return [];
+  const list = value
+    .split(',')
+    .map((o) => o.trim())
+    .filter(Boolean);
+  for (const origin of list) {
+    let parsed: URL | undefined;
+    try {
+      parsed = new URL(origin);
+    } catch {
+      parsed = undefined;
+    }
+    if (parsed === undefined || parsed.origin !== origin) {
+      problems.push(`${name} must list origins like https://app.example, comma-separated (got "${origin}")`);
+    }
+  }
+  return list;
 }
 
 function oneOf<T extends string>(value: string, allowed: readonly T[], name: string, problems: string[]): T {

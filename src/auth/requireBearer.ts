@@ -1,8 +1,12 @@
-/** The Fastify face of bearer verification: a pre-handler that sets `request.principal`. */
+/**
+ * The Fastify face of bearer verification: a pre-handler that sets `request.principal`, after
+ * the route's scopes and the grant's request budget are checked.
+ */
 import type { FastifyRequest, preHandlerAsyncHookHandler } from 'fastify';
 import type { Scope } from '../policy/workspacePolicy.ts';
-import { type BearerVerifier, type Principal, requireScopes } from './bearer.ts';
+import { type Principal, requireScopes } from './bearer.ts';
 import type { ProtectedResource } from './resources.ts';
+import type { Authorization } from './setup.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -11,13 +15,14 @@ declare module 'fastify' {
 }
 
 export function requireBearer(
-  verifier: BearerVerifier,
+  auth: Pick<Authorization, 'verifier' | 'limiter'>,
   resource: ProtectedResource,
   scopes: readonly Scope[],
 ): preHandlerAsyncHookHandler {
   return async (request: FastifyRequest) => {
-    const principal = await verifier.authenticate(request.headers.authorization, resource);
+    const principal = await auth.verifier.authenticate(request.headers.authorization, resource);
     requireScopes(principal, resource, scopes);
+    auth.limiter.take(principal.grantId);
     request.principal = principal;
   };
 }

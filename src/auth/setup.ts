@@ -2,6 +2,7 @@
 import type { AppContext } from '../http/context.ts';
 import { type AuthorizationServer, createAuthorizationServer } from './authorizationServer.ts';
 import { type BearerVerifier, createBearerVerifier } from './bearer.ts';
+import { createGrantLimiter, type GrantLimiter } from './grantLimiter.ts';
 import type { GrantsDeps } from './grants.ts';
 import { issuerFor } from './resources.ts';
 import { loadSigningKeys } from './signingKeys.ts';
@@ -9,6 +10,8 @@ import { loadSigningKeys } from './signingKeys.ts';
 export interface Authorization {
   server: AuthorizationServer;
   verifier: BearerVerifier;
+  /** Requests per grant on /mcp and /v1 together. */
+  limiter: GrantLimiter;
   grants: GrantsDeps;
 }
 
@@ -34,6 +37,7 @@ export async function startAuthorization(ctx: AppContext): Promise<Authorization
   return {
     server,
     verifier,
+    limiter: createGrantLimiter(ctx.clock, ctx.config.grantRequestsPerMinute),
     grants: {
       db: ctx.db,
       clock: ctx.clock,

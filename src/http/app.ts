@@ -1,4 +1,5 @@
 /** Builds the HTTP application from its context: plugins, error handling, then each surface's routes. */
+import { readFileSync } from 'node:fs';
 import cookie from '@fastify/cookie';
 import formbody from '@fastify/formbody';
 import helmet from '@fastify/helmet';
@@ -6,6 +7,8 @@ import rateLimit from '@fastify/rate-limit';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { registerAuthorizationRoutes } from '../auth/routes.ts';
 import { startAuthorization } from '../auth/setup.ts';
+import { createEventIds } from '../calendars/eventIds.ts';
+import type { ReadDeps } from '../calendars/readEvents.ts';
 import { AppError } from '../errors.ts';
 import { registerMcpRoutes } from '../mcp/routes.ts';
 import { registerRestRoutes } from '../rest/routes.ts';
@@ -22,6 +25,19 @@ export interface BuildOptions {
   /** Where log lines go; standard output by default. */
   logStream?: { write(line: string): void };
 }
+
+/** The service's version, as package.json says; MCP clients see it in the server info. */
+const serviceVersion = (
+  JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }
+).version;
+
+const readDeps = (ctx: AppContext): ReadDeps => ({
+  db: ctx.db,
+  clock: ctx.clock,
+  box: ctx.box,
+  providers: ctx.providers,
+  ids: createEventIds(ctx.secretKey),
+});
 
 export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Promise<FastifyInstance> {
   const app = Fastify({
@@ -67,8 +83,9 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
   registerVisitor(app, ctx);
   registerOps(app, ctx);
   registerAuthorizationRoutes(app, auth.server, ctx.config.clientRegistrationsPerMinute);
-  registerRestRoutes(app, ctx, auth);
-  registerMcpRoutes(app, auth);
+  const read = readDeps(ctx);
+  registerRestRoutes(app, ctx, auth, read);
+  await registerMcpRoutes(app, ctx, auth, read, serviceVersion);
   registerPages(app, ctx, auth);
   return app;
 }

@@ -1,16 +1,96 @@
 /**
- * `/mcp` behind bearer verification. The MCP server itself arrives with the MCP issue; until then
- * an authenticated request learns only that no method is offered yet.
+ * `/mcp` over Streamable HTTP: Origin checked first (403 when present and not allowed, against
+ * DNS rebinding and foreign pages), then the bearer token, scopes and the grant's request budget,
+ * then the SDK's handler serves protocol 2026-07-28 (stateless, per request) and 2025-era
+ * clients (initialize handshake, stateless fallback) from the same server factory.
  */
-import type { FastifyInstance } from 'fastify';
+import { createMcpHandler } from '@modelcontextprotocol/server';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { Principal } from '../auth/bearer.ts';
 import { requireBearer } from '../auth/requireBearer.ts';
 import type { Authorization } from '../auth/setup.ts';
+import type { ReadDeps } from '../calendars/readEvents.ts';
+import { AppError } from '../errors.ts';
+import type { AppContext } from '../http/context.ts';
+import { createMcpServer } from './server.ts';
 
-export function registerMcpRoutes(app: FastifyInstance, auth: Authorization): void {
-  const mcp = auth.server.resources.mcp;
-  app.post('/mcp', { preHandler: requireBearer(auth.verifier, mcp, []) }, async (request) => ({
-    jsonrpc: '2.0',
-    id: (request.body as { id?: unknown } | undefined)?.id ?? null,
-    error: { code: -32601, message: 'Method not found' },
-  }));
+interface RequestScope {
+  principal: Principal;
+  log: FastifyRequest['log'];
+}
+
+const hopByHop = new Set(['connection', 'keep-alive', 'transfer-encoding', 'content-length', 'upgrade']);
+const exposed = 'WWW-Authenticate, Retry-After, Mcp-Session-Id, Mcp-Protocol-Version';
+
+function webRequest(url: string, request: FastifyRequest): Request {
+  const headers = new Headers();
+  for (const [name, value] of Object.entries(request.headers)) {
+    if (value === undefined || hopByHop.has(name)) continue;
+    for (const v of [value].flat()) headers.append(name, v);
+  }
+  return new Request(url, { method: 'POST', headers, body: request.body as string });
+}
+
+export async function registerMcpRoutes(
+  app: FastifyInstance,
+  ctx: AppContext,
+  auth: Authorization,
+  read: ReadDeps,
+  version: string,
+): Promise<void> {
+  const resource = auth.server.resources.mcp;
+  const allowedOrigins = new Set([new URL(ctx.config.baseUrl).origin, ...ctx.config.mcpAllowedOrigins]);
+  const handler = createMcpHandler(
+    ({ authInfo }) => {
+      const scope = authInfo?.extra?.scope as RequestScope;
+      const onUnexpectedError = (error: unknown) => scope.log.error({ err: error }, 'tool failed');
+      return createMcpServer(
+        { read: { ...read, onUnexpectedError }, secretKey: ctx.secretKey, version, onUnexpectedError },
+        scope.principal,
+      );
+    },
+    { legacy: 'stateless', responseMode: 'auto' },
+  );
+
+  const checkOrigin = async (request: FastifyRequest, reply: FastifyReply) => {
+    const origin = request.headers.origin;
+    if (origin === undefined) return;
+    if (!allowedOrigins.has(origin))
+      throw new AppError('forbidden', 'Requests from this origin are not accepted.');
+    reply.header('access-control-allow-origin', origin).header('vary', 'Origin');
+    reply.header('access-control-expose-headers', exposed);
+  };
+
+  await app.register(async (mcp) => {
+    // The SDK reads the JSON-RPC body itself (a parse error is a JSON-RPC error, not a 400 page).
+    mcp.removeContentTypeParser('application/json');
+    mcp.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, done) =>
+      done(null, body),
+    );
+    mcp.addHook('onRequest', checkOrigin);
+
+    mcp.options('/mcp', async (request, reply) => {
+      const asked = String(request.headers['access-control-request-headers'] ?? '');
+      return reply
+        .code(204)
+        .header('access-control-allow-methods', 'POST')
+        .header('access-control-allow-headers', asked === '' ? 'Authorization, Content-Type' : asked)
+        .header('access-control-max-age', '600')
+        .send();
+    });
+
+    mcp.post('/mcp', { preHandler: requireBearer(auth, resource, []) }, async (request, reply) => {
+      const scope: RequestScope = { principal: request.principal, log: request.log };
+      const response = await handler.fetch(webRequest(resource.url, request), {
+        authInfo: {
+          token: '',
+          clientId: request.principal.clientId,
+          scopes: request.principal.scopes,
+          resource: new URL(resource.url),
+          extra: { scope },
+        },
+      });
+      return reply.send(response);
+    });
+  });
 }

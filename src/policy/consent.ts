@@ -19,6 +19,13 @@ import {
 export const providerDetailCap = (access: CalendarAccess): DetailLevel =>
   access === 'freeBusy' ? 'busy' : 'full';
 
+/** The level a calendar is read at now: the lowest of the grant's choice, the policy cap and the provider right. */
+export const effectiveDetailLevel = (
+  granted: DetailLevel,
+  policy: WorkspacePolicy,
+  access: CalendarAccess,
+): DetailLevel => lowerDetail(lowerDetail(granted, policy.maxDetailLevel), providerDetailCap(access));
+
 export interface OfferedCalendar {
   id: string;
   /** The highest level the person may choose. */

@@ -1,15 +1,52 @@
-/** The read-only REST interface under `/v1`, behind bearer verification. */
+/**
+ * The read-only REST interface under `/v1`, behind bearer verification: the same read service
+ * and the same checks as the MCP tools. Only GET exists; any other method answers 405.
+ */
 import type { FastifyInstance } from 'fastify';
 import { requireBearer } from '../auth/requireBearer.ts';
 import type { Authorization } from '../auth/setup.ts';
+import { createPager } from '../calendars/cursor.ts';
+import { grantedCalendars } from '../calendars/grantedCalendars.ts';
+import { type ReadDeps, readEvents } from '../calendars/readEvents.ts';
 import type { AppContext } from '../http/context.ts';
-import { grantedCalendars } from './calendars.ts';
+import { parseEventsQuery } from './eventsQuery.ts';
+import { openApiDocument } from './openapi.ts';
 
-export function registerRestRoutes(app: FastifyInstance, ctx: AppContext, auth: Authorization): void {
+type Query = Record<string, string | string[] | undefined>;
+
+export function registerRestRoutes(
+  app: FastifyInstance,
+  ctx: AppContext,
+  auth: Authorization,
+  read: ReadDeps,
+): void {
   const v1 = auth.server.resources.v1;
-  app.get(
-    '/v1/calendars',
-    { preHandler: requireBearer(auth.verifier, v1, ['calendar:read']) },
-    async (request) => grantedCalendars(ctx.db, request.principal),
+  const bearer = requireBearer(auth, v1, ['calendar:read']);
+  const document = JSON.stringify(openApiDocument(ctx.config.baseUrl, auth.server.resources));
+
+  app.get('/v1/openapi.json', async (_request, reply) =>
+    reply.type('application/json').header('access-control-allow-origin', '*').send(document),
   );
+
+  app.get('/v1/calendars', { preHandler: bearer }, async (request) =>
+    grantedCalendars(ctx.db, request.principal),
+  );
+
+  app.get('/v1/events', { preHandler: bearer }, async (request) => {
+    const { request: readRequest, limit, cursor } = parseEventsQuery(request.query as Query);
+    const pager = createPager(ctx.secretKey, request.principal.grantId, readRequest, {
+      value: cursor,
+      field: 'cursor',
+    });
+    const { events, excluded } = await readEvents(
+      { ...read, onUnexpectedError: (error) => request.log.error({ err: error }, 'calendar read failed') },
+      request.principal,
+      readRequest,
+    );
+    const page = pager.page(events, limit);
+    return {
+      data: page.items.map((p) => p.event),
+      meta: { excluded, ...(page.nextCursor === undefined ? {} : { nextCursor: page.nextCursor }) },
+    };
+  });
 }

@@ -4,6 +4,7 @@ import { type AddressInfo, createServer } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import { createCalendarAdapters } from '../../src/calendars/adapters.ts';
 import type { ProviderHttpOptions } from '../../src/calendars/providerHttp.ts';
+import type { Providers } from '../../src/calendars/registry.ts';
 import { type Config, loadConfig } from '../../src/config.ts';
 import { buildApp } from '../../src/http/app.ts';
 import type { AppContext } from '../../src/http/context.ts';
@@ -32,6 +33,8 @@ export interface TestAppOptions {
   listen?: boolean;
   /** Outbound fetch for Client ID Metadata Documents. */
   outboundFetch?: typeof fetch;
+  /** Calendar adapters to use instead of the configured ones (in-memory providers). */
+  providers?: Providers;
 }
 
 /** A port nothing listens on right now. */
@@ -44,14 +47,25 @@ async function freePort(): Promise<number> {
 }
 
 export async function startTestApp(options: TestAppOptions = {}): Promise<TestApp> {
-  const { env = {}, database, logLines, extraRoutes, adapters, listen = false, outboundFetch } = options;
+  const {
+    env = {},
+    database,
+    logLines,
+    extraRoutes,
+    adapters,
+    listen = false,
+    outboundFetch,
+    providers,
+  } = options;
   const port = listen ? await freePort() : undefined;
   const listening = port === undefined ? {} : { PORT: String(port), BASE_URL: `http://127.0.0.1:${port}` };
-  // Tests register many clients from one address; the abuse test sets its own limit.
+  // Tests register many clients from one address and send many requests with one grant; the
+  // abuse tests set their own limits.
   const config: Config = loadConfig({
     APP_ENV: 'test',
     LOG_LEVEL: 'silent',
     CLIENT_REGISTRATIONS_PER_MINUTE: '10000',
+    GRANT_REQUESTS_PER_MINUTE: '100000',
     ...listening,
     ...env,
   });
@@ -68,6 +82,7 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
     ...(adapters === undefined
       ? { providers: {}, connectors: {} }
       : createCalendarAdapters(config, clock, adapters)),
+    ...(providers === undefined ? {} : { providers }),
     ping: () => ping(handle),
     ...(outboundFetch ? { outboundFetch } : {}),
   };

@@ -1,14 +1,15 @@
 /**
- * `GET /v1/calendars`: the calendars of the grant with their effective detail level, and what
- * was left out and why (calendars not chosen at consent, accounts that need reconnecting).
+ * The calendars of a grant with their effective detail level, and what was left out and why
+ * (calendars not chosen at consent, accounts that need reconnecting): `GET /v1/calendars` and
+ * the `list_calendars` tool.
  */
 import type { Kysely } from 'kysely';
 import type { Principal } from '../auth/bearer.ts';
-import type { ProviderKind } from '../calendars/provider.ts';
-import { providerDetailCap } from '../policy/consent.ts';
-import { type DetailLevel, lowerDetail } from '../policy/workspacePolicy.ts';
+import { effectiveDetailLevel } from '../policy/consent.ts';
+import type { DetailLevel } from '../policy/workspacePolicy.ts';
 import { accountsOf, calendarsOfAccount } from '../store/connectedAccounts.ts';
 import type { Database } from '../store/schema.ts';
+import type { ProviderKind } from './provider.ts';
 
 export interface CalendarItem {
   id: string;
@@ -53,10 +54,7 @@ export async function grantedCalendars(
         accountId: account.id,
         primary: c.primary,
         readOnly: c.access === 'reader' || c.access === 'freeBusy',
-        detailLevel: lowerDetail(
-          lowerDetail(granted.get(c.id)!, principal.policy.maxDetailLevel),
-          providerDetailCap(c.access),
-        ),
+        detailLevel: effectiveDetailLevel(granted.get(c.id)!, principal.policy, c.access),
         ...(c.timeZone ? { timeZone: c.timeZone } : {}),
         ...(c.color ? { color: c.color } : {}),
       });

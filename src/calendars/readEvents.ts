@@ -1,0 +1,158 @@
+/**
+ * The one read service behind the MCP read tools and `GET /v1/events`: the requested calendars
+ * checked against the grant, the events of each read in parallel at the calendar's effective
+ * detail level, edit and respond rights narrowed to the token's scopes, merged in one order.
+ * A calendar that cannot be read is reported in `excluded`, never silently left out.
+ */
+import type { Principal } from '../auth/bearer.ts';
+import type { EventIds, PlacedEvent } from '../domain/occurrences.ts';
+import type { ReadRequest } from '../domain/readRequest.ts';
+import { AppError, isAppError } from '../errors.ts';
+import { effectiveDetailLevel } from '../policy/consent.ts';
+import { narrowRights } from '../policy/eventRights.ts';
+import type { DetailLevel } from '../policy/workspacePolicy.ts';
+import {
+  type CalendarRecord,
+  type ConnectedAccount,
+  findAccount,
+  findCalendars,
+} from '../store/connectedAccounts.ts';
+import type { AccountDeps } from './accounts.ts';
+import { needsTimeZone, readCalendarEvents } from './calendarEvents.ts';
+
+export interface ReadDeps extends AccountDeps {
+  ids: EventIds;
+  /** Told about failures that were not the provider's answer (they are still reported as excluded). */
+  onUnexpectedError?: (error: unknown) => void;
+}
+
+export const exclusionReasons = [
+  'provider_unavailable',
+  'reconnect_required',
+  'time_zone_required',
+  'incomplete',
+] as const;
+export type ExclusionReason = (typeof exclusionReasons)[number];
+
+/** A requested calendar whose events are missing (or, for `incomplete`, partly missing). */
+export interface CalendarExclusion {
+  calendarId: string;
+  reason: ExclusionReason;
+}
+
+export interface EventsRead {
+  /** Ordered by start instant, then calendar id, then occurrence id. */
+  events: PlacedEvent[];
+  excluded: CalendarExclusion[];
+  /** The effective detail level of each requested calendar. */
+  levels: Map<string, DetailLevel>;
+}
+
+interface Target {
+  calendar: CalendarRecord;
+  account: ConnectedAccount;
+  level: DetailLevel;
+}
+
+/** The requested calendars, each granted and still the person's; otherwise calendar_not_permitted. */
+async function targets(
+  deps: ReadDeps,
+  principal: Principal,
+  calendarIds: readonly string[],
+): Promise<Target[]> {
+  const granted = new Map(principal.calendars.map((c) => [c.calendarId, c.detailLevel]));
+  const records = new Map((await findCalendars(deps.db, calendarIds)).map((c) => [c.id, c]));
+  const accounts = new Map<string, ConnectedAccount | undefined>();
+  const result: Target[] = [];
+  const refused: string[] = [];
+  for (const id of calendarIds) {
+    const calendar = records.get(id);
+    const level = granted.get(id);
+    if (calendar !== undefined && !accounts.has(calendar.accountId)) {
+      accounts.set(calendar.accountId, await findAccount(deps.db, calendar.accountId));
+    }
+    const account = calendar && accounts.get(calendar.accountId);
+    if (
+      calendar === undefined ||
+      level === undefined ||
+      account === undefined ||
+      account.userId !== principal.userId ||
+      account.workspaceId !== principal.workspaceId
+    ) {
+      refused.push(id);
+      continue;
+    }
+    result.push({ calendar, account, level: effectiveDetailLevel(level, principal.policy, calendar.access) });
+  }
+  // Unknown and forbidden ids get the same answer: no existence oracle.
+  if (refused.length > 0) {
+    throw new AppError('calendar_not_permitted', 'These calendars are not part of this grant.', {
+      details: { calendarIds: refused },
+    });
+  }
+  return result;
+}
+
+function exclusionReason(error: unknown): ExclusionReason | undefined {
+  if (!isAppError(error)) return undefined;
+  switch (error.code) {
+    case 'reconnect_required':
+    case 'time_zone_required':
+    case 'provider_unavailable':
+      return error.code;
+    default:
+      return undefined;
+  }
+}
+
+const compareStrings = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+
+export const compareEvents = (a: PlacedEvent, b: PlacedEvent): number =>
+  Temporal.Instant.compare(a.start, b.start) ||
+  compareStrings(a.event.calendarId, b.event.calendarId) ||
+  compareStrings(a.event.occurrenceId, b.event.occurrenceId);
+
+export async function readEvents(
+  deps: ReadDeps,
+  principal: Principal,
+  request: ReadRequest,
+): Promise<EventsRead> {
+  const chosen = await targets(deps, principal, request.calendarIds);
+  // Decided for every calendar before any provider call: no zone is ever guessed.
+  const zoneless = chosen.filter((t) => needsTimeZone(t.account, t.calendar, request.timeZone));
+  if (zoneless.length > 0) {
+    throw new AppError(
+      'time_zone_required',
+      `${zoneless.map((t) => `"${t.calendar.name}"`).join(', ')} ${zoneless.length === 1 ? 'has' : 'have'} no known time zone: give the user's IANA time zone.`,
+      { details: { calendarIds: zoneless.map((t) => t.calendar.id) } },
+    );
+  }
+  const excluded: CalendarExclusion[] = [];
+  const perCalendar = await Promise.all(
+    chosen.map(async ({ calendar, account, level }) => {
+      try {
+        const read = await readCalendarEvents(deps, account, calendar, {
+          window: request.window,
+          detailLevel: level,
+          privateDetails: principal.privateDetails,
+          ...(request.timeZone === undefined ? {} : { timeZone: request.timeZone }),
+        });
+        if (read.skipped.length > 0) excluded.push({ calendarId: calendar.id, reason: 'incomplete' });
+        return read.events;
+      } catch (error) {
+        const reason = exclusionReason(error);
+        if (reason === undefined) deps.onUnexpectedError?.(error);
+        excluded.push({ calendarId: calendar.id, reason: reason ?? 'provider_unavailable' });
+        return [];
+      }
+    }),
+  );
+  const events = perCalendar
+    .flat()
+    .map((placed) => ({ ...placed, event: narrowRights(placed.event, principal.scopes) }))
+    .sort(compareEvents);
+  excluded.sort(
+    (a, b) => request.calendarIds.indexOf(a.calendarId) - request.calendarIds.indexOf(b.calendarId),
+  );
+  return { events, excluded, levels: new Map(chosen.map((t) => [t.calendar.id, t.level])) };
+}

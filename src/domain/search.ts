@@ -1,0 +1,45 @@
+/**
+ * The search of `search_events`: every word of the query must occur in the text the assistant
+ * may see of an event, in any order, folding case and diacritics after NFKC (`ß` = `ss`,
+ * `Müller` = `muller`). Locations and participants are never searched. Pure.
+ */
+import type { DetailLevel } from '../policy/workspacePolicy.ts';
+import type { Event } from './event.ts';
+
+/** Case- and diacritic-insensitive form of a text: NFKC, full case folding, marks removed. */
+export function foldText(text: string): string {
+  return (
+    text
+      .normalize('NFKC')
+      // Upper then lower case folds ß to ss and final sigma to sigma, as full case folding does.
+      .toUpperCase()
+      .toLowerCase()
+      .normalize('NFD')
+      .replace(/\p{M}/gu, '')
+  );
+}
+
+/** The query's words: split on Unicode white space, folded; empty when it has none. */
+export const queryWords = (query: string): string[] =>
+  foldText(query)
+    .split(/\s+/u)
+    .filter((word) => word !== '');
+
+export const searchableFields = ['title', 'description', 'categories', 'keywords'] as const;
+export type SearchableField = (typeof searchableFields)[number];
+
+/** The fields that carry text at a detail level (on busy, the title is the placeholder). */
+export const fieldsSearchedAt = (level: DetailLevel): SearchableField[] =>
+  level === 'full' ? [...searchableFields] : ['title'];
+
+/** The searchable text of an event as it is returned: masking has already removed hidden text. */
+function searchableText(event: Event): string {
+  return foldText(
+    [event.title, event.description ?? '', ...(event.categories ?? []), ...(event.keywords ?? [])].join('\n'),
+  );
+}
+
+export function matchesWords(event: Event, words: readonly string[]): boolean {
+  const text = searchableText(event);
+  return words.every((word) => text.includes(word));
+}

@@ -1,0 +1,59 @@
+/**
+ * One MCP server instance per request, for one principal: the low-level SDK server with our own
+ * tool table, so the listed schemas are the enforced ones and every tool error carries a stable
+ * code. Tools the token's scopes do not cover are neither listed nor callable.
+ */
+import {
+  type CallToolResult,
+  ProtocolError,
+  ProtocolErrorCode,
+  Server,
+  type Tool,
+} from '@modelcontextprotocol/server';
+import type { Principal } from '../auth/bearer.ts';
+import type { ReadDeps } from '../calendars/readEvents.ts';
+import type { ToolDefinition } from './tool.ts';
+import { checkToolInput } from './toolInput.ts';
+import { errorResult, successResult } from './toolResult.ts';
+import { tools } from './tools/index.ts';
+
+export interface McpDeps {
+  read: ReadDeps;
+  secretKey: Buffer;
+  version: string;
+  onUnexpectedError: (error: unknown) => void;
+}
+
+const instructions =
+  'Calendar access for the user who authorized this assistant. Call list_calendars first and use its ids. Times: start/end need Z or an offset; windows are at most 744 elapsed hours, so split longer periods. If a tool answers time_zone_required, ask the user for their time zone (never guess it) and pass it as timeZone. Results show only what the user shared: a "Busy" title is a placeholder, not the real title.';
+
+const listing = (tool: ToolDefinition): Tool => ({
+  name: tool.name,
+  title: tool.title,
+  description: tool.description,
+  inputSchema: tool.inputSchema as Tool['inputSchema'],
+  outputSchema: tool.outputSchema as Tool['outputSchema'],
+  annotations: tool.annotations,
+});
+
+export function createMcpServer(deps: McpDeps, principal: Principal): Server {
+  const permitted = tools.filter((tool) => tool.scopes.every((s) => principal.scopes.includes(s)));
+  const server = new Server(
+    { name: 'calendar-access-service', version: deps.version },
+    { capabilities: { tools: { listChanged: false } }, instructions },
+  );
+  server.setRequestHandler('tools/list', async () => ({ tools: permitted.map(listing) }));
+  server.setRequestHandler('tools/call', async (request): Promise<CallToolResult> => {
+    const tool = permitted.find((t) => t.name === request.params.name);
+    // Unknown and not-permitted tools alike: the list is the contract.
+    if (tool === undefined)
+      throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown tool: ${request.params.name}`);
+    try {
+      const input = checkToolInput(tool, request.params.arguments);
+      return successResult(await tool.run(input, { principal, read: deps.read, secretKey: deps.secretKey }));
+    } catch (error) {
+      return errorResult(error, deps.onUnexpectedError);
+    }
+  });
+  return server;
+}

@@ -1,0 +1,41 @@
+/**
+ * What a tool is here: its listing (name, description written for a model, closed JSON Schemas
+ * for input and output), the scopes it needs, and its work. Input arrives already checked
+ * against `inputSchema` (see toolInput.ts); `run` returns the structured result.
+ */
+import type { Principal } from '../auth/bearer.ts';
+import type { ReadDeps } from '../calendars/readEvents.ts';
+import type { Scope } from '../policy/workspacePolicy.ts';
+
+export type JsonSchema = Record<string, unknown>;
+
+export interface ToolContext {
+  principal: Principal;
+  read: ReadDeps;
+  /** Key for page cursors. */
+  secretKey: Buffer;
+}
+
+export interface ToolOutcome {
+  structured: Record<string, unknown>;
+  /** Said in words next to the JSON, e.g. which calendars could not be searched completely. */
+  note?: string;
+}
+
+export interface ToolDefinition {
+  name: string;
+  title: string;
+  description: string;
+  /** Listed and callable only when the token's effective scopes include all of these. */
+  scopes: readonly Scope[];
+  inputSchema: JsonSchema;
+  outputSchema: JsonSchema;
+  annotations: {
+    readOnlyHint: boolean;
+    destructiveHint?: boolean;
+    idempotentHint?: boolean;
+    openWorldHint: boolean;
+  };
+  // biome-ignore lint/suspicious/noExplicitAny: each tool narrows its own input, which inputSchema has checked.
+  run(input: any, context: ToolContext): Promise<ToolOutcome>;
+}

@@ -1,0 +1,66 @@
+/** `get_availability`: when the person is busy, merged across calendars, with no event details. */
+import { readEvents } from '../../calendars/readEvents.ts';
+import { busyIntervals } from '../../domain/availability.ts';
+import type { ToolDefinition } from '../tool.ts';
+import {
+  exclusionNote,
+  type ReadArguments,
+  readArgumentSchemas,
+  toReadRequest,
+  windowRule,
+} from './readArguments.ts';
+
+const instant = { type: 'string', description: 'RFC 3339 date-time with offset.' } as const;
+
+export const getAvailability: ToolDefinition = {
+  name: 'get_availability',
+  title: 'Get availability',
+  description: [
+    'Returns the busy intervals of the given calendars in a time window, merged across calendars and cut to the window, without any event details. Free and cancelled events do not count.',
+    'Times are given with the offset of timeZone when it is set, else in UTC (Z).',
+    windowRule,
+    'truncated is true when a calendar could not be read completely (the text says which); then more time may be busy.',
+  ].join(' '),
+  scopes: ['calendar:read'],
+  inputSchema: {
+    type: 'object',
+    properties: readArgumentSchemas,
+    required: ['calendarIds', 'start', 'end'],
+    additionalProperties: false,
+  },
+  outputSchema: {
+    type: 'object',
+    properties: {
+      ok: { type: 'boolean', const: true },
+      busy: {
+        type: 'array',
+        items: {
+          type: 'object',
+          properties: { start: instant, end: instant },
+          required: ['start', 'end'],
+          additionalProperties: false,
+        },
+      },
+      truncated: { type: 'boolean' },
+    },
+    required: ['ok', 'busy', 'truncated'],
+    additionalProperties: false,
+  },
+  annotations: { readOnlyHint: true, openWorldHint: false },
+
+  async run(args: ReadArguments, { principal, read }) {
+    const request = toReadRequest(args);
+    const { events, excluded } = await readEvents(read, principal, request);
+    const show = (instant: Temporal.Instant) =>
+      request.timeZone === undefined
+        ? instant.toString()
+        : instant.toZonedDateTimeISO(request.timeZone).toString({ timeZoneName: 'never' });
+    const structured = {
+      ok: true,
+      busy: busyIntervals(events, request.window).map((s) => ({ start: show(s.start), end: show(s.end) })),
+      truncated: excluded.length > 0,
+    };
+    const note = exclusionNote(excluded);
+    return note === undefined ? { structured } : { structured, note };
+  },
+};

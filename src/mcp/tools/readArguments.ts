@@ -1,0 +1,61 @@
+/**
+ * The arguments every read tool shares (calendars, window, zone), described for a model, and
+ * their turn into a ReadRequest. Bounds live in the schema and in `parseReadRequest`.
+ */
+import {
+  maxCalendarsPerRequest,
+  maxTimeZoneLength,
+  parseReadRequest,
+  type ReadRequest,
+} from '../../domain/readRequest.ts';
+import { maxWindowHours } from '../../domain/window.ts';
+
+export const windowRule = `The window [start, end) may span at most ${maxWindowHours} elapsed hours (31 × 24), measured between the two instants, so a daylight-saving change shortens or lengthens it in local time; for a longer period, call again with consecutive windows (the next start is the previous end).`;
+
+export const readArgumentSchemas = {
+  calendarIds: {
+    type: 'array',
+    minItems: 1,
+    maxItems: maxCalendarsPerRequest,
+    items: { type: 'string', minLength: 1, maxLength: 64 },
+    description: `1 to ${maxCalendarsPerRequest} calendar ids, exactly as list_calendars returns them.`,
+  },
+  start: {
+    type: 'string',
+    minLength: 1,
+    maxLength: 64,
+    description: 'Inclusive start: ISO 8601 date-time with Z or an offset, e.g. 2026-03-02T00:00:00+01:00.',
+  },
+  end: {
+    type: 'string',
+    minLength: 1,
+    maxLength: 64,
+    description: `Exclusive end, with Z or an offset; at most ${maxWindowHours} elapsed hours after start.`,
+  },
+  timeZone: {
+    type: 'string',
+    minLength: 1,
+    maxLength: maxTimeZoneLength,
+    description:
+      "The user's IANA time zone (e.g. Europe/Berlin), confirmed with the user. Needed to place all-day and floating times of CalDAV and ICS calendars that declare no zone; the tool answers time_zone_required when it is missing. Never guess it.",
+  },
+} as const;
+
+export interface ReadArguments {
+  calendarIds: string[];
+  start: string;
+  end: string;
+  timeZone?: string;
+}
+
+export const toReadRequest = (args: ReadArguments): ReadRequest =>
+  parseReadRequest(args, { calendarIds: 'calendarIds', start: 'start', end: 'end', timeZone: 'timeZone' });
+
+/** Words about calendars that could not be read (completely), for the result's text. */
+export function exclusionNote(
+  excluded: ReadonlyArray<{ calendarId: string; reason: string }>,
+): string | undefined {
+  if (excluded.length === 0) return undefined;
+  const list = excluded.map((e) => `${e.calendarId} (${e.reason.replaceAll('_', ' ')})`).join(', ');
+  return `Not every calendar could be read completely, so the result may miss events: ${list}. Try these again later or ask the user to reconnect the account.`;
+}

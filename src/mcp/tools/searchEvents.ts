@@ -1,0 +1,94 @@
+/** `search_events`: the specification's search tool, to the letter (input and output closed). */
+import { readEvents } from '../../calendars/readEvents.ts';
+import { eventSchema } from '../../domain/eventSchema.ts';
+import {
+  fieldsSearchedAt,
+  matchesWords,
+  queryWords,
+  type SearchableField,
+  searchableFields,
+} from '../../domain/search.ts';
+import { invalidField } from '../../errors.ts';
+import type { ToolDefinition } from '../tool.ts';
+import {
+  exclusionNote,
+  type ReadArguments,
+  readArgumentSchemas,
+  toReadRequest,
+  windowRule,
+} from './readArguments.ts';
+
+const defaultLimit = 25;
+
+interface SearchArguments extends ReadArguments {
+  query: string;
+  limit?: number;
+}
+
+export const searchEvents: ToolDefinition = {
+  name: 'search_events',
+  title: 'Search events',
+  description: [
+    'Searches the events of the given calendars in a time window for a text and returns the matching occurrences (recurring events are expanded), ordered by start.',
+    'Every word of the query must occur in an event, in any order, ignoring case and accents; the title, description, categories and keywords are searched, as far as the calendar\'s detail level shows them. Locations and participants are never searched. On a busy-only calendar the title is a placeholder ("Busy"), so hidden content cannot match: a missing hit proves nothing.',
+    windowRule,
+    `limit (1 to 50, default ${defaultLimit}) caps the events returned; matched counts all matches found. When truncated is true, more may match: narrow the window or the query.`,
+    'Each event says whether the assistant may edit or respond (canEdit, canRespond) and, when not, why (editBlockedReason).',
+  ].join(' '),
+  scopes: ['calendar:read'],
+  inputSchema: {
+    type: 'object',
+    properties: {
+      calendarIds: readArgumentSchemas.calendarIds,
+      query: {
+        type: 'string',
+        minLength: 1,
+        maxLength: 200,
+        description: '1 to 200 characters; all of its words must occur, in any order.',
+      },
+      start: readArgumentSchemas.start,
+      end: readArgumentSchemas.end,
+      limit: {
+        type: 'integer',
+        minimum: 1,
+        maximum: 50,
+        description: `Most events to return, 1 to 50 (default ${defaultLimit}).`,
+      },
+      timeZone: readArgumentSchemas.timeZone,
+    },
+    required: ['calendarIds', 'query', 'start', 'end'],
+    additionalProperties: false,
+  },
+  outputSchema: {
+    type: 'object',
+    properties: {
+      ok: { type: 'boolean', const: true },
+      termine: { type: 'array', items: eventSchema },
+      matched: { type: 'integer', minimum: 0 },
+      truncated: { type: 'boolean' },
+      searchedFields: { type: 'array', items: { type: 'string', enum: searchableFields } },
+    },
+    required: ['ok', 'termine', 'matched', 'truncated', 'searchedFields'],
+    additionalProperties: false,
+  },
+  annotations: { readOnlyHint: true, openWorldHint: false },
+
+  async run(args: SearchArguments, { principal, read }) {
+    const words = queryWords(args.query);
+    if (words.length === 0) throw invalidField('query', 'query must contain at least one word.');
+    const request = toReadRequest(args);
+    const { events, excluded, levels } = await readEvents(read, principal, request);
+    const matches = events.filter((placed) => matchesWords(placed.event, words));
+    const limit = args.limit ?? defaultLimit;
+    const searched = new Set<SearchableField>([...levels.values()].flatMap(fieldsSearchedAt));
+    const structured = {
+      ok: true,
+      termine: matches.slice(0, limit).map((m) => m.event),
+      matched: matches.length,
+      truncated: matches.length > limit || excluded.length > 0,
+      searchedFields: searchableFields.filter((f) => searched.has(f)),
+    };
+    const note = exclusionNote(excluded);
+    return note === undefined ? { structured } : { structured, note };
+  },
+};

@@ -1,0 +1,58 @@
+/**
+ * A grant stored as consent would store it, and an access token for it signed with the
+ * service's own key: for tests of the resources that are not about the authorization flow
+ * (which test/auth/ covers end to end).
+ */
+import { importJWK, SignJWT } from 'jose';
+import { issuerFor, protectedResources, type ResourceName } from '../../src/auth/resources.ts';
+import { loadSigningKeys } from '../../src/auth/signingKeys.ts';
+import type { AppContext } from '../../src/http/context.ts';
+import { newId } from '../../src/lib/ids.ts';
+import type { DetailLevel, Scope } from '../../src/policy/workspacePolicy.ts';
+import { insertGrant } from '../../src/store/accessGrants.ts';
+
+export interface GrantSpec {
+  userId: string;
+  workspaceId: string;
+  calendars: Array<{ calendarId: string; detailLevel: DetailLevel }>;
+  scopes?: Scope[];
+  privateDetails?: boolean;
+  resource?: ResourceName;
+  clientId?: string;
+}
+
+export async function grantToken(
+  ctx: AppContext,
+  spec: GrantSpec,
+): Promise<{ token: string; grantId: string }> {
+  const grantId = newId('grt');
+  const scopes = spec.scopes ?? ['calendar:read'];
+  const clientId = spec.clientId ?? 'test-client';
+  await insertGrant(ctx.db, {
+    id: grantId,
+    userId: spec.userId,
+    workspaceId: spec.workspaceId,
+    clientId,
+    clientName: 'Test client',
+    scopes,
+    privateDetails: spec.privateDetails ?? false,
+    calendars: spec.calendars,
+    createdAt: 0,
+  });
+  const [key] = await loadSigningKeys(ctx.db, ctx.box, ctx.config.environment, ctx.clock);
+  const now = Math.floor(Temporal.Now.instant().epochMilliseconds / 1000);
+  const token = await new SignJWT({
+    sub: spec.userId,
+    client_id: clientId,
+    scope: scopes.join(' '),
+    env: ctx.config.environment,
+    gid: grantId,
+  })
+    .setProtectedHeader({ alg: 'ES256', typ: 'at+jwt', kid: key!.kid })
+    .setIssuer(issuerFor(ctx.config.baseUrl))
+    .setAudience(protectedResources(ctx.config.baseUrl)[spec.resource ?? 'mcp'].url)
+    .setIssuedAt(now)
+    .setExpirationTime(now + 3600)
+    .sign(await importJWK(key!, 'ES256'));
+  return { token, grantId };
+}

@@ -13,20 +13,18 @@ import { auth, refreshAuthorization, UnauthorizedError } from '@modelcontextprot
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { OAuthClientMetadata } from '@modelcontextprotocol/sdk/shared/auth.js';
-import { McpError } from '@modelcontextprotocol/sdk/types.js';
 import { decodeJwt } from 'jose';
 import { tokenHash } from '../../src/lib/secrets.ts';
 import { findRecord } from '../../src/store/oauthRecords.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { TestOAuthProvider } from '../helpers/mcpOAuth.ts';
+import { mcpToolsList } from '../helpers/mcpRequest.ts';
 import { consentAction, reachConsent, redirectUri, submit } from '../helpers/oauth.ts';
 import { PageClient } from '../helpers/pageClient.ts';
 import { seedCalendars, seedUser, seedWorkspace } from '../helpers/seed.ts';
 import { fetchTrusting, startHttpsServer, type TestHttpsServer } from '../helpers/tls.ts';
 
 const email = 'ana@example.org';
-
-const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
 
 const clientMetadata = (client_name: string): OAuthClientMetadata => ({
   client_name,
@@ -103,12 +101,7 @@ describe('the MCP SDK OAuth client against the service', () => {
   const storedClient = (clientId: string) =>
     findRecord(t.ctx.db, 'Client', { idHash: tokenHash(clientId) }, Date.now());
 
-  const postMcp = (token: string) =>
-    fetch(mcp, {
-      method: 'POST',
-      headers: { ...bearer(token), 'content-type': 'application/json' },
-      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
-    });
+  const postMcp = (token: string) => mcpToolsList(mcp, token);
 
   before(async () => {
     documents = await startHttpsServer((request, response: ServerResponse) => {
@@ -300,17 +293,18 @@ describe('the MCP SDK OAuth client against the service', () => {
     await first.finishAuth(code);
     assert.equal(decodeJwt(provider.tokens()!.access_token).aud, mcp);
 
-    // `/mcp` is still a placeholder: it accepts the token and answers every JSON-RPC request
-    // with -32601, so `initialize` fails past authentication and connect() cannot succeed yet.
-    // What this shows is that the SDK presented its token and got a JSON-RPC answer, not a 401.
+    // With the token the SDK connects (initialize handshake) and lists the tools it may use.
     const second = new StreamableHTTPClientTransport(new URL(mcp), {
       authProvider: provider,
       fetch: fetchFn,
     });
-    await assert.rejects(
-      new Client({ name: 'test', version: '0' }).connect(second),
-      (e) => e instanceof McpError && e.code === -32601,
+    const client = new Client({ name: 'test', version: '0' });
+    await client.connect(second);
+    assert.deepEqual(
+      (await client.listTools()).tools.map((tool) => tool.name),
+      ['list_calendars', 'search_events', 'list_events', 'get_availability'],
     );
+    await client.close();
     assert.equal(provider.authorizationUrls.length, 1, 'no new authorization');
   });
 

@@ -14,6 +14,7 @@ import { defaultPolicy } from '../../src/policy/workspacePolicy.ts';
 import { liveGrantsOfUser } from '../../src/store/accessGrants.ts';
 import { savePolicy } from '../../src/store/workspaces.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
+import { mcpToolsList } from '../helpers/mcpRequest.ts';
 import {
   type AuthorizationAttempt,
   authorizationUrl,
@@ -200,12 +201,12 @@ describe('authorization server: refusals', () => {
       const client = await registerClient(h);
       const { attempt, callback } = await codeFor(client);
       const first = await exchangeCode(h, client, attempt, callback);
-      assert.equal((await fetch(h.mcp, { method: 'POST', headers: bearer(first.access_token) })).status, 200);
+      assert.equal((await mcpToolsList(h.mcp, first.access_token)).status, 200);
       await assert.rejects(
         exchangeCode(h, client, attempt, callback),
         (e: oauth.ResponseBodyError) => e.error === 'invalid_grant',
       );
-      assert.equal((await fetch(h.mcp, { method: 'POST', headers: bearer(first.access_token) })).status, 401);
+      assert.equal((await mcpToolsList(h.mcp, first.access_token)).status, 401);
       await assert.rejects(
         oauth
           .refreshTokenGrantRequest(h.as, client, oauth.None(), first.refresh_token!, insecure)
@@ -228,9 +229,9 @@ describe('authorization server: refusals', () => {
         ),
       );
       const secret = registered.client_secret as string;
-      for (const [resource, url, method] of [
-        [h.v1, `${h.v1}/calendars`, 'GET'],
-        [h.mcp, h.mcp, 'POST'],
+      for (const [resource, send] of [
+        [h.v1, (token: string) => fetch(`${h.v1}/calendars`, { headers: bearer(token) })],
+        [h.mcp, (token: string) => mcpToolsList(h.mcp, token)],
       ] as const) {
         const tokens = await oauth.processClientCredentialsResponse(
           h.as,
@@ -243,8 +244,8 @@ describe('authorization server: refusals', () => {
             insecure,
           ),
         );
-        const response = await fetch(url, { method, headers: bearer(tokens.access_token) });
-        assert.equal(response.status, 403, url);
+        const response = await send(tokens.access_token);
+        assert.equal(response.status, 403, resource);
         assert.equal(((await response.json()) as { code: string }).code, 'forbidden');
       }
     });
@@ -273,11 +274,11 @@ describe('authorization server: refusals', () => {
       const { iss: _iss, iat: _iat, exp: _exp, ...rest } = real;
       real = rest;
       // The forged copy of a real token is accepted: the refusals below come from the one claim changed.
-      assert.equal((await fetch(h.mcp, { method: 'POST', headers: bearer(await forge(real)) })).status, 200);
+      assert.equal((await mcpToolsList(h.mcp, await forge(real))).status, 200);
     });
 
     const refused = async (token: string, expected: RegExp) => {
-      const response = await fetch(h.mcp, { method: 'POST', headers: bearer(token) });
+      const response = await mcpToolsList(h.mcp, token);
       assert.equal(response.status, 401);
       const challenge = response.headers.get('www-authenticate')!;
       assert.match(challenge, /error="invalid_token"/);
@@ -319,7 +320,7 @@ describe('authorization server: refusals', () => {
     });
 
     it('answers a missing token with the resource metadata challenge, not an error code', async () => {
-      const response = await fetch(h.mcp, { method: 'POST' });
+      const response = await mcpToolsList(h.mcp);
       assert.equal(response.status, 401);
       const challenge = response.headers.get('www-authenticate')!;
       assert.doesNotMatch(challenge, /error=/);

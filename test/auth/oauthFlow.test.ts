@@ -10,6 +10,7 @@ import * as oauth from 'oauth4webapi';
 import { liveGrantsOfUser } from '../../src/store/accessGrants.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { enginesUnderTest } from '../helpers/databases.ts';
+import { mcpToolsList } from '../helpers/mcpRequest.ts';
 import {
   authorizationUrl,
   consent,
@@ -82,7 +83,7 @@ for (const engine of await enginesUnderTest()) {
       assert.deepEqual(grant?.calendars, [{ calendarId: work, detailLevel: 'titles' }]);
       assert.equal(grant?.privateDetails, false);
 
-      const mcp = await fetch(h.mcp, { method: 'POST', headers: bearer(tokens.access_token) });
+      const mcp = await mcpToolsList(h.mcp, tokens.access_token);
       assert.equal(mcp.status, 200);
       const wrongAudience = await fetch(`${h.v1}/calendars`, { headers: bearer(tokens.access_token) });
       assert.equal(wrongAudience.status, 401);
@@ -106,7 +107,7 @@ for (const engine of await enginesUnderTest()) {
         refresh(rotated.refresh_token!),
         (e: oauth.ResponseBodyError) => e.error === 'invalid_grant',
       );
-      const afterReuse = await fetch(h.mcp, { method: 'POST', headers: bearer(rotated.access_token) });
+      const afterReuse = await mcpToolsList(h.mcp, rotated.access_token);
       assert.equal(afterReuse.status, 401);
       assert.deepEqual(await liveGrantsOfUser(t.ctx.db, userId), []);
     });
@@ -136,7 +137,7 @@ for (const engine of await enginesUnderTest()) {
         [[family, 'busy']],
       );
       assert.deepEqual(body.meta, { excluded: [{ reason: 'not_selected', count: 1 }] });
-      const onMcp = await fetch(h.mcp, { method: 'POST', headers: bearer(tokens.access_token) });
+      const onMcp = await mcpToolsList(h.mcp, tokens.access_token);
       assert.equal(onMcp.status, 401);
     });
 
@@ -166,17 +167,11 @@ for (const engine of await enginesUnderTest()) {
         [`level_${work}`]: 'full',
       });
       const tokens = await exchangeCode(h, client, attempt, callback);
-      assert.equal(
-        (await fetch(h.mcp, { method: 'POST', headers: bearer(tokens.access_token) })).status,
-        200,
-      );
+      assert.equal((await mcpToolsList(h.mcp, tokens.access_token)).status, 200);
       await oauth.processRevocationResponse(
         await oauth.revocationRequest(h.as, client, oauth.None(), tokens.refresh_token!, insecure),
       );
-      assert.equal(
-        (await fetch(h.mcp, { method: 'POST', headers: bearer(tokens.access_token) })).status,
-        401,
-      );
+      assert.equal((await mcpToolsList(h.mcp, tokens.access_token)).status, 401);
     });
 
     it('refuses a callback whose iss is not the issuer (mix-up defence on the client side)', async () => {

@@ -82,10 +82,10 @@ export function memoryProvider<K extends 'caldav' | 'google'>(
 }
 
 /** A connected account of the provider's kind holding the calendars; returns their opaque ids in order. */
-export async function seedMemoryAccount(
+export async function seedMemoryAccount<K extends 'caldav' | 'google'>(
   ctx: AppContext,
   owner: { userId: string; workspaceId: string },
-  provider: CalendarProvider<'caldav' | 'google'>,
+  provider: CalendarProvider<K>,
 ): Promise<string[]> {
   const accountId = newId('acc');
   const credentials =

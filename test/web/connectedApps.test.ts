@@ -8,6 +8,7 @@ import { after, before, describe, it } from 'node:test';
 import * as oauth from 'oauth4webapi';
 import { liveGrantsOfUser } from '../../src/store/accessGrants.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
+import { mcpToolsList } from '../helpers/mcpRequest.ts';
 import {
   type AuthorizationAttempt,
   authorizationUrl,
@@ -49,8 +50,7 @@ describe('connected apps', () => {
   });
   after(() => t.close());
 
-  const mcpStatus = async (token: string) =>
-    (await fetch(h.mcp, { method: 'POST', headers: { authorization: `Bearer ${token}` } })).status;
+  const mcpStatus = async (token: string) => (await mcpToolsList(h.mcp, token)).status;
 
   // One signed-in browser per person for the whole file: sign-in is rate limited.
   const browsers = new Map<string, PageClient>();

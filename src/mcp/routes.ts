@@ -61,13 +61,18 @@ export async function registerMcpRoutes(
     reply.header('access-control-expose-headers', exposed);
   };
 
+  // On the application, not the route plugin: every method to /mcp is checked, including those
+  // answered 405, as the transport specification requires of all incoming connections.
+  app.addHook('onRequest', async (request, reply) => {
+    if (request.url === '/mcp' || request.url.startsWith('/mcp?')) await checkOrigin(request, reply);
+  });
+
   await app.register(async (mcp) => {
     // The SDK reads the JSON-RPC body itself (a parse error is a JSON-RPC error, not a 400 page).
     mcp.removeContentTypeParser('application/json');
     mcp.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, done) =>
       done(null, body),
     );
-    mcp.addHook('onRequest', checkOrigin);
 
     mcp.options('/mcp', async (request, reply) => {
       const asked = String(request.headers['access-control-request-headers'] ?? '');

@@ -6,16 +6,33 @@
 import type { DetailLevel } from '../policy/workspacePolicy.ts';
 import type { Event } from './event.ts';
 
+// Letters that carry a stroke or are ligatures do not decompose under NFD, yet people type them
+// without it (lodz for Łódź, oresund for Øresund), as accent-insensitive collation treats them.
+const undecomposed: Record<string, string> = {
+  ł: 'l',
+  ø: 'o',
+  đ: 'd',
+  ħ: 'h',
+  ŧ: 't',
+  ı: 'i',
+  æ: 'ae',
+  œ: 'oe',
+};
+const undecomposedPattern = new RegExp(`[${Object.keys(undecomposed).join('')}]`, 'gu');
+
 /** Case- and diacritic-insensitive form of a text: NFKC, full case folding, marks removed. */
 export function foldText(text: string): string {
   return (
     text
       .normalize('NFKC')
-      // Upper then lower case folds ß to ss and final sigma to sigma, as full case folding does.
+      // Upper then lower case folds ß to ss as full case folding does; lower case alone would
+      // leave it, and would write a word-final sigma as ς, which folding maps to σ.
       .toUpperCase()
       .toLowerCase()
+      .replaceAll('ς', 'σ')
       .normalize('NFD')
       .replace(/\p{M}/gu, '')
+      .replace(undecomposedPattern, (letter) => undecomposed[letter]!)
   );
 }
 

@@ -53,8 +53,9 @@ export function createPager(
   };
 
   const decode = (cursor: string, field: string): Position => {
-    const [body = '', signature = ''] = cursor.split('.');
-    if (cursor.length > 1024 || !constantTimeEqual(signature, sign(body))) {
+    const parts = cursor.split('.');
+    const [body = '', signature = ''] = parts;
+    if (parts.length !== 2 || cursor.length > 1024 || !constantTimeEqual(signature, sign(body))) {
       throw invalidField(field, `This ${field} does not belong to this request; start again without it.`);
     }
     const [startNs, calendarId, occurrenceId] = JSON.parse(

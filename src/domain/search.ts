@@ -30,6 +30,8 @@ export function foldText(text: string): string {
       .toUpperCase()
       .toLowerCase()
       .replaceAll('ς', 'σ')
+      // The capital sharp s (ẞ) lower-cases to ß, which folds to ss.
+      .replaceAll('ß', 'ss')
       .normalize('NFD')
       .replace(/\p{M}/gu, '')
       .replace(undecomposedPattern, (letter) => undecomposed[letter]!)
@@ -39,7 +41,7 @@ export function foldText(text: string): string {
 /** The query's words: split on Unicode white space, folded; empty when it has none. */
 export const queryWords = (query: string): string[] =>
   foldText(query)
-    .split(/\s+/u)
+    .split(/\p{White_Space}+/u)
     .filter((word) => word !== '');
 
 export const searchableFields = ['title', 'description', 'categories', 'keywords'] as const;

@@ -32,7 +32,9 @@ const problem = (description: string) => ({
 
 const authFailures = {
   '401': problem('No valid access token for this resource (see WWW-Authenticate).'),
-  '403': problem('The token lacks calendar:read, or belongs to no person.'),
+  '403': problem(
+    'The token lacks calendar:read or belongs to no person (forbidden), or a calendar is not part of the grant (calendar_not_permitted).',
+  ),
   '429': problem('Too many requests for this grant; retry after Retry-After seconds.'),
 };
 

@@ -1,81 +1,297 @@
 /**
  * `npm run bench`: throughput and latency of the service's routes against a bare Fastify route
- * returning the same bytes, measured in the same run so the ratio means something on any machine.
- * Grows with the service: the MCP and REST read paths join it as they land.
+ * answering the same bytes, measured in the same run so the ratio means something on any machine.
+ * The read paths (`search_events` over MCP, `GET /v1/events`) run on a seeded account of
+ * 20 calendars × 1,000 events (bench/seed.ts); each is compared with its own baseline.
  */
 import { randomBytes } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
+import {
+  CLIENT_CAPABILITIES_META_KEY,
+  CLIENT_INFO_META_KEY,
+  PROTOCOL_VERSION_META_KEY,
+} from '@modelcontextprotocol/server';
 import autocannon from 'autocannon';
 import Fastify from 'fastify';
 import { loadConfig } from '../src/config.ts';
 import { buildApp } from '../src/http/app.ts';
+import type { AppContext } from '../src/http/context.ts';
 import { systemClock } from '../src/lib/clock.ts';
 import { createSecretBox } from '../src/lib/encryption.ts';
 import { migrateToLatest, openDatabase, ping } from '../src/store/database.ts';
+import { grantToken } from '../test/helpers/grantToken.ts';
+import {
+  benchProvider,
+  calendarCount,
+  eventsPerCalendar,
+  matchEvery,
+  searchWord,
+  seedAccount,
+  window,
+} from './seed.ts';
 
 const durationSeconds = Number(process.env.BENCH_SECONDS ?? 5);
 const connections = 10;
+// One read of 20,000 events keeps the service's single thread busy for over a second: with 10
+// connections every answer would wait ~10 reads (past autocannon's timeout) and a 5 s run would
+// complete none. One connection measures the same throughput of a CPU-bound thread.
+const readConnections = Number(process.env.BENCH_READ_CONNECTIONS ?? 1);
 
-interface Figures {
+/** One request, as autocannon sends it and as fetch sends it once beforehand. */
+interface Target {
+  path: string;
+  method?: 'GET' | 'POST';
+  headers?: Record<string, string>;
+  body?: string;
+}
+
+interface Row {
+  connections?: number;
+  /** Marks a baseline: the letter its rows name in the ratio column. */
+  letter?: string;
+  /** The baseline this row is compared with (it takes the same request, answers the same bytes). */
+  baseline?: Figures;
+}
+
+interface Figures extends Row {
   name: string;
+  connections: number;
+  /** Requests completed within the run. */
+  completed: number;
   requestsPerSecond: number;
   p50: number;
   p99: number;
 }
 
-async function measure(name: string, url: string): Promise<Figures> {
-  const result = await autocannon({ url, connections, duration: durationSeconds });
+/**
+ * Waits until the service's thread is idle: autocannon stops without waiting for the requests in
+ * flight, and a slow route's leftovers would otherwise run into the next row.
+ */
+async function settle(): Promise<void> {
+  for (;;) {
+    const before = performance.eventLoopUtilization();
+    await sleep(100);
+    if (performance.eventLoopUtilization(before).utilization < 0.05) return;
+  }
+}
+
+async function measure(name: string, origin: string, target: Target, row: Row = {}): Promise<Figures> {
+  const rowConnections = row.connections ?? connections;
+  if (row.letter !== undefined) name = `baseline ${row.letter}: ${name}`;
+  const result = await autocannon({
+    url: `${origin}${target.path}`,
+    method: target.method ?? 'GET',
+    ...(target.headers === undefined ? {} : { headers: target.headers }),
+    ...(target.body === undefined ? {} : { body: target.body }),
+    connections: rowConnections,
+    duration: durationSeconds,
+    // Queued behind slow reads, an answer may take far longer than the default 10 s.
+    timeout: 60,
+    // The load comes from another thread, so the service's thread serves requests only.
+    workers: 1,
+  });
+  await settle();
   if (result.non2xx > 0 || result.errors > 0)
     throw new Error(`${name}: ${result.non2xx} non-2xx, ${result.errors} errors`);
   return {
     name,
-    requestsPerSecond: result.requests.average,
+    completed: result.requests.total,
+    // Completed over elapsed: per-second averages round slow routes to 0 or 1.
+    requestsPerSecond: result.requests.total / result.duration,
     p50: result.latency.p50,
     p99: result.latency.p99,
+    ...row,
+    connections: rowConnections,
   };
 }
 
 const handle = openDatabase({ sqlitePath: ':memory:' });
 await migrateToLatest(handle);
-const config = loadConfig({ APP_ENV: 'test', LOG_LEVEL: 'silent' });
+// One grant sends every request: its per-minute budget must not be what is measured.
+const config = loadConfig({ APP_ENV: 'test', LOG_LEVEL: 'silent', GRANT_REQUESTS_PER_MINUTE: '10000000' });
 const secretKey = randomBytes(32);
-const app = await buildApp(
-  {
-    config,
-    db: handle.db,
-    clock: systemClock,
-    secretKey,
-    box: createSecretBox(secretKey),
-    providers: {},
-    connectors: {},
-    ping: () => ping(handle),
-  },
-  { logger: false },
-);
+const ctx: AppContext = {
+  config,
+  db: handle.db,
+  clock: systemClock,
+  secretKey,
+  box: createSecretBox(secretKey),
+  providers: { google: benchProvider },
+  connectors: {},
+  ping: () => ping(handle),
+};
+const app = await buildApp(ctx, { logger: false });
 const serviceUrl = await app.listen({ host: '127.0.0.1', port: 0 });
 
-// The baseline serves the very bytes the service answers, with no work behind them.
-const readyBody = await (await fetch(`${serviceUrl}/readyz`)).text();
+const owner = await seedAccount(ctx);
+const calendars = owner.calendarIds.map((calendarId) => ({ calendarId, detailLevel: 'full' as const }));
+const mcpToken = (await grantToken(ctx, { ...owner, calendars, resource: 'mcp' })).token;
+const v1Token = (await grantToken(ctx, { ...owner, calendars, resource: 'v1' })).token;
+
+const searchArguments = { calendarIds: owner.calendarIds, query: searchWord, ...window };
+const mcpHeaders = {
+  authorization: `Bearer ${mcpToken}`,
+  'content-type': 'application/json',
+  accept: 'application/json, text/event-stream',
+};
+// Protocol 2026-07-28: stateless, every request carries the envelope and the standard headers,
+// as @modelcontextprotocol/client v2 sends them when pinned to this version.
+const mcpModern: Target = {
+  path: '/mcp',
+  method: 'POST',
+  headers: {
+    ...mcpHeaders,
+    'mcp-protocol-version': '2026-07-28',
+    'mcp-method': 'tools/call',
+    'mcp-name': 'search_events',
+  },
+  body: JSON.stringify({
+    jsonrpc: '2.0',
+    id: 1,
+    method: 'tools/call',
+    params: {
+      name: 'search_events',
+      arguments: searchArguments,
+      _meta: {
+        [PROTOCOL_VERSION_META_KEY]: '2026-07-28',
+        [CLIENT_INFO_META_KEY]: { name: 'bench', version: '1' },
+        [CLIENT_CAPABILITIES_META_KEY]: {},
+      },
+    },
+  }),
+};
+// Protocol 2025-11-25: the stateless fallback serves a bare tools/call without a session.
+const mcpLegacy: Target = {
+  path: '/mcp',
+  method: 'POST',
+  headers: { ...mcpHeaders, 'mcp-protocol-version': '2025-11-25' },
+  body: JSON.stringify({
+    jsonrpc: '2.0',
+    id: 1,
+    method: 'tools/call',
+    params: { name: 'search_events', arguments: searchArguments },
+  }),
+};
+const restEvents: Target = {
+  path: `/v1/events?${new URLSearchParams({ calendar_id: owner.calendarIds.join(','), ...window })}`,
+  headers: { authorization: `Bearer ${v1Token}` },
+};
+
+interface Answer {
+  contentType: string;
+  body: string;
+}
+
+/** Sends the request once; its answer is what the baseline will serve. */
+async function answer(name: string, target: Target): Promise<Answer> {
+  const response = await fetch(`${serviceUrl}${target.path}`, {
+    method: target.method ?? 'GET',
+    ...(target.headers === undefined ? {} : { headers: target.headers }),
+    ...(target.body === undefined ? {} : { body: target.body }),
+  });
+  const body = await response.text();
+  if (!response.ok) throw new Error(`${name}: ${response.status} ${body.slice(0, 500)}`);
+  return { contentType: response.headers.get('content-type') ?? 'application/octet-stream', body };
+}
+
+const totalMatches = (calendarCount * eventsPerCalendar) / matchEvery;
+
+/** Fails unless the answer is a successful search_events result over every seeded match. */
+function checkSearch(name: string, { contentType, body }: Answer): void {
+  // The SDK may answer as JSON or as one SSE event; the bytes are the same either way for the baseline.
+  const json = contentType.startsWith('text/event-stream')
+    ? body
+        .split('\n')
+        .find((line) => line.startsWith('data: '))
+        ?.slice('data: '.length)
+    : body;
+  const result = JSON.parse(json ?? 'null')?.result;
+  const structured = result?.structuredContent;
+  if (
+    result?.isError === true ||
+    structured?.ok !== true ||
+    !(structured.termine?.length > 0) ||
+    structured.matched !== totalMatches ||
+    result.content.length !== 1 // a second text is the note about calendars not read
+  )
+    throw new Error(`${name}: not a complete search result: ${body.slice(0, 500)}`);
+}
+
+/** Fails unless the answer is the first full page of events with nothing excluded. */
+function checkEvents(name: string, { body }: Answer): void {
+  const page = JSON.parse(body);
+  if (page.data?.length !== 250 || page.meta?.excluded?.length !== 0 || page.meta?.nextCursor === undefined)
+    throw new Error(`${name}: not a full first page: ${body.slice(0, 500)}`);
+}
+
+const answers = {
+  ready: await answer('readyz', { path: '/readyz' }),
+  mcpModern: await answer('search_events 2026-07-28', mcpModern),
+  mcpLegacy: await answer('search_events 2025-11-25', mcpLegacy),
+  restEvents: await answer('GET /v1/events', restEvents),
+};
+checkSearch('search_events 2026-07-28', answers.mcpModern);
+checkSearch('search_events 2025-11-25', answers.mcpLegacy);
+checkEvents('GET /v1/events', answers.restEvents);
+
+// The baselines serve the very bytes the service answered, with no work behind them; each takes
+// the same request as the row it is compared with (so a POST body is read and parsed there too).
 const baseline = Fastify({ logger: false });
-baseline.get('/readyz', async (_request, reply) => reply.type('application/json').send(readyBody));
+const serve = (method: 'GET' | 'POST', url: string, { contentType, body }: Answer) =>
+  baseline.route({ method, url, handler: async (_request, reply) => reply.type(contentType).send(body) });
+serve('GET', '/readyz', answers.ready);
+serve('POST', '/mcp-modern', answers.mcpModern);
+serve('POST', '/mcp-legacy', answers.mcpLegacy);
+serve('GET', '/v1/events', answers.restEvents);
 const baselineUrl = await baseline.listen({ host: '127.0.0.1', port: 0 });
 
-const rows = [
-  await measure('baseline: bare Fastify, same JSON', `${baselineUrl}/readyz`),
-  await measure('GET /readyz (database ping)', `${serviceUrl}/readyz`),
-  await measure('GET /healthz', `${serviceUrl}/healthz`),
-  await measure('GET /login (page, CSRF cookie)', `${serviceUrl}/login`),
-];
+const read = { connections: readConnections };
+const baselineA = await measure(
+  'bare Fastify, /readyz bytes',
+  baselineUrl,
+  { path: '/readyz' },
+  { letter: 'A' },
+);
+const rows = [baselineA];
+for (const [name, path] of [
+  ['GET /readyz (database ping)', '/readyz'],
+  ['GET /healthz', '/healthz'],
+  ['GET /login (page, CSRF cookie)', '/login'],
+] as const)
+  rows.push(await measure(name, serviceUrl, { path }, { baseline: baselineA }));
+for (const [letter, name, target, baselinePath] of [
+  ['B', 'MCP search_events, 2026-07-28', mcpModern, '/mcp-modern'],
+  ['C', 'MCP search_events, 2025-11-25', mcpLegacy, '/mcp-legacy'],
+  ['D', 'GET /v1/events (20 calendars)', restEvents, restEvents.path],
+] as const) {
+  const base = await measure(
+    'bare Fastify, same bytes',
+    baselineUrl,
+    { ...target, path: baselinePath },
+    { ...read, letter },
+  );
+  rows.push(base, await measure(name, serviceUrl, target, { ...read, baseline: base }));
+}
 await app.close();
 await baseline.close();
 await handle.close();
 
-const base = rows[0]!.requestsPerSecond;
-process.stdout.write(`${connections} connections, ${durationSeconds} s each\n`);
-process.stdout.write(
-  `${'route'.padEnd(40)}${'req/s'.padStart(10)}${'p50 ms'.padStart(9)}${'p99 ms'.padStart(9)}  ratio\n`,
+const size = (a: Answer) => `${(Buffer.byteLength(a.body) / 1024).toFixed(1)} KiB`;
+const out = (line: string) => process.stdout.write(`${line}\n`);
+out(
+  `${durationSeconds} s per row; ${calendarCount} calendars × ${eventsPerCalendar} events; search "${searchWord}" ` +
+    `matches ${totalMatches}, answers ${size(answers.mcpModern)}; /v1/events page of 250, ${size(answers.restEvents)}`,
+);
+out(
+  `${'route'.padEnd(40)}${'conns'.padStart(6)}${'done'.padStart(8)}${'req/s'.padStart(10)}${'p50 ms'.padStart(9)}${'p99 ms'.padStart(9)}  ratio to baseline`,
 );
 for (const r of rows) {
-  process.stdout.write(
-    `${r.name.padEnd(40)}${r.requestsPerSecond.toFixed(0).padStart(10)}${String(r.p50).padStart(9)}${String(r.p99).padStart(9)}  ${(r.requestsPerSecond / base).toFixed(2)}\n`,
+  const base = r.baseline;
+  const ratio =
+    base === undefined
+      ? ''
+      : `${(r.requestsPerSecond / base.requestsPerSecond).toPrecision(3)} (${base.letter})`;
+  out(
+    `${r.name.padEnd(40)}${String(r.connections).padStart(6)}${String(r.completed).padStart(8)}${r.requestsPerSecond.toFixed(r.requestsPerSecond < 10 ? 2 : 0).padStart(10)}${String(r.p50).padStart(9)}${String(r.p99).padStart(9)}  ${ratio}`,
   );
 }

@@ -11,6 +11,7 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { liveGrantsOfUser } from '../../src/store/accessGrants.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { chromiumMissing, launchChromium } from '../helpers/browser.ts';
+import { mcpToolsList } from '../helpers/mcpRequest.ts';
 import {
   type AuthorizationAttempt,
   authorizationUrl,
@@ -129,12 +130,9 @@ describe('OAuth authorization in Chromium', { skip }, () => {
     const [grant] = await liveGrantsOfUser(t.ctx.db, userId);
     assert.deepEqual(grant?.calendars, [{ calendarId: work, detailLevel: 'titles' }]);
 
-    const withToken = await fetch(`${base}/mcp`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${tokens.access_token}` },
-    });
+    const withToken = await mcpToolsList(`${base}/mcp`, tokens.access_token);
     assert.equal(withToken.status, 200);
-    const withoutToken = await fetch(`${base}/mcp`, { method: 'POST' });
+    const withoutToken = await mcpToolsList(`${base}/mcp`);
     assert.equal(withoutToken.status, 401);
     assert.match(withoutToken.headers.get('www-authenticate') ?? '', /resource_metadata=/);
   });

@@ -3,11 +3,10 @@
  * event returned (start instant, calendar id, occurrence id), so events added or removed
  * meanwhile never shift a page, bound by a MAC to the grant and the exact request.
  */
-import type { PlacedEvent } from '../domain/occurrences.ts';
+import { compareEvents, type PlacedEvent } from '../domain/occurrences.ts';
 import type { ReadRequest } from '../domain/readRequest.ts';
 import { invalidField } from '../errors.ts';
 import { constantTimeEqual, mac } from '../lib/secrets.ts';
-import { compareEvents } from './readEvents.ts';
 
 interface Position {
   startNs: bigint;
@@ -47,7 +46,7 @@ export function createPager(
 
   const encode = (p: PlacedEvent) => {
     const body = Buffer.from(
-      JSON.stringify([p.start.epochNanoseconds.toString(), p.event.calendarId, p.event.occurrenceId]),
+      JSON.stringify([p.startNs.toString(), p.event.calendarId, p.event.occurrenceId]),
     ).toString('base64url');
     return `${body}.${sign(body)}`;
   };
@@ -70,7 +69,7 @@ export function createPager(
       let from = 0;
       if (after !== undefined) {
         const marker = {
-          start: Temporal.Instant.fromEpochNanoseconds(after.startNs),
+          startNs: after.startNs,
           event: { calendarId: after.calendarId, occurrenceId: after.occurrenceId },
         } as PlacedEvent;
         from = events.findIndex((e) => compareEvents(e, marker) > 0);

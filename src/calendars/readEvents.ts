@@ -5,7 +5,7 @@
  * A calendar that cannot be read is reported in `excluded`, never silently left out.
  */
 import type { Principal } from '../auth/bearer.ts';
-import type { EventIds, PlacedEvent } from '../domain/occurrences.ts';
+import { compareEvents, type EventIds, type PlacedEvent } from '../domain/occurrences.ts';
 import type { ReadRequest } from '../domain/readRequest.ts';
 import { AppError, isAppError } from '../errors.ts';
 import { effectiveDetailLevel } from '../policy/consent.ts';
@@ -105,13 +105,6 @@ function exclusionReason(error: unknown): ExclusionReason | undefined {
   }
 }
 
-const compareStrings = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
-
-export const compareEvents = (a: PlacedEvent, b: PlacedEvent): number =>
-  Temporal.Instant.compare(a.start, b.start) ||
-  compareStrings(a.event.calendarId, b.event.calendarId) ||
-  compareStrings(a.event.occurrenceId, b.event.occurrenceId);
-
 export async function readEvents(
   deps: ReadDeps,
   principal: Principal,
@@ -147,10 +140,9 @@ export async function readEvents(
       }
     }),
   );
-  const events = perCalendar
-    .flat()
-    .map((placed) => ({ ...placed, event: narrowRights(placed.event, principal.scopes) }))
-    .sort(compareEvents);
+  const events = perCalendar.flat().sort(compareEvents);
+  // The lists are this request's own: narrowing in place spares a copy of every event.
+  for (const placed of events) placed.event = narrowRights(placed.event, principal.scopes);
   excluded.sort(
     (a, b) => request.calendarIds.indexOf(a.calendarId) - request.calendarIds.indexOf(b.calendarId),
   );

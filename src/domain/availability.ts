@@ -5,23 +5,33 @@
 import type { TimeWindow } from '../calendars/provider.ts';
 import type { PlacedEvent, Span } from './occurrences.ts';
 
-const later = (a: Temporal.Instant, b: Temporal.Instant) => (Temporal.Instant.compare(a, b) >= 0 ? a : b);
-const earlier = (a: Temporal.Instant, b: Temporal.Instant) => (Temporal.Instant.compare(a, b) <= 0 ? a : b);
+interface NsSpan {
+  start: bigint;
+  end: bigint;
+}
 
 export function busyIntervals(events: readonly PlacedEvent[], window: TimeWindow): Span[] {
-  const spans = events
-    .filter((e) => e.event.freeBusyStatus === 'busy' && e.event.status !== 'cancelled')
-    .map((e) => ({ start: later(e.start, window.start), end: earlier(e.end, window.end) }))
-    .filter((s) => Temporal.Instant.compare(s.start, s.end) < 0)
-    .sort((a, b) => Temporal.Instant.compare(a.start, b.start));
-  const merged: Span[] = [];
+  const windowStart = window.start.epochNanoseconds;
+  const windowEnd = window.end.epochNanoseconds;
+  const spans: NsSpan[] = [];
+  for (const { event, startNs, endNs } of events) {
+    if (event.freeBusyStatus !== 'busy' || event.status === 'cancelled') continue;
+    const start = startNs > windowStart ? startNs : windowStart;
+    const end = endNs < windowEnd ? endNs : windowEnd;
+    if (start < end) spans.push({ start, end });
+  }
+  spans.sort((a, b) => (a.start < b.start ? -1 : a.start > b.start ? 1 : 0));
+  const merged: NsSpan[] = [];
   for (const span of spans) {
     const last = merged.at(-1);
-    if (last !== undefined && Temporal.Instant.compare(span.start, last.end) <= 0) {
-      last.end = later(last.end, span.end);
+    if (last !== undefined && span.start <= last.end) {
+      if (span.end > last.end) last.end = span.end;
     } else {
       merged.push({ ...span });
     }
   }
-  return merged;
+  return merged.map((s) => ({
+    start: Temporal.Instant.fromEpochNanoseconds(s.start),
+    end: Temporal.Instant.fromEpochNanoseconds(s.end),
+  }));
 }

@@ -31,12 +31,40 @@ export interface Span {
   end: Temporal.Instant;
 }
 
-export interface PlacedEvent extends Span {
+/** An event with its instants as epoch nanoseconds: ordering and overlap compare these cheaply. */
+export interface PlacedEvent {
+  startNs: bigint;
+  endNs: bigint;
   event: Event;
 }
 
-/** The occurrence's instants; nominal durations are added in its zone, so P1D spans a DST day. */
-export function placeOccurrence(occurrence: ProviderOccurrence, placementZone: string | undefined): Span {
+interface ParsedDuration {
+  duration: Temporal.Duration;
+  /** Elapsed length when the duration has no calendar units (days and up), else undefined. */
+  exactNs: bigint | undefined;
+}
+
+const durations = new Map<string, ParsedDuration>();
+/** Durations repeat (PT1H, P1D): parsed once each. */
+function parseDuration(text: string): ParsedDuration {
+  let parsed = durations.get(text);
+  if (parsed === undefined) {
+    const duration = Temporal.Duration.from(text);
+    const calendarUnits = duration.years || duration.months || duration.weeks || duration.days;
+    parsed = {
+      duration,
+      exactNs: calendarUnits ? undefined : BigInt(duration.total('nanoseconds')),
+    };
+    if (durations.size < 10_000) durations.set(text, parsed);
+  }
+  return parsed;
+}
+
+/** The occurrence's instants (epoch ns); nominal durations are added in its zone, so P1D spans a DST day. */
+function placeNs(
+  occurrence: ProviderOccurrence,
+  placementZone: string | undefined,
+): { startNs: bigint; endNs: bigint } {
   const zone = occurrence.timeZone ?? placementZone;
   if (zone === undefined) {
     throw new AppError(
@@ -47,26 +75,52 @@ export function placeOccurrence(occurrence: ProviderOccurrence, placementZone: s
   const start = Temporal.PlainDateTime.from(occurrence.start).toZonedDateTime(zone, {
     disambiguation: 'compatible',
   });
+  const { duration, exactNs } = parseDuration(occurrence.duration);
+  const startNs = start.epochNanoseconds;
+  // Hours and smaller are elapsed time whatever the zone does; only days and up need the zone.
+  return { startNs, endNs: exactNs === undefined ? start.add(duration).epochNanoseconds : startNs + exactNs };
+}
+
+export function placeOccurrence(occurrence: ProviderOccurrence, placementZone: string | undefined): Span {
+  const { startNs, endNs } = placeNs(occurrence, placementZone);
   return {
-    start: start.toInstant(),
-    end: start.add(Temporal.Duration.from(occurrence.duration)).toInstant(),
+    start: Temporal.Instant.fromEpochNanoseconds(startNs),
+    end: Temporal.Instant.fromEpochNanoseconds(endNs),
   };
 }
 
-/** Overlap with [start, end); a zero-length occurrence counts when it starts inside. */
-export function overlaps(span: Span, window: TimeWindow): boolean {
-  if (Temporal.Instant.compare(span.start, span.end) === 0) {
-    return (
-      Temporal.Instant.compare(window.start, span.start) <= 0 &&
-      Temporal.Instant.compare(span.start, window.end) < 0
-    );
-  }
-  return (
-    Temporal.Instant.compare(span.start, window.end) < 0 &&
-    Temporal.Instant.compare(window.start, span.end) < 0
-  );
+/** Overlap of [start, end) with [windowStart, windowEnd), in epoch nanoseconds; a zero-length occurrence counts when it starts inside. */
+function overlapsNs(start: bigint, end: bigint, windowStart: bigint, windowEnd: bigint): boolean {
+  if (start === end) return windowStart <= start && start < windowEnd;
+  return start < windowEnd && windowStart < end;
 }
 
+export const overlaps = (span: Span, window: TimeWindow): boolean =>
+  overlapsNs(
+    span.start.epochNanoseconds,
+    span.end.epochNanoseconds,
+    window.start.epochNanoseconds,
+    window.end.epochNanoseconds,
+  );
+
+const compareStrings = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+
+/** Start instant, then calendar, then occurrence: the one order of every event list. */
+export const compareEvents = (a: PlacedEvent, b: PlacedEvent): number =>
+  a.startNs < b.startNs
+    ? -1
+    : a.startNs > b.startNs
+      ? 1
+      : compareStrings(a.event.calendarId, b.event.calendarId) ||
+        compareStrings(a.event.occurrenceId, b.event.occurrenceId);
+
+/** Sets an optional member only when it has a value (empty lists are left out, too). */
+function put<K extends keyof Event>(event: Event, key: K, value: Event[K] | undefined): void {
+  if (value !== undefined && !(Array.isArray(value) && value.length === 0)) event[key] = value;
+}
+
+// Built member by member in the specification's order: one object per event, no spreads,
+// since a read may place tens of thousands of occurrences.
 function fullEvent(
   occurrence: ProviderOccurrence,
   view: CalendarView,
@@ -75,56 +129,51 @@ function fullEvent(
 ): Event {
   const o = occurrence;
   const rights = editRights({ access: view.access, masked, status: o.status, facts: o.facts });
-  const optional = <K extends keyof Event>(key: K, value: Event[K] | undefined) =>
-    value === undefined || (Array.isArray(value) && value.length === 0) ? {} : { [key]: value };
-  return {
+  const event = {
     eventId: ids.eventId(view.calendarId, o.providerEventId),
     calendarId: view.calendarId,
     occurrenceId: ids.occurrenceId(view.calendarId, o.providerEventId, o.recurrenceId),
     title: o.title ?? '',
-    ...optional('description', o.description),
-    ...optional('locations', o.locations),
-    ...optional('virtualLocations', o.virtualLocations),
-    ...optional('links', o.links),
-    ...optional('categories', o.categories),
-    ...optional('keywords', o.keywords),
-    ...optional('color', o.color),
-    start: o.start,
-    ...optional('timeZone', o.timeZone),
-    duration: o.duration,
-    showWithoutTime: o.showWithoutTime,
-    status: o.status,
-    freeBusyStatus: o.freeBusyStatus,
-    canRespond: rights.canRespond,
-    canEdit: rights.canEdit,
-    ...optional('editBlockedReason', rights.editBlockedReason),
-    ...optional('responseStatus', o.responseStatus),
-    ...optional('privacy', o.privacy),
-    ...optional('alerts', o.alerts),
-    ...optional('workingLocation', o.workingLocation),
-  };
+  } as Event;
+  put(event, 'description', o.description);
+  put(event, 'locations', o.locations);
+  put(event, 'virtualLocations', o.virtualLocations);
+  put(event, 'links', o.links);
+  put(event, 'categories', o.categories);
+  put(event, 'keywords', o.keywords);
+  put(event, 'color', o.color);
+  event.start = o.start;
+  put(event, 'timeZone', o.timeZone);
+  event.duration = o.duration;
+  event.showWithoutTime = o.showWithoutTime;
+  event.status = o.status;
+  event.freeBusyStatus = o.freeBusyStatus;
+  event.canRespond = rights.canRespond;
+  event.canEdit = rights.canEdit;
+  put(event, 'editBlockedReason', rights.editBlockedReason);
+  put(event, 'responseStatus', o.responseStatus);
+  put(event, 'privacy', o.privacy);
+  put(event, 'alerts', o.alerts);
+  put(event, 'workingLocation', o.workingLocation);
+  return event;
 }
 
-/** Occurrences of one calendar → the Events in the window, ordered by start instant. */
+/** Occurrences of one calendar → the Events in the window, in the order of `compareEvents`. */
 export function toEvents(
   occurrences: readonly ProviderOccurrence[],
   view: CalendarView,
   ids: EventIds,
   window: TimeWindow,
 ): PlacedEvent[] {
+  const windowStart = window.start.epochNanoseconds;
+  const windowEnd = window.end.epochNanoseconds;
   const placed: PlacedEvent[] = [];
   for (const occurrence of occurrences) {
-    const span = placeOccurrence(occurrence, view.placementZone);
-    if (!overlaps(span, window)) continue;
+    const { startNs, endNs } = placeNs(occurrence, view.placementZone);
+    if (!overlapsNs(startNs, endNs, windowStart, windowEnd)) continue;
     const level = visibleLevel(view.detailLevel, occurrence.privacy, view.privateDetails);
     const event = mask(fullEvent(occurrence, view, ids, level === 'busy'), level);
-    placed.push({ ...span, event });
+    placed.push({ startNs, endNs, event });
   }
-  return placed.sort(
-    (a, b) =>
-      Temporal.Instant.compare(a.start, b.start) ||
-      compareStrings(a.event.occurrenceId, b.event.occurrenceId),
-  );
+  return placed.sort(compareEvents);
 }
-
-const compareStrings = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);

@@ -21,7 +21,11 @@ const undecomposed: Record<string, string> = {
 const undecomposedPattern = new RegExp(`[${Object.keys(undecomposed).join('')}]`, 'gu');
 
 /** Case- and diacritic-insensitive form of a text: NFKC, full case folding, marks removed. */
+const printableAscii = /^[\x20-\x7e\t\n\r]*$/;
+
 export function foldText(text: string): string {
+  // Most text is plain ASCII, where folding is lower-casing.
+  if (printableAscii.test(text)) return text.toLowerCase();
   return (
     text
       .normalize('NFKC')

@@ -195,7 +195,12 @@ describe('connected accounts', { skip: radicaleMissing() }, () => {
     const { events } = await read({ timeZone: 'America/New_York' });
     for (const { event } of events) assertValidEvent(event);
     assert.deepEqual(
-      events.map((p) => [p.event.title, p.event.start, p.event.timeZone, p.start.toString()]),
+      events.map((p) => [
+        p.event.title,
+        p.event.start,
+        p.event.timeZone,
+        Temporal.Instant.fromEpochNanoseconds(p.startNs).toString(),
+      ]),
       [
         ['Lunch with Ana', '2026-11-05T12:00:00', undefined, '2026-11-05T17:00:00Z'],
         ['Busy', '2026-11-05T15:00:00', undefined, '2026-11-05T20:00:00Z'],

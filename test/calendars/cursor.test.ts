@@ -6,8 +6,7 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { describe, it } from 'node:test';
 import { createPager } from '../../src/calendars/cursor.ts';
-import { compareEvents } from '../../src/calendars/readEvents.ts';
-import type { PlacedEvent } from '../../src/domain/occurrences.ts';
+import { compareEvents, type PlacedEvent } from '../../src/domain/occurrences.ts';
 import type { ReadRequest } from '../../src/domain/readRequest.ts';
 import { AppError } from '../../src/errors.ts';
 
@@ -24,9 +23,10 @@ const request: ReadRequest = {
 
 function placed(start: string, calendarId: string, occurrenceId: string): PlacedEvent {
   const instant = Temporal.Instant.from(start);
+  const end = instant.add({ hours: 1 });
   return {
-    start: instant,
-    end: instant.add({ hours: 1 }),
+    startNs: instant.epochNanoseconds,
+    endNs: end.epochNanoseconds,
     event: {
       eventId: `evt_${occurrenceId}`,
       calendarId,

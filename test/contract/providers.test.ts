@@ -285,8 +285,16 @@ for (const [name, world] of Object.entries(worlds)) {
       ]);
       assert.deepEqual(seen, expected);
       for (const { event } of placed) assertValidEvent(event);
-      assert.equal(placed[0]!.start.toString(), '2026-10-19T07:00:00Z', 'CEST');
-      assert.equal(placed[3]!.start.toString(), '2026-10-26T08:00:00Z', 'CET after the change');
+      assert.equal(
+        Temporal.Instant.fromEpochNanoseconds(placed[0]!.startNs).toString(),
+        '2026-10-19T07:00:00Z',
+        'CEST',
+      );
+      assert.equal(
+        Temporal.Instant.fromEpochNanoseconds(placed[3]!.startNs).toString(),
+        '2026-10-26T08:00:00Z',
+        'CET after the change',
+      );
       const standups = placed.filter((p) => p.event.title === 'Standup');
       assert.equal(new Set(standups.map((p) => p.event.eventId)).size, 1, 'one series, one eventId');
       assert.equal(new Set(standups.map((p) => p.event.occurrenceId)).size, 3, 'each occurrence its own id');

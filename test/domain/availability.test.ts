@@ -18,8 +18,8 @@ function placed(
 ): PlacedEvent {
   counter += 1;
   return {
-    start: at(start),
-    end: at(end),
+    startNs: at(start).epochNanoseconds,
+    endNs: at(end).epochNanoseconds,
     event: {
       eventId: `evt_${counter}`,
       calendarId: 'cal_1',
@@ -108,14 +108,14 @@ describe('busyIntervals', () => {
     const a = placed('09:00', '10:00');
     const b = { ...placed('09:30', '11:00') };
     b.event = { ...b.event, calendarId: 'cal_2' };
-    const before = [a, b].map((e) => [e.start.toString(), e.end.toString()]);
+    const before = [a, b].map((e) => [e.startNs, e.endNs]);
     const spans = busyIntervals([a, b], window);
     assert.equal(spans.length, 1);
     assert.ok(spans[0]!.start instanceof Temporal.Instant);
     assert.equal(spans[0]!.start.toString(), '2026-03-02T09:00:00Z');
     assert.equal(spans[0]!.end.toString(), '2026-03-02T11:00:00Z');
     assert.deepEqual(
-      [a, b].map((e) => [e.start.toString(), e.end.toString()]),
+      [a, b].map((e) => [e.startNs, e.endNs]),
       before,
     );
   });

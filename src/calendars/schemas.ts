@@ -4,16 +4,12 @@
  * the MCP output schemas and the tests all use these.
  */
 import { eventSchema } from '../domain/eventSchema.ts';
+import { closedObject } from '../lib/jsonSchema.ts';
 import { detailLevels } from '../policy/workspacePolicy.ts';
 import { exclusionReasons } from './readEvents.ts';
 
 const string = { type: 'string' } as const;
-const closed = <P extends Record<string, unknown>>(properties: P, required: (keyof P & string)[]) => ({
-  type: 'object' as const,
-  properties,
-  required,
-  additionalProperties: false as const,
-});
+const closed = closedObject;
 
 export const calendarSchema = closed(
   {

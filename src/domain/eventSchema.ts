@@ -2,6 +2,8 @@
  * The one JSON Schema of the Event, closed at every level. MCP output schemas, the OpenAPI
  * document and the tests all use this object.
  */
+
+import { closedObject } from '../lib/jsonSchema.ts';
 import {
   alertActions,
   editBlockedReasons,
@@ -14,12 +16,7 @@ import {
 
 const string = { type: 'string' } as const;
 const stringArray = { type: 'array', items: string } as const;
-const closed = (properties: Record<string, unknown>, required: string[]) => ({
-  type: 'object',
-  properties,
-  required,
-  additionalProperties: false,
-});
+const closed = closedObject;
 
 export const locationSchema = closed({ name: string, description: string, coordinates: string }, ['name']);
 export const virtualLocationSchema = closed({ name: string, uri: string }, ['uri']);

@@ -1,13 +1,14 @@
 /** `get_availability`: when the person is busy, merged across calendars, with no event details. */
 import { readEvents } from '../../calendars/readEvents.ts';
 import { busyIntervals } from '../../domain/availability.ts';
+import { closedObject } from '../../lib/jsonSchema.ts';
 import type { ToolDefinition } from '../tool.ts';
 import {
-  exclusionNote,
   type ReadArguments,
   readArgumentSchemas,
   toReadRequest,
   windowRule,
+  withExclusions,
 } from './readArguments.ts';
 
 const instant = { type: 'string', description: 'RFC 3339 date-time with offset.' } as const;
@@ -22,30 +23,18 @@ export const getAvailability: ToolDefinition = {
     'truncated is true when a calendar could not be read completely (the text says which); then more time may be busy.',
   ].join(' '),
   scopes: ['calendar:read'],
-  inputSchema: {
-    type: 'object',
-    properties: readArgumentSchemas,
-    required: ['calendarIds', 'start', 'end'],
-    additionalProperties: false,
-  },
-  outputSchema: {
-    type: 'object',
-    properties: {
+  inputSchema: closedObject(readArgumentSchemas, ['calendarIds', 'start', 'end']),
+  outputSchema: closedObject(
+    {
       ok: { type: 'boolean', const: true },
       busy: {
         type: 'array',
-        items: {
-          type: 'object',
-          properties: { start: instant, end: instant },
-          required: ['start', 'end'],
-          additionalProperties: false,
-        },
+        items: closedObject({ start: instant, end: instant }, ['start', 'end']),
       },
       truncated: { type: 'boolean' },
     },
-    required: ['ok', 'busy', 'truncated'],
-    additionalProperties: false,
-  },
+    ['ok', 'busy', 'truncated'],
+  ),
   annotations: { readOnlyHint: true, openWorldHint: false },
 
   async run(args: ReadArguments, { principal, read }) {
@@ -60,7 +49,6 @@ export const getAvailability: ToolDefinition = {
       busy: busyIntervals(events, request.window).map((s) => ({ start: show(s.start), end: show(s.end) })),
       truncated: excluded.length > 0,
     };
-    const note = exclusionNote(excluded);
-    return note === undefined ? { structured } : { structured, note };
+    return withExclusions(structured, excluded);
   },
 };

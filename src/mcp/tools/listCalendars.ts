@@ -1,6 +1,7 @@
 /** `list_calendars`: the calendars this grant reaches, with ids to pass to the other tools. */
 import { grantedCalendars } from '../../calendars/grantedCalendars.ts';
 import { calendarListSchema } from '../../calendars/schemas.ts';
+import { closedObject } from '../../lib/jsonSchema.ts';
 import type { ToolDefinition } from '../tool.ts';
 
 export const listCalendars: ToolDefinition = {
@@ -9,17 +10,15 @@ export const listCalendars: ToolDefinition = {
   description:
     'Lists the calendars the user shared with this assistant: id (pass it as calendarIds to the other tools), name, provider, whether it is read-only, the detail level the assistant sees (full, titles, or busy = times only), and its time zone when known. excluded counts calendars left out and why (not selected by the user, account needs reconnecting).',
   scopes: ['calendar:read'],
-  inputSchema: { type: 'object', properties: {}, additionalProperties: false },
-  outputSchema: {
-    type: 'object',
-    properties: {
+  inputSchema: closedObject({}),
+  outputSchema: closedObject(
+    {
       ok: { type: 'boolean', const: true },
       calendars: calendarListSchema.properties.data,
       excluded: calendarListSchema.properties.meta.properties.excluded,
     },
-    required: ['ok', 'calendars', 'excluded'],
-    additionalProperties: false,
-  },
+    ['ok', 'calendars', 'excluded'],
+  ),
   annotations: { readOnlyHint: true, openWorldHint: false },
 
   async run(_args: Record<string, never>, { principal, read }) {

@@ -2,13 +2,14 @@
 import { createPager } from '../../calendars/cursor.ts';
 import { readEvents } from '../../calendars/readEvents.ts';
 import { eventSchema } from '../../domain/eventSchema.ts';
+import { closedObject } from '../../lib/jsonSchema.ts';
 import type { ToolDefinition } from '../tool.ts';
 import {
-  exclusionNote,
   type ReadArguments,
   readArgumentSchemas,
   toReadRequest,
   windowRule,
+  withExclusions,
 } from './readArguments.ts';
 
 const defaultLimit = 100;
@@ -28,9 +29,8 @@ export const listEvents: ToolDefinition = {
     'truncated is true when more pages follow or a calendar could not be read completely (the text says which).',
   ].join(' '),
   scopes: ['calendar:read'],
-  inputSchema: {
-    type: 'object',
-    properties: {
+  inputSchema: closedObject(
+    {
       ...readArgumentSchemas,
       limit: {
         type: 'integer',
@@ -45,20 +45,17 @@ export const listEvents: ToolDefinition = {
         description: 'nextCursor of the previous page; the other arguments must stay the same.',
       },
     },
-    required: ['calendarIds', 'start', 'end'],
-    additionalProperties: false,
-  },
-  outputSchema: {
-    type: 'object',
-    properties: {
+    ['calendarIds', 'start', 'end'],
+  ),
+  outputSchema: closedObject(
+    {
       ok: { type: 'boolean', const: true },
       termine: { type: 'array', items: eventSchema },
       truncated: { type: 'boolean' },
       nextCursor: { type: 'string' },
     },
-    required: ['ok', 'termine', 'truncated'],
-    additionalProperties: false,
-  },
+    ['ok', 'termine', 'truncated'],
+  ),
   annotations: { readOnlyHint: true, openWorldHint: false },
 
   async run(args: ListArguments, { principal, read, secretKey }) {
@@ -72,7 +69,6 @@ export const listEvents: ToolDefinition = {
       truncated: page.nextCursor !== undefined || excluded.length > 0,
       ...(page.nextCursor === undefined ? {} : { nextCursor: page.nextCursor }),
     };
-    const note = exclusionNote(excluded);
-    return note === undefined ? { structured } : { structured, note };
+    return withExclusions(structured, excluded);
   },
 };

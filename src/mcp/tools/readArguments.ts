@@ -9,6 +9,7 @@ import {
   type ReadRequest,
 } from '../../domain/readRequest.ts';
 import { maxWindowHours } from '../../domain/window.ts';
+import type { ToolOutcome } from '../tool.ts';
 
 export const windowRule = `The window [start, end) may span at most ${maxWindowHours} elapsed hours (31 × 24), measured between the two instants, so a daylight-saving change shortens or lengthens it in local time; for a longer period, call again with consecutive windows (the next start is the previous end).`;
 
@@ -51,11 +52,15 @@ export interface ReadArguments {
 export const toReadRequest = (args: ReadArguments): ReadRequest =>
   parseReadRequest(args, { calendarIds: 'calendarIds', start: 'start', end: 'end', timeZone: 'timeZone' });
 
-/** Words about calendars that could not be read (completely), for the result's text. */
-export function exclusionNote(
+/** The outcome of a read tool, with words about calendars that could not be read (completely). */
+export function withExclusions(
+  structured: Record<string, unknown>,
   excluded: ReadonlyArray<{ calendarId: string; reason: string }>,
-): string | undefined {
-  if (excluded.length === 0) return undefined;
+): ToolOutcome {
+  if (excluded.length === 0) return { structured };
   const list = excluded.map((e) => `${e.calendarId} (${e.reason.replaceAll('_', ' ')})`).join(', ');
-  return `Not every calendar could be read completely, so the result may miss events: ${list}. Try these again later or ask the user to reconnect the account.`;
+  return {
+    structured,
+    note: `Not every calendar could be read completely, so the result may miss events: ${list}. Try these again later or ask the user to reconnect the account.`,
+  };
 }

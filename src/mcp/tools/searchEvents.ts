@@ -9,13 +9,14 @@ import {
   searchableFields,
 } from '../../domain/search.ts';
 import { invalidField } from '../../errors.ts';
+import { closedObject } from '../../lib/jsonSchema.ts';
 import type { ToolDefinition } from '../tool.ts';
 import {
-  exclusionNote,
   type ReadArguments,
   readArgumentSchemas,
   toReadRequest,
   windowRule,
+  withExclusions,
 } from './readArguments.ts';
 
 const defaultLimit = 25;
@@ -36,9 +37,8 @@ export const searchEvents: ToolDefinition = {
     'Each event says whether the assistant may edit or respond (canEdit, canRespond) and, when not, why (editBlockedReason).',
   ].join(' '),
   scopes: ['calendar:read'],
-  inputSchema: {
-    type: 'object',
-    properties: {
+  inputSchema: closedObject(
+    {
       calendarIds: readArgumentSchemas.calendarIds,
       query: {
         type: 'string',
@@ -56,21 +56,18 @@ export const searchEvents: ToolDefinition = {
       },
       timeZone: readArgumentSchemas.timeZone,
     },
-    required: ['calendarIds', 'query', 'start', 'end'],
-    additionalProperties: false,
-  },
-  outputSchema: {
-    type: 'object',
-    properties: {
+    ['calendarIds', 'query', 'start', 'end'],
+  ),
+  outputSchema: closedObject(
+    {
       ok: { type: 'boolean', const: true },
       termine: { type: 'array', items: eventSchema },
       matched: { type: 'integer', minimum: 0 },
       truncated: { type: 'boolean' },
       searchedFields: { type: 'array', items: { type: 'string', enum: searchableFields } },
     },
-    required: ['ok', 'termine', 'matched', 'truncated', 'searchedFields'],
-    additionalProperties: false,
-  },
+    ['ok', 'termine', 'matched', 'truncated', 'searchedFields'],
+  ),
   annotations: { readOnlyHint: true, openWorldHint: false },
 
   async run(args: SearchArguments, { principal, read }) {
@@ -88,7 +85,6 @@ export const searchEvents: ToolDefinition = {
       truncated: matches.length > limit || excluded.length > 0,
       searchedFields: searchableFields.filter((f) => searched.has(f)),
     };
-    const note = exclusionNote(excluded);
-    return note === undefined ? { structured } : { structured, note };
+    return withExclusions(structured, excluded);
   },
 };

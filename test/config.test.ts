@@ -67,6 +67,30 @@ describe('configuration', () => {
     }
   });
 
+  it('reads the per-grant request budget and the origins allowed to call /mcp', () => {
+    const defaults = loadConfig({});
+    assert.equal(defaults.grantRequestsPerMinute, 600);
+    assert.deepEqual(defaults.mcpAllowedOrigins, []);
+    const set = loadConfig({
+      GRANT_REQUESTS_PER_MINUTE: '30',
+      MCP_ALLOWED_ORIGINS: 'https://app.example, http://127.0.0.1:6274',
+    });
+    assert.equal(set.grantRequestsPerMinute, 30);
+    assert.deepEqual(set.mcpAllowedOrigins, ['https://app.example', 'http://127.0.0.1:6274']);
+    assert.match(
+      problemsOf({ GRANT_REQUESTS_PER_MINUTE: '0' })[0]!,
+      /^GRANT_REQUESTS_PER_MINUTE must be a whole number/,
+    );
+    // An origin is scheme, host and port only: a path or a bare host would never equal an Origin header.
+    for (const bad of ['https://app.example/', 'app.example', 'https://app.example/path']) {
+      assert.match(
+        problemsOf({ MCP_ALLOWED_ORIGINS: bad })[0]!,
+        /^MCP_ALLOWED_ORIGINS must list origins/,
+        bad,
+      );
+    }
+  });
+
   it('rejects a non-numeric port and a base URL with a query', () => {
     assert.match(problemsOf({ PORT: '30a' })[0]!, /^PORT must be a whole number/);
     assert.match(problemsOf({ BASE_URL: 'http://x.test/?a=1' })[0]!, /^BASE_URL must not have a query/);

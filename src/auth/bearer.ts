@@ -10,25 +10,15 @@ import type { Kysely } from 'kysely';
 import type { Environment } from '../config.ts';
 import { AppError } from '../errors.ts';
 import { type Clock, epochMs } from '../lib/clock.ts';
+import type { Principal } from '../policy/principal.ts';
 import { clientPermitted, type Scope, type WorkspacePolicy } from '../policy/workspacePolicy.ts';
-import { type AccessGrant, findGrant, type GrantedCalendar, touchGrant } from '../store/accessGrants.ts';
+import { type AccessGrant, findGrant, touchGrant } from '../store/accessGrants.ts';
 import type { Database } from '../store/schema.ts';
 import { findPolicy, roleOf } from '../store/workspaces.ts';
 import type { ProtectedResource } from './resources.ts';
 import { type PrivateJwk, signingAlgorithm } from './signingKeys.ts';
 
-/** Who is calling, and what the grant lets them reach, right now. */
-export interface Principal {
-  userId: string;
-  workspaceId: string;
-  clientId: string;
-  grantId: string;
-  /** Token scopes ∩ granted scopes ∩ workspace policy ∩ what this resource offers. */
-  scopes: Scope[];
-  calendars: GrantedCalendar[];
-  privateDetails: boolean;
-  policy: WorkspacePolicy;
-}
+export type { Principal };
 
 export interface BearerVerifier {
   authenticate(authorization: string | undefined, resource: ProtectedResource): Promise<Principal>;

@@ -4,6 +4,7 @@
  */
 import { type EventIds, type PlacedEvent, toEvents } from '../domain/occurrences.ts';
 import { AppError } from '../errors.ts';
+import { providerDetailCap } from '../policy/consent.ts';
 import { type DetailLevel, lowerDetail } from '../policy/workspacePolicy.ts';
 import type { CalendarRecord, ConnectedAccount } from '../store/connectedAccounts.ts';
 import { type AccountDeps, withAccount } from './accounts.ts';
@@ -61,9 +62,8 @@ export async function readCalendarEvents(
   const view = {
     calendarId: calendar.id,
     access: calendar.access,
-    // A free/busy right at the provider shows busy blocks only, whatever was granted.
-    detailLevel:
-      calendar.access === 'freeBusy' ? lowerDetail(options.detailLevel, 'busy') : options.detailLevel,
+    // The provider's right caps what was granted here too, whoever the caller is.
+    detailLevel: lowerDetail(options.detailLevel, providerDetailCap(calendar.access)),
     privateDetails: options.privateDetails,
     ...(placementZone === undefined ? {} : { placementZone }),
   };

@@ -4,8 +4,8 @@
  * the `list_calendars` tool.
  */
 import type { Kysely } from 'kysely';
-import type { Principal } from '../auth/bearer.ts';
 import { effectiveDetailLevel } from '../policy/consent.ts';
+import type { Principal } from '../policy/principal.ts';
 import type { DetailLevel } from '../policy/workspacePolicy.ts';
 import { accountsOf, calendarsOfAccount } from '../store/connectedAccounts.ts';
 import type { Database } from '../store/schema.ts';

@@ -4,12 +4,13 @@
  * detail level, edit and respond rights narrowed to the token's scopes, merged in one order.
  * A calendar that cannot be read is reported in `excluded`, never silently left out.
  */
-import type { Principal } from '../auth/bearer.ts';
+
 import { compareEvents, type EventIds, type PlacedEvent } from '../domain/occurrences.ts';
 import type { ReadRequest } from '../domain/readRequest.ts';
 import { AppError, isAppError } from '../errors.ts';
 import { effectiveDetailLevel } from '../policy/consent.ts';
 import { narrowRights } from '../policy/eventRights.ts';
+import type { Principal } from '../policy/principal.ts';
 import type { DetailLevel } from '../policy/workspacePolicy.ts';
 import {
   type CalendarRecord,

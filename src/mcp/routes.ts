@@ -6,12 +6,12 @@
  */
 import { createMcpHandler } from '@modelcontextprotocol/server';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { Principal } from '../auth/bearer.ts';
 import { requireBearer } from '../auth/requireBearer.ts';
 import type { Authorization } from '../auth/setup.ts';
 import type { ReadDeps } from '../calendars/readEvents.ts';
 import { AppError } from '../errors.ts';
 import type { AppContext } from '../http/context.ts';
+import type { Principal } from '../policy/principal.ts';
 import { createMcpServer } from './server.ts';
 
 interface RequestScope {

@@ -10,8 +10,8 @@ import {
   Server,
   type Tool,
 } from '@modelcontextprotocol/server';
-import type { Principal } from '../auth/bearer.ts';
 import type { ReadDeps } from '../calendars/readEvents.ts';
+import type { Principal } from '../policy/principal.ts';
 import type { ToolDefinition } from './tool.ts';
 import { checkToolInput } from './toolInput.ts';
 import { errorResult, successResult } from './toolResult.ts';

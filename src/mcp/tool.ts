@@ -3,8 +3,9 @@
  * for input and output), the scopes it needs, and its work. Input arrives already checked
  * against `inputSchema` (see toolInput.ts); `run` returns the structured result.
  */
-import type { Principal } from '../auth/bearer.ts';
+
 import type { ReadDeps } from '../calendars/readEvents.ts';
+import type { Principal } from '../policy/principal.ts';
 import type { Scope } from '../policy/workspacePolicy.ts';
 
 export type JsonSchema = Record<string, unknown>;

@@ -22,8 +22,6 @@ export interface DatabaseOptions {
   databaseUrl?: string | undefined;
   /** SQLite file path, or ':memory:'. */
   sqlitePath?: string;
-  /** PostgreSQL schema to use (created if missing); isolates test runs. */
-  postgresSchema?: string;
   maxConnections?: number;
 }
 
@@ -49,25 +47,18 @@ export function openDatabase(options: DatabaseOptions): DatabaseHandle {
 function openPostgres(url: string, options: DatabaseOptions): DatabaseHandle {
   const int8AsNumber = (oid: number, format?: string) =>
     oid === 20 ? (value: string) => Number(value) : pg.types.getTypeParser(oid, format as 'text');
-  const schema = options.postgresSchema;
-  if (schema !== undefined && !/^[a-z_][a-z0-9_]*$/.test(schema)) throw new Error('invalid schema name');
   const pool = new pg.Pool({
     connectionString: url,
     max: options.maxConnections ?? 10,
     types: { getTypeParser: int8AsNumber } as pg.CustomTypesConfig,
-    ...(schema === undefined ? {} : { options: `-c search_path=${schema}` }),
   });
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
   return { db, engine: 'postgres', close: () => db.destroy() };
 }
 
 /** Applies every pending migration; throws with the failing migration's name. */
-export async function migrateToLatest(handle: DatabaseHandle, schema?: string): Promise<string[]> {
-  if (schema !== undefined) await sql`create schema if not exists ${sql.id(schema)}`.execute(handle.db);
-  const migrator = new Migrator({
-    db: handle.db,
-    provider: { getMigrations: async () => migrations },
-  });
+export async function migrateToLatest(handle: DatabaseHandle): Promise<string[]> {
+  const migrator = new Migrator({ db: handle.db, provider: { getMigrations: async () => migrations } });
   const { error, results } = await migrator.migrateToLatest();
   if (error !== undefined) {
     const failed = results?.find((r) => r.status === 'Error')?.migrationName ?? 'unknown';

@@ -1,7 +1,8 @@
 /**
  * The storage engines every storage test runs on: embedded SQLite and a real PostgreSQL
- * (TEST_DATABASE_URL, default the local server). Each PostgreSQL handle gets its own schema,
- * so test files can run in parallel. PostgreSQL being down skips loudly outside CI; in CI it fails.
+ * (TEST_DATABASE_URL, default the local server). Each PostgreSQL handle gets its own database,
+ * so test files can run in parallel: schemas would not do, as the migrator's catalog scan
+ * fails when another file drops its schema in the middle of it. PostgreSQL being down skips loudly outside CI; in CI it fails.
  */
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
@@ -36,15 +37,30 @@ export interface EngineUnderTest {
   skip: string | undefined;
 }
 
-async function dropSchemaOnClose(handle: DatabaseHandle, schema: string): Promise<DatabaseHandle> {
+async function onServer(statement: string): Promise<void> {
+  const client = new pg.Client({ connectionString: postgresUrl });
+  await client.connect();
+  try {
+    await client.query(statement);
+  } finally {
+    await client.end();
+  }
+}
+
+/** A new empty database on the test server, dropped when the handle closes. */
+async function freshPostgres(): Promise<DatabaseHandle> {
+  const name = `test_${randomBytes(6).toString('hex')}`;
+  await onServer(`create database ${name}`);
+  const url = new URL(postgresUrl);
+  url.pathname = `/${name}`;
+  const handle = openDatabase({ databaseUrl: url.href, maxConnections: 4 });
   return {
     ...handle,
     close: async () => {
       await handle.close();
-      const client = new pg.Client({ connectionString: postgresUrl });
-      await client.connect();
-      await client.query(`drop schema if exists ${schema} cascade`);
-      await client.end();
+      // Not `with (force)`: the pool's clients may still be saying goodbye, and the server
+      // waits for them rather than cutting them off mid-farewell.
+      await onServer(`drop database if exists ${name}`);
     },
   };
 }
@@ -67,10 +83,9 @@ export async function enginesUnderTest(): Promise<EngineUnderTest[]> {
       name: 'postgres',
       skip: problem,
       open: async () => {
-        const schema = `test_${randomBytes(6).toString('hex')}`;
-        const handle = openDatabase({ databaseUrl: postgresUrl, postgresSchema: schema, maxConnections: 4 });
-        await migrateToLatest(handle, schema);
-        return dropSchemaOnClose(handle, schema);
+        const handle = await freshPostgres();
+        await migrateToLatest(handle);
+        return handle;
       },
     },
   ];

@@ -1,13 +1,30 @@
 /**
- * Opaque, stable event and occurrence ids: keyed MACs of the provider's ids, so the same event
- * keeps its id across syncs while the id reveals neither provider ids nor addresses. Reads
- * return the same events again and again, so computed ids are remembered (bounded).
+ * Opaque, stable event and occurrence ids that the service can read back: the provider's ids
+ * sealed with deterministic authenticated encryption (SIV: the IV is an HMAC of the calendar
+ * and the plaintext, the plaintext AES-CTR under a second key). The same event keeps its id
+ * across syncs, the id reveals neither provider ids nor addresses, and an id opens only for
+ * the calendar it was minted for — so a write names its event without any stored mapping.
+ * Reads return the same events again and again, so computed ids are remembered (bounded).
  */
+import { createCipheriv, createHmac, hkdfSync, timingSafeEqual } from 'node:crypto';
 import type { EventIds } from '../domain/occurrences.ts';
-import { mac } from '../lib/secrets.ts';
 
-const idLength = 22;
+export interface OccurrenceRef {
+  providerEventId: string;
+  recurrenceId?: string;
+}
+
+export interface EventIdCodec extends EventIds {
+  /** The provider event id behind `eventId` if it was minted for this calendar. */
+  readEventId(calendarId: string, eventId: string): string | undefined;
+  /** The provider event and occurrence behind `occurrenceId` if it was minted for this calendar. */
+  readOccurrenceId(calendarId: string, occurrenceId: string): OccurrenceRef | undefined;
+}
+
+const ivLength = 16;
 const remembered = 200_000;
+/** Provider ids are at most a few hundred bytes; anything longer is not one of ours. */
+const maxIdLength = 1024;
 
 function memo(compute: (key: string) => string): (key: string) => string {
   const known = new Map<string, string>();
@@ -22,12 +39,69 @@ function memo(compute: (key: string) => string): (key: string) => string {
   };
 }
 
-export function createEventIds(secretKey: Buffer): EventIds {
-  const eventId = memo((key) => `evt_${mac(secretKey, 'event-id', key).slice(0, idLength)}`);
-  const occurrenceId = memo((key) => `occ_${mac(secretKey, 'occurrence-id', key).slice(0, idLength)}`);
+const derive = (secretKey: Buffer, info: string) =>
+  Buffer.from(hkdfSync('sha256', secretKey, Buffer.alloc(0), info, 32));
+
+/** Seals and opens one kind of id (`evt_`, `occ_`) with keys of its own. */
+function sealer(secretKey: Buffer, kind: 'evt' | 'occ') {
+  const macKey = derive(secretKey, `calendar-access ${kind} id mac v2`);
+  const encKey = derive(secretKey, `calendar-access ${kind} id enc v2`);
+  const ivOf = (calendarId: string, plaintext: Buffer) =>
+    createHmac('sha256', macKey)
+      .update(calendarId)
+      .update('\0')
+      .update(plaintext)
+      .digest()
+      .subarray(0, ivLength);
+  const ctr = (iv: Buffer, data: Buffer) => {
+    const cipher = createCipheriv('aes-256-ctr', encKey, iv);
+    return Buffer.concat([cipher.update(data), cipher.final()]);
+  };
+  const prefix = `${kind}_`;
+  return {
+    seal(calendarId: string, plaintext: string): string {
+      const bytes = Buffer.from(plaintext, 'utf8');
+      const iv = ivOf(calendarId, bytes);
+      return prefix + Buffer.concat([iv, ctr(iv, bytes)]).toString('base64url');
+    },
+    open(calendarId: string, id: string): string | undefined {
+      if (!id.startsWith(prefix) || id.length > maxIdLength) return undefined;
+      const body = id.slice(prefix.length);
+      const raw = Buffer.from(body, 'base64url');
+      // Only the one canonical spelling: base64 ignores stray bits and characters.
+      if (raw.length <= ivLength || raw.toString('base64url') !== body) return undefined;
+      const iv = raw.subarray(0, ivLength);
+      const plaintext = ctr(iv, raw.subarray(ivLength));
+      return timingSafeEqual(iv, ivOf(calendarId, plaintext)) ? plaintext.toString('utf8') : undefined;
+    },
+  };
+}
+
+export function createEventIds(secretKey: Buffer): EventIdCodec {
+  const events = sealer(secretKey, 'evt');
+  const occurrences = sealer(secretKey, 'occ');
+  const eventId = memo((key) => {
+    const split = key.indexOf('\0');
+    return events.seal(key.slice(0, split), key.slice(split + 1));
+  });
+  const occurrenceId = memo((key) => {
+    const split = key.indexOf('\0');
+    return occurrences.seal(key.slice(0, split), key.slice(split + 1));
+  });
   return {
     eventId: (calendarId, providerEventId) => eventId(`${calendarId}\0${providerEventId}`),
+    // Recurrence ids are never empty, so an empty one stands for "a single event".
     occurrenceId: (calendarId, providerEventId, recurrenceId) =>
       occurrenceId(`${calendarId}\0${providerEventId}\0${recurrenceId ?? ''}`),
+    readEventId: (calendarId, id) => events.open(calendarId, id),
+    readOccurrenceId(calendarId, id) {
+      const opened = occurrences.open(calendarId, id);
+      if (opened === undefined) return undefined;
+      const split = opened.lastIndexOf('\0');
+      if (split < 0) return undefined;
+      const providerEventId = opened.slice(0, split);
+      const recurrenceId = opened.slice(split + 1);
+      return recurrenceId === '' ? { providerEventId } : { providerEventId, recurrenceId };
+    },
   };
 }

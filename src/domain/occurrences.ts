@@ -171,9 +171,16 @@ export function toEvents(
   for (const occurrence of occurrences) {
     const { startNs, endNs } = placeNs(occurrence, view.placementZone);
     if (!overlapsNs(startNs, endNs, windowStart, windowEnd)) continue;
-    const level = visibleLevel(view.detailLevel, occurrence.privacy, view.privateDetails);
-    const event = mask(fullEvent(occurrence, view, ids, level === 'busy'), level);
-    placed.push({ startNs, endNs, event });
+    placed.push({ startNs, endNs, event: visibleEvent(occurrence, view, ids) });
   }
   return placed.sort(compareEvents);
+}
+
+/** One occurrence as the client may see it (a write's answer: the event as it now is). */
+export const toEvent = (occurrence: ProviderOccurrence, view: CalendarView, ids: EventIds): Event =>
+  visibleEvent(occurrence, view, ids);
+
+function visibleEvent(occurrence: ProviderOccurrence, view: CalendarView, ids: EventIds): Event {
+  const level = visibleLevel(view.detailLevel, occurrence.privacy, view.privateDetails);
+  return mask(fullEvent(occurrence, view, ids, level === 'busy'), level);
 }

@@ -111,8 +111,8 @@ describe('events as the client sees them', () => {
     const [placed] = toEvents([occurrence()], view(), ids, w);
     assert.ok(placed);
     assertValidEvent(placed.event);
-    assert.match(placed.event.eventId, /^evt_[\w-]{22}$/);
-    assert.match(placed.event.occurrenceId, /^occ_[\w-]{22}$/);
+    assert.match(placed.event.eventId, /^evt_[\w-]{22,}$/);
+    assert.match(placed.event.occurrenceId, /^occ_[\w-]{22,}$/);
     assert.equal(placed.event.eventId, toEvents([occurrence()], view(), ids, w)[0]!.event.eventId);
     assert.doesNotMatch(JSON.stringify(placed.event), /uid-1/, 'provider ids never leak');
     assert.equal(placed.event.description, 'Quarterly planning notes');

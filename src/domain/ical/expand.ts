@@ -98,7 +98,7 @@ export function calendarTimeZone(ics: string): string | undefined {
  * The zone used to read UTC values against all-day series (UNTIL, EXDATE, RECURRENCE-ID):
  * X-WR-TIMEZONE, else the one zone all the file's VTIMEZONEs stand for.
  */
-function defaultZoneOf(properties: Map<string, string>, components: Component[]): string | undefined {
+export function defaultZoneOf(properties: Map<string, string>, components: Component[]): string | undefined {
   const declared = properties.get('x-wr-timezone');
   const resolved = declared === undefined ? undefined : resolveTzid(declared);
   if (resolved !== undefined) return resolved;

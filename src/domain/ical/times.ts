@@ -9,6 +9,7 @@ import type { Component } from './parse.ts';
 
 type Property = InstanceType<typeof ICAL.Property>;
 type Timezone = InstanceType<typeof ICAL.Timezone>;
+export type IcalValue = InstanceType<typeof ICAL.Time>;
 
 /** Where a wall-clock time lives: an IANA zone, or a zone only the file's VTIMEZONE defines. */
 export type Zone = { kind: 'iana'; id: string } | { kind: 'vtimezone'; tzid: string; timezone: Timezone };
@@ -114,15 +115,7 @@ export function rawValues(property: Property): unknown[] {
 export function instantOf(local: Temporal.PlainDateTime, zone: Zone): Temporal.Instant {
   if (zone.kind === 'iana')
     return local.toZonedDateTime(zone.id, { disambiguation: 'compatible' }).toInstant();
-  const time = ICAL.Time.fromData({
-    year: local.year,
-    month: local.month,
-    day: local.day,
-    hour: local.hour,
-    minute: local.minute,
-    second: local.second,
-    isDate: false,
-  });
+  const time = icalValue(local);
   const offsetSeconds = zone.timezone.utcOffset(time);
   return Temporal.Instant.from(`${local.toString()}Z`).subtract({ seconds: offsetSeconds });
 }
@@ -180,4 +173,20 @@ export function orderOf(point: Point): number {
 export function wallOf(point: Point): Temporal.PlainDateTime {
   if (point.kind === 'zoned') return point.zdt.toPlainDateTime();
   return point.kind === 'floating' ? point.local : point.date.toPlainDateTime();
+}
+
+/** A date, or a wall-clock time (in UTC when `utc`, else floating until a TZID is added). */
+export function icalValue(local: Temporal.PlainDateTime | Temporal.PlainDate, utc = false): IcalValue {
+  if (local instanceof Temporal.PlainDate) {
+    return ICAL.Time.fromData({ year: local.year, month: local.month, day: local.day, isDate: true });
+  }
+  const data = {
+    year: local.year,
+    month: local.month,
+    day: local.day,
+    hour: local.hour,
+    minute: local.minute,
+    second: local.second,
+  };
+  return utc ? ICAL.Time.fromData(data, ICAL.Timezone.utcTimezone) : ICAL.Time.fromData(data);
 }

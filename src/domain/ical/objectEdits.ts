@@ -1,0 +1,194 @@
+/**
+ * Writing iCalendar objects: a new event, and edits of an existing object that keep everything
+ * they do not change (other properties, other events, other overrides). One occurrence of a
+ * series is changed through an override (RECURRENCE-ID in the form of the master's DTSTART) or
+ * removed with an EXDATE, never by touching the series. Pure.
+ */
+import ICAL from 'ical.js';
+import type { EventFields, NewEvent, RsvpResponse } from '../../calendars/provider.ts';
+import { AppError } from '../../errors.ts';
+import { declaredSpan, defaultSpan } from './durations.ts';
+import { applyFields, setText, timeProperty, touch, utcStamp } from './eventFields.ts';
+import { defaultZoneOf } from './expand.ts';
+import { addSpan, type Slot, slotOf, slotValue } from './occurrenceSlot.ts';
+import { readOverrides } from './overrides.ts';
+import type { Component } from './parse.ts';
+import { readTime, type ZoneLookup, zoneLookup } from './times.ts';
+import { latest } from './versions.ts';
+
+export type ObjectEdit =
+  /** Fields of a single event (or of a series' master), or with `recurrenceId` of one occurrence. */
+  | { kind: 'fields'; fields: EventFields; recurrenceId?: string }
+  /** Text fields of every part of a series: the master and each override. */
+  | { kind: 'series'; fields: Omit<EventFields, 'timing'> }
+  | { kind: 'delete-occurrence'; recurrenceId: string }
+  /** The user's PARTSTAT: of one occurrence, or of every part of the event that invites them. */
+  | {
+      kind: 'respond';
+      response: RsvpResponse;
+      comment?: string;
+      selfAddresses: readonly string[];
+      recurrenceId?: string;
+    };
+
+const productId = '-//Calendar Access Service//EN';
+const partstat: Record<RsvpResponse, string> = {
+  accepted: 'ACCEPTED',
+  declined: 'DECLINED',
+  tentative: 'TENTATIVE',
+};
+
+/** A VCALENDAR holding one new VEVENT (and the VTIMEZONE its times need). */
+export function newEventObject(event: NewEvent, uid: string, now: Temporal.Instant): string {
+  const calendar = new ICAL.Component('vcalendar');
+  calendar.addPropertyWithValue('version', '2.0');
+  calendar.addPropertyWithValue('prodid', productId);
+  const vevent = new ICAL.Component('vevent');
+  vevent.addPropertyWithValue('uid', uid);
+  vevent.addPropertyWithValue('dtstamp', utcStamp(now));
+  vevent.addPropertyWithValue('created', utcStamp(now));
+  vevent.addPropertyWithValue('sequence', 0);
+  applyFields(calendar, vevent, event);
+  calendar.addSubcomponent(vevent);
+  return calendar.toString();
+}
+
+/** The event's parts in the object, and how expansion reads their times. */
+interface Parts {
+  calendar: Component;
+  master: Component | undefined;
+  overrides: Component[];
+  zones: ZoneLookup;
+  defaultZone: string | undefined;
+}
+
+function partsOf(ics: string, uid: string): Parts {
+  const calendar = new ICAL.Component(ICAL.parse(ics));
+  const withUid = calendar
+    .getAllSubcomponents('vevent')
+    .filter((event) => event.getFirstPropertyValue('uid') === uid);
+  if (withUid.length === 0) throw new AppError('not_found', 'The event is no longer in its calendar object.');
+  const declared = calendar.getFirstPropertyValue('x-wr-timezone');
+  const vtimezones = calendar.getAllSubcomponents('vtimezone');
+  return {
+    calendar,
+    // As expansion chooses among duplicates: the highest SEQUENCE.
+    master: latest(withUid.filter((event) => !event.hasProperty('recurrence-id'))),
+    overrides: withUid.filter((event) => event.hasProperty('recurrence-id')),
+    zones: zoneLookup(vtimezones),
+    defaultZone: defaultZoneOf(
+      new Map(typeof declared === 'string' ? [['x-wr-timezone', declared]] : []),
+      vtimezones,
+    ),
+  };
+}
+
+/** The series' start and the span every instance has, as expansion reads them. */
+function seriesOf(parts: Parts): { start: ReturnType<typeof readTime>; span: Temporal.Duration } | undefined {
+  const dtstart = parts.master?.getFirstProperty('dtstart');
+  if (parts.master === undefined || !dtstart) return undefined;
+  const start = readTime(dtstart, parts.zones);
+  return {
+    start,
+    span: declaredSpan(parts.master, start, parts.zones, parts.defaultZone) ?? defaultSpan(start),
+  };
+}
+
+/** The override for `recurrenceId`, if the object has one (matched as expansion matches them). */
+function overrideFor(parts: Parts, recurrenceId: string): Component | undefined {
+  return readOverrides(parts.overrides, seriesOf(parts), parts.zones, parts.defaultZone).get(recurrenceId)
+    ?.component;
+}
+
+const addSlot = (event: Component, name: string, slot: Slot) => {
+  const { value, tzid } = slotValue(slot);
+  event.addProperty(timeProperty(name, value, tzid));
+};
+
+/** The override for the occurrence, made from the master when there is none yet. */
+function occurrenceOf(parts: Parts, recurrenceId: string): Component {
+  const existing = overrideFor(parts, recurrenceId);
+  if (existing !== undefined) return existing;
+  const { master, calendar } = parts;
+  const series = seriesOf(parts);
+  if (master === undefined || series === undefined) {
+    throw new AppError('not_found', 'This occurrence is not in the series.');
+  }
+  // A copy of the master (alarms, attendees, unknown properties) for this one slot.
+  const override = new ICAL.Component(structuredClone(master.toJSON()));
+  for (const name of ['rrule', 'rdate', 'exdate', 'exrule', 'dtstart', 'dtend'])
+    override.removeAllProperties(name);
+  const slot = slotOf(master, recurrenceId);
+  addSlot(override, 'recurrence-id', slot);
+  addSlot(override, 'dtstart', slot);
+  // Where the series would have ended it (a DURATION, if the master has one, was copied).
+  if (master.hasProperty('dtend')) addSlot(override, 'dtend', addSpan(slot, series.span));
+  calendar.addSubcomponent(override);
+  return override;
+}
+
+function answer(target: Component, edit: Extract<ObjectEdit, { kind: 'respond' }>): boolean {
+  const mine = new Set(edit.selfAddresses.map((address) => `mailto:${address.toLowerCase()}`));
+  const attendees = target
+    .getAllProperties('attendee')
+    .filter((attendee) => mine.has(String(attendee.getFirstValue()).toLowerCase()));
+  for (const attendee of attendees) {
+    attendee.setParameter('partstat', partstat[edit.response]);
+    attendee.removeParameter('rsvp');
+  }
+  if (attendees.length > 0) setText(target, 'comment', edit.comment);
+  return attendees.length > 0;
+}
+
+const notInvited = () => new AppError('access_denied', 'The user is not invited to this event.');
+
+/** The object after the edit, as text. */
+export function editObject(ics: string, uid: string, edit: ObjectEdit, now: Temporal.Instant): string {
+  const parts = partsOf(ics, uid);
+  const { calendar, master } = parts;
+  const everyPart = [...(master ? [master] : []), ...parts.overrides];
+  switch (edit.kind) {
+    case 'fields': {
+      const target = edit.recurrenceId === undefined ? master : occurrenceOf(parts, edit.recurrenceId);
+      if (target === undefined) throw new AppError('not_found', 'The event has no main part to change.');
+      // Moving a master would strand its overrides and EXDATEs on times the series no longer has.
+      if (
+        target === master &&
+        edit.fields.timing &&
+        (master.hasProperty('rrule') || master.hasProperty('rdate'))
+      ) {
+        throw new AppError(
+          'recurring_event',
+          'The times of a whole series cannot be changed; change one occurrence.',
+        );
+      }
+      applyFields(calendar, target, edit.fields);
+      touch(target, now, true);
+      break;
+    }
+    case 'series':
+      // A renamed series renames its moved instances too.
+      for (const part of everyPart) {
+        applyFields(calendar, part, edit.fields);
+        touch(part, now, true);
+      }
+      break;
+    case 'delete-occurrence': {
+      if (master === undefined) throw new AppError('not_found', 'This occurrence is not in the series.');
+      const override = overrideFor(parts, edit.recurrenceId);
+      if (override !== undefined) calendar.removeSubcomponent(override);
+      addSlot(master, 'exdate', slotOf(master, edit.recurrenceId));
+      touch(master, now, true);
+      break;
+    }
+    case 'respond': {
+      // The answer to a series holds for its moved instances too, where they invite the user.
+      const targets = edit.recurrenceId === undefined ? everyPart : [occurrenceOf(parts, edit.recurrenceId)];
+      const answered = targets.filter((target) => answer(target, edit));
+      if (answered.length === 0) throw notInvited();
+      for (const target of answered) touch(target, now, false);
+      break;
+    }
+  }
+  return calendar.toString();
+}

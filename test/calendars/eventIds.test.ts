@@ -1,0 +1,74 @@
+/** Event and occurrence ids: opaque, stable, readable back only for the calendar they were minted for. */
+import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import { describe, it } from 'node:test';
+import { createEventIds } from '../../src/calendars/eventIds.ts';
+
+const key = randomBytes(32);
+const ids = createEventIds(key);
+const caldavId =
+  'meetings/5f0c1d2e-aaaa-bbbb-cccc-0123456789ab.ics#5f0c1d2e-aaaa-bbbb-cccc-0123456789ab@example.com';
+
+describe('event ids', () => {
+  it('are stable, opaque and URL-safe', () => {
+    const id = ids.eventId('cal_a', caldavId);
+    assert.equal(
+      id,
+      createEventIds(key).eventId('cal_a', caldavId),
+      'same key, same id: stable across restarts',
+    );
+    assert.match(id, /^evt_[A-Za-z0-9_-]+$/);
+    assert.doesNotMatch(id, /meetings|example|5f0c1d2e/);
+    assert.notEqual(id, ids.eventId('cal_b', caldavId), 'another calendar, another id');
+    assert.notEqual(
+      id,
+      createEventIds(randomBytes(32)).eventId('cal_a', caldavId),
+      'another key, another id',
+    );
+  });
+
+  it('read back to the provider id for their own calendar only', () => {
+    const id = ids.eventId('cal_a', caldavId);
+    assert.equal(ids.readEventId('cal_a', id), caldavId);
+    assert.equal(ids.readEventId('cal_b', id), undefined);
+    assert.equal(createEventIds(randomBytes(32)).readEventId('cal_a', id), undefined, 'another deployment');
+  });
+
+  it('refuse tampered, truncated, foreign, non-canonical and odd ids', () => {
+    const id = ids.eventId('cal_a', 'event-1');
+    const flipped = `${id.slice(0, -2)}${id.at(-2) === 'A' ? 'B' : 'A'}${id.at(-1)}`;
+    // The same bytes spelt another way (base64 ignores the last character's spare bits).
+    const last = id.at(-1)!;
+    const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
+    const respelt = `${id.slice(0, -1)}${alphabet[alphabet.indexOf(last) ^ 1]}`;
+    for (const bad of [
+      respelt,
+      `${id}=`,
+      ` ${id}`,
+      flipped,
+      id.slice(0, -3),
+      `occ_${id.slice(4)}`,
+      'evt_',
+      'evt_AAAA',
+      '',
+      `evt_${'A'.repeat(2000)}`,
+    ]) {
+      assert.equal(ids.readEventId('cal_a', bad), undefined, bad.slice(0, 40));
+    }
+  });
+
+  it('occurrence ids carry the recurrence id, and none for a single event', () => {
+    const single = ids.occurrenceId('cal_a', 'event-1', undefined);
+    const first = ids.occurrenceId('cal_a', 'event-1', '2026-03-10T08:00:00Z');
+    const second = ids.occurrenceId('cal_a', 'event-1', '2026-03-17T08:00:00Z');
+    assert.notEqual(first, second);
+    assert.deepEqual(ids.readOccurrenceId('cal_a', single), { providerEventId: 'event-1' });
+    assert.deepEqual(ids.readOccurrenceId('cal_a', first), {
+      providerEventId: 'event-1',
+      recurrenceId: '2026-03-10T08:00:00Z',
+    });
+    assert.equal(ids.readOccurrenceId('cal_b', first), undefined);
+    assert.equal(ids.readEventId('cal_a', first), undefined, 'an occurrence id is not an event id');
+    assert.equal(ids.readOccurrenceId('cal_a', ids.eventId('cal_a', 'event-1')), undefined);
+  });
+});

@@ -1,6 +1,6 @@
 /**
  * Periodic clean-up of what has expired: sessions, sign-in failures, one-time links, connect
- * flows, and the authorization server's codes, tokens and interactions.
+ * flows, the authorization server's codes, tokens and interactions, and old idempotency keys.
  */
 import type { Kysely } from 'kysely';
 import { type Clock, epochMs } from '../lib/clock.ts';
@@ -10,6 +10,7 @@ import { deleteSpentTokens } from '../store/oneTimeTokens.ts';
 import type { Database } from '../store/schema.ts';
 import { deleteExpiredSessions } from '../store/sessions.ts';
 import { pruneFailures } from '../store/signInFailures.ts';
+import { deleteExpiredWriteKeys } from '../store/writeKeys.ts';
 import { signInThrottle } from './accounts.ts';
 
 export const sweepIntervalMs = 60 * 60 * 1000;
@@ -21,4 +22,5 @@ export async function sweep(db: Kysely<Database>, clock: Clock): Promise<void> {
   await deleteSpentTokens(db, now);
   await deleteExpiredOAuthStates(db, now);
   await deleteExpiredRecords(db, now);
+  await deleteExpiredWriteKeys(db, now);
 }

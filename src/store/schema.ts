@@ -164,6 +164,37 @@ export interface WorkspaceClientsTable {
   created_at: number;
 }
 
+export interface EventWritesTable {
+  id: Generated<number>;
+  user_id: string;
+  workspace_id: string;
+  grant_id: string;
+  client_id: string;
+  calendar_id: string;
+  event_id: string | null;
+  occurrence_id: string | null;
+  action: string;
+  scope: string | null;
+  outcome: string;
+  error_code: string | null;
+  created_at: number;
+}
+
+export interface WriteKeysTable {
+  user_id: string;
+  client_id: string;
+  /** SHA-256 of the client's key. */
+  key_hash: string;
+  /** SHA-256 of the request the key was first used for. */
+  request_hash: string;
+  calendar_id: string;
+  /** The provider-side identity chosen for the event. */
+  uid: string;
+  /** Set once the provider confirmed the event. */
+  provider_event_id: string | null;
+  created_at: number;
+}
+
 export interface Database {
   users: UsersTable;
   sessions: SessionsTable;
@@ -181,6 +212,8 @@ export interface Database {
   access_grants: AccessGrantsTable;
   access_grant_calendars: AccessGrantCalendarsTable;
   workspace_clients: WorkspaceClientsTable;
+  event_writes: EventWritesTable;
+  write_keys: WriteKeysTable;
 }
 
 export const flag = (value: Flag): boolean => value === true || value === 1;

@@ -120,6 +120,90 @@ export interface AccountAccess<C extends Credentials = Credentials> {
   saveCredentials(credentials: C): Promise<void>;
 }
 
+/**
+ * When an event being written happens: whole days (`endDate` exclusive, as in iCalendar), or
+ * local date-times `YYYY-MM-DDTHH:MM:SS` that both exist exactly once in `timeZone` (IANA).
+ */
+export type EventTiming =
+  | { allDay: true; startDate: string; endDate: string }
+  | { allDay: false; start: string; end: string; timeZone: string };
+
+/** The fields a write may set; an absent member stays as it is, `null` removes it. */
+export interface EventFields {
+  title?: string;
+  description?: string | null;
+  /** One location, by name. */
+  location?: string | null;
+  timing?: EventTiming;
+  freeBusyStatus?: FreeBusyStatus;
+  privacy?: 'public' | 'private';
+}
+
+export interface NewEvent extends EventFields {
+  title: string;
+  timing: EventTiming;
+}
+
+/**
+ * What a write addresses, as the fresh read just saw it. Without `recurrenceId` a recurring
+ * event's whole series is meant; with it, that one occurrence only (never the series).
+ */
+export interface WriteTarget {
+  providerEventId: string;
+  /** Exactly as the adapter reported it in ProviderOccurrence.recurrenceId. */
+  recurrenceId?: string;
+  /** The version the fresh read saw: the provider must refuse the write if it changed (If-Match). */
+  version: string;
+}
+
+export type RsvpResponse = 'accepted' | 'declined' | 'tentative';
+
+/**
+ * Writes, for adapters whose provider allows them (ICS has none). They are never retried by
+ * ProviderHttp (not idempotent); the write service decides what a failure means. Errors:
+ * `conflict` (details.reason `version`: the version changed; `exists`: the uid is taken),
+ * `not_found`, `calendar_read_only` (the provider refused the write as not permitted),
+ * `recurring_event` (the provider cannot write that occurrence alone), `provider_unavailable`
+ * (timeouts, network, 429 and 5xx: the outcome is the service's to establish), `reconnect_required`.
+ */
+export interface EventWriter<K extends ProviderKind = ProviderKind> {
+  /**
+   * Creates a single event whose provider-side identity derives from `uid` (a CalDAV UID and
+   * object name, a Google event id, a Graph transaction id), so a repeated create cannot make a
+   * second event. Resolves with the new event's providerEventId.
+   */
+  createEvent(
+    account: AccountAccess<CredentialsOf<K>>,
+    calendar: ProviderCalendar,
+    event: NewEvent,
+    uid: string,
+  ): Promise<string>;
+  /** The providerEventId of the event created with `uid`, if it exists. */
+  findCreated(
+    account: AccountAccess<CredentialsOf<K>>,
+    calendar: ProviderCalendar,
+    uid: string,
+  ): Promise<string | undefined>;
+  updateEvent(
+    account: AccountAccess<CredentialsOf<K>>,
+    calendar: ProviderCalendar,
+    target: WriteTarget,
+    changes: EventFields,
+  ): Promise<void>;
+  deleteEvent(
+    account: AccountAccess<CredentialsOf<K>>,
+    calendar: ProviderCalendar,
+    target: WriteTarget,
+  ): Promise<void>;
+  /** The connected user's own answer as an attendee, with an optional comment to the organizer. */
+  respondToEvent(
+    account: AccountAccess<CredentialsOf<K>>,
+    calendar: ProviderCalendar,
+    target: WriteTarget,
+    answer: { response: RsvpResponse; comment?: string },
+  ): Promise<void>;
+}
+
 export interface CalendarProvider<K extends ProviderKind = ProviderKind> {
   readonly kind: K;
   /**
@@ -149,4 +233,6 @@ export interface CalendarProvider<K extends ProviderKind = ProviderKind> {
     providerEventId: string,
     recurrenceId?: string,
   ): Promise<ProviderOccurrence | undefined>;
+  /** Present when the provider accepts writes. */
+  readonly writer?: EventWriter<K>;
 }

@@ -21,6 +21,7 @@ import {
   putIcs,
   type RadicaleServer,
   radicaleMissing,
+  readOnlyCollectionRights,
   startRadicale,
 } from '../helpers/radicale.ts';
 
@@ -53,32 +54,7 @@ const planning = [
 
 // Radicale's from_file rights (first matching section wins): alice may only read
 // alice/holidays, which the admin creates and fills; otherwise owner-only like `owner_only`.
-const rights = `
-[alice-holidays]
-user: alice
-collection: alice/holidays
-permissions: r
-
-[admin]
-user: admin
-collection: .*
-permissions: RrWw
-
-[root]
-user: .+
-collection:
-permissions: R
-
-[principal]
-user: .+
-collection: {user}
-permissions: RW
-
-[calendars]
-user: .+
-collection: {user}/[^/]+
-permissions: rw
-`;
+const rights = readOnlyCollectionRights('alice', 'alice/holidays');
 
 const vtimezone = (tzid: string) =>
   [

@@ -21,8 +21,10 @@ import type {
   ProviderOccurrence,
 } from '../../src/calendars/provider.ts';
 import { ProviderHttp } from '../../src/calendars/providerHttp.ts';
-import { toEvents } from '../../src/domain/occurrences.ts';
+import { placeOccurrence, toEvents } from '../../src/domain/occurrences.ts';
+import { AppError } from '../../src/errors.ts';
 import { systemClock } from '../../src/lib/clock.ts';
+import { newProviderUid } from '../../src/lib/ids.ts';
 import { FakeGoogle } from '../fakes/google.ts';
 import { FakeGraph } from '../fakes/graph.ts';
 import { assertValidEvent } from '../helpers/eventSchema.ts';
@@ -329,6 +331,133 @@ for (const [name, world] of Object.entries(worlds)) {
         placed.map((p) => [p.event.title, p.event.start]),
         [['Standup', '2026-10-26T09:00:00']],
       );
+    });
+
+    it('writes the same way: create once per uid, one occurrence alone, the series, stale versions refused', async () => {
+      const writer = w.provider.writer;
+      if (writer === undefined) {
+        assert.equal(name, 'ics', 'only ICS feeds are read-only');
+        return;
+      }
+      const instants = async (providerEventId: string, recurrenceId?: string) => {
+        const read = await w.provider.getEvent(w.access, calendar, providerEventId, recurrenceId);
+        assert.ok(read, 'read back');
+        const span = placeOccurrence(read, 'Europe/Berlin');
+        return {
+          title: read.title,
+          start: read.start,
+          timeZone: read.timeZone,
+          span: `${span.start}/${span.end}`,
+        };
+      };
+      // Across the night the clocks go back: four hours on the clock, five elapsed.
+      const uid = newProviderUid();
+      const draft = {
+        title: 'Contract call',
+        timing: {
+          allDay: false as const,
+          start: '2026-10-24T23:30:00',
+          end: '2026-10-25T03:30:00',
+          timeZone: 'Europe/Berlin',
+        },
+      };
+      const created = await writer.createEvent(w.access, calendar, draft, uid);
+      assert.deepEqual(await instants(created), {
+        title: 'Contract call',
+        start: '2026-10-24T23:30:00',
+        timeZone: 'Europe/Berlin',
+        span: '2026-10-24T21:30:00Z/2026-10-25T02:30:00Z',
+      });
+      const again = await writer.createEvent(w.access, calendar, draft, uid).then(
+        (id) => id,
+        (error: unknown) => error,
+      );
+      // A repeat may answer with the same event or refuse the taken uid; never a second event.
+      if (typeof again === 'string') assert.equal(again, created);
+      else
+        assert.ok(
+          again instanceof AppError && again.code === 'conflict' && again.details?.reason === 'exists',
+        );
+      assert.equal(await writer.findCreated(w.access, calendar, uid), created);
+      assert.equal(await writer.findCreated(w.access, calendar, newProviderUid()), undefined);
+      const calls = (await w.provider.listEvents(w.access, calendar, window)).occurrences.filter(
+        (o) => o.title === 'Contract call',
+      );
+      assert.equal(calls.length, 1);
+
+      // One occurrence moved and renamed; the others stay.
+      const standups = () =>
+        w.provider
+          .listEvents(w.access, calendar, window)
+          .then(({ occurrences }) => occurrences.filter((o) => o.facts.recurring));
+      const [, second] = await standups();
+      const seriesId = second!.providerEventId;
+      const before = await w.provider.getEvent(w.access, calendar, seriesId, second!.recurrenceId);
+      const target = {
+        providerEventId: seriesId,
+        recurrenceId: second!.recurrenceId!,
+        version: before!.facts.version!,
+      };
+      await writer.updateEvent(w.access, calendar, target, {
+        title: 'Standup (moved)',
+        timing: {
+          allDay: false,
+          start: '2026-10-26T11:00:00',
+          end: '2026-10-26T11:30:00',
+          timeZone: 'Europe/Berlin',
+        },
+      });
+      const moved = (await standups()).map((o) => [o.title, o.start]);
+      assert.deepEqual(moved, [
+        ['Standup', '2026-10-19T09:00:00'],
+        ['Standup (moved)', '2026-10-26T11:00:00'],
+        ['Standup', '2026-11-09T09:00:00'],
+      ]);
+      // The version written against is stale now: refused, nothing changed.
+      await assert.rejects(
+        writer.updateEvent(w.access, calendar, target, { title: 'Stale' }),
+        (error) =>
+          error instanceof AppError && error.code === 'conflict' && error.details?.reason === 'version',
+      );
+
+      // The series renamed: the occurrences that were not changed on their own follow.
+      const series = await w.provider.getEvent(w.access, calendar, seriesId);
+      await writer.updateEvent(
+        w.access,
+        calendar,
+        { providerEventId: seriesId, version: series!.facts.version! },
+        { title: 'Sync' },
+      );
+      const renamed = await standups();
+      assert.deepEqual(
+        renamed.map((o) => o.start),
+        ['2026-10-19T09:00:00', '2026-10-26T11:00:00', '2026-11-09T09:00:00'],
+        'the moved occurrence keeps its time',
+      );
+      assert.equal(renamed[0]!.title, 'Sync');
+      assert.equal(renamed[2]!.title, 'Sync');
+
+      // The last occurrence deleted alone; then the new event.
+      const last = await w.provider.getEvent(w.access, calendar, seriesId, renamed[2]!.recurrenceId);
+      await writer.deleteEvent(w.access, calendar, {
+        providerEventId: seriesId,
+        recurrenceId: renamed[2]!.recurrenceId!,
+        version: last!.facts.version!,
+      });
+      assert.deepEqual(
+        (await standups()).map((o) => o.start),
+        ['2026-10-19T09:00:00', '2026-10-26T11:00:00'],
+      );
+      assert.equal(
+        await w.provider.getEvent(w.access, calendar, seriesId, renamed[2]!.recurrenceId),
+        undefined,
+      );
+      const call = await w.provider.getEvent(w.access, calendar, created);
+      await writer.deleteEvent(w.access, calendar, {
+        providerEventId: created,
+        version: call!.facts.version!,
+      });
+      assert.equal(await w.provider.getEvent(w.access, calendar, created), undefined);
     });
   });
 }

@@ -6,6 +6,9 @@
  *   const config = google.config();             // GoogleConfig pointing here
  *   const tokens = google.oauth.issue();        // start connected, or drive the OAuth flow
  *   google.inject({ status: 429, retryAfter: '1' });
+ *   google.inject({ method: 'PATCH', delayMs: 800, phase: 'after' });   // applied, answered late
+ *   google.calendars.changeEvent(calendarId, eventId, { summary: 'x' }); // someone else's change
+ *   await google.settled();                     // delayed requests handled (or dropped)
  *   await google.close();
  */
 import { createServer, type Server } from 'node:http';
@@ -48,17 +51,30 @@ export interface FakeFault {
   retryAfter?: string;
   /** Wait this long before answering, to trip client timeouts. */
   delayMs?: number;
+  /**
+   * For a delay without `status`: `before` (default) waits, then handles the request only if
+   * the client is still there (a write whose client timed out is not applied); `after`
+   * handles it (a write is applied), then waits before answering. A status answer never
+   * applies anything.
+   */
+  phase?: 'before' | 'after';
   /** Default 1. */
   times?: number;
   /** Which requests it applies to, by path and query; default: every Calendar API request. */
   match?: RegExp;
+  /** Only requests with this method (e.g. `PATCH`); any method when absent. */
+  method?: string;
 }
 
 export interface LoggedRequest {
   method: string;
   /** Path and query, e.g. `/calendar/v3/calendars/primary/events?singleEvents=true…`. */
   url: string;
+  /** The answer's status; 0 while unanswered, and for a request dropped because its client left. */
   status: number;
+  ifMatch?: string;
+  /** The JSON body of a Calendar API write. */
+  body?: unknown;
 }
 
 const apiPrefix = '/calendar/v3';
@@ -71,6 +87,7 @@ export class FakeGoogle {
   readonly requests: LoggedRequest[] = [];
   readonly #server: Server;
   readonly #faults: Array<FakeFault & { times: number }> = [];
+  readonly #handling = new Set<Promise<void>>();
   readonly #closing = new AbortController();
   readonly #settings: { clientId: string; clientSecret: string; redirectUri: string };
 
@@ -98,16 +115,24 @@ export class FakeGoogle {
     });
     this.calendars = new FakeCalendars(options.calendars ?? [], options.maxPageSize ?? 2500);
     server.on('request', (req, res) => {
-      readRequest(req, this.url)
-        .then((request) => this.#answer(request))
-        .then((response) => {
-          this.requests.push({ method: req.method ?? 'GET', url: req.url ?? '/', status: response.status });
+      let left = false;
+      res.on('close', () => {
+        if (!res.writableFinished) left = true;
+      });
+      const handling = readRequest(req, this.url)
+        .then(async (request) => {
+          const logged = this.#log(request);
+          const response = await this.#answer(request, () => left || res.destroyed);
+          if (response === undefined) return;
+          logged.status = response.status;
           send(res, response);
         })
         .catch((error: unknown) => {
-          if (this.#closing.signal.aborted) return res.destroy();
+          if (this.#closing.signal.aborted) return void res.destroy();
           send(res, googleError(500, { message: String(error) }));
-        });
+        })
+        .finally(() => this.#handling.delete(handling));
+      this.#handling.add(handling);
     });
   }
 
@@ -126,32 +151,75 @@ export class FakeGoogle {
     this.#faults.push({ ...fault, times: fault.times ?? 1 });
   }
 
+  /** Resolves once every request received so far is handled (delays included) or dropped. */
+  async settled(): Promise<void> {
+    while (this.#handling.size > 0) await Promise.all(this.#handling);
+  }
+
   async close(): Promise<void> {
     this.#closing.abort();
     this.#server.closeAllConnections();
     await new Promise<void>((resolve) => this.#server.close(() => resolve()));
   }
 
-  async #answer(request: FakeRequest): Promise<FakeResponse> {
-    const target = request.url.pathname + request.url.search;
-    const index = this.#faults.findIndex((fault) => (fault.match ?? /^\/calendar\/v3\//).test(target));
-    const fault = this.#faults[index];
-    if (fault !== undefined) {
-      if (--fault.times === 0) this.#faults.splice(index, 1);
-      if (fault.delayMs !== undefined)
-        await delay(fault.delayMs, undefined, { signal: this.#closing.signal });
-      if (fault.status !== undefined) {
-        const headers: Record<string, string> =
-          fault.retryAfter === undefined ? {} : { 'retry-after': fault.retryAfter };
-        return googleError(fault.status, { ...fault, headers });
+  #log(request: FakeRequest): LoggedRequest {
+    const logged: LoggedRequest = {
+      method: request.method,
+      url: request.url.pathname + request.url.search,
+      status: 0,
+    };
+    const ifMatch = request.headers['if-match'];
+    if (ifMatch !== undefined) logged.ifMatch = [ifMatch].flat()[0];
+    if (request.method !== 'GET' && request.url.pathname.startsWith(`${apiPrefix}/`) && request.body !== '') {
+      try {
+        logged.body = JSON.parse(request.body);
+      } catch {
+        logged.body = request.body;
       }
     }
+    this.requests.push(logged);
+    return logged;
+  }
+
+  /** The fault for this request, taken off the queue once used up. */
+  #takeFault(request: FakeRequest): FakeFault | undefined {
+    const target = request.url.pathname + request.url.search;
+    const index = this.#faults.findIndex(
+      (fault) =>
+        (fault.match ?? /^\/calendar\/v3\//).test(target) &&
+        (fault.method === undefined || fault.method === request.method),
+    );
+    const fault = this.#faults[index];
+    if (fault !== undefined && --fault.times === 0) this.#faults.splice(index, 1);
+    return fault;
+  }
+
+  /** undefined: the client left during a delay before the request was handled; nothing is sent. */
+  async #answer(request: FakeRequest, left: () => boolean): Promise<FakeResponse | undefined> {
+    const fault = this.#takeFault(request);
+    const wait = () => delay(fault?.delayMs ?? 0, undefined, { signal: this.#closing.signal });
+    const answersLate = fault?.phase === 'after' && fault.status === undefined;
+    if (fault?.delayMs !== undefined && !answersLate) {
+      await wait();
+      if (fault.status === undefined && left()) return undefined;
+    }
+    if (fault?.status !== undefined) {
+      const headers: Record<string, string> =
+        fault.retryAfter === undefined ? {} : { 'retry-after': fault.retryAfter };
+      return googleError(fault.status, { ...fault, headers });
+    }
+    const response = this.#handle(request);
+    if (answersLate) await wait();
+    return response;
+  }
+
+  #handle(request: FakeRequest): FakeResponse {
     const path = request.url.pathname;
     if (path === '/o/oauth2/v2/auth') return this.oauth.authorize(request);
     if (path === '/token') return this.oauth.token(request);
     if (path.startsWith(`${apiPrefix}/`)) {
       return (
-        this.oauth.check(request.headers.authorization) ??
+        this.oauth.check(request.headers.authorization, { write: request.method !== 'GET' }) ??
         this.calendars.handle(request, path.slice(apiPrefix.length))
       );
     }

@@ -1,25 +1,20 @@
 /**
  * A fake Microsoft identity platform + Graph v1.0 over real HTTP on 127.0.0.1: the documented
  * request and response shapes of the subset the adapter uses (OAuth code flow with PKCE,
- * refresh, `/me`, `/me/calendars`, `calendarView`, `events/{id}`, `events/{id}/instances`),
- * paging with `@odata.nextLink`, `Prefer: outlook.timezone`, Graph error bodies, and knobs
- * for faults (429/503/401, delays) and for counting concurrent requests per access token.
+ * refresh, `/me`, `/me/calendars`, `calendarView`, `events` with its writes, `events/{id}`,
+ * `events/{id}/instances`, accept/decline/tentativelyAccept), paging with `@odata.nextLink`,
+ * `Prefer: outlook.timezone`, Graph error bodies, and knobs for faults (429/503/401/412,
+ * delays before or after a write is applied) and for counting concurrent requests per token.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { MicrosoftConfig } from '../../src/calendars/microsoft/config.ts';
+import { badSegment, calendarEvents, notAllowed, notFound } from './graph/events.ts';
 import { graphError, json, oauthError, type Reply, send } from './graph/http.ts';
 import { FakeIdentity, type IssuedTokens } from './graph/identity.ts';
-import {
-  type FakeGraphCalendarSeed,
-  type FakeGraphUserSeed,
-  inWindow,
-  renderEvent,
-  type StoredItem,
-  seriesInstances,
-  storedEvent,
-} from './graph/store.ts';
+import type { FakeGraphCalendarSeed, FakeGraphEventSeed, FakeGraphUserSeed } from './graph/store.ts';
+import { findItem, updateItem } from './graph/writes.ts';
 
 export type { IssuedTokens } from './graph/identity.ts';
 export type {
@@ -34,7 +29,10 @@ export interface FakeGraphOptions {
   clientSecret?: string;
   /** Registered redirect URIs (exact match). */
   redirectUris?: string[];
-  /** Mailboxes; the first one signs in unless `login_hint` names another. Mutable while running. */
+  /**
+   * Mailboxes; the first one signs in unless `login_hint` names another. Copied at start (writes
+   * change the copy); `FakeGraph.users` may be changed while running.
+   */
   users?: FakeGraphUserSeed[];
   /** Most items per page whatever `$top` asks (Graph pages server-side too); default 1000. */
   maxPageSize?: number;
@@ -44,9 +42,17 @@ export interface FakeGraphOptions {
 /** What the next requests get instead of a normal answer (`api` requests unless `target` says). */
 export type FakeGraphFault = {
   target?: 'api' | 'token';
+  /** Only requests with this method (or one of these); any method when absent. */
+  method?: string | string[];
   /** Wait this long before answering (normally or with `status`). */
   delayMs?: number;
-  /** Answer with this status and a Graph error body. */
+  /**
+   * For a delay without `status`: `before` (default) waits, then handles the request only if
+   * the client is still there (one that timed out finds its write not applied); `after`
+   * handles it (a write is applied), then waits before answering.
+   */
+  phase?: 'before' | 'after';
+  /** Answer with this status and a Graph error body; nothing is applied. */
   status?: number;
   /** `Retry-After` header value (seconds or an HTTP date). */
   retryAfter?: string | number;
@@ -60,10 +66,17 @@ export interface FakeGraphRequest {
   query: URLSearchParams;
   accessToken?: string;
   prefer?: string;
+  ifMatch?: string;
+  /** The JSON body of an API write (the raw text when it is not JSON). */
+  body?: unknown;
 }
 
 const faultCodes: Record<number, [string, string]> = {
   401: ['InvalidAuthenticationToken', 'Access token has expired or is not yet valid.'],
+  412: [
+    'ErrorIrresolvableConflict',
+    'The send or update operation could not be performed because the change key passed in the request does not match the current change key for the item.',
+  ],
   429: ['ApplicationThrottled', 'Application is over its MailboxConcurrency limit.'],
   503: ['ServiceNotAvailable', 'The service is temporarily unavailable. Please retry later.'],
 };
@@ -83,6 +96,7 @@ export class FakeGraph {
   readonly #inFlight = new Map<string, number>();
   readonly #peak = new Map<string, number>();
   readonly #closing = new AbortController();
+  readonly #handling = new Set<Promise<void>>();
   #signInAs: string | undefined;
 
   static async start(options: FakeGraphOptions = {}): Promise<FakeGraph> {
@@ -97,7 +111,7 @@ export class FakeGraph {
     this.#options = options;
     this.url = `http://127.0.0.1:${port}`;
     this.apiBaseUrl = `${this.url}/v1.0`;
-    this.users = options.users ?? [];
+    this.users = structuredClone(options.users ?? []);
     this.identity = new FakeIdentity(
       {
         clientId: options.clientId ?? 'fake-graph-client',
@@ -107,9 +121,10 @@ export class FakeGraph {
       options.tokenLifetimeSeconds ?? 3600,
     );
     server.on('request', (req: IncomingMessage, res: ServerResponse) => {
-      this.#handle(req, res).catch((error: unknown) => {
-        send(res, graphError(500, 'generalException', String(error)));
-      });
+      const handling = this.#handle(req, res)
+        .catch((error: unknown) => send(res, graphError(500, 'generalException', String(error))))
+        .finally(() => this.#handling.delete(handling));
+      this.#handling.add(handling);
     });
   }
 
@@ -148,9 +163,41 @@ export class FakeGraph {
     }
   }
 
-  /** The next `count` requests to `fault.target` (default `api`) get this fault. */
+  /** The next `count` requests to `fault.target` (default `api`, with `fault.method` if given) get this fault. */
   failNext(count: number, fault: FakeGraphFault): void {
     for (let i = 0; i < count; i++) this.#faults.push({ ...fault, target: fault.target ?? 'api' });
+  }
+
+  /** Resolves once every request received so far is handled (delays included). */
+  async settled(): Promise<void> {
+    while (this.#handling.size > 0) await Promise.all(this.#handling);
+  }
+
+  /** The events and series masters of a calendar as stored (all mailboxes searched). */
+  storedEvents(calendarId: string): FakeGraphEventSeed[] {
+    return this.#calendar(calendarId)?.events ?? [];
+  }
+
+  /**
+   * Someone else changes an event or one instance (by id) behind the client's back: the
+   * properties (Graph names) are applied and it gets a new changeKey, which is returned.
+   */
+  changeBehindTheBack(eventId: string, properties: Record<string, unknown> = {}): string {
+    for (const user of this.users) {
+      for (const calendar of user.calendars) {
+        const item = findItem(calendar, eventId);
+        if (item === undefined) continue;
+        const invalid = updateItem(item, properties);
+        if (invalid !== undefined)
+          throw new Error(`Not a Graph event change: ${JSON.stringify(invalid.body)}`);
+        return findItem(calendar, eventId)!.changeKey;
+      }
+    }
+    throw new Error(`No event ${eventId} in the fake.`);
+  }
+
+  #calendar(calendarId: string): FakeGraphCalendarSeed | undefined {
+    return this.users.flatMap((user) => user.calendars).find((calendar) => calendar.id === calendarId);
   }
 
   /** Most API requests in flight at once with this access token (or with any, without one). */
@@ -175,8 +222,9 @@ export class FakeGraph {
     const identityPath = /^\/[^/]+\/oauth2\/v2\.0\/(authorize|token)$/.exec(url.pathname);
     if (identityPath) {
       this.requests.push({ method, path: url.pathname, query: url.searchParams });
-      const fault = await this.#fault('token');
-      if (fault) return send(res, fault);
+      const fault = this.#takeFault('token', method);
+      if (fault?.delayMs) await this.#wait(fault.delayMs);
+      if (fault?.status !== undefined) return send(res, faultReply(fault));
       if (identityPath[1] === 'authorize' && method === 'GET') {
         return send(
           res,
@@ -191,32 +239,44 @@ export class FakeGraph {
 
     const accessToken = /^Bearer (.+)$/i.exec(req.headers.authorization ?? '')?.[1];
     const prefer = [req.headers.prefer ?? []].flat().join(', ') || undefined;
+    const ifMatch = req.headers['if-match'];
+    const text = await readText(req);
+    const body = text === '' ? undefined : parseJson(text);
     const path = url.pathname.slice('/v1.0'.length);
-    this.requests.push({ method, path, query: url.searchParams, accessToken, prefer });
-    this.#countInFlight(accessToken ?? '', res);
+    this.requests.push({ method, path, query: url.searchParams, accessToken, prefer, ifMatch, body });
+    const gone = this.#countInFlight(accessToken ?? '', res);
     if (this.latencyMs > 0) await this.#wait(this.latencyMs);
-    send(res, (await this.#fault('api')) ?? this.#api(method, path, url, accessToken, prefer));
+    const fault = this.#takeFault('api', method);
+    const answersAfterwards = fault?.phase === 'after' && fault.status === undefined;
+    if (fault?.delayMs && !answersAfterwards) await this.#wait(fault.delayMs);
+    if (fault?.status !== undefined) return send(res, faultReply(fault));
+    // A client that timed out meanwhile has gone: its request is never handled (nothing applied).
+    if (gone()) return;
+    const reply = this.#api({ method, path, url, accessToken, prefer, ifMatch, body });
+    if (fault?.delayMs && answersAfterwards) await this.#wait(fault.delayMs);
+    send(res, reply);
   }
 
-  #countInFlight(key: string, res: ServerResponse): void {
+  /** Counts the request while it is open; the answer says whether the client has gone away. */
+  #countInFlight(key: string, res: ServerResponse): () => boolean {
+    let gone = false;
     const now = (this.#inFlight.get(key) ?? 0) + 1;
     this.#inFlight.set(key, now);
     this.#peak.set(key, Math.max(now, this.#peak.get(key) ?? 0));
-    res.on('close', () => this.#inFlight.set(key, (this.#inFlight.get(key) ?? 1) - 1));
+    res.on('close', () => {
+      this.#inFlight.set(key, (this.#inFlight.get(key) ?? 1) - 1);
+      if (!res.writableFinished) gone = true;
+    });
+    return () => gone || res.destroyed;
   }
 
-  /** The next queued fault for `target`, after its delay; undefined to answer normally. */
-  async #fault(target: 'api' | 'token'): Promise<Reply | undefined> {
-    const index = this.#faults.findIndex((fault) => fault.target === target);
-    if (index < 0) return undefined;
-    const [fault] = this.#faults.splice(index, 1);
-    if (fault?.delayMs) await this.#wait(fault.delayMs);
-    if (fault?.status === undefined) return undefined;
-    const [code, message] = faultCodes[fault.status] ?? ['generalException', 'Injected fault.'];
-    const headers: Record<string, string> = {};
-    if (fault.retryAfter !== undefined) headers['retry-after'] = String(fault.retryAfter);
-    if (fault.status === 401) headers['www-authenticate'] = 'Bearer realm=""';
-    return graphError(fault.status, fault.code ?? code, message, headers);
+  /** The next queued fault for `target` and `method`, taken off the queue. */
+  #takeFault(target: 'api' | 'token', method: string): FakeGraphFault | undefined {
+    const index = this.#faults.findIndex(
+      (fault) =>
+        fault.target === target && (fault.method === undefined || [fault.method].flat().includes(method)),
+    );
+    return index < 0 ? undefined : this.#faults.splice(index, 1)[0];
   }
 
   async #wait(ms: number): Promise<void> {
@@ -228,13 +288,16 @@ export class FakeGraph {
     return this.users.some((user) => user.email === email) ? email : undefined;
   }
 
-  #api(
-    method: string,
-    path: string,
-    url: URL,
-    accessToken: string | undefined,
-    prefer: string | undefined,
-  ): Reply {
+  #api(request: {
+    method: string;
+    path: string;
+    url: URL;
+    accessToken: string | undefined;
+    prefer: string | undefined;
+    ifMatch: string | undefined;
+    body: unknown;
+  }): Reply {
+    const { method, path, url, accessToken, prefer } = request;
     const email = accessToken === undefined ? undefined : this.identity.accessTokens.get(accessToken);
     const user = this.users.find((candidate) => candidate.email === email);
     if (user === undefined) {
@@ -248,45 +311,49 @@ export class FakeGraph {
         },
       );
     }
-    if (method !== 'GET') return graphError(405, 'Request_BadRequest', 'Method not allowed.');
     const segments = path.split('/').filter(Boolean).map(decodeURIComponent);
-    const [me, calendars, calendarId, sub, eventId, instances, ...rest] = segments;
-    const badSegment = graphError(400, 'BadRequest', `Resource not found for the segment '${path}'.`);
-    if (me !== 'me' || rest.length > 0) return badSegment;
-    if (calendars === undefined) return json(this.#me(user));
-    if (calendars !== 'calendars') return badSegment;
-    if (calendarId === undefined)
-      return this.#page(
-        url,
-        user.calendars.map((c) => renderCalendar(user, c)),
-      );
-    const calendar = user.calendars.find((candidate) => candidate.id === calendarId);
-    if (calendar === undefined) return notFound();
-    if (sub === undefined) return json(renderCalendar(user, calendar));
-    const zone = preferredZone(prefer);
-    const headers = { 'preference-applied': `outlook.timezone="${zone.name}"` };
-    const render = (item: StoredItem) => renderEvent(item, calendar.owner ?? ownerOf(user), zone);
-    const items = calendar.events?.map(storedEvent) ?? [];
+    const [me, collection, ...rest] = segments;
+    if (me !== 'me') return badSegment(url);
+    const readOnly = (reply: () => Reply) => (method === 'GET' ? reply() : notAllowed());
+    if (collection === undefined) return readOnly(() => json(this.#me(user)));
 
-    if (sub === 'calendarView' && eventId === undefined) {
-      const window = timeWindow(url);
-      if ('status' in window) return window;
-      const visible = items
-        .flatMap((item) => (item.type === 'seriesMaster' ? seriesInstances(item) : [item]))
-        .filter((item) => inWindow(item, window.from, window.to));
-      return this.#page(url, byStart(visible).map(render), headers);
-    }
-    if (sub !== 'events' || eventId === undefined) return badSegment;
-    const event = items
-      .flatMap((item) => [item, ...seriesInstances(item)])
-      .find((item) => item.id === eventId);
-    if (event === undefined) return notFound();
-    if (instances === undefined) return json(render(event), headers);
-    if (instances !== 'instances') return badSegment;
-    const window = timeWindow(url);
-    if ('status' in window) return window;
-    const inside = seriesInstances(event).filter((item) => inWindow(item, window.from, window.to));
-    return this.#page(url, byStart(inside).map(render), headers);
+    // Events are reached through their calendar, or through /me/events/{id} in any calendar.
+    let calendar: FakeGraphCalendarSeed | undefined;
+    let below: string[];
+    if (collection === 'calendars') {
+      const [calendarId, ...under] = rest;
+      if (calendarId === undefined)
+        return readOnly(() =>
+          this.#page(
+            url,
+            user.calendars.map((c) => renderCalendar(user, c)),
+          ),
+        );
+      calendar = user.calendars.find((candidate) => candidate.id === calendarId);
+      if (calendar === undefined) return notFound();
+      const found = calendar;
+      if (under.length === 0) return readOnly(() => json(renderCalendar(user, found)));
+      below = under;
+    } else if (collection === 'events' && rest[0] !== undefined) {
+      const eventId = rest[0];
+      calendar = user.calendars.find((candidate) => findItem(candidate, eventId) !== undefined);
+      if (calendar === undefined) return notFound();
+      below = ['events', ...rest];
+    } else return badSegment(url);
+
+    return calendarEvents(calendar, {
+      method,
+      url,
+      below,
+      body: request.body,
+      ifMatch: request.ifMatch,
+      email: user.email,
+      owner: calendar.owner ?? ownerOf(user),
+      mailbox: user.calendars,
+      zone: preferredZone(prefer),
+      now: Temporal.Now.instant(),
+      page: (pageUrl, items, headers) => this.#page(pageUrl, items, headers),
+    });
   }
 
   #me(user: FakeGraphUserSeed): Record<string, unknown> {
@@ -353,33 +420,24 @@ function preferredZone(prefer: string | undefined): { zone: string; name: string
   }
 }
 
-/** startDateTime/endDateTime: with an offset, or else read as UTC. */
-function timeWindow(url: URL): { from: Temporal.Instant; to: Temporal.Instant } | Reply {
-  const read = (name: string): Temporal.Instant | undefined => {
-    const value = url.searchParams.get(name);
-    if (value === null) return undefined;
-    try {
-      return /(Z|[+-]\d{2}:\d{2})$/i.test(value)
-        ? Temporal.Instant.from(value)
-        : Temporal.PlainDateTime.from(value).toZonedDateTime('UTC').toInstant();
-    } catch {
-      return undefined;
-    }
-  };
-  const from = read('startDateTime');
-  const to = read('endDateTime');
-  if (from !== undefined && to !== undefined) return { from, to };
-  return graphError(
-    400,
-    'ErrorInvalidParameter',
-    'This request requires a time window specified by the query string parameters StartDateTime and EndDateTime.',
-  );
+function faultReply(fault: FakeGraphFault): Reply {
+  const [code, message] = faultCodes[fault.status!] ?? ['generalException', 'Injected fault.'];
+  const headers: Record<string, string> = {};
+  if (fault.retryAfter !== undefined) headers['retry-after'] = String(fault.retryAfter);
+  if (fault.status === 401) headers['www-authenticate'] = 'Bearer realm=""';
+  return graphError(fault.status!, fault.code ?? code, message, headers);
 }
 
-const byStart = (items: StoredItem[]) =>
-  [...items].sort(
-    (a, b) => Temporal.Instant.compare(a.start.toInstant(), b.start.toInstant()) || a.id.localeCompare(b.id),
-  );
+async function readText(req: IncomingMessage): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of req) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks).toString('utf8');
+}
 
-const notFound = () =>
-  graphError(404, 'ErrorItemNotFound', 'The specified object was not found in the store.');
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
+  }
+}

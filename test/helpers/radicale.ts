@@ -27,6 +27,41 @@ export function radicaleMissing(): string | undefined {
   return why;
 }
 
+/**
+ * A `from_file` rights file: `admin` may do anything, everyone else owns their home, except
+ * `collection` (a path under a user's home, e.g. `alice/holidays`), which `user` may only read.
+ * The first matching section wins; names are regular expressions.
+ */
+export function readOnlyCollectionRights(user: string, collection: string): string {
+  const quoted = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  return `
+[read-only]
+user: ${quoted(user)}
+collection: ${quoted(collection)}
+permissions: r
+
+[admin]
+user: admin
+collection: .*
+permissions: RrWw
+
+[root]
+user: .+
+collection:
+permissions: R
+
+[principal]
+user: .+
+collection: {user}
+permissions: RW
+
+[calendars]
+user: .+
+collection: {user}/[^/]+
+permissions: rw
+`;
+}
+
 export interface RadicaleOptions {
   /** username → password; default one user `alice`. */
   users?: Record<string, string>;

@@ -1,21 +1,25 @@
 /**
  * The CalDAV adapter (any RFC 4791 server; tested against Radicale): Basic authentication,
  * the calendar home discovered once and kept in the credentials, calendars from the home,
- * events from calendar-query REPORTs expanded here.
+ * events from calendar-query REPORTs expanded here, writes as conditional PUT/DELETE.
  */
 import { AppError, invalidField } from '../../errors.ts';
+import { type Clock, systemClock } from '../../lib/clock.ts';
 import type { AccountAccess, CalendarProvider, CredentialsOf, ProviderCalendar } from '../provider.ts';
 import type { ProviderHttp } from '../providerHttp.ts';
 import { listCalendarsAt } from './calendars.ts';
 import type { DavSession } from './client.ts';
 import { discoverCalendarHome, parseServerUrl, principalAddresses } from './discovery.ts';
 import { getEventIn, listEventsIn } from './events.ts';
+import { createCaldavWriter } from './objectWriter.ts';
 
 type CaldavCredentials = CredentialsOf<'caldav'>;
 type Account = AccountAccess<CaldavCredentials>;
 
 export interface CaldavDeps {
   http: ProviderHttp;
+  /** Stamps written objects; the system clock by default. */
+  clock?: Clock;
 }
 
 export interface CaldavConnection {
@@ -120,5 +124,7 @@ export function createCaldavProvider(deps: CaldavDeps): CalendarProvider<'caldav
       const self = await selfAddresses(account, session, url);
       return getEventIn(session, url, providerEventId, recurrenceId, self);
     },
+
+    writer: createCaldavWriter({ clock: deps.clock ?? systemClock, sessionOf, selfAddresses }),
   };
 }

@@ -41,17 +41,31 @@ export function fail(session: DavSession, field: string, message: string, status
     : new AppError('provider_unavailable', message, { details: { reason: 'unexpected_answer', status } });
 }
 
-export async function davRequest(
-  session: DavSession,
-  request: { method: string; url: URL; depth?: '0' | '1'; body?: string; accept?: string },
-): Promise<DavAnswer> {
+export interface DavRequest {
+  method: string;
+  url: URL;
+  depth?: '0' | '1';
+  body?: string;
+  accept?: string;
+  /** Default `application/xml`; iCalendar objects are `text/calendar`. */
+  contentType?: string;
+  /** Preconditions (If-Match, If-None-Match). */
+  headers?: Record<string, string>;
+  /** Reads are (retried on failure); writes are not, and are sent once. Default true. */
+  idempotent?: boolean;
+}
+
+export async function davRequest(session: DavSession, request: DavRequest): Promise<DavAnswer> {
   const credentials = Buffer.from(`${session.username}:${session.password}`, 'utf8').toString('base64');
   const headers: Record<string, string> = {
     authorization: `Basic ${credentials}`,
     accept: request.accept ?? 'application/xml, text/xml',
+    ...request.headers,
   };
   if (request.depth !== undefined) headers.depth = request.depth;
-  if (request.body !== undefined) headers['content-type'] = 'application/xml; charset=utf-8';
+  if (request.body !== undefined) {
+    headers['content-type'] = request.contentType ?? 'application/xml; charset=utf-8';
+  }
   const { response, url } = await requestFollowingRedirects(
     session.http,
     {
@@ -59,7 +73,7 @@ export async function davRequest(
       method: request.method,
       headers,
       body: request.body,
-      idempotent: true,
+      idempotent: request.idempotent ?? true,
       accountKey: session.accountKey,
       provider,
     },

@@ -7,10 +7,12 @@ import type {
   TimeWindow,
 } from '../provider.ts';
 import { createGoogleClient, type EventPage, type GoogleClient } from './client.ts';
+import { createGoogleEventWrites } from './eventWrites.ts';
 import { mapCalendar, mapEvent } from './mapping.ts';
 import type { GoogleAuthDeps } from './oauth.ts';
 import type { GoogleEvent } from './resources.ts';
 import { createGoogleSessions, type GoogleAccount } from './session.ts';
+import { createGoogleWriter } from './writer.ts';
 
 export type GoogleProviderDeps = GoogleAuthDeps;
 
@@ -22,8 +24,17 @@ export function createGoogleProvider(deps: GoogleProviderDeps): CalendarProvider
   const clientFor = (account: GoogleAccount): GoogleClient =>
     createGoogleClient(sessions.open(account), deps.config.apiBaseUrl, deps.clock);
 
+  const writer = createGoogleWriter((account) => {
+    const session = sessions.open(account);
+    return {
+      client: createGoogleClient(session, deps.config.apiBaseUrl, deps.clock),
+      writes: createGoogleEventWrites(session, deps.config.apiBaseUrl, deps.clock),
+    };
+  });
+
   return {
     kind: 'google',
+    writer,
 
     async listCalendars(account) {
       const entries = await clientFor(account).calendarList();
@@ -48,11 +59,13 @@ export function createGoogleProvider(deps: GoogleProviderDeps): CalendarProvider
       const client = clientFor(account);
       const calendarId = calendar.providerCalendarId;
       let page: EventPage | undefined;
+      let master: GoogleEvent | undefined;
       if (recurrenceId === undefined) {
         const event = await client.event(calendarId, providerEventId);
         if (event === undefined) return undefined;
         // A series master: the port wants its first occurrence, which Google lists first.
-        page = event.recurrence
+        if (event.recurrence) master = event;
+        page = master
           ? await client.instances(calendarId, providerEventId, { maxResults: 1 })
           : { items: [event], defaultReminders: await defaultRemindersFor(client, calendarId, event) };
       } else {
@@ -61,7 +74,9 @@ export function createGoogleProvider(deps: GoogleProviderDeps): CalendarProvider
       const event = page?.items[0];
       if (page === undefined || event === undefined || event.status === 'cancelled') return undefined;
       const mapped = mapEvent(event, contextOf(calendar, page));
-      return 'occurrence' in mapped ? mapped.occurrence : undefined;
+      if (!('occurrence' in mapped)) return undefined;
+      // A write to the whole series is checked against the master's etag, not the instance's.
+      return master === undefined ? mapped.occurrence : withVersion(mapped.occurrence, master.etag);
     },
   };
 }
@@ -71,6 +86,11 @@ const contextOf = (calendar: ProviderCalendar, page: EventPage) => ({
   access: calendar.access,
   defaultReminders: page.defaultReminders,
 });
+
+function withVersion(occurrence: ProviderOccurrence, version: string | undefined): ProviderOccurrence {
+  const { version: _, ...facts } = occurrence.facts;
+  return { ...occurrence, facts: version === undefined ? facts : { ...facts, version } };
+}
 
 /** events.get does not carry the calendar's default reminders; fetch them only when used. */
 async function defaultRemindersFor(client: GoogleClient, calendarId: string, event: GoogleEvent) {

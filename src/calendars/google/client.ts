@@ -40,6 +40,8 @@ export interface GoogleClient {
   ): Promise<EventPage | undefined>;
 }
 
+export const calendarPath = (calendarId: string): string => `/calendars/${encodeURIComponent(calendarId)}`;
+
 export function createGoogleClient(session: GoogleSession, apiBaseUrl: string, clock: Clock): GoogleClient {
   async function getJson<T>(path: string, query: Record<string, string> = {}): Promise<T> {
     const url = new URL(`${apiBaseUrl}${path}`);
@@ -85,7 +87,6 @@ export function createGoogleClient(session: GoogleSession, apiBaseUrl: string, c
     return pages;
   }
 
-  const calendarPath = (calendarId: string) => `/calendars/${encodeURIComponent(calendarId)}`;
   const eventPage = (pages: GoogleEventList[]): EventPage => ({
     items: pages.flatMap((page) => page.items ?? []),
     timeZone: pages[0]?.timeZone,

@@ -59,6 +59,36 @@ export async function googleFailure(response: Response, now: Temporal.Instant): 
   );
 }
 
+/**
+ * A write Google refused, as the port names it: 409 on insert (the id is taken, even by a
+ * deleted event) → conflict/exists; 412 (the etag changed) → conflict/version; a 403 that is
+ * no rate limit → calendar_read_only. Everything else as for reads.
+ */
+export async function googleWriteFailure(response: Response, now: Temporal.Instant): Promise<AppError> {
+  const failure = await googleFailure(response, now);
+  const details = failure.details ?? {};
+  if (response.status === 409) {
+    return new AppError('conflict', `${providerName} already has an event with this id.`, {
+      details: { ...details, reason: 'exists' },
+    });
+  }
+  if (response.status === 412) {
+    return new AppError('conflict', 'The event was changed meanwhile.', {
+      details: { ...details, reason: 'version' },
+    });
+  }
+  if (details.reason === 'forbidden') {
+    return new AppError(
+      'calendar_read_only',
+      `${providerName} does not let this account change the calendar.`,
+      {
+        details: { ...details, reason: 'read_only' },
+      },
+    );
+  }
+  return failure;
+}
+
 const hasStatus = (error: unknown, statuses: number[]): boolean =>
   error instanceof AppError && statuses.includes(error.details?.status as number);
 

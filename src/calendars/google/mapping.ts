@@ -92,7 +92,8 @@ export function mapEvent(event: GoogleEvent, context: MappingContext): Mapped {
     occurrence: compact({
       ...base,
       title: event.summary,
-      description: event.description,
+      // A removed description is an empty one at Google.
+      description: event.description || undefined,
       locations: event.location ? [{ name: event.location }] : undefined,
       virtualLocations: nonEmpty(virtualLocations(event)),
       links: nonEmpty(links(event)),

@@ -1,5 +1,5 @@
 /**
- * The subset of Calendar API v3 resources the adapter reads (and the fake serves), as
+ * The subset of Calendar API v3 resources the adapter reads and writes (and the fake serves), as
  * documented at developers.google.com/calendar/api/v3/reference. Every field is optional on
  * the wire unless Google always sends it.
  */
@@ -57,6 +57,8 @@ export interface GoogleAttendee extends GooglePerson {
   resource?: boolean;
   optional?: boolean;
   responseStatus?: 'needsAction' | 'declined' | 'tentative' | 'accepted';
+  /** The attendee's note with their answer. */
+  comment?: string;
 }
 
 export interface GoogleEntryPoint {

@@ -1,8 +1,8 @@
 /**
  * The Microsoft Graph calendar provider: calendars of the signed-in mailbox (own, shared,
- * delegated) and their expanded occurrences from `calendarView`.
+ * delegated), their expanded occurrences from `calendarView`, and writes (`writer.ts`).
  */
-import { AppError, isAppError } from '../../errors.ts';
+import { AppError } from '../../errors.ts';
 import type { Clock } from '../../lib/clock.ts';
 import type {
   CalendarProvider,
@@ -15,23 +15,22 @@ import type {
 import type { ProviderHttp } from '../providerHttp.ts';
 import { GraphClient } from './client.ts';
 import type { MicrosoftConfig } from './config.ts';
+import {
+  calendarPath,
+  eventFields,
+  findInstance,
+  instancesAround,
+  instantOrUndefined,
+  pageSize,
+  readEvent,
+} from './eventLookup.ts';
 import { providerName } from './graphRequest.ts';
 import type { GraphCalendar, GraphEvent, GraphUser } from './graphTypes.ts';
 import { mapCalendar, mapEvent } from './mapping.ts';
-import type { MicrosoftAccount } from './tokens.ts';
+import { createMicrosoftWriter } from './writer.ts';
 
 const calendarFields = 'id,name,hexColor,isDefaultCalendar,canEdit,owner';
-const eventFields = [
-  'id,type,seriesMasterId,originalStart,originalStartTimeZone,subject,body,start,end,isAllDay',
-  'isCancelled,isOrganizer,showAs,sensitivity,responseStatus,isReminderOn,reminderMinutesBeforeStart',
-  'location,locations,onlineMeeting,onlineMeetingUrl,onlineMeetingProvider,webLink,categories',
-  'attendees,organizer,changeKey',
-].join(',');
-const pageSize = '100';
 const day = Temporal.Duration.from({ hours: 24 });
-// Outlook keeps a moved occurrence between its neighbours, so a month either side finds it
-// for daily, weekly and monthly series.
-const instanceSearch = Temporal.Duration.from({ hours: 24 * 31 });
 
 export function createMicrosoftProvider(deps: {
   http: ProviderHttp;
@@ -39,24 +38,10 @@ export function createMicrosoftProvider(deps: {
   clock: Clock;
 }): CalendarProvider<'microsoft'> {
   const client = new GraphClient(deps);
-  const calendarPath = (calendar: ProviderCalendar) =>
-    `/me/calendars/${encodeURIComponent(calendar.providerCalendarId)}`;
-
-  const instances = (
-    account: MicrosoftAccount,
-    eventPath: string,
-    from: Temporal.Instant,
-    to: Temporal.Instant,
-  ) =>
-    client.getAll<GraphEvent>(account, `${eventPath}/instances`, {
-      startDateTime: from.toString(),
-      endDateTime: to.toString(),
-      $select: eventFields,
-      $top: pageSize,
-    });
 
   return {
     kind: 'microsoft',
+    writer: createMicrosoftWriter(client),
 
     async listCalendars(account) {
       const [me, calendars] = await Promise.all([
@@ -86,29 +71,37 @@ export function createMicrosoftProvider(deps: {
     },
 
     async getEvent(account, calendar, providerEventId, recurrenceId) {
-      const eventPath = `${calendarPath(calendar)}/events/${encodeURIComponent(providerEventId)}`;
-      const event = await orUndefined(client.get<GraphEvent>(account, eventPath, { $select: eventFields }));
+      const event = await readEvent(client, account, calendar, providerEventId);
       if (event === undefined) return undefined;
       // A single event has no occurrence to name (a series that became single lost them).
       if (event.type !== 'seriesMaster')
         return recurrenceId === undefined ? readable(event, calendar) : undefined;
 
-      const wanted = recurrenceId === undefined ? undefined : instantOrUndefined(recurrenceId);
-      if (recurrenceId !== undefined && wanted === undefined) return undefined;
-      const around = wanted ?? seriesStart(event);
+      if (recurrenceId !== undefined) {
+        const instance = await findInstance(client, account, calendar, providerEventId, recurrenceId);
+        const mapped = instance && mapEvent(instance, calendar);
+        return mapped && 'occurrence' in mapped ? mapped.occurrence : undefined;
+      }
+      const around = seriesStart(event);
       if (around === undefined) throw unreadable('series without a readable start');
-      const occurrences = (
-        await instances(account, eventPath, around.subtract(instanceSearch), around.add(instanceSearch))
-      ).flatMap((instance) => {
-        const result = mapEvent(instance, calendar);
-        return 'occurrence' in result ? [result.occurrence] : [];
-      });
-      if (wanted !== undefined)
-        return occurrences.find((occurrence) => occurrence.recurrenceId === wanted.toString());
-      // Without a recurrence id: the series' first occurrence.
-      return occurrences.sort((a, b) => Temporal.Instant.compare(a.recurrenceId!, b.recurrenceId!))[0];
+      const first = (await instancesAround(client, account, calendar, providerEventId, around))
+        .flatMap((instance) => {
+          const result = mapEvent(instance, calendar);
+          return 'occurrence' in result ? [result.occurrence] : [];
+        })
+        .sort((a, b) => Temporal.Instant.compare(a.recurrenceId!, b.recurrenceId!))[0];
+      // The series is read through its first occurrence, but written as a whole: against the master's version.
+      return first && withVersion(first, event.changeKey);
     },
   };
+}
+
+function withVersion(
+  occurrence: ProviderOccurrence,
+  changeKey: string | null | undefined,
+): ProviderOccurrence {
+  const { version: _occurrenceVersion, ...facts } = occurrence.facts;
+  return { ...occurrence, facts: changeKey ? { ...facts, version: changeKey } : facts };
 }
 
 function readable(event: GraphEvent, calendar: ProviderCalendar): ProviderOccurrence {
@@ -140,21 +133,4 @@ function overlaps(occurrence: ProviderOccurrence, window: TimeWindow): boolean {
 /** Near the series' first start (to within a day: all-day masters come in their own zone). */
 function seriesStart(master: GraphEvent): Temporal.Instant | undefined {
   return master.start ? instantOrUndefined(`${master.start.dateTime.slice(0, 19)}Z`) : undefined;
-}
-
-function instantOrUndefined(value: string): Temporal.Instant | undefined {
-  try {
-    return Temporal.Instant.from(value);
-  } catch {
-    return undefined;
-  }
-}
-
-async function orUndefined<T>(read: Promise<T>): Promise<T | undefined> {
-  try {
-    return await read;
-  } catch (error) {
-    if (isAppError(error) && error.code === 'not_found') return undefined;
-    throw error;
-  }
 }

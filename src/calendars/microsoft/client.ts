@@ -1,9 +1,16 @@
 /**
- * Reads from Graph as a connected account: bearer tokens (one refresh on a first 401, then
- * reconnect_required), typed JSON, and paging over `@odata.nextLink`.
+ * Graph as a connected account: bearer tokens (one refresh on a first 401, then
+ * reconnect_required), typed JSON, paging over `@odata.nextLink`, and writes sent once.
  */
 import { AppError } from '../../errors.ts';
-import { graphGet, graphJson, providerName } from './graphRequest.ts';
+import {
+  type GraphWrite,
+  graphGet,
+  graphJson,
+  graphWrite,
+  graphWriteFailure,
+  providerName,
+} from './graphRequest.ts';
 import type { GraphPage } from './graphTypes.ts';
 import type { OAuthDeps } from './oauth.ts';
 import { type MicrosoftAccount, TokenKeeper } from './tokens.ts';
@@ -24,7 +31,8 @@ export class GraphClient {
 
   /** `path` below the API root, e.g. `/me/calendars`. */
   async get<T>(account: MicrosoftAccount, path: string, query: GraphQuery = {}): Promise<T> {
-    return graphJson<T>(await this.#authorized(account, this.#url(path, query)));
+    const url = this.#url(path, query);
+    return graphJson<T>(await this.#authorized(account, (token) => this.#read(account, url, token)));
   }
 
   /** Every item of a collection, following `@odata.nextLink` page by page. */
@@ -32,11 +40,45 @@ export class GraphClient {
     const items: T[] = [];
     let url: string | undefined = this.#url(path, query);
     while (url !== undefined) {
-      const page: GraphPage<T> = await graphJson<GraphPage<T>>(await this.#authorized(account, url));
+      const next: string = url;
+      const page = await graphJson<GraphPage<T>>(
+        await this.#authorized(account, (token) => this.#read(account, next, token)),
+      );
       items.push(...page.value);
       url = this.#nextLink(page['@odata.nextLink']);
     }
     return items;
+  }
+
+  /**
+   * A write to `path`, sent once: never repeated, except after a 401 (Graph applied nothing).
+   * Resolves with the JSON answer, or undefined when there is none (202, 204).
+   */
+  async write<T>(
+    account: MicrosoftAccount,
+    path: string,
+    write: Omit<GraphWrite, 'url'>,
+  ): Promise<T | undefined> {
+    const request = { ...write, url: this.#url(path, {}) };
+    const response = await this.#authorized(account, (token) =>
+      graphWrite(this.#deps.http, request, token, account.accountKey),
+    );
+    if (!response.ok) throw await graphWriteFailure(response);
+    const text = await response.text();
+    if (text === '') return undefined;
+    try {
+      return JSON.parse(text) as T;
+    } catch (cause) {
+      // Graph accepted the write but its answer cannot be read: what happened is for a read to tell.
+      throw new AppError('provider_unavailable', `${providerName} sent an unreadable answer.`, {
+        cause,
+        details: { reason: 'unreadable', status: response.status },
+      });
+    }
+  }
+
+  #read(account: MicrosoftAccount, url: string, token: string): Promise<Response> {
+    return graphGet(this.#deps.http, url, token, account.accountKey);
   }
 
   #url(path: string, query: GraphQuery): string {
@@ -53,8 +95,10 @@ export class GraphClient {
     throw new AppError('provider_unavailable', `${providerName} sent a next-page link to another host.`);
   }
 
-  async #authorized(account: MicrosoftAccount, url: string): Promise<Response> {
-    const send = (token: string) => graphGet(this.#deps.http, url, token, account.accountKey);
+  async #authorized(
+    account: MicrosoftAccount,
+    send: (token: string) => Promise<Response>,
+  ): Promise<Response> {
     const { accessToken, fresh } = await this.#tokens.current(account);
     const response = await send(accessToken);
     // A just-refreshed token that is still refused will not get better by refreshing again.

@@ -1,5 +1,5 @@
 /**
- * One GET to Graph with a bearer token, and the typed error for an answer that is not 2xx.
+ * One request to Graph with a bearer token, and the typed error for an answer that is not 2xx.
  * Retries, timeouts and the per-mailbox cap are ProviderHttp's; token refresh is the client's.
  */
 import { AppError } from '../../errors.ts';
@@ -7,6 +7,9 @@ import type { ProviderHttp } from '../providerHttp.ts';
 import type { GraphErrorBody } from './graphTypes.ts';
 
 export const providerName = 'Microsoft Graph';
+
+// Every date-time comes back in UTC; each event's own zone is in originalStartTimeZone.
+const utcTimes = 'outlook.timezone="UTC"';
 
 export function graphGet(
   http: ProviderHttp,
@@ -16,31 +19,64 @@ export function graphGet(
 ): Promise<Response> {
   return http.request({
     url,
-    headers: {
-      authorization: `Bearer ${accessToken}`,
-      accept: 'application/json',
-      // Every date-time comes back in UTC; each event's own zone is in originalStartTimeZone.
-      prefer: 'outlook.timezone="UTC"',
-    },
+    headers: { authorization: `Bearer ${accessToken}`, accept: 'application/json', prefer: utcTimes },
     idempotent: true,
     accountKey,
     provider: providerName,
   });
 }
 
-/** The AppError for a non-2xx Graph answer (the body is consumed). */
-export async function graphFailure(response: Response): Promise<AppError> {
+export interface GraphWrite {
+  method: 'POST' | 'PATCH' | 'DELETE';
+  url: string;
+  /** JSON body, if any. */
+  body?: unknown;
+  /** The changeKey the write is conditional on. */
+  changeKey?: string;
+}
+
+/** A write: sent once (ProviderHttp never repeats it), conditional on `changeKey` when given. */
+export function graphWrite(
+  http: ProviderHttp,
+  write: GraphWrite,
+  accessToken: string,
+  accountKey: string,
+): Promise<Response> {
+  const headers: Record<string, string> = {
+    authorization: `Bearer ${accessToken}`,
+    accept: 'application/json',
+    prefer: utcTimes,
+  };
+  if (write.body !== undefined) headers['content-type'] = 'application/json';
+  // Graph's entity tag is the changeKey in weak form, as in `@odata.etag`.
+  if (write.changeKey !== undefined) headers['if-match'] = `W/"${write.changeKey}"`;
+  return http.request({
+    url: write.url,
+    method: write.method,
+    headers,
+    body: write.body === undefined ? undefined : JSON.stringify(write.body),
+    idempotent: false,
+    accountKey,
+    provider: providerName,
+  });
+}
+
+async function errorDetails(response: Response) {
   const body = (await response.json().catch(() => ({}))) as GraphErrorBody;
-  const details = { status: response.status, graphCode: body.error?.code };
+  return { status: response.status, graphCode: body.error?.code };
+}
+
+const reconnect = (details: Record<string, unknown>) =>
+  new AppError('reconnect_required', 'Microsoft no longer accepts this account; connect it again.', {
+    details,
+  });
+
+/** The AppError for a non-2xx Graph answer to a read (the body is consumed). */
+export async function graphFailure(response: Response): Promise<AppError> {
+  const details = await errorDetails(response);
   switch (response.status) {
     case 401:
-      return new AppError(
-        'reconnect_required',
-        'Microsoft no longer accepts this account; connect it again.',
-        {
-          details,
-        },
-      );
+      return reconnect(details);
     // Forbidden is what Graph answers once a calendar is no longer shared with the user.
     case 403:
     case 404:
@@ -49,6 +85,40 @@ export async function graphFailure(response: Response): Promise<AppError> {
     default:
       return new AppError('provider_unavailable', `${providerName} answered HTTP ${response.status}.`, {
         details,
+      });
+  }
+}
+
+/**
+ * The AppError for a write Graph refused (the body is consumed). 429, 5xx and timeouts never
+ * get here: ProviderHttp turns them into provider_unavailable.
+ */
+export async function graphWriteFailure(response: Response): Promise<AppError> {
+  const details = await errorDetails(response);
+  switch (response.status) {
+    case 401:
+      return reconnect(details);
+    case 403:
+      return new AppError('calendar_read_only', `${providerName} does not allow changes to this calendar.`, {
+        details,
+      });
+    case 404:
+    case 410:
+      return new AppError('not_found', `${providerName} has no such item.`, { details });
+    // A changeKey that no longer matches (If-Match): someone changed the event meanwhile.
+    case 409:
+    case 412:
+      return new AppError('conflict', 'The event changed at Microsoft since it was read.', {
+        details: { reason: 'version', ...details },
+      });
+    default:
+      // Any other refusal (400: a change Graph does not accept) is definite: nothing was applied.
+      if (response.status < 500)
+        return new AppError('invalid_request', `${providerName} rejected the change.`, {
+          details: { reason: 'bad_request', ...details },
+        });
+      return new AppError('provider_unavailable', `${providerName} answered HTTP ${response.status}.`, {
+        details: { reason: 'server_error', ...details },
       });
   }
 }

@@ -1,5 +1,6 @@
 /**
- * The fake's Calendar API v3 subset: calendarList (list, get), events (list, get, instances).
+ * The fake's Calendar API v3 subset: calendarList (list, get), events (list, get, instances;
+ * insert, patch and delete in `writes.ts`).
  * Documented behaviour it reproduces: paging with nextPageToken (pages may be smaller than
  * maxResults), timeMin/timeMax as exclusive bounds on end/start, singleEvents expansion with
  * exceptions, orderBy=startTime only with singleEvents, nextSyncToken/syncToken (410 once
@@ -14,6 +15,7 @@ import type {
 } from '../../../src/calendars/google/resources.ts';
 import { type FakeRequest, type FakeResponse, googleError, json } from './http.ts';
 import { expandSeries, instantOf, sameOriginalStart } from './recurrence.ts';
+import { type EventStore, type FoundEvent, handleWrite } from './writes.ts';
 
 export interface FakeCalendarSeed {
   id: string;
@@ -56,7 +58,7 @@ const pageToken = {
   },
 };
 
-export class FakeCalendars {
+export class FakeCalendars implements EventStore {
   readonly #calendars = new Map<string, Calendar>();
   readonly #maxPageSize: number;
   #seq = 0;
@@ -99,6 +101,51 @@ export class FakeCalendars {
     Object.assign(stored, { seq: ++this.#seq, deleted: true });
   }
 
+  /** The event or instance with this id as the API serves it (deleted ones included); undefined when unknown. */
+  find(calendarId: string, eventId: string): FoundEvent | undefined {
+    const calendar = this.#calendar(calendarId);
+    const stored = calendar.events.get(eventId);
+    if (stored !== undefined) return { event: stored.event, stored: true, deleted: stored.deleted };
+    const instance = this.#expanded(calendar, [...calendar.events.values()], true).find(
+      (event) => event.id === eventId,
+    );
+    return instance && { event: instance, stored: false, deleted: false };
+  }
+
+  /** Every event held for the calendar (single events, masters, exceptions), deleted ones too. */
+  storedEvents(calendarId: string): FoundEvent[] {
+    return [...this.#calendar(calendarId).events.values()].map((entry) => ({
+      event: entry.event,
+      stored: true,
+      deleted: entry.deleted,
+    }));
+  }
+
+  accessRole(calendarId: string): GoogleAccessRole {
+    return this.#calendar(calendarId).seed.accessRole;
+  }
+
+  timeZone(calendarId: string): string {
+    return this.#calendar(calendarId).seed.timeZone;
+  }
+
+  /**
+   * Someone else changes an event or one instance behind the client's back: Google's patch
+   * semantics, no precondition. Returns the new etag.
+   */
+  changeEvent(calendarId: string, eventId: string, patch: Record<string, unknown>): string {
+    const response = handleWrite(this, {
+      method: 'PATCH',
+      calendarId,
+      eventId,
+      body: JSON.stringify(patch),
+      query: new URLSearchParams(),
+      asOwner: true,
+    });
+    if (response.status !== 200) throw new Error(`not a change the fake accepts: ${String(response.body)}`);
+    return (JSON.parse(String(response.body)) as GoogleEvent).etag ?? '';
+  }
+
   /** Every sync token issued so far becomes invalid (Google: 410 fullSyncRequired). */
   expireSyncTokens(): void {
     this.#syncFloor = this.#seq;
@@ -106,10 +153,22 @@ export class FakeCalendars {
 
   /** `path` is relative to `/calendar/v3`. */
   handle(request: FakeRequest, path: string): FakeResponse {
-    if (request.method !== 'GET')
-      return googleError(405, { reason: 'methodNotAllowed', message: 'Not supported by the fake' });
     const segments = path.split('/').slice(1).map(decodeURIComponent);
     const query = request.url.searchParams;
+    if (request.method !== 'GET') {
+      const calendarId = segments[1] ?? '';
+      if (segments[0] !== 'calendars' || segments[2] !== 'events' || segments.length > 4)
+        return googleError(404);
+      if (!this.#calendars.has(calendarId)) return googleError(404);
+      return handleWrite(this, {
+        method: request.method,
+        calendarId,
+        eventId: segments[3],
+        body: request.body,
+        query,
+        ifMatch: request.headers['if-match'],
+      });
+    }
     if (segments[0] === 'users' && segments[1] === 'me' && segments[2] === 'calendarList') {
       if (segments.length === 3) return this.#calendarList(query);
       if (segments.length === 4) return this.#calendarListEntry(segments[3]!);

@@ -31,6 +31,11 @@ interface PendingCode {
   expiresAt: number;
 }
 
+/** Scopes that allow changing events (the read-only ones do not). */
+const writeScopes = new Set([
+  'https://www.googleapis.com/auth/calendar',
+  'https://www.googleapis.com/auth/calendar.events',
+]);
 const token = (prefix: string) => `${prefix}${randomBytes(24).toString('base64url')}`;
 const s256 = (verifier: string) => createHash('sha256').update(verifier).digest('base64url');
 const oauthError = (status: number, error: string, description: string) =>
@@ -127,15 +132,18 @@ export class FakeOAuth {
     }
   }
 
-  /** undefined when the bearer token may read calendars; else Google's 401/403 answer. */
-  check(authorization: string | undefined): FakeResponse | undefined {
+  /** undefined when the bearer token may read (or write) calendars; else Google's 401/403 answer. */
+  check(authorization: string | undefined, access: { write?: boolean } = {}): FakeResponse | undefined {
     const bearer = /^Bearer (\S+)$/.exec(authorization ?? '')?.[1];
     if (bearer === undefined) {
       return googleError(401, { reason: 'required', message: 'Login Required.' });
     }
     const grant = this.#accessTokens.get(bearer);
     if (grant === undefined || grant.expiresAt <= this.#now()) return googleError(401);
-    if (!grant.scopes.some((scope) => scope.startsWith('https://www.googleapis.com/auth/calendar'))) {
+    const allowed = access.write
+      ? (scope: string) => writeScopes.has(scope)
+      : (scope: string) => scope.startsWith('https://www.googleapis.com/auth/calendar');
+    if (!grant.scopes.some(allowed)) {
       return googleError(403, {
         reason: 'insufficientPermissions',
         domain: 'global',

@@ -2,8 +2,10 @@
  * Expansion of the simple series the fake supports: one `RRULE` with FREQ=DAILY or WEEKLY,
  * optional INTERVAL, COUNT or UNTIL (no BYDAY, no EXDATE — cancel an instance with an
  * exception event instead). Instances keep the master's wall-clock time in its zone across
- * DST changes and its exact duration, and get Google's instance ids (`{id}_{start}`).
+ * DST changes and its exact duration, and get Google's instance ids (`{id}_{start}`) and
+ * etags of their own that change with the master's.
  */
+import { createHash } from 'node:crypto';
 import type { GoogleEvent, GoogleEventDateTime } from '../../../src/calendars/google/resources.ts';
 
 /** Unbounded series stop after this many instances. */
@@ -57,6 +59,10 @@ export function instantOf(value: GoogleEventDateTime, zone: string): Temporal.In
         .toInstant();
 }
 
+/** An instance's etag: its own, and a new one whenever the master changes. */
+const instanceEtag = (masterEtag: string | undefined, id: string) =>
+  `"${BigInt(`0x${createHash('sha256').update(`${masterEtag} ${id}`).digest('hex').slice(0, 13)}`)}"`;
+
 /** Every instance of `master` (a stored event with `recurrence`), in order. */
 export function expandSeries(master: GoogleEvent, calendarZone: string): GoogleEvent[] {
   const rule = parseRule(master.recurrence ?? []);
@@ -74,9 +80,11 @@ export function expandSeries(master: GoogleEvent, calendarZone: string): GoogleE
     for (let i = 0; i < limit; i++) {
       const day = first.add({ [rule.step]: i * rule.interval });
       if (until !== undefined && Temporal.PlainDate.compare(day, until) > 0) break;
+      const id = `${master.id}_${basicFromIso(day.toString())}`;
       instances.push({
         ...template,
-        id: `${master.id}_${basicFromIso(day.toString())}`,
+        etag: instanceEtag(master.etag, id),
+        id,
         recurringEventId: master.id,
         originalStartTime: { date: day.toString() },
         start: { date: day.toString() },
@@ -94,9 +102,11 @@ export function expandSeries(master: GoogleEvent, calendarZone: string): GoogleE
     const at = first.add({ [rule.step]: i * rule.interval });
     if (until !== undefined && Temporal.Instant.compare(at.toInstant(), until) > 0) break;
     const when = { dateTime: formatDateTime(at), timeZone: zone };
+    const id = `${master.id}_${basicFromIso(at.toInstant().toString())}`;
     instances.push({
       ...template,
-      id: `${master.id}_${basicFromIso(at.toInstant().toString())}`,
+      etag: instanceEtag(master.etag, id),
+      id,
       recurringEventId: master.id,
       originalStartTime: when,
       start: when,

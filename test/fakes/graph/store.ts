@@ -1,7 +1,7 @@
 /**
  * The fake's mailbox data: seeds (local times in a real zone, like a person types them) and
  * their rendering in Graph's documented event shape, with weekly series expanded into
- * `occurrence` and `exception` instances.
+ * `occurrence` and `exception` instances. Writes change the seeds themselves (`writes.ts`).
  */
 
 export interface FakeGraphUserSeed {
@@ -26,7 +26,8 @@ export interface FakeGraphCalendarSeed {
  * One event. `start`/`end` are local (`2026-06-10T09:30:00`, or dates for all-day events) in
  * `zone` (an IANA zone the fake computes with, default UTC); Graph reports the zone under the
  * name `originalStartTimeZone` (a Windows name, say; default `zone`). Any other member is a
- * Graph event property and is returned as given (subject, body, locations, attendees, …).
+ * Graph event property and is returned as given (subject, body, locations, attendees, …);
+ * `changeKey` defaults to `ck-<id>`, `singleValueExtendedProperties` are kept but not returned.
  */
 export interface FakeGraphEventSeed {
   id: string;
@@ -42,10 +43,21 @@ export interface FakeGraphEventSeed {
 
 export interface FakeWeeklySeries {
   count: number;
-  /** Instances moved or changed: by index (0 = first), new local start/end and other properties. */
-  exceptions?: Array<{ index: number; start?: string; end?: string; [graphProperty: string]: unknown }>;
+  /**
+   * Instances moved or changed: by index (0 = first), new local start/end (in `zone`, default
+   * the series' zone) and other properties, `changeKey` included.
+   */
+  exceptions?: FakeGraphException[];
   /** Indexes of deleted instances. */
   cancelled?: number[];
+}
+
+export interface FakeGraphException {
+  index: number;
+  start?: string;
+  end?: string;
+  zone?: string;
+  [graphProperty: string]: unknown;
 }
 
 /** An event or instance placed in time, ready to render. */
@@ -55,11 +67,20 @@ export interface StoredItem {
   start: Temporal.ZonedDateTime;
   end: Temporal.ZonedDateTime;
   allDay: boolean;
+  /** The zone's name as Graph reports it (`originalStartTimeZone`). */
+  zoneName: string;
+  changeKey: string;
   seed: FakeGraphEventSeed;
   seriesMasterId?: string;
   originalStart?: Temporal.Instant;
+  /** An instance's position in its series (0 = first). */
+  index?: number;
   overrides?: Record<string, unknown>;
 }
+
+/** A seed's changeKey, as written or derived from its id (`ck-<id>`). */
+export const seedChangeKey = (seed: FakeGraphEventSeed): string =>
+  typeof seed.changeKey === 'string' ? seed.changeKey : `ck-${seed.id}`;
 
 const place = (local: string, zone: string, allDay: boolean): Temporal.ZonedDateTime =>
   allDay
@@ -76,32 +97,50 @@ export function storedEvent(seed: FakeGraphEventSeed): StoredItem {
     start: place(seed.start, zone, allDay),
     end: place(seed.end, zone, allDay),
     allDay,
+    zoneName: seed.originalStartTimeZone ?? zone,
+    changeKey: seedChangeKey(seed),
     seed,
   };
 }
 
-/** A series' instances: wall-clock times repeat across DST changes, as in Outlook. */
+/**
+ * A series' instances: wall-clock times repeat across DST changes, as in Outlook. An unchanged
+ * occurrence shares the master's changeKey (it is the master's data); an exception has its own.
+ */
 export function seriesInstances(master: StoredItem): StoredItem[] {
   const series = master.seed.weekly;
   if (series === undefined) return [];
-  const zone = master.start.timeZoneId;
   const instances: StoredItem[] = [];
   for (let index = 0; index < series.count; index++) {
     if (series.cancelled?.includes(index)) continue;
     const start = master.start.add({ weeks: index });
     const end = master.end.add({ weeks: index });
     const exception = series.exceptions?.find((candidate) => candidate.index === index);
-    const { index: _index, start: movedStart, end: movedEnd, ...overrides } = exception ?? {};
+    const {
+      index: _index,
+      start: movedStart,
+      end: movedEnd,
+      zone: movedZone,
+      ...overrides
+    }: Partial<FakeGraphException> = exception ?? {};
+    const zone = typeof movedZone === 'string' ? movedZone : master.start.timeZoneId;
+    const allDay = typeof overrides.isAllDay === 'boolean' ? overrides.isAllDay : master.allDay;
     const localDate = start.toPlainDate().toString().replaceAll('-', '');
     instances.push({
       id: `${master.id}_${localDate}`,
       type: exception ? 'exception' : 'occurrence',
-      start: typeof movedStart === 'string' ? place(movedStart, zone, master.allDay) : start,
-      end: typeof movedEnd === 'string' ? place(movedEnd, zone, master.allDay) : end,
-      allDay: master.allDay,
+      start: typeof movedStart === 'string' ? place(movedStart, zone, allDay) : start,
+      end: typeof movedEnd === 'string' ? place(movedEnd, zone, allDay) : end,
+      allDay,
+      zoneName:
+        typeof overrides.originalStartTimeZone === 'string'
+          ? overrides.originalStartTimeZone
+          : master.zoneName,
+      changeKey: typeof overrides.changeKey === 'string' ? overrides.changeKey : master.changeKey,
       seed: master.seed,
       seriesMasterId: master.id,
       originalStart: start.toInstant(),
+      index,
       overrides,
     });
   }
@@ -130,31 +169,18 @@ export function renderEvent(
   owner: { name?: string; address: string },
   preferred: { zone: string; name: string },
 ): Record<string, unknown> {
-  const {
-    id: _id,
-    start: _start,
-    end: _end,
-    zone: _zone,
-    weekly,
-    isAllDay: _allDay,
-    ...properties
-  } = item.seed;
-  const originalZone = item.seed.originalStartTimeZone ?? item.start.timeZoneId;
+  const { weekly } = item.seed;
+  const originalZone = item.zoneName;
   const moment = (value: Temporal.ZonedDateTime) =>
     item.allDay
       ? { dateTime: graphDateTime(value), timeZone: originalZone }
       : { dateTime: graphDateTime(value.withTimeZone(preferred.zone)), timeZone: preferred.name };
-  const changeKey = `ck-${item.id}`;
   return {
-    '@odata.etag': `W/"${changeKey}"`,
     id: item.id,
     createdDateTime: '2026-01-05T08:00:00.0000000Z',
     lastModifiedDateTime: '2026-01-05T08:00:00.0000000Z',
-    changeKey,
     categories: [],
     transactionId: null,
-    originalStartTimeZone: originalZone,
-    originalEndTimeZone: originalZone,
     iCalUId: `040000008200E00074C5B7101A82E008-${item.seriesMasterId ?? item.id}`,
     reminderMinutesBeforeStart: 15,
     isReminderOn: true,
@@ -163,7 +189,6 @@ export function renderEvent(
     bodyPreview: '',
     importance: 'normal',
     sensitivity: 'normal',
-    isAllDay: item.allDay,
     isCancelled: false,
     isOrganizer: true,
     responseRequested: true,
@@ -192,11 +217,24 @@ export function renderEvent(
     organizer: { emailAddress: { name: owner.name ?? owner.address, address: owner.address } },
     onlineMeeting: null,
     ...(item.originalStart ? { originalStart: item.originalStart.toString() } : {}),
-    ...properties,
-    ...item.overrides,
+    ...graphProperties(item.seed),
+    ...graphProperties(item.overrides ?? {}),
+    '@odata.etag': `W/"${item.changeKey}"`,
+    changeKey: item.changeKey,
+    originalStartTimeZone: originalZone,
+    originalEndTimeZone: originalZone,
+    isAllDay: item.allDay,
     start: moment(item.start),
     end: moment(item.end),
   };
+}
+
+// The fake's own keys, and extended properties (Graph returns those only when expanded).
+const fakeKeys = new Set(['id', 'start', 'end', 'zone', 'weekly', 'index', 'singleValueExtendedProperties']);
+
+/** The Graph properties a seed or exception holds, without the fake's own keys. */
+function graphProperties(values: Record<string, unknown>): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(values).filter(([name]) => !fakeKeys.has(name)));
 }
 
 function recurrence(item: StoredItem, weekly: FakeWeeklySeries, zone: string): Record<string, unknown> {

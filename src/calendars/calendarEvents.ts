@@ -2,7 +2,7 @@
  * Reads one calendar's events in a window as the client may see them: provider occurrences
  * through the account's adapter, then the core's placement, masking and edit rights.
  */
-import { type EventIds, type PlacedEvent, toEvents } from '../domain/occurrences.ts';
+import { type CalendarView, type EventIds, type PlacedEvent, toEvents } from '../domain/occurrences.ts';
 import { AppError } from '../errors.ts';
 import { providerDetailCap } from '../policy/consent.ts';
 import { type DetailLevel, lowerDetail } from '../policy/workspacePolicy.ts';
@@ -58,8 +58,19 @@ export async function readCalendarEvents(
   const { occurrences, skipped } = await withAccount(deps, account, (access) =>
     provider.listEvents(access, calendar, options.window),
   );
+  return {
+    events: toEvents(occurrences, calendarView(calendar, options), deps.ids, options.window),
+    skipped,
+  };
+}
+
+/** How the client sees this calendar's events: its level, private details, and the zone for floating times. */
+export function calendarView(
+  calendar: CalendarRecord,
+  options: Pick<ReadOptions, 'detailLevel' | 'privateDetails' | 'timeZone'>,
+): CalendarView {
   const placementZone = calendar.timeZone ?? options.timeZone;
-  const view = {
+  return {
     calendarId: calendar.id,
     access: calendar.access,
     // The provider's right caps what was granted here too, whoever the caller is.
@@ -67,5 +78,4 @@ export async function readCalendarEvents(
     privateDetails: options.privateDetails,
     ...(placementZone === undefined ? {} : { placementZone }),
   };
-  return { events: toEvents(occurrences, view, deps.ids, options.window), skipped };
 }

@@ -5,24 +5,19 @@
  * A calendar that cannot be read is reported in `excluded`, never silently left out.
  */
 
-import { compareEvents, type EventIds, type PlacedEvent } from '../domain/occurrences.ts';
+import { compareEvents, type PlacedEvent } from '../domain/occurrences.ts';
 import type { ReadRequest } from '../domain/readRequest.ts';
 import { AppError, isAppError } from '../errors.ts';
-import { effectiveDetailLevel } from '../policy/consent.ts';
 import { narrowRights } from '../policy/eventRights.ts';
 import type { Principal } from '../policy/principal.ts';
 import type { DetailLevel } from '../policy/workspacePolicy.ts';
-import {
-  type CalendarRecord,
-  type ConnectedAccount,
-  findAccount,
-  findCalendars,
-} from '../store/connectedAccounts.ts';
 import type { AccountDeps } from './accounts.ts';
 import { needsTimeZone, readCalendarEvents } from './calendarEvents.ts';
+import type { EventIdCodec } from './eventIds.ts';
+import { permittedCalendars } from './permittedCalendars.ts';
 
 export interface ReadDeps extends AccountDeps {
-  ids: EventIds;
+  ids: EventIdCodec;
   /** Told about failures that were not the provider's answer (they are still reported as excluded). */
   onUnexpectedError?: (error: unknown) => void;
 }
@@ -49,51 +44,6 @@ export interface EventsRead {
   levels: Map<string, DetailLevel>;
 }
 
-interface Target {
-  calendar: CalendarRecord;
-  account: ConnectedAccount;
-  level: DetailLevel;
-}
-
-/** The requested calendars, each granted and still the person's; otherwise calendar_not_permitted. */
-async function targets(
-  deps: ReadDeps,
-  principal: Principal,
-  calendarIds: readonly string[],
-): Promise<Target[]> {
-  const granted = new Map(principal.calendars.map((c) => [c.calendarId, c.detailLevel]));
-  const records = new Map((await findCalendars(deps.db, calendarIds)).map((c) => [c.id, c]));
-  const accounts = new Map<string, ConnectedAccount | undefined>();
-  const result: Target[] = [];
-  const refused: string[] = [];
-  for (const id of calendarIds) {
-    const calendar = records.get(id);
-    const level = granted.get(id);
-    if (calendar !== undefined && !accounts.has(calendar.accountId)) {
-      accounts.set(calendar.accountId, await findAccount(deps.db, calendar.accountId));
-    }
-    const account = calendar && accounts.get(calendar.accountId);
-    if (
-      calendar === undefined ||
-      level === undefined ||
-      account === undefined ||
-      account.userId !== principal.userId ||
-      account.workspaceId !== principal.workspaceId
-    ) {
-      refused.push(id);
-      continue;
-    }
-    result.push({ calendar, account, level: effectiveDetailLevel(level, principal.policy, calendar.access) });
-  }
-  // Unknown and forbidden ids get the same answer: no existence oracle.
-  if (refused.length > 0) {
-    throw new AppError('calendar_not_permitted', 'These calendars are not part of this grant.', {
-      details: { calendarIds: refused },
-    });
-  }
-  return result;
-}
-
 function exclusionReason(error: unknown): ExclusionReason | undefined {
   if (!isAppError(error)) return undefined;
   switch (error.code) {
@@ -111,7 +61,7 @@ export async function readEvents(
   principal: Principal,
   request: ReadRequest,
 ): Promise<EventsRead> {
-  const chosen = await targets(deps, principal, request.calendarIds);
+  const chosen = await permittedCalendars(deps.db, principal, request.calendarIds);
   // Decided for every calendar before any provider call: no zone is ever guessed.
   const zoneless = chosen.filter((t) => needsTimeZone(t.account, t.calendar, request.timeZone));
   if (zoneless.length > 0) {

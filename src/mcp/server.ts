@@ -25,7 +25,7 @@ export interface McpDeps {
 }
 
 const instructions =
-  'Calendar access for the user who authorized this assistant. Call list_calendars first and use its ids. Times: start/end need Z or an offset; windows are at most 744 elapsed hours, so split longer periods. If a tool answers time_zone_required, ask the user for their time zone (never guess it) and pass it as timeZone. Results show only what the user shared: a "Busy" title is a placeholder, not the real title.';
+  'Calendar access for the user who authorized this assistant. Call list_calendars first and use its ids. Times: start/end need Z or an offset; windows are at most 744 elapsed hours, so split longer periods. If a tool answers time_zone_required, ask the user for their time zone (never guess it) and pass it as timeZone. Results show only what the user shared: a "Busy" title is a placeholder, not the real title. Writes (when offered): change only events with canEdit true, give scope for recurring events, pass an idempotencyKey to create_event, and after write_outcome_unknown read the event before doing anything else.';
 
 const listing = (tool: ToolDefinition): Tool => ({
   name: tool.name,

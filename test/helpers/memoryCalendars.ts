@@ -1,16 +1,20 @@
 /**
- * An in-memory calendar provider behind the real read path (accounts, sealed credentials, ids,
- * masking): for tests of the read surfaces that need exact occurrences or injected failures.
+ * An in-memory calendar provider behind the real read and write paths (accounts, sealed
+ * credentials, ids, masking, versions): for tests of the surfaces that need exact occurrences or
+ * injected failures.
  * The adapters themselves are tested against Radicale and the Google/Graph fakes.
  */
 import type {
   CalendarAccess,
   CalendarProvider,
   EditFacts,
+  EventFields,
+  EventWriter,
   ProviderCalendar,
   ProviderOccurrence,
   SkippedItem,
 } from '../../src/calendars/provider.ts';
+import { AppError } from '../../src/errors.ts';
 import type { AppContext } from '../../src/http/context.ts';
 import { newId } from '../../src/lib/ids.ts';
 import { insertAccount, syncCalendars } from '../../src/store/connectedAccounts.ts';
@@ -22,6 +26,12 @@ export interface MemoryCalendar {
   occurrences: ProviderOccurrence[];
   /** Thrown by listEvents instead of answering. */
   failure?: Error;
+  /** Thrown by the next write; with `applied` the write is made first (a timeout after the provider applied it). */
+  writeFailure?: { error: Error; applied: boolean };
+  /** Thrown by getEvent while set (a provider that cannot be read). */
+  readFailure?: Error;
+  /** Runs once at the start of the next write: someone else's change between the fresh read and the write. */
+  beforeWrite?: () => void;
   skipped?: SkippedItem[];
 }
 
@@ -76,8 +86,125 @@ export function memoryProvider<K extends 'caldav' | 'google'>(
       if (found.failure !== undefined) throw found.failure;
       return { occurrences: found.occurrences, skipped: found.skipped ?? [] };
     },
-    getEvent: async (_account, calendar, id, recurrenceId) =>
-      find(calendar).occurrences.find((o) => o.providerEventId === id && o.recurrenceId === recurrenceId),
+    async getEvent(_account, calendar, id, recurrenceId) {
+      const found = find(calendar);
+      if (found.readFailure !== undefined) throw found.readFailure;
+      return found.occurrences.find(
+        (o) => o.providerEventId === id && (recurrenceId === undefined || o.recurrenceId === recurrenceId),
+      );
+    },
+    writer: memoryWriter(find) as unknown as EventWriter<K>,
+  };
+}
+
+let version = 100;
+const nextVersion = () => `"${++version}"`;
+
+/** Applies fields to an occurrence as a provider would store them. */
+function applied(o: ProviderOccurrence, fields: EventFields): ProviderOccurrence {
+  const next: ProviderOccurrence = { ...o, facts: { ...o.facts, version: nextVersion() } };
+  if (fields.title !== undefined) next.title = fields.title;
+  if (fields.description === null) delete next.description;
+  else if (fields.description !== undefined) next.description = fields.description;
+  if (fields.location === null) delete next.locations;
+  else if (fields.location !== undefined) next.locations = [{ name: fields.location }];
+  if (fields.freeBusyStatus !== undefined) next.freeBusyStatus = fields.freeBusyStatus;
+  if (fields.privacy !== undefined) next.privacy = fields.privacy;
+  const timing = fields.timing;
+  if (timing?.allDay === true) {
+    const start = Temporal.PlainDate.from(timing.startDate);
+    Object.assign(next, {
+      start: `${timing.startDate}T00:00:00`,
+      duration: start.until(Temporal.PlainDate.from(timing.endDate)).toString(),
+      showWithoutTime: true,
+    });
+    delete next.timeZone;
+  } else if (timing !== undefined) {
+    const start = Temporal.PlainDateTime.from(timing.start).toZonedDateTime(timing.timeZone);
+    const end = Temporal.PlainDateTime.from(timing.end).toZonedDateTime(timing.timeZone);
+    Object.assign(next, {
+      start: timing.start,
+      timeZone: timing.timeZone,
+      duration: start.until(end, { largestUnit: 'hours' }).toString(),
+      showWithoutTime: false,
+    });
+  }
+  return next;
+}
+
+/** Writes to the in-memory calendars with versions checked like If-Match, and injectable failures. */
+function memoryWriter(find: (calendar: ProviderCalendar) => MemoryCalendar): EventWriter {
+  /** Runs the write unless a failure is injected; an `applied` failure runs it and then fails. */
+  const guarded = (calendar: MemoryCalendar, write: () => void) => {
+    const meanwhile = calendar.beforeWrite;
+    calendar.beforeWrite = undefined;
+    meanwhile?.();
+    const failure = calendar.writeFailure;
+    calendar.writeFailure = undefined;
+    if (failure?.applied) write();
+    if (failure !== undefined) throw failure.error;
+    write();
+  };
+  const matching = (calendar: MemoryCalendar, id: string, recurrenceId: string | undefined) =>
+    calendar.occurrences.filter(
+      (o) => o.providerEventId === id && (recurrenceId === undefined || o.recurrenceId === recurrenceId),
+    );
+  const checkVersion = (
+    calendar: MemoryCalendar,
+    id: string,
+    recurrenceId: string | undefined,
+    expected: string,
+  ) => {
+    const [first] = matching(calendar, id, recurrenceId);
+    if (first === undefined) throw new AppError('not_found', 'No such event.');
+    if (first.facts.version !== expected) {
+      throw new AppError('conflict', 'Version changed.', { details: { reason: 'version' } });
+    }
+  };
+  return {
+    async createEvent(_account, calendar, event, uid) {
+      const found = find(calendar);
+      guarded(found, () => {
+        if (found.occurrences.some((o) => o.providerEventId === uid)) {
+          throw new AppError('conflict', 'Exists.', { details: { reason: 'exists' } });
+        }
+        const base = occurrence({
+          providerEventId: uid,
+          start: '2000-01-01T00:00:00',
+          facts: { ...ownFacts },
+        });
+        found.occurrences.push(applied(base, event));
+      });
+      return uid;
+    },
+    findCreated: async (_account, calendar, uid) =>
+      find(calendar).occurrences.some((o) => o.providerEventId === uid) ? uid : undefined,
+    async updateEvent(_account, calendar, target, changes) {
+      const found = find(calendar);
+      guarded(found, () => {
+        checkVersion(found, target.providerEventId, target.recurrenceId, target.version);
+        const hit = new Set(matching(found, target.providerEventId, target.recurrenceId));
+        found.occurrences = found.occurrences.map((o) => (hit.has(o) ? applied(o, changes) : o));
+      });
+    },
+    async deleteEvent(_account, calendar, target) {
+      const found = find(calendar);
+      guarded(found, () => {
+        checkVersion(found, target.providerEventId, target.recurrenceId, target.version);
+        const hit = new Set(matching(found, target.providerEventId, target.recurrenceId));
+        found.occurrences = found.occurrences.filter((o) => !hit.has(o));
+      });
+    },
+    async respondToEvent(_account, calendar, target, answer) {
+      const found = find(calendar);
+      guarded(found, () => {
+        checkVersion(found, target.providerEventId, target.recurrenceId, target.version);
+        const hit = new Set(matching(found, target.providerEventId, target.recurrenceId));
+        found.occurrences = found.occurrences.map((o) =>
+          hit.has(o) ? { ...applied(o, {}), responseStatus: answer.response } : o,
+        );
+      });
+    },
   };
 }
 

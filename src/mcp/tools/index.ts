@@ -1,8 +1,21 @@
 /** The tools this server offers, in the order they are listed. */
 import type { ToolDefinition } from '../tool.ts';
+import { createEvent } from './createEvent.ts';
+import { deleteEvent } from './deleteEvent.ts';
 import { getAvailability } from './getAvailability.ts';
 import { listCalendars } from './listCalendars.ts';
 import { listEvents } from './listEvents.ts';
+import { respondToEvent } from './respondToEvent.ts';
 import { searchEvents } from './searchEvents.ts';
+import { updateEvent } from './updateEvent.ts';
 
-export const tools: readonly ToolDefinition[] = [listCalendars, searchEvents, listEvents, getAvailability];
+export const tools: readonly ToolDefinition[] = [
+  listCalendars,
+  searchEvents,
+  listEvents,
+  getAvailability,
+  createEvent,
+  updateEvent,
+  deleteEvent,
+  respondToEvent,
+];

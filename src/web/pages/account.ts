@@ -1,4 +1,4 @@
-/** The account page: profile, password, the person's workspaces, calendars and connected apps. */
+/** The account page: profile, password, the person's workspaces, calendars, connected apps and their changes. */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Authorization } from '../../auth/setup.ts';
 import type { AppContext } from '../../http/context.ts';
@@ -12,6 +12,7 @@ import { correctable, formOf, sendHtml } from '../forms.ts';
 import { html } from '../html.ts';
 import { csrfField, page } from '../layout.ts';
 import { requireUser } from '../visitor.ts';
+import { appWritesSection } from './appWrites.ts';
 import { connectedAppNotices, connectedAppsSection, registerConnectedAppRoutes } from './connectedApps.ts';
 import { connectionNotices, connectionsSection, registerConnectionRoutes } from './connections.ts';
 
@@ -34,6 +35,7 @@ export function registerAccountPages(app: FastifyInstance, ctx: AppContext, auth
     const workspaces = await workspacesOf(ctx.db, user.id);
     const connections = await Promise.all(workspaces.map((w) => connectionsSection(ctx, user, w, csrf)));
     const apps = await connectedAppsSection(ctx, user, csrf);
+    const writes = await appWritesSection(ctx, user);
     return page(
       { title: 'Your account', user, csrfToken: csrf, ...messages },
       html`<section>
@@ -77,6 +79,10 @@ ${workspaces.length === 0 ? html`<p>Join a workspace to connect calendar account
 <section>
 <h2>Connected apps</h2>
 ${apps}
+</section>
+<section>
+<h2>Changes made by apps</h2>
+${writes}
 </section>`,
     );
   };

@@ -1,0 +1,54 @@
+/** Every write attempt on a calendar is recorded with what came of it — never event content. */
+import { type AppError, isAppError } from '../../errors.ts';
+import { epochMs } from '../../lib/clock.ts';
+import type { Principal } from '../../policy/principal.ts';
+import { recordEventWrite, type WriteAction, type WriteOutcome } from '../../store/eventWrites.ts';
+import type { ReadDeps } from '../readEvents.ts';
+
+export interface WriteSubject {
+  action: WriteAction;
+  calendarId: string;
+  eventId: string | null;
+  occurrenceId: string | null;
+  scope: 'occurrence' | 'series' | null;
+}
+
+function outcomeOf(error: AppError): WriteOutcome {
+  if (error.code === 'conflict') return 'conflict';
+  if (error.code === 'write_outcome_unknown') return 'unknown';
+  // A provider failure before or during the write that did not make it.
+  if (error.code === 'provider_unavailable' || error.code === 'reconnect_required') return 'not_applied';
+  return 'refused';
+}
+
+/** Runs the write and records its outcome; `subject` may be completed by the run (a new event's id). */
+export async function audited<T extends { outcome: WriteOutcome }>(
+  deps: ReadDeps,
+  principal: Principal,
+  subject: WriteSubject,
+  run: () => Promise<T>,
+): Promise<T> {
+  const record = async (outcome: WriteOutcome, errorCode: string | null) =>
+    recordEventWrite(deps.db, {
+      userId: principal.userId,
+      workspaceId: principal.workspaceId,
+      grantId: principal.grantId,
+      clientId: principal.clientId,
+      ...subject,
+      outcome,
+      errorCode,
+      at: epochMs(deps.clock),
+    });
+  let result: T;
+  try {
+    result = await run();
+  } catch (error) {
+    await record(
+      isAppError(error) ? outcomeOf(error) : 'unknown',
+      isAppError(error) ? error.code : 'internal_error',
+    );
+    throw error;
+  }
+  await record(result.outcome, null);
+  return result;
+}

@@ -1,0 +1,291 @@
+/**
+ * update_event, delete_event and respond_to_event: the event named by the client, read fresh
+ * from the provider with the calendar's current rights; a recurring event only with an explicit
+ * scope (an occurrence edit never touches the series); the write conditional on the version
+ * just read, so a change made in between is a `conflict` (with the event as it now is), never
+ * a lost update; and a timed-out write settled by reading, never by repeating it.
+ */
+import type { Event } from '../../domain/event.ts';
+import { parseTiming, type TimingInput } from '../../domain/eventTiming.ts';
+import { toEvent } from '../../domain/occurrences.ts';
+import { respondBlockedReason, showsChanges, showsResponse } from '../../domain/writeChecks.ts';
+import { AppError, invalidField, isAppError } from '../../errors.ts';
+import { narrowRights } from '../../policy/eventRights.ts';
+import type { Principal } from '../../policy/principal.ts';
+import { withAccount } from '../accounts.ts';
+import type { EventFields, ProviderOccurrence, RsvpResponse, WriteTarget } from '../provider.ts';
+import type { ReadDeps } from '../readEvents.ts';
+import { providerFor } from '../registry.ts';
+import { audited, type WriteSubject } from './audited.ts';
+import { type EventRef, resolveEvent } from './eventRefs.ts';
+import {
+  checkEditable,
+  type FreshCalendar,
+  freshCalendar,
+  maskedFor,
+  refusal,
+  requireScope,
+} from './freshCalendar.ts';
+import { type Attempt, attempt, type Settled } from './settle.ts';
+
+export type WriteScope = 'occurrence' | 'series';
+
+export interface EventAddress {
+  eventId: string;
+  occurrenceId?: string;
+  scope?: WriteScope;
+}
+
+export interface ChangedEvent {
+  outcome: 'applied';
+  event: Event;
+  /** The provider did not confirm; a fresh read showed the change made. */
+  confirmedByRead: boolean;
+}
+
+export interface DeletedEvent {
+  outcome: 'applied';
+  confirmedByRead: boolean;
+}
+
+export interface Changes extends Omit<EventFields, 'timing'> {
+  timing?: TimingInput;
+}
+
+/** What the write addresses, as just read. */
+interface Addressed {
+  target: WriteTarget;
+  occurrence: ProviderOccurrence;
+}
+
+/** The occurrence or series a write addresses, read fresh; a recurring event needs a scope. */
+async function address(
+  fresh: FreshCalendar,
+  ref: EventRef,
+  scope: WriteScope | undefined,
+): Promise<Addressed> {
+  const read = (recurrenceId?: string) =>
+    fresh.provider.getEvent(fresh.access, fresh.calendar, ref.providerEventId, recurrenceId);
+  const named = ref.occurrence?.recurrenceId;
+  const first = await read(named);
+  if (first === undefined) throw new AppError('not_found', 'This event no longer exists.');
+  if (!first.facts.recurring) return { occurrence: first, target: targetOf(first, undefined) };
+  if (scope === undefined) {
+    throw refusal(
+      'recurring_event',
+      'This event repeats: say scope "occurrence" (only the occurrence named by occurrenceId) or "series" (every occurrence).',
+    );
+  }
+  if (scope === 'occurrence') {
+    if (named === undefined) {
+      throw invalidField(
+        'occurrenceId',
+        'scope "occurrence" needs the occurrenceId of the occurrence to change.',
+      );
+    }
+    return { occurrence: first, target: targetOf(first, named) };
+  }
+  // The series: its own version, which an occurrence's read need not carry.
+  const series = named === undefined ? first : await read();
+  if (series === undefined) throw new AppError('not_found', 'This event no longer exists.');
+  return { occurrence: series, target: targetOf(series, undefined) };
+}
+
+function targetOf(occurrence: ProviderOccurrence, recurrenceId: string | undefined): WriteTarget {
+  const version = occurrence.facts.version;
+  if (version === undefined) throw refusal('version_unavailable');
+  return {
+    providerEventId: occurrence.providerEventId,
+    version,
+    ...(recurrenceId === undefined ? {} : { recurrenceId }),
+  };
+}
+
+const readTarget = (fresh: FreshCalendar, target: WriteTarget) =>
+  fresh.provider.getEvent(fresh.access, fresh.calendar, target.providerEventId, target.recurrenceId);
+
+function clientEvent(
+  deps: ReadDeps,
+  principal: Principal,
+  fresh: FreshCalendar,
+  occurrence: ProviderOccurrence,
+) {
+  return narrowRights(toEvent(occurrence, fresh.view, deps.ids), principal.scopes);
+}
+
+/** A version conflict: nothing was written; the client gets the event as it now is. */
+async function conflict(deps: ReadDeps, principal: Principal, fresh: FreshCalendar, target: WriteTarget) {
+  const current = await readTarget(fresh, target).catch(() => undefined);
+  return new AppError(
+    'conflict',
+    current === undefined
+      ? 'The event changed or was deleted since it was read; nothing was changed.'
+      : 'The event changed since it was read; nothing was changed. Here it is as it is now: check that the change still makes sense, then try again.',
+    {
+      details: {
+        reason: 'version',
+        ...(current === undefined ? {} : { current: clientEvent(deps, principal, fresh, current) }),
+      },
+    },
+  );
+}
+
+/** Runs one change: resolve, audit, fresh check, write with settling, read back. */
+async function change<T extends { outcome: 'applied' }>(
+  deps: ReadDeps,
+  principal: Principal,
+  action: WriteSubject['action'],
+  input: EventAddress,
+  work: (fresh: FreshCalendar, ref: EventRef) => Promise<T>,
+): Promise<T> {
+  const ref = await resolveEvent(deps, principal, input.eventId, input.occurrenceId);
+  const { calendar, account } = ref.permitted;
+  const subject: WriteSubject = {
+    action,
+    calendarId: calendar.id,
+    eventId: input.eventId,
+    occurrenceId: input.occurrenceId ?? null,
+    scope: input.scope ?? null,
+  };
+  return audited(deps, principal, subject, () =>
+    withAccount(deps, account, async (access) => {
+      const provider = providerFor(deps.providers, account.provider);
+      return work(await freshCalendar(provider, access, principal, ref.permitted), ref);
+    }),
+  );
+}
+
+/** One write under way: who writes, where, and what the fresh read addressed. */
+interface Step {
+  deps: ReadDeps;
+  principal: Principal;
+  fresh: FreshCalendar;
+  target: WriteTarget;
+  input: EventAddress;
+}
+
+/** Writes, settling an unconfirmed write by reading; a version conflict answers with the current event. */
+async function conditionalWrite(step: Step, write: () => Promise<void>, verify: () => Promise<Settled>) {
+  const { deps, principal, fresh, target, input } = step;
+  const check = { calendarId: fresh.calendar.id, eventId: input.eventId, occurrenceId: input.occurrenceId };
+  try {
+    return await attempt(write, { verify, check, retry: 'It is safe to try again.' });
+  } catch (error) {
+    if (isAppError(error) && error.code === 'conflict') throw await conflict(deps, principal, fresh, target);
+    throw error;
+  }
+}
+
+/** Made: the event shows the change at a new version. Not made: still at the version written against. */
+function judged(
+  now: ProviderOccurrence | undefined,
+  target: WriteTarget,
+  shows: (o: ProviderOccurrence) => boolean,
+) {
+  if (now !== undefined && now.facts.version !== target.version && shows(now)) return 'applied';
+  if (now !== undefined && now.facts.version === target.version) return 'not_applied';
+  return 'unknown';
+}
+
+/** The answer of a change that was made: the event read back as it now is. */
+async function changed(step: Step, attempted: Attempt<void>): Promise<ChangedEvent> {
+  const { deps, principal, fresh, target } = step;
+  const now = await readTarget(fresh, target);
+  if (now === undefined) {
+    throw new AppError(
+      'not_found',
+      'The change was made, but the event could not be read back; read it again later.',
+      {
+        details: { applied: true },
+      },
+    );
+  }
+  return {
+    outcome: 'applied',
+    event: clientEvent(deps, principal, fresh, now),
+    confirmedByRead: attempted.confirmedByRead,
+  };
+}
+
+export function updateEvent(
+  deps: ReadDeps,
+  principal: Principal,
+  input: EventAddress & { changes: Changes },
+): Promise<ChangedEvent> {
+  return change(deps, principal, 'update', input, async (fresh, ref) => {
+    requireScope(principal, 'calendar:write');
+    const { occurrence, target } = await address(fresh, ref, input.scope);
+    checkEditable(fresh, occurrence);
+    const { timing: timingInput, ...rest } = input.changes;
+    const recurringSeries = occurrence.facts.recurring && target.recurrenceId === undefined;
+    if (timingInput !== undefined && recurringSeries) {
+      throw invalidField(
+        'start',
+        'The times of a whole repeating series are not changed here: change one occurrence (scope "occurrence"), or ask the user to move the series in their calendar.',
+      );
+    }
+    const changes: EventFields = {
+      ...rest,
+      ...(timingInput === undefined
+        ? {}
+        : { timing: parseTiming(timingInput, fresh.calendar.timeZone ?? occurrence.timeZone ?? 'Etc/UTC') }),
+    };
+    const step = { deps, principal, fresh, target, input };
+    const attempted = await conditionalWrite(
+      step,
+      () => fresh.writer.updateEvent(fresh.access, fresh.calendar, target, changes),
+      async () => judged(await readTarget(fresh, target), target, (now) => showsChanges(now, changes)),
+    );
+    return changed(step, attempted);
+  });
+}
+
+export function deleteEvent(
+  deps: ReadDeps,
+  principal: Principal,
+  input: EventAddress,
+): Promise<DeletedEvent> {
+  return change(deps, principal, 'delete', input, async (fresh, ref) => {
+    requireScope(principal, 'calendar:write');
+    const { occurrence, target } = await address(fresh, ref, input.scope);
+    checkEditable(fresh, occurrence);
+    const attempted = await conditionalWrite(
+      { deps, principal, fresh, target, input },
+      () => fresh.writer.deleteEvent(fresh.access, fresh.calendar, target),
+      async () => {
+        const now = await readTarget(fresh, target);
+        if (now === undefined) return 'applied';
+        return now.facts.version === target.version ? 'not_applied' : 'unknown';
+      },
+    );
+    return { outcome: 'applied', confirmedByRead: attempted.confirmedByRead };
+  });
+}
+
+export function respondToEvent(
+  deps: ReadDeps,
+  principal: Principal,
+  input: EventAddress & { response: RsvpResponse; comment?: string },
+): Promise<ChangedEvent> {
+  return change(deps, principal, 'respond', input, async (fresh, ref) => {
+    requireScope(principal, 'calendar:rsvp');
+    const { occurrence, target } = await address(fresh, ref, input.scope);
+    const blocked = respondBlockedReason({
+      masked: maskedFor(fresh, occurrence),
+      occurrence,
+    });
+    if (blocked !== undefined) throw refusal(blocked.code, blocked.message);
+    const answer = {
+      response: input.response,
+      ...(input.comment === undefined ? {} : { comment: input.comment }),
+    };
+    const step = { deps, principal, fresh, target, input };
+    const attempted = await conditionalWrite(
+      step,
+      () => fresh.writer.respondToEvent(fresh.access, fresh.calendar, target, answer),
+      async () =>
+        judged(await readTarget(fresh, target), target, (now) => showsResponse(now, input.response)),
+    );
+    return changed(step, attempted);
+  });
+}

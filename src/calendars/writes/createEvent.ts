@@ -1,0 +1,193 @@
+/**
+ * create_event: a single event in a calendar the grant reaches, with a provider-side identity
+ * (uid) the service chooses before sending, so that neither a timed-out attempt nor a repeated
+ * request can make a second event. With the client's idempotencyKey the same key always
+ * answers with the same event.
+ */
+import { createHash } from 'node:crypto';
+import type { Event } from '../../domain/event.ts';
+import { parseTiming, type TimingInput } from '../../domain/eventTiming.ts';
+import { toEvent } from '../../domain/occurrences.ts';
+import { AppError, isAppError } from '../../errors.ts';
+import { epochMs } from '../../lib/clock.ts';
+import { newProviderUid } from '../../lib/ids.ts';
+import { narrowRights } from '../../policy/eventRights.ts';
+import type { Principal } from '../../policy/principal.ts';
+import { claimWriteKey, confirmWriteKey, findWriteKey, type WriteKey } from '../../store/writeKeys.ts';
+import { withAccount } from '../accounts.ts';
+import { permittedCalendars } from '../permittedCalendars.ts';
+import type { EventFields, NewEvent } from '../provider.ts';
+import type { ReadDeps } from '../readEvents.ts';
+import { providerFor } from '../registry.ts';
+import { audited, type WriteSubject } from './audited.ts';
+import { type FreshCalendar, freshCalendar, refusal, requireScope } from './freshCalendar.ts';
+import { attempt } from './settle.ts';
+
+export interface CreateInput extends Omit<EventFields, 'timing' | 'title'> {
+  calendarId: string;
+  title: string;
+  timing: TimingInput;
+  idempotencyKey?: string;
+}
+
+export interface CreatedEvent {
+  /** already_applied: this idempotencyKey made the event before; it was not made again. */
+  outcome: 'applied' | 'already_applied';
+  event: Event;
+  confirmedByRead: boolean;
+}
+
+const sha256 = (text: string) => createHash('sha256').update(text).digest('base64url');
+
+/** The key's record, claimed for this request, or the one an earlier request left. */
+async function keyRecord(
+  deps: ReadDeps,
+  principal: Principal,
+  key: string,
+  calendarId: string,
+  draft: NewEvent,
+): Promise<WriteKey> {
+  const owner = { userId: principal.userId, clientId: principal.clientId };
+  const keyHash = sha256(key);
+  const requestHash = sha256(JSON.stringify([calendarId, draft]));
+  let record = await findWriteKey(deps.db, owner, keyHash);
+  if (record === undefined) {
+    const fresh: WriteKey = {
+      ...owner,
+      keyHash,
+      requestHash,
+      calendarId,
+      uid: newProviderUid(),
+      providerEventId: null,
+      createdAt: epochMs(deps.clock),
+    };
+    // A concurrent request with the same key may claim it first; then its record is the one.
+    if (await claimWriteKey(deps.db, fresh)) return fresh;
+    record = await findWriteKey(deps.db, owner, keyHash);
+  }
+  if (record === undefined || record.requestHash !== requestHash) {
+    throw new AppError(
+      'conflict',
+      'This idempotencyKey was already used for a different event. Use a new key for a new event; repeat a request only with exactly the same arguments.',
+      { details: { reason: 'idempotency_key_reused', field: 'idempotencyKey' } },
+    );
+  }
+  return record;
+}
+
+async function readCreated(
+  deps: ReadDeps,
+  principal: Principal,
+  fresh: FreshCalendar,
+  providerEventId: string,
+) {
+  const created = await fresh.provider.getEvent(fresh.access, fresh.calendar, providerEventId);
+  if (created === undefined) {
+    throw new AppError(
+      'not_found',
+      'The event was created, but could not be read back; read the calendar again later.',
+      {
+        details: { applied: true },
+      },
+    );
+  }
+  return narrowRights(toEvent(created, fresh.view, deps.ids), principal.scopes);
+}
+
+export async function createEvent(
+  deps: ReadDeps,
+  principal: Principal,
+  input: CreateInput,
+): Promise<CreatedEvent> {
+  const [permitted] = await permittedCalendars(deps.db, principal, [input.calendarId]);
+  const { calendar, account } = permitted!;
+  const subject: WriteSubject = {
+    action: 'create',
+    calendarId: calendar.id,
+    eventId: null,
+    occurrenceId: null,
+    scope: null,
+  };
+  return audited(deps, principal, subject, () =>
+    withAccount(deps, account, async (access) => {
+      requireScope(principal, 'calendar:write');
+      const provider = providerFor(deps.providers, account.provider);
+      const fresh = await freshCalendar(provider, access, principal, permitted!);
+      if (fresh.view.detailLevel === 'busy') {
+        throw refusal(
+          'access_denied',
+          'The assistant sees this calendar as busy times only, so it may not add events to it.',
+        );
+      }
+      const { calendarId: _, timing, idempotencyKey, ...fields } = input;
+      const draft: NewEvent = {
+        ...fields,
+        timing: parseTiming(timing, fresh.calendar.timeZone ?? 'Etc/UTC'),
+      };
+      const key =
+        idempotencyKey === undefined
+          ? undefined
+          : await keyRecord(deps, principal, idempotencyKey, calendar.id, draft);
+      const uid = key?.uid ?? newProviderUid();
+      const done = async (
+        providerEventId: string,
+        outcome: CreatedEvent['outcome'],
+        confirmedByRead: boolean,
+      ) => {
+        if (key !== undefined && key.providerEventId === null)
+          await confirmWriteKey(deps.db, key, providerEventId);
+        subject.eventId = deps.ids.eventId(calendar.id, providerEventId);
+        return {
+          outcome,
+          event: await readCreated(deps, principal, fresh, providerEventId),
+          confirmedByRead,
+        };
+      };
+
+      // A key used before: the event it made, never a second one.
+      if (key !== undefined) {
+        const earlier =
+          key.providerEventId ?? (await fresh.writer.findCreated(fresh.access, fresh.calendar, uid));
+        if (
+          earlier !== undefined &&
+          (await provider.getEvent(fresh.access, fresh.calendar, earlier)) !== undefined
+        ) {
+          return done(earlier, 'already_applied', false);
+        }
+        if (key.providerEventId !== null) {
+          throw new AppError(
+            'not_found',
+            'The event this idempotencyKey created has since been deleted; use a new key to create it again.',
+            { details: { field: 'idempotencyKey' } },
+          );
+        }
+      }
+
+      const findCreated = () => fresh.writer.findCreated(fresh.access, fresh.calendar, uid);
+      try {
+        const attempted = await attempt(
+          () => fresh.writer.createEvent(fresh.access, fresh.calendar, draft, uid),
+          {
+            verify: async () => ((await findCreated()) === undefined ? 'not_applied' : 'applied'),
+            check: { calendarId: calendar.id, title: draft.title, timing: draft.timing },
+            retry:
+              idempotencyKey === undefined
+                ? 'Trying again is safe now; pass an idempotencyKey to make any repeat safe.'
+                : 'Trying again with the same idempotencyKey is safe.',
+          },
+        );
+        const providerEventId = attempted.value ?? (await findCreated());
+        if (providerEventId === undefined)
+          throw new AppError('not_found', 'The created event could not be found.');
+        return done(providerEventId, 'applied', attempted.confirmedByRead);
+      } catch (error) {
+        // The uid is taken: an earlier attempt with this key made the event after all.
+        if (isAppError(error) && error.code === 'conflict' && error.details?.reason === 'exists') {
+          const existing = await findCreated();
+          if (existing !== undefined && key !== undefined) return done(existing, 'already_applied', false);
+        }
+        throw error;
+      }
+    }),
+  );
+}

@@ -1,0 +1,88 @@
+/** `create_event`: one new single event, never a duplicate (idempotencyKey). */
+import { createEvent as create } from '../../calendars/writes/createEvent.ts';
+import { eventSchema } from '../../domain/eventSchema.ts';
+import { closedObject } from '../../lib/jsonSchema.ts';
+import type { ToolDefinition } from '../tool.ts';
+import {
+  type ChangeArguments,
+  changesOf,
+  outcomeRule,
+  timesRule,
+  writeArgumentSchemas,
+  writeOutcome,
+} from './writeArguments.ts';
+
+interface CreateArguments extends ChangeArguments {
+  calendarId: string;
+  title: string;
+  start: string;
+  end: string;
+  idempotencyKey?: string;
+}
+
+export const createEvent: ToolDefinition = {
+  name: 'create_event',
+  title: 'Create an event',
+  description: [
+    'Creates one (non-repeating) event in a calendar the user shared with this assistant and returns it as it now is.',
+    timesRule,
+    'Pass an idempotencyKey (any unique string you choose per intended event, e.g. a UUID): repeating the call with the same key and arguments returns the same event instead of creating a second one, so a repeat after a timeout is always safe.',
+    outcomeRule,
+  ].join(' '),
+  scopes: ['calendar:write'],
+  inputSchema: closedObject(
+    {
+      calendarId: {
+        type: 'string',
+        minLength: 1,
+        maxLength: 64,
+        description: 'The calendar id, exactly as list_calendars returns it.',
+      },
+      title: writeArgumentSchemas.title,
+      start: writeArgumentSchemas.start,
+      end: writeArgumentSchemas.end,
+      timeZone: writeArgumentSchemas.timeZone,
+      description: { type: 'string', maxLength: 8192, description: 'Notes, up to 8192 characters.' },
+      location: { type: 'string', maxLength: 1024, description: 'Where, as one place name.' },
+      freeBusyStatus: writeArgumentSchemas.freeBusyStatus,
+      privacy: writeArgumentSchemas.privacy,
+      idempotencyKey: {
+        type: 'string',
+        minLength: 1,
+        maxLength: 128,
+        pattern: '^[A-Za-z0-9._:-]+$',
+        description: 'Your key for this one event: 1 to 128 letters, digits, or . _ : -',
+      },
+    },
+    ['calendarId', 'title', 'start', 'end'],
+  ),
+  outputSchema: closedObject(
+    {
+      ok: { type: 'boolean', const: true },
+      outcome: {
+        type: 'string',
+        enum: ['applied', 'already_applied'],
+        description:
+          'already_applied: this idempotencyKey created the event before; it was not created again.',
+      },
+      event: eventSchema,
+    },
+    ['ok', 'outcome', 'event'],
+  ),
+  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
+
+  async run(args: CreateArguments, { principal, read }) {
+    const { timing, description, location, ...fields } = changesOf(args);
+    const result = await create(read, principal, {
+      ...fields,
+      // Empty texts are simply left out of a new event.
+      ...(description ? { description } : {}),
+      ...(location ? { location } : {}),
+      calendarId: args.calendarId,
+      title: args.title,
+      timing: timing!,
+      ...(args.idempotencyKey === undefined ? {} : { idempotencyKey: args.idempotencyKey }),
+    });
+    return writeOutcome({ ok: true, outcome: result.outcome, event: result.event }, result.confirmedByRead);
+  },
+};

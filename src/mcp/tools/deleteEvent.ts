@@ -1,0 +1,45 @@
+/** `delete_event`: removes an event, one occurrence of it, or its whole series. */
+import { deleteEvent as remove } from '../../calendars/writes/changeEvent.ts';
+import { closedObject } from '../../lib/jsonSchema.ts';
+import type { ToolDefinition } from '../tool.ts';
+import { addressOf, addressSchemas, outcomeRule, writeOutcome } from './writeArguments.ts';
+
+interface DeleteArguments {
+  eventId: string;
+  occurrenceId?: string;
+  scope?: 'occurrence' | 'series';
+}
+
+export const deleteEvent: ToolDefinition = {
+  name: 'delete_event',
+  title: 'Delete an event',
+  description: [
+    'Deletes an event the assistant may edit (canEdit true). For a recurring event, scope is required: "occurrence" with occurrenceId deletes that one occurrence only, "series" every occurrence.',
+    'If the event changed since the service read it, nothing is deleted and the answer is a conflict with the event as it now is.',
+    outcomeRule,
+  ].join(' '),
+  scopes: ['calendar:write'],
+  inputSchema: closedObject(addressSchemas, ['eventId']),
+  outputSchema: closedObject(
+    {
+      ok: { type: 'boolean', const: true },
+      outcome: { type: 'string', const: 'applied' },
+      deleted: closedObject(
+        {
+          eventId: { type: 'string' },
+          occurrenceId: { type: 'string' },
+          scope: { type: 'string', enum: ['occurrence', 'series'] },
+        },
+        ['eventId'],
+      ),
+    },
+    ['ok', 'outcome', 'deleted'],
+  ),
+  annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: true },
+
+  async run(args: DeleteArguments, { principal, read }) {
+    const address = addressOf(args);
+    const result = await remove(read, principal, address);
+    return writeOutcome({ ok: true, outcome: result.outcome, deleted: address }, result.confirmedByRead);
+  },
+};

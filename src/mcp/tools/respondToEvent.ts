@@ -1,0 +1,60 @@
+/** `respond_to_event`: the user's answer to an invitation (RSVP), with an optional comment. */
+
+import type { RsvpResponse } from '../../calendars/provider.ts';
+import { respondToEvent as respond } from '../../calendars/writes/changeEvent.ts';
+import { closedObject } from '../../lib/jsonSchema.ts';
+import type { ToolDefinition } from '../tool.ts';
+import {
+  addressOf,
+  addressSchemas,
+  changedEventSchema,
+  outcomeRule,
+  writeOutcome,
+} from './writeArguments.ts';
+
+interface RespondArguments {
+  eventId: string;
+  occurrenceId?: string;
+  scope?: 'occurrence' | 'series';
+  response: RsvpResponse;
+  comment?: string;
+}
+
+export const respondToEvent: ToolDefinition = {
+  name: 'respond_to_event',
+  title: 'Respond to an invitation',
+  description: [
+    'Answers an invitation for the user (only events with canRespond true): accepted, declined or tentative, with an optional comment to the organizer, and returns the event as it now is.',
+    'For a recurring event, scope is required: "occurrence" with occurrenceId answers for that occurrence only, "series" for all.',
+    outcomeRule,
+  ].join(' '),
+  scopes: ['calendar:rsvp'],
+  inputSchema: closedObject(
+    {
+      ...addressSchemas,
+      response: {
+        type: 'string',
+        enum: ['accepted', 'declined', 'tentative'],
+        description: "The user's answer.",
+      },
+      comment: {
+        type: 'string',
+        minLength: 1,
+        maxLength: 1024,
+        description: 'A note to the organizer, up to 1024 characters.',
+      },
+    },
+    ['eventId', 'response'],
+  ),
+  outputSchema: changedEventSchema,
+  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: true },
+
+  async run(args: RespondArguments, { principal, read }) {
+    const result = await respond(read, principal, {
+      ...addressOf(args),
+      response: args.response,
+      ...(args.comment === undefined ? {} : { comment: args.comment }),
+    });
+    return writeOutcome({ ok: true, outcome: result.outcome, event: result.event }, result.confirmedByRead);
+  },
+};

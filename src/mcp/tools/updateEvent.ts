@@ -1,0 +1,63 @@
+/** `update_event`: changes only the fields given, of one event, one occurrence, or a series. */
+import { updateEvent as update } from '../../calendars/writes/changeEvent.ts';
+import { invalidField } from '../../errors.ts';
+import { closedObject } from '../../lib/jsonSchema.ts';
+import type { ToolDefinition } from '../tool.ts';
+import {
+  addressOf,
+  addressSchemas,
+  type ChangeArguments,
+  changedEventSchema,
+  changesOf,
+  outcomeRule,
+  timesRule,
+  writeArgumentSchemas,
+  writeOutcome,
+} from './writeArguments.ts';
+
+interface UpdateArguments extends ChangeArguments {
+  eventId: string;
+  occurrenceId?: string;
+  scope?: 'occurrence' | 'series';
+}
+
+export const updateEvent: ToolDefinition = {
+  name: 'update_event',
+  title: 'Change an event',
+  description: [
+    'Changes the given fields of an event (the others stay as they are) and returns it as it now is. Only events with canEdit true can be changed; otherwise the error code is the editBlockedReason.',
+    'For a recurring event, scope is required: "occurrence" with occurrenceId changes that one occurrence only; "series" changes every occurrence (titles, notes, place, availability, privacy — not the times: move occurrences one by one, or ask the user).',
+    timesRule,
+    'To move an event give both start and end. If the event changed since the service read it, the answer is a conflict with the event as it now is: check, then try again.',
+    outcomeRule,
+  ].join(' '),
+  scopes: ['calendar:write'],
+  inputSchema: closedObject(
+    {
+      ...addressSchemas,
+      title: writeArgumentSchemas.title,
+      description: writeArgumentSchemas.description,
+      location: writeArgumentSchemas.location,
+      start: writeArgumentSchemas.start,
+      end: writeArgumentSchemas.end,
+      timeZone: writeArgumentSchemas.timeZone,
+      freeBusyStatus: writeArgumentSchemas.freeBusyStatus,
+      privacy: writeArgumentSchemas.privacy,
+    },
+    ['eventId'],
+  ),
+  outputSchema: changedEventSchema,
+  annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: true },
+
+  async run(args: UpdateArguments, { principal, read }) {
+    const changes = changesOf(args);
+    if (Object.keys(changes).length === 0) {
+      throw invalidField(
+        'arguments',
+        'Give at least one field to change (title, description, location, start and end, freeBusyStatus, privacy).',
+      );
+    }
+    const result = await update(read, principal, { ...addressOf(args), changes });
+    return writeOutcome({ ok: true, outcome: result.outcome, event: result.event }, result.confirmedByRead);
+  },
+};

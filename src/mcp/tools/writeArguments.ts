@@ -1,0 +1,125 @@
+/**
+ * The arguments the write tools share, described for a model, and the words every write tool
+ * says about times, recurring events and what to do when a write's outcome is unknown.
+ */
+import type { Changes, EventAddress } from '../../calendars/writes/changeEvent.ts';
+import { eventSchema } from '../../domain/eventSchema.ts';
+import { maxTimeZoneLength } from '../../domain/readRequest.ts';
+import { invalidField } from '../../errors.ts';
+import { closedObject } from '../../lib/jsonSchema.ts';
+import type { ToolOutcome } from '../tool.ts';
+
+const text = (maxLength: number, description: string) =>
+  ({ type: 'string', minLength: 1, maxLength, description }) as const;
+/** A text a write may remove: a string, or null to clear it. */
+const clearable = (maxLength: number, description: string) =>
+  ({ anyOf: [{ type: 'string', maxLength }, { type: 'null' }], description }) as const;
+
+export const timesRule =
+  'Times: a local date-time (2026-03-10T09:00:00) with timeZone, the IANA zone the user means (ask the user; never guess it), or a date-time with its offset (2026-03-10T09:00:00+01:00, checked against timeZone when both are given); a local time that daylight saving time skips or repeats is refused. All-day events: dates, with end exclusive (one day on 10 March: start 2026-03-10, end 2026-03-11).';
+
+export const outcomeRule =
+  'If the answer is write_outcome_unknown, do not repeat the change: read the event first and check whether it was made.';
+
+export const writeArgumentSchemas = {
+  eventId: text(1024, 'The eventId of the event, exactly as the read tools return it.'),
+  occurrenceId: text(
+    1024,
+    'The occurrenceId of one occurrence, exactly as the read tools return it; needed with scope "occurrence".',
+  ),
+  scope: {
+    type: 'string',
+    enum: ['occurrence', 'series'],
+    description:
+      'Required for a recurring event: "occurrence" changes only the occurrence named by occurrenceId (never the others), "series" every occurrence.',
+  },
+  title: text(1024, 'The title, 1 to 1024 characters.'),
+  description: clearable(8192, 'Notes, up to 8192 characters; null removes them.'),
+  location: clearable(1024, 'Where, as one place name, up to 1024 characters; null removes it.'),
+  start: text(64, 'When it starts (see the times rule in the tool description).'),
+  end: text(64, 'When it ends, in the same form as start: exclusive, after start, at most 366 days later.'),
+  timeZone: {
+    type: 'string',
+    minLength: 1,
+    maxLength: maxTimeZoneLength,
+    description: 'The IANA time zone of local times (e.g. Europe/Berlin), as the user confirmed it.',
+  },
+  freeBusyStatus: { type: 'string', enum: ['busy', 'free'], description: 'Whether the time shows as busy.' },
+  privacy: {
+    type: 'string',
+    enum: ['public', 'private'],
+    description: 'private hides the details from people the calendar is shared with.',
+  },
+} as const;
+
+/** How update, delete and respond name their event. */
+export const addressSchemas = {
+  eventId: writeArgumentSchemas.eventId,
+  occurrenceId: writeArgumentSchemas.occurrenceId,
+  scope: writeArgumentSchemas.scope,
+};
+
+/** The answer of a write that leaves an event: the event as it now is. */
+export const changedEventSchema = closedObject(
+  { ok: { type: 'boolean', const: true }, outcome: { type: 'string', const: 'applied' }, event: eventSchema },
+  ['ok', 'outcome', 'event'],
+);
+
+export interface TimeArguments {
+  start?: string;
+  end?: string;
+  timeZone?: string;
+}
+
+export interface ChangeArguments extends TimeArguments {
+  title?: string;
+  description?: string | null;
+  location?: string | null;
+  freeBusyStatus?: 'busy' | 'free';
+  privacy?: 'public' | 'private';
+}
+
+/** The time part of a change: start and end together, or neither. */
+export function timingOf(args: TimeArguments): Changes['timing'] {
+  if (args.start === undefined && args.end === undefined) {
+    if (args.timeZone !== undefined) throw invalidField('timeZone', 'timeZone goes with start and end.');
+    return undefined;
+  }
+  if (args.start === undefined || args.end === undefined) {
+    throw invalidField(args.start === undefined ? 'start' : 'end', 'Give start and end together.');
+  }
+  return {
+    start: args.start,
+    end: args.end,
+    ...(args.timeZone === undefined ? {} : { timeZone: args.timeZone }),
+  };
+}
+
+/** The fields a change sets; a `null` description or location removes it. */
+export function changesOf(args: ChangeArguments): Changes {
+  const changes: Changes = {};
+  if (args.title !== undefined) changes.title = args.title;
+  if (args.description !== undefined) changes.description = args.description === '' ? null : args.description;
+  if (args.location !== undefined) changes.location = args.location === '' ? null : args.location;
+  if (args.freeBusyStatus !== undefined) changes.freeBusyStatus = args.freeBusyStatus;
+  if (args.privacy !== undefined) changes.privacy = args.privacy;
+  const timing = timingOf(args);
+  if (timing !== undefined) changes.timing = timing;
+  return changes;
+}
+
+export const addressOf = (args: EventAddress): EventAddress => ({
+  eventId: args.eventId,
+  ...(args.occurrenceId === undefined ? {} : { occurrenceId: args.occurrenceId }),
+  ...(args.scope === undefined ? {} : { scope: args.scope }),
+});
+
+/** A write's result, with a sentence when the provider did not confirm and a fresh read did. */
+export function writeOutcome(structured: Record<string, unknown>, confirmedByRead: boolean): ToolOutcome {
+  return confirmedByRead
+    ? {
+        structured,
+        note: 'The calendar did not confirm in time; a fresh read shows the change was made, so do not repeat it.',
+      }
+    : { structured };
+}

@@ -1,0 +1,40 @@
+/**
+ * The account page's record of what apps changed in the person's calendars: when, which app,
+ * what kind of change, in which calendar, and what came of it. Never the event's content.
+ */
+import type { AppContext } from '../../http/context.ts';
+import { type EventWriteRow, eventWritesOf, type WriteOutcome } from '../../store/eventWrites.ts';
+import type { User } from '../../store/users.ts';
+import { type Html, html } from '../html.ts';
+import { utcTime } from './connectedApps.ts';
+
+const actions: Record<EventWriteRow['action'], string> = {
+  create: 'Created an event',
+  update: 'Changed an event',
+  delete: 'Deleted an event',
+  respond: 'Answered an invitation',
+};
+
+const scopes: Record<string, string> = { occurrence: ' (one occurrence)', series: ' (whole series)' };
+
+const outcomes: Record<WriteOutcome, string> = {
+  applied: 'Done',
+  already_applied: 'Done before (repeated request)',
+  not_applied: 'Not done',
+  unknown: 'Unknown: check the calendar',
+  conflict: 'Not done: the event had changed',
+  refused: 'Refused',
+};
+
+export async function appWritesSection(ctx: AppContext, user: User): Promise<Html> {
+  const writes = await eventWritesOf(ctx.db, user.id);
+  if (writes.length === 0) return html`<p>No app has changed your calendars.</p>`;
+  return html`<table><thead><tr><th>When (UTC)</th><th>App</th><th>Change</th><th>Calendar</th><th>Result</th></tr></thead><tbody>
+${writes.map(
+  (w) => html`<tr><td>${utcTime(w.at)}</td><td>${w.clientName ?? w.clientId}</td>
+<td>${actions[w.action]}${scopes[w.scope ?? ''] ?? ''}</td>
+<td>${w.calendarName ?? html`<span class="muted">a removed calendar</span>`}</td>
+<td>${outcomes[w.outcome]}${w.errorCode === null ? '' : html` <code>${w.errorCode}</code>`}</td></tr>`,
+)}
+</tbody></table>`;
+}

@@ -1,0 +1,474 @@
+/**
+ * Writes end to end through a real MCP client, against a real Radicale and the Google and Graph
+ * fakes: the same calendar in each (a weekly standup across the 2026-03-29 Berlin DST change and
+ * an invitation from someone else), the same calls, the same answers, each checked on what the
+ * read tools (search_events, list_events) show afterwards — expanded occurrences included.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { connectAccount } from '../../src/calendars/accounts.ts';
+import { createCaldavProvider } from '../../src/calendars/caldav/adapter.ts';
+import { createGoogleProvider } from '../../src/calendars/google/adapter.ts';
+import { createMicrosoftProvider } from '../../src/calendars/microsoft/adapter.ts';
+import type { Credentials } from '../../src/calendars/provider.ts';
+import { ProviderHttp } from '../../src/calendars/providerHttp.ts';
+import type { Providers } from '../../src/calendars/registry.ts';
+import type { Event } from '../../src/domain/event.ts';
+import { systemClock } from '../../src/lib/clock.ts';
+import { defaultPolicy } from '../../src/policy/workspacePolicy.ts';
+import { savePolicy } from '../../src/store/workspaces.ts';
+import { FakeGoogle } from '../fakes/google.ts';
+import { FakeGraph } from '../fakes/graph.ts';
+import { startTestApp, type TestApp } from '../helpers/app.ts';
+import { assertValidEvent } from '../helpers/eventSchema.ts';
+import { FaultProxy } from '../helpers/faultProxy.ts';
+import { grantToken } from '../helpers/grantToken.ts';
+import { radicaleMissing, startRadicale } from '../helpers/radicale.ts';
+import { fillRadicale, vcalendar } from '../helpers/radicaleCalendars.ts';
+import { seedUser, seedWorkspace } from '../helpers/seed.ts';
+
+const berlin = 'Europe/Berlin';
+const me = 'person@example.com';
+const boss = 'boss@example.org';
+const window = { start: '2026-03-23T00:00:00+01:00', end: '2026-04-20T00:00:00+02:00' };
+
+/** A fault for the next write request of this method: a status answer, or a delay before or after applying it. */
+type WriteFault =
+  | { method: string; status: number; retryAfter?: string }
+  | { method: string; delayMs: number; phase: 'before' | 'after' };
+
+interface World {
+  providers: Providers;
+  credentials: Credentials;
+  inject(fault: WriteFault): void;
+  /** Resolves once every delayed request has been handled (or dropped). */
+  settled(): Promise<void>;
+  /** Write requests the provider received so far. */
+  writes(): number;
+  close(): Promise<void>;
+}
+
+/** Short enough for the timeout faults, long enough for loopback. */
+const timeoutMs = 1000;
+const slow = 2500;
+const http = () => new ProviderHttp({ timeoutMs, sleep: async () => {} });
+const isWrite = (method: string) => method !== 'GET' && method !== 'PROPFIND' && method !== 'REPORT';
+
+const worlds: Record<string, { skip?: string; open(): Promise<World> }> = {
+  caldav: {
+    skip: radicaleMissing(),
+    async open() {
+      const radicale = await startRadicale({ users: { [me]: 'person-password' } });
+      await fillRadicale(radicale, [
+        {
+          slug: 'team',
+          displayName: 'Team',
+          timeZone: berlin,
+          contents: [
+            vcalendar(
+              [
+                'UID:standup',
+                'DTSTART;TZID=Europe/Berlin:20260323T090000',
+                'DTEND;TZID=Europe/Berlin:20260323T091500',
+                'RRULE:FREQ=WEEKLY;COUNT=4',
+                'SUMMARY:Standup',
+              ],
+              [
+                'UID:review',
+                'DTSTART;TZID=Europe/Berlin:20260325T140000',
+                'DTEND;TZID=Europe/Berlin:20260325T150000',
+                'SUMMARY:Design review',
+                `ORGANIZER:mailto:${boss}`,
+                `ATTENDEE;PARTSTAT=ACCEPTED:mailto:${boss}`,
+                `ATTENDEE;PARTSTAT=NEEDS-ACTION;RSVP=TRUE:mailto:${me}`,
+              ],
+            ),
+          ],
+        },
+      ]);
+      const proxy = await FaultProxy.start(radicale.url);
+      return {
+        providers: { caldav: createCaldavProvider({ http: http() }) },
+        credentials: { kind: 'caldav', serverUrl: proxy.url, username: me, password: 'person-password' },
+        inject: (fault) => proxy.inject(fault),
+        settled: () => proxy.settled(),
+        writes: () => proxy.requests.filter((r) => isWrite(r.method)).length,
+        close: async () => {
+          await proxy.close();
+          await radicale.stop();
+        },
+      };
+    },
+  },
+  google: {
+    async open() {
+      const local = (dateTime: string) => ({ dateTime, timeZone: berlin });
+      const google = await FakeGoogle.start({
+        user: { email: me },
+        calendars: [
+          {
+            id: me,
+            summary: 'Team',
+            timeZone: berlin,
+            accessRole: 'owner',
+            primary: true,
+            events: [
+              {
+                id: 'standup',
+                summary: 'Standup',
+                start: local('2026-03-23T09:00:00'),
+                end: local('2026-03-23T09:15:00'),
+                recurrence: ['RRULE:FREQ=WEEKLY;COUNT=4'],
+              },
+              {
+                id: 'review',
+                summary: 'Design review',
+                start: local('2026-03-25T14:00:00'),
+                end: local('2026-03-25T15:00:00'),
+                organizer: { email: boss },
+                attendees: [
+                  { email: boss, organizer: true, responseStatus: 'accepted' },
+                  { email: me, self: true, responseStatus: 'needsAction' },
+                ],
+              },
+            ],
+          },
+        ],
+      });
+      return {
+        providers: {
+          google: createGoogleProvider({ http: http(), config: google.config(), clock: systemClock }),
+        },
+        credentials: { kind: 'google', ...google.oauth.issue() },
+        inject: (fault) => google.inject(fault),
+        settled: () => google.settled(),
+        writes: () => google.requests.filter((r) => isWrite(r.method)).length,
+        close: () => google.close(),
+      };
+    },
+  },
+  microsoft: {
+    async open() {
+      const zone = { zone: berlin, originalStartTimeZone: 'W. Europe Standard Time' };
+      const graph = await FakeGraph.start({
+        users: [
+          {
+            email: me,
+            calendars: [
+              {
+                id: 'team',
+                name: 'Team',
+                isDefaultCalendar: true,
+                events: [
+                  {
+                    id: 'standup',
+                    ...zone,
+                    subject: 'Standup',
+                    start: '2026-03-23T09:00:00',
+                    end: '2026-03-23T09:15:00',
+                    weekly: { count: 4 },
+                  },
+                  {
+                    id: 'review',
+                    ...zone,
+                    subject: 'Design review',
+                    start: '2026-03-25T14:00:00',
+                    end: '2026-03-25T15:00:00',
+                    isOrganizer: false,
+                    organizer: { emailAddress: { address: boss } },
+                    responseStatus: { response: 'notResponded' },
+                    attendees: [
+                      { type: 'required', emailAddress: { address: me }, status: { response: 'none' } },
+                    ],
+                  },
+                ],
+              },
+            ],
+          },
+        ],
+      });
+      return {
+        providers: {
+          microsoft: createMicrosoftProvider({ http: http(), config: graph.config(), clock: systemClock }),
+        },
+        credentials: { kind: 'microsoft', ...graph.issueTokens(me) },
+        inject: (fault) => graph.failNext(1, fault),
+        settled: () => graph.settled(),
+        writes: () => graph.requests.filter((r) => isWrite(r.method)).length,
+        close: () => graph.close(),
+      };
+    },
+  },
+};
+
+type Termine = Array<Event>;
+
+for (const [name, world] of Object.entries(worlds)) {
+  describe(`writes end to end: ${name}`, { skip: world.skip }, () => {
+    let w: World;
+    let t: TestApp;
+    let client: Client;
+    let team: string;
+
+    const call = async (tool: string, args: Record<string, unknown>) => {
+      const result = await client.callTool({ name: tool, arguments: args });
+      return result as {
+        isError?: boolean;
+        structuredContent?: Record<string, unknown>;
+        content: Array<{ text: string }>;
+      };
+    };
+    const ok = async (tool: string, args: Record<string, unknown>) => {
+      const result = await call(tool, args);
+      assert.notEqual(result.isError, true, `${tool}: ${result.content[0]?.text}`);
+      return result.structuredContent!;
+    };
+    const failed = async (tool: string, args: Record<string, unknown>) => {
+      const result = await call(tool, args);
+      assert.equal(result.isError, true, `${tool} should fail: ${JSON.stringify(result.structuredContent)}`);
+      return (JSON.parse(result.content[0]!.text) as { error: Record<string, unknown> }).error;
+    };
+    const search = async (query: string) =>
+      (await ok('search_events', { calendarIds: [team], query, ...window })).termine as Termine;
+    const list = async () =>
+      ((await ok('list_events', { calendarIds: [team], ...window, limit: 250 })).termine as Termine).map(
+        (e) => {
+          assertValidEvent(e);
+          return e;
+        },
+      );
+    const standups = async () =>
+      (await list()).filter((e) => /standup|sync/i.test(e.title)).map((e) => [e.title, e.start, e.duration]);
+
+    before(async () => {
+      w = await world.open();
+      t = await startTestApp({ listen: true, providers: w.providers });
+      const userId = await seedUser(t.ctx.db, me);
+      const workspaceId = await seedWorkspace(t.ctx.db, 'Team', [[userId, 'owner']]);
+      await savePolicy(
+        t.ctx.db,
+        workspaceId,
+        { ...defaultPolicy, allowedScopes: ['calendar:read', 'calendar:write', 'calendar:rsvp'] },
+        0,
+      );
+      const { calendars } = await connectAccount(t.ctx, { userId, workspaceId }, w.credentials, name);
+      team = calendars.find((c) => c.name === 'Team')!.id;
+      const { token } = await grantToken(t.ctx, {
+        userId,
+        workspaceId,
+        calendars: [{ calendarId: team, detailLevel: 'full' }],
+        scopes: ['calendar:read', 'calendar:write', 'calendar:rsvp'],
+      });
+      client = new Client({ name: 'writes-e2e', version: '1' });
+      await client.connect(
+        new StreamableHTTPClientTransport(new URL(`${t.ctx.config.baseUrl}/mcp`), {
+          authProvider: { token: async () => token },
+        }),
+      );
+    });
+    after(async () => {
+      await client?.close();
+      await t?.close();
+      await w?.close();
+    });
+
+    it('creates an event across the DST night, once per idempotency key, visible to search', async () => {
+      const args = {
+        calendarId: team,
+        title: 'Quarterly review',
+        start: '2026-03-28T23:30:00',
+        end: '2026-03-29T03:30:00',
+        timeZone: berlin,
+        description: 'Numbers',
+        idempotencyKey: `${name}-quarterly`,
+      };
+      const created = await ok('create_event', args);
+      assert.equal(created.outcome, 'applied');
+      const event = created.event as Event;
+      assert.deepEqual(
+        [event.start, event.timeZone, event.duration],
+        ['2026-03-28T23:30:00', berlin, 'PT3H'],
+      );
+      const repeated = await ok('create_event', args);
+      assert.equal(repeated.outcome, 'already_applied');
+      assert.equal((repeated.event as Event).eventId, event.eventId);
+      const found = await search('quarterly');
+      assert.deepEqual(
+        found.map((e) => [e.eventId, e.title, e.start, e.duration, e.description, e.canEdit]),
+        [[event.eventId, 'Quarterly review', '2026-03-28T23:30:00', 'PT3H', 'Numbers', true]],
+      );
+    });
+
+    it('moves and renames the single event; search shows the change', async () => {
+      const [event] = await search('quarterly');
+      const updated = await ok('update_event', {
+        eventId: event!.eventId,
+        title: 'Quarterly review (moved)',
+        start: '2026-03-30T10:00:00+02:00',
+        end: '2026-03-30T11:30:00+02:00',
+        description: null,
+      });
+      assert.equal((updated.event as Event).title, 'Quarterly review (moved)');
+      const [moved] = await search('quarterly moved');
+      assert.deepEqual(
+        [moved?.eventId, moved?.start, moved?.timeZone, moved?.duration, moved?.description],
+        [event!.eventId, '2026-03-30T10:00:00', berlin, 'PT1H30M', undefined],
+      );
+    });
+
+    it('changes one occurrence of the series alone, then the series', async () => {
+      const before = await search('standup');
+      assert.deepEqual(
+        before.map((e) => e.start),
+        ['2026-03-23T09:00:00', '2026-03-30T09:00:00', '2026-04-06T09:00:00', '2026-04-13T09:00:00'],
+        'the series keeps 09:00 local across the DST change',
+      );
+      assert.equal(new Set(before.map((e) => e.eventId)).size, 1);
+      const second = before[1]!;
+      assert.equal(
+        (await failed('update_event', { eventId: second.eventId, title: 'x' })).code,
+        'recurring_event',
+      );
+      await ok('update_event', {
+        eventId: second.eventId,
+        occurrenceId: second.occurrenceId,
+        scope: 'occurrence',
+        title: 'Standup (late)',
+        start: '2026-03-30T11:00:00',
+        end: '2026-03-30T11:15:00',
+        timeZone: berlin,
+      });
+      assert.deepEqual(await standups(), [
+        ['Standup', '2026-03-23T09:00:00', 'PT15M'],
+        ['Standup (late)', '2026-03-30T11:00:00', 'PT15M'],
+        ['Standup', '2026-04-06T09:00:00', 'PT15M'],
+        ['Standup', '2026-04-13T09:00:00', 'PT15M'],
+      ]);
+      await ok('update_event', { eventId: second.eventId, scope: 'series', title: 'Team sync' });
+      const after = await list();
+      const sync = after.filter((e) => e.eventId === second.eventId);
+      assert.equal(sync.length, 4);
+      assert.deepEqual(
+        sync.map((e) => e.start),
+        ['2026-03-23T09:00:00', '2026-03-30T11:00:00', '2026-04-06T09:00:00', '2026-04-13T09:00:00'],
+      );
+      for (const e of [sync[0]!, sync[2]!, sync[3]!]) assert.equal(e.title, 'Team sync');
+    });
+
+    it('deletes one occurrence alone', async () => {
+      const sync = (await list()).filter((e) => e.title === 'Team sync');
+      const third = sync.find((e) => e.start === '2026-04-06T09:00:00')!;
+      const deleted = await ok('delete_event', {
+        eventId: third.eventId,
+        occurrenceId: third.occurrenceId,
+        scope: 'occurrence',
+      });
+      assert.equal(deleted.outcome, 'applied');
+      const left = (await list()).filter((e) => e.eventId === third.eventId).map((e) => e.start);
+      assert.deepEqual(left, ['2026-03-23T09:00:00', '2026-03-30T11:00:00', '2026-04-13T09:00:00']);
+    });
+
+    it('answers the invitation, which the assistant may not edit', async () => {
+      const [review] = await search('design review');
+      assert.deepEqual(
+        [review?.canEdit, review?.editBlockedReason, review?.canRespond, review?.responseStatus],
+        [false, 'not_organizer', true, 'needs-action'],
+      );
+      assert.equal(
+        (await failed('update_event', { eventId: review!.eventId, title: 'x' })).code,
+        'not_organizer',
+      );
+      const answered = await ok('respond_to_event', {
+        eventId: review!.eventId,
+        response: 'tentative',
+        comment: 'Might be late',
+      });
+      assert.equal((answered.event as Event).responseStatus, 'tentative');
+      const [after] = await search('design review');
+      assert.equal(after?.responseStatus, 'tentative');
+      assert.equal(after?.title, 'Design review', 'an answer changes nothing else');
+    });
+
+    describe('when the provider fails during a write', () => {
+      const createMethod = name === 'caldav' ? 'PUT' : 'POST';
+      const changeMethod = name === 'caldav' ? 'PUT' : 'PATCH';
+
+      it('a create that times out after the provider made it: made once, reported made', async () => {
+        w.inject({ method: createMethod, delayMs: slow, phase: 'after' });
+        const args = {
+          calendarId: team,
+          title: 'Late lunch',
+          start: '2026-04-01T12:00:00',
+          end: '2026-04-01T13:00:00',
+          timeZone: berlin,
+          idempotencyKey: `${name}-late-lunch`,
+        };
+        const result = await call('create_event', args);
+        assert.notEqual(result.isError, true, JSON.stringify(result.content));
+        assert.equal(result.structuredContent?.outcome, 'applied');
+        assert.match(
+          result.content[1]?.text ?? '',
+          /did not confirm in time; a fresh read shows the change was made/,
+        );
+        await w.settled();
+        assert.equal((await ok('create_event', args)).outcome, 'already_applied', 'a repeat is safe');
+        assert.equal((await search('late lunch')).length, 1, 'no duplicate');
+      });
+
+      it('an update that times out before the provider applied it: reported not made, nothing changed', async () => {
+        const [lunch] = await search('late lunch');
+        w.inject({ method: changeMethod, delayMs: slow, phase: 'before' });
+        const error = await failed('update_event', { eventId: lunch!.eventId, title: 'Early lunch' });
+        assert.deepEqual([error.code, error.applied], ['provider_unavailable', false]);
+        await w.settled();
+        assert.deepEqual(
+          (await search('lunch')).map((e) => e.title),
+          ['Late lunch'],
+        );
+        // And then it works.
+        await ok('update_event', { eventId: lunch!.eventId, title: 'Early lunch' });
+        assert.deepEqual(
+          (await search('lunch')).map((e) => e.title),
+          ['Early lunch'],
+        );
+      });
+
+      it('a version conflict (412): conflict with the event as it now is, nothing changed', async () => {
+        const [lunch] = await search('lunch');
+        w.inject({ method: changeMethod, status: 412 });
+        const error = await failed('update_event', { eventId: lunch!.eventId, title: 'Brunch' });
+        assert.deepEqual([error.code, error.reason], ['conflict', 'version']);
+        assert.equal((error.current as Event).title, 'Early lunch');
+        assert.equal((await search('brunch')).length, 0, 'no lost update, no blind overwrite');
+      });
+
+      it('a 429: not made, said so, sent once', async () => {
+        const [lunch] = await search('lunch');
+        const before = w.writes();
+        w.inject({ method: 'DELETE', status: 429, retryAfter: '7' });
+        const error = await failed('delete_event', { eventId: lunch!.eventId });
+        assert.deepEqual(
+          [error.code, error.reason, error.applied],
+          ['provider_unavailable', 'rate_limited', false],
+        );
+        assert.equal(w.writes() - before, 1, 'the write was not repeated');
+        assert.equal((await search('lunch')).length, 1);
+        await ok('delete_event', { eventId: lunch!.eventId });
+        assert.equal((await search('lunch')).length, 0);
+      });
+    });
+
+    it('deletes the series and the event; a stale id then finds nothing', async () => {
+      const [sync] = (await list()).filter((e) => e.title === 'Team sync');
+      await ok('delete_event', { eventId: sync!.eventId, scope: 'series' });
+      const [quarterly] = await search('quarterly');
+      await ok('delete_event', { eventId: quarterly!.eventId });
+      assert.deepEqual(
+        (await list()).map((e) => e.title),
+        ['Design review'],
+      );
+      assert.equal((await failed('delete_event', { eventId: quarterly!.eventId })).code, 'not_found');
+    });
+  });
+}

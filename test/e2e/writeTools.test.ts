@@ -1,0 +1,789 @@
+/**
+ * The write tools over real MCP (raw JSON-RPC against the listening service) on in-memory
+ * calendars whose facts and failures the tests set: scopes and policy, the fresh rights check
+ * with each editBlockedReason, recurring scopes, version conflicts, idempotency, writes that
+ * time out before or after the provider applied them, and the audit of every attempt.
+ */
+import assert from 'node:assert/strict';
+import { after, before, beforeEach, describe, it } from 'node:test';
+import { Client as V1Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport as V1Transport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { CalendarProvider } from '../../src/calendars/provider.ts';
+import { AppError } from '../../src/errors.ts';
+import { defaultPolicy, type Scope } from '../../src/policy/workspacePolicy.ts';
+import { eventWritesOf } from '../../src/store/eventWrites.ts';
+import { savePolicy } from '../../src/store/workspaces.ts';
+import { startTestApp, type TestApp } from '../helpers/app.ts';
+import { grantToken } from '../helpers/grantToken.ts';
+import {
+  assertMatchesSchema,
+  callToolRaw,
+  listToolsRaw,
+  structured,
+  toolError,
+} from '../helpers/mcpSession.ts';
+import {
+  type MemoryCalendar,
+  memoryProvider,
+  occurrence,
+  ownFacts,
+  seedMemoryAccount,
+} from '../helpers/memoryCalendars.ts';
+import { PageClient } from '../helpers/pageClient.ts';
+import { seedUser, seedWorkspace, testPassword } from '../helpers/seed.ts';
+
+const berlin = 'Europe/Berlin';
+const window = { start: '2026-03-23T00:00:00+01:00', end: '2026-04-06T00:00:00+02:00' };
+const allScopes: Scope[] = ['calendar:read', 'calendar:write', 'calendar:rsvp'];
+const writeTools = ['create_event', 'update_event', 'delete_event', 'respond_to_event'];
+
+const weekly = (index: number) => {
+  const start = Temporal.PlainDate.from('2026-03-23').add({ days: 7 * index });
+  return occurrence({
+    providerEventId: 'standup',
+    recurrenceId: `${start}T08:00:00Z`,
+    start: `${start}T09:00:00`,
+    timeZone: berlin,
+    title: 'Standup',
+    facts: { ...ownFacts, recurring: true, version: '"s1"' },
+  });
+};
+
+/** Fresh calendars for every test: the writes change them. */
+function seedCalendars(): Map<string, MemoryCalendar> {
+  return new Map<string, MemoryCalendar>([
+    [
+      'work',
+      {
+        name: 'Work',
+        timeZone: berlin,
+        occurrences: [
+          occurrence({
+            providerEventId: 'own',
+            start: '2026-03-24T10:00:00',
+            timeZone: berlin,
+            title: 'Planning',
+          }),
+          occurrence({
+            providerEventId: 'invite',
+            start: '2026-03-25T14:00:00',
+            timeZone: berlin,
+            title: 'Review',
+            responseStatus: 'needs-action',
+            facts: { ...ownFacts, organizer: 'other', attendees: true, userIsAttendee: true },
+          }),
+          occurrence({
+            providerEventId: 'guests',
+            start: '2026-03-26T10:00:00',
+            timeZone: berlin,
+            title: 'Team lunch',
+            facts: { ...ownFacts, organizer: 'self', attendees: true },
+          }),
+          occurrence({
+            providerEventId: 'meet',
+            start: '2026-03-26T15:00:00',
+            timeZone: berlin,
+            title: 'Call',
+            facts: { ...ownFacts, conference: true },
+          }),
+          occurrence({
+            providerEventId: 'private',
+            start: '2026-03-27T09:00:00',
+            timeZone: berlin,
+            title: 'Doctor',
+            privacy: 'private',
+          }),
+          weekly(0),
+          weekly(1),
+        ],
+      },
+    ],
+    ['shared', { name: 'Shared', timeZone: berlin, access: 'reader', occurrences: [] }],
+  ]);
+}
+
+describe('write tools over MCP', () => {
+  let t: TestApp;
+  let mcp: string;
+  let calendars = seedCalendars();
+  // One provider for the whole suite; each test swaps in fresh calendars behind it.
+  const provider = memoryProvider('google', {
+    get: (id: string) => calendars.get(id),
+    entries: () => calendars.entries(),
+  } as Map<string, MemoryCalendar>);
+  let ana: { userId: string; workspaceId: string; work: string; shared: string };
+  let bob: { userId: string; workspaceId: string; work: string; shared: string };
+  let token: string;
+  let icsProvider: CalendarProvider<'ics'>;
+
+  const work = () => calendars.get('work')!;
+  const tokenFor = async (
+    who: typeof ana,
+    scopes: Scope[],
+    level: 'full' | 'titles' | 'busy' = 'full',
+    privateDetails = false,
+  ) =>
+    (
+      await grantToken(t.ctx, {
+        userId: who.userId,
+        workspaceId: who.workspaceId,
+        calendars: [who.work, who.shared].map((calendarId) => ({ calendarId, detailLevel: level })),
+        scopes,
+        privateDetails,
+      })
+    ).token;
+  const call = (name: string, args: Record<string, unknown>, as = token) => callToolRaw(mcp, as, name, args);
+  const listed = async (as = token) => {
+    const result = structured(
+      await call('list_events', { calendarIds: [ana.work], ...window, limit: 250 }, as),
+    );
+    return result.termine as Array<Record<string, string>>;
+  };
+  const find = async (title: string) => (await listed()).filter((e) => e.title === title);
+
+  before(async () => {
+    // An ICS subscription: the adapter has no writer, whatever the feed says about access.
+    const feed = {
+      ...memoryProvider('caldav', new Map([['feed', { name: 'Feed', timeZone: berlin, occurrences: [] }]])),
+    };
+    delete feed.writer;
+    icsProvider = { ...feed, kind: 'ics' } as unknown as CalendarProvider<'ics'>;
+    t = await startTestApp({ listen: true, providers: { google: provider, ics: icsProvider } });
+    mcp = `${t.ctx.config.baseUrl}/mcp`;
+    const anaId = await seedUser(t.ctx.db, 'ana@example.org');
+    const bobId = await seedUser(t.ctx.db, 'bob@example.org');
+    const workspaceId = await seedWorkspace(t.ctx.db, 'Writers', [
+      [anaId, 'owner'],
+      [bobId, 'admin'],
+    ]);
+    await savePolicy(t.ctx.db, workspaceId, { ...defaultPolicy, allowedScopes: allScopes }, 0);
+    const seed = async (userId: string) => {
+      const [workId, sharedId] = await seedMemoryAccount(t.ctx, { userId, workspaceId }, provider);
+      return { userId, workspaceId, work: workId!, shared: sharedId! };
+    };
+    ana = await seed(anaId);
+    bob = await seed(bobId);
+    token = await tokenFor(ana, allScopes);
+  });
+  beforeEach(() => {
+    calendars = seedCalendars();
+  });
+  after(() => t?.close());
+
+  describe('offered by scope and policy', () => {
+    it('lists the write tools only with their scopes, with closed schemas', async () => {
+      const tools = await listToolsRaw(mcp, token);
+      assert.deepEqual(
+        tools.map((tool) => tool.name).filter((name) => writeTools.includes(name)),
+        writeTools,
+      );
+      for (const tool of tools) assert.equal(tool.inputSchema.additionalProperties, false, tool.name);
+      const readOnly = await tokenFor(ana, ['calendar:read']);
+      assert.equal(
+        (await listToolsRaw(mcp, readOnly)).some((tool) => writeTools.includes(tool.name)),
+        false,
+      );
+      const rsvpOnly = await tokenFor(ana, ['calendar:read', 'calendar:rsvp']);
+      assert.deepEqual(
+        (await listToolsRaw(mcp, rsvpOnly))
+          .map((tool) => tool.name)
+          .filter((name) => writeTools.includes(name)),
+        ['respond_to_event'],
+      );
+    });
+
+    it('works with a 2025-era client (v1 SDK), which validates results against the listed output schemas', async () => {
+      const client = new V1Client({ name: 'v1-writer', version: '1' });
+      await client.connect(
+        new V1Transport(new URL(mcp), { requestInit: { headers: { authorization: `Bearer ${token}` } } }),
+      );
+      try {
+        const { tools } = await client.listTools();
+        assert.ok(writeTools.every((name) => tools.some((tool) => tool.name === name)));
+        const created = await client.callTool({
+          name: 'create_event',
+          arguments: {
+            calendarId: ana.work,
+            title: 'From v1',
+            start: '2026-03-24T08:00:00Z',
+            end: '2026-03-24T09:00:00Z',
+          },
+        });
+        assert.notEqual(created.isError, true);
+        const event = (created.structuredContent as { event: Record<string, string> }).event;
+        const updated = await client.callTool({
+          name: 'update_event',
+          arguments: { eventId: event.eventId, location: 'Room 1', description: null },
+        });
+        assert.deepEqual((updated.structuredContent as { event: Record<string, unknown> }).event.locations, [
+          { name: 'Room 1' },
+        ]);
+        const deleted = await client.callTool({
+          name: 'delete_event',
+          arguments: { eventId: event.eventId },
+        });
+        assert.deepEqual(deleted.structuredContent, {
+          ok: true,
+          outcome: 'applied',
+          deleted: { eventId: event.eventId },
+        });
+      } finally {
+        await client.close();
+      }
+    });
+
+    it('refuses write tools when the workspace policy does not allow writing, even with the scope granted', async () => {
+      const userId = await seedUser(t.ctx.db, 'cleo@example.org');
+      const workspaceId = await seedWorkspace(t.ctx.db, 'Readers', [[userId, 'owner']]);
+      const [workId, sharedId] = await seedMemoryAccount(t.ctx, { userId, workspaceId }, provider);
+      const cleo = { userId, workspaceId, work: workId!, shared: sharedId! };
+      const cleoToken = await tokenFor(cleo, allScopes);
+      assert.equal(
+        (await listToolsRaw(mcp, cleoToken)).some((tool) => writeTools.includes(tool.name)),
+        false,
+      );
+      const reply = await call(
+        'create_event',
+        { calendarId: cleo.work, title: 'x', start: '2026-03-24', end: '2026-03-25' },
+        cleoToken,
+      ).catch((error: unknown) => error);
+      assert.match(String(reply), /Unknown tool: create_event/);
+      assert.equal(work().occurrences.length, 7, 'nothing created');
+    });
+  });
+
+  describe('create_event', () => {
+    it('creates a timed event in the zone given, returned in the Event shape and visible to reads', async () => {
+      const tools = await listToolsRaw(mcp, token);
+      const result = await call('create_event', {
+        calendarId: ana.work,
+        title: 'Dentist',
+        start: '2026-03-28T23:30:00',
+        end: '2026-03-29T03:30:00',
+        timeZone: berlin,
+        location: 'Main St 1',
+      });
+      const body = structured(result);
+      assertMatchesSchema(tools.find((tool) => tool.name === 'create_event')!.outputSchema, body);
+      const event = body.event as Record<string, unknown>;
+      assert.equal(body.outcome, 'applied');
+      // Across the spring-forward night: four hours on the clock are three elapsed.
+      assert.deepEqual(
+        { start: event.start, timeZone: event.timeZone, duration: event.duration, title: event.title },
+        { start: '2026-03-28T23:30:00', timeZone: berlin, duration: 'PT3H', title: 'Dentist' },
+      );
+      assert.equal(event.canEdit, true);
+      const [seen] = await find('Dentist');
+      assert.equal(seen?.eventId, event.eventId);
+      assert.deepEqual(seen?.locations, [{ name: 'Main St 1' }]);
+
+      // A private event is busy-only to an assistant without private details, even its own.
+      const hidden = structured(
+        await call('create_event', {
+          calendarId: ana.work,
+          title: 'Therapy',
+          start: '2026-03-24T08:00:00Z',
+          end: '2026-03-24T09:00:00Z',
+          privacy: 'private',
+        }),
+      ).event as Record<string, unknown>;
+      assert.deepEqual(
+        [hidden.title, hidden.timeZone, hidden.start],
+        ['Busy', berlin, '2026-03-24T09:00:00'],
+      );
+      assert.equal(work().occurrences.find((o) => o.title === 'Therapy')?.privacy, 'private');
+    });
+
+    it('with an idempotencyKey makes one event however often it is repeated', async () => {
+      const args = {
+        calendarId: ana.work,
+        title: 'Offsite',
+        start: '2026-03-30',
+        end: '2026-04-01',
+        idempotencyKey: 'offsite-2026',
+      };
+      const first = structured(await call('create_event', args));
+      const second = structured(await call('create_event', args));
+      assert.equal(first.outcome, 'applied');
+      assert.equal(second.outcome, 'already_applied');
+      assert.deepEqual(second.event, first.event);
+      assert.equal((await find('Offsite')).length, 1);
+      assert.deepEqual((first.event as Record<string, unknown>).showWithoutTime, true);
+
+      const reused = toolError(await call('create_event', { ...args, title: 'Something else' }));
+      assert.equal(reused.code, 'conflict');
+      assert.equal(reused.reason, 'idempotency_key_reused');
+      assert.equal((await find('Something else')).length, 0);
+    });
+
+    it('after a timeout once the provider made it: answers with the event, made once', async () => {
+      work().writeFailure = {
+        applied: true,
+        error: new AppError('provider_unavailable', 'Google Calendar did not answer in time.', {
+          details: { reason: 'timeout' },
+        }),
+      };
+      const result = await call('create_event', {
+        calendarId: ana.work,
+        title: 'Late answer',
+        start: '2026-03-24T12:00:00+01:00',
+        end: '2026-03-24T13:00:00+01:00',
+        idempotencyKey: 'late-1',
+      });
+      assert.equal(structured(result).outcome, 'applied');
+      assert.match(result.content[1]?.text ?? '', /fresh read shows the change was made/);
+      assert.equal((await find('Late answer')).length, 1);
+      // Repeating the request is safe.
+      const again = structured(
+        await call('create_event', {
+          calendarId: ana.work,
+          title: 'Late answer',
+          start: '2026-03-24T12:00:00+01:00',
+          end: '2026-03-24T13:00:00+01:00',
+          idempotencyKey: 'late-1',
+        }),
+      );
+      assert.equal(again.outcome, 'already_applied');
+      assert.equal((await find('Late answer')).length, 1);
+    });
+
+    it('after a timeout before the provider made it: says it was not made', async () => {
+      work().writeFailure = {
+        applied: false,
+        error: new AppError('provider_unavailable', 'timeout', { details: { reason: 'timeout' } }),
+      };
+      const error = toolError(
+        await call('create_event', {
+          calendarId: ana.work,
+          title: 'Never',
+          start: '2026-03-24',
+          end: '2026-03-25',
+          idempotencyKey: 'never-1',
+        }),
+      );
+      assert.equal(error.code, 'provider_unavailable');
+      assert.equal(error.applied, false);
+      assert.match(String(error.message), /not made.*same idempotencyKey is safe/);
+      assert.equal((await find('Never')).length, 0);
+    });
+
+    it('when neither the write nor a read answers: write_outcome_unknown naming what to check', async () => {
+      const failure = new AppError('provider_unavailable', 'unreachable', { details: { reason: 'network' } });
+      work().writeFailure = { applied: true, error: failure };
+      const stored = work();
+      const originalFind = provider.writer!.findCreated;
+      provider.writer!.findCreated = async () => {
+        throw failure;
+      };
+      try {
+        const error = toolError(
+          await call('create_event', {
+            calendarId: ana.work,
+            title: 'Unknown',
+            start: '2026-03-24',
+            end: '2026-03-25',
+          }),
+        );
+        assert.equal(error.code, 'write_outcome_unknown');
+        assert.deepEqual(error.check, {
+          calendarId: ana.work,
+          title: 'Unknown',
+          timing: { allDay: true, startDate: '2026-03-24', endDate: '2026-03-25' },
+        });
+      } finally {
+        provider.writer!.findCreated = originalFind;
+      }
+      assert.equal(
+        stored.occurrences.filter((o) => o.title === 'Unknown').length,
+        1,
+        'made once, never twice',
+      );
+    });
+
+    it('refuses times it would have to guess, naming the field', async () => {
+      const base = { calendarId: ana.work, title: 'x' };
+      const cases: Array<[Record<string, unknown>, string, string]> = [
+        [{ start: '2026-03-24T09:00:00', end: '2026-03-24T10:00:00' }, 'time_zone_required', 'timeZone'],
+        [
+          { start: '2026-03-29T02:30:00', end: '2026-03-29T04:00:00', timeZone: berlin },
+          'invalid_request',
+          'start',
+        ],
+        [
+          { start: '2026-10-25T02:30:00', end: '2026-10-25T04:00:00', timeZone: berlin },
+          'invalid_request',
+          'start',
+        ],
+        [
+          { start: '2026-03-30T09:00:00+01:00', end: '2026-03-30T10:00:00+01:00', timeZone: berlin },
+          'invalid_request',
+          'start',
+        ],
+        [{ start: '2026-03-24', end: '2026-03-24' }, 'invalid_request', 'end'],
+        [{ start: '2026-03-24', end: '2026-03-24T10:00:00Z' }, 'invalid_request', 'end'],
+        [{ start: '2026-02-30', end: '2026-03-01' }, 'invalid_request', 'start'],
+        [
+          { start: '2026-03-24', end: '2026-03-25', timeZone: 'Mars/Olympus' },
+          'invalid_time_zone',
+          'timeZone',
+        ],
+        [{ start: 'tomorrow', end: '2026-03-25' }, 'invalid_request', 'start'],
+      ];
+      for (const [times, code, field] of cases) {
+        const error = toolError(await call('create_event', { ...base, ...times }));
+        assert.deepEqual([error.code, error.field], [code, field], JSON.stringify(times));
+      }
+      const extra = toolError(
+        await call('create_event', { ...base, start: '2026-03-24', end: '2026-03-25', color: 'red' }),
+      );
+      assert.deepEqual([extra.code, extra.field], ['invalid_request', 'color']);
+      assert.equal(work().occurrences.length, 7, 'nothing created');
+    });
+
+    it('refuses a read-only calendar, a busy-only grant and calendars outside the grant', async () => {
+      const times = { title: 'x', start: '2026-03-24', end: '2026-03-25' };
+      const [feed] = await seedMemoryAccount(t.ctx, ana, icsProvider as never);
+      const withFeed = (
+        await grantToken(t.ctx, {
+          userId: ana.userId,
+          workspaceId: ana.workspaceId,
+          calendars: [{ calendarId: feed!, detailLevel: 'full' }],
+          scopes: allScopes,
+        })
+      ).token;
+      const icsRefusal = toolError(await call('create_event', { calendarId: feed, ...times }, withFeed));
+      assert.deepEqual(
+        [icsRefusal.code, icsRefusal.message],
+        ['calendar_read_only', 'Calendars of this kind are read-only.'],
+      );
+      assert.equal(
+        toolError(await call('create_event', { calendarId: ana.shared, ...times })).code,
+        'calendar_read_only',
+      );
+      const busyOnly = await tokenFor(ana, allScopes, 'busy');
+      assert.equal(
+        toolError(await call('create_event', { calendarId: ana.work, ...times }, busyOnly)).code,
+        'access_denied',
+      );
+      // Bob administers the workspace: Ana's calendars are still not his.
+      const bobToken = await tokenFor(bob, allScopes);
+      assert.equal(
+        toolError(await call('create_event', { calendarId: ana.work, ...times }, bobToken)).code,
+        'calendar_not_permitted',
+      );
+      assert.equal(
+        toolError(await call('create_event', { calendarId: 'cal_AAAAAAAAAAAAAAAAAAAAAA', ...times })).code,
+        'calendar_not_permitted',
+      );
+      assert.equal(work().occurrences.length, 7);
+    });
+  });
+
+  describe('update_event', () => {
+    const idOf = async (title: string) => (await find(title))[0]!;
+
+    it('changes only the fields given and returns the event as it now is', async () => {
+      const planning = await idOf('Planning');
+      const result = structured(
+        await call('update_event', {
+          eventId: planning.eventId,
+          title: 'Planning (moved)',
+          description: 'Room 2',
+        }),
+      );
+      const event = result.event as Record<string, unknown>;
+      assert.equal(event.title, 'Planning (moved)');
+      assert.equal(event.description, 'Room 2');
+      assert.equal(event.start, planning.start, 'time untouched');
+      const moved = structured(
+        await call('update_event', {
+          eventId: planning.eventId,
+          start: '2026-03-24T15:00:00',
+          end: '2026-03-24T15:45:00',
+          timeZone: berlin,
+          description: null,
+        }),
+      ).event as Record<string, unknown>;
+      assert.deepEqual(
+        [moved.start, moved.duration, moved.description],
+        ['2026-03-24T15:00:00', 'PT45M', undefined],
+      );
+      assert.equal(
+        toolError(await call('update_event', { eventId: planning.eventId })).code,
+        'invalid_request',
+      );
+      assert.equal(
+        toolError(await call('update_event', { eventId: planning.eventId, start: '2026-03-24T15:00:00Z' }))
+          .field,
+        'end',
+      );
+    });
+
+    it('answers a change made in between with conflict and the event as it now is, changing nothing', async () => {
+      const planning = await idOf('Planning');
+      work().beforeWrite = () => {
+        const index = work().occurrences.findIndex((o) => o.providerEventId === 'own');
+        const current = work().occurrences[index]!;
+        work().occurrences[index] = {
+          ...current,
+          title: 'Planning (by Ben)',
+          facts: { ...current.facts, version: '"ben"' },
+        };
+      };
+      const error = toolError(
+        await call('update_event', { eventId: planning.eventId, title: 'Planning (by Ana)' }),
+      );
+      assert.equal(error.code, 'conflict');
+      assert.equal(error.reason, 'version');
+      assert.equal((error.current as Record<string, unknown>).title, 'Planning (by Ben)');
+      assert.equal((await find('Planning (by Ana)')).length, 0, 'no lost update');
+    });
+
+    it('needs a scope for a recurring event, and an occurrence edit never changes the series', async () => {
+      const [first, second] = await find('Standup');
+      assert.ok(first && second && first.eventId === second.eventId);
+      assert.equal(
+        toolError(await call('update_event', { eventId: first.eventId, title: 'x' })).code,
+        'recurring_event',
+      );
+      assert.equal(
+        toolError(await call('update_event', { eventId: first.eventId, scope: 'occurrence', title: 'x' }))
+          .field,
+        'occurrenceId',
+      );
+      const moved = structured(
+        await call('update_event', {
+          eventId: second.eventId,
+          occurrenceId: second.occurrenceId,
+          scope: 'occurrence',
+          title: 'Standup (late)',
+          start: '2026-03-30T11:00:00',
+          end: '2026-03-30T11:15:00',
+          timeZone: berlin,
+        }),
+      ).event as Record<string, unknown>;
+      assert.equal(moved.occurrenceId, second.occurrenceId);
+      const after = await listed();
+      assert.deepEqual(
+        after.filter((e) => e.eventId === first.eventId).map((e) => [e.title, e.start]),
+        [
+          ['Standup', '2026-03-23T09:00:00'],
+          ['Standup (late)', '2026-03-30T11:00:00'],
+        ],
+      );
+      assert.equal(
+        toolError(
+          await call('update_event', {
+            eventId: first.eventId,
+            scope: 'series',
+            start: '2026-03-23T10:00:00',
+            end: '2026-03-23T10:15:00',
+            timeZone: berlin,
+          }),
+        ).field,
+        'start',
+        'series times are not moved here',
+      );
+      structured(await call('update_event', { eventId: first.eventId, scope: 'series', title: 'Daily' }));
+      assert.equal((await find('Daily')).length, 2);
+    });
+
+    it('refuses with the editBlockedReason: not organizer, guests, conference, private details, read scope', async () => {
+      const cases: Array<[string, string]> = [
+        ['Review', 'not_organizer'],
+        ['Team lunch', 'guests_or_scheduling'],
+        ['Call', 'conference'],
+      ];
+      for (const [title, code] of cases) {
+        const event = await idOf(title);
+        assert.equal(event.editBlockedReason, code, title);
+        assert.equal(
+          toolError(await call('update_event', { eventId: event.eventId, title: 'x' })).code,
+          code,
+          title,
+        );
+      }
+      // A private event without private details is busy-only to the assistant.
+      const doctor = (await listed()).find((e) => e.start === '2026-03-27T09:00:00')!;
+      assert.equal(doctor.title, 'Busy');
+      assert.equal(
+        toolError(await call('update_event', { eventId: doctor.eventId, title: 'x' })).code,
+        'access_denied',
+      );
+      const busyOnly = await tokenFor(ana, allScopes, 'busy');
+      const planning = await idOf('Planning');
+      assert.equal(
+        toolError(await call('update_event', { eventId: planning.eventId, title: 'x' }, busyOnly)).code,
+        'access_denied',
+      );
+      assert.equal((await find('x')).length, 0);
+    });
+
+    it('answers an event of a calendar outside the grant, or a forged id, with calendar_not_permitted', async () => {
+      const planning = await idOf('Planning');
+      const bobToken = await tokenFor(bob, allScopes);
+      assert.equal(
+        toolError(await call('update_event', { eventId: planning.eventId, title: 'x' }, bobToken)).code,
+        'calendar_not_permitted',
+      );
+      const onlyShared = (
+        await grantToken(t.ctx, {
+          userId: ana.userId,
+          workspaceId: ana.workspaceId,
+          calendars: [{ calendarId: ana.shared, detailLevel: 'full' }],
+          scopes: allScopes,
+        })
+      ).token;
+      assert.equal(
+        toolError(await call('update_event', { eventId: planning.eventId, title: 'x' }, onlyShared)).code,
+        'calendar_not_permitted',
+      );
+      assert.equal(
+        toolError(await call('update_event', { eventId: `evt_${'A'.repeat(40)}`, title: 'x' })).code,
+        'calendar_not_permitted',
+      );
+      const [standup] = await find('Standup');
+      assert.equal(
+        toolError(
+          await call('update_event', {
+            eventId: planning.eventId,
+            occurrenceId: standup!.occurrenceId,
+            scope: 'occurrence',
+            title: 'x',
+          }),
+        ).field,
+        'occurrenceId',
+      );
+    });
+
+    it('after a timeout: the change made is reported made; not made is reported not made', async () => {
+      const planning = await idOf('Planning');
+      const timeout = new AppError('provider_unavailable', 'timeout', { details: { reason: 'timeout' } });
+      work().writeFailure = { applied: true, error: timeout };
+      const made = await call('update_event', { eventId: planning.eventId, title: 'Planning v2' });
+      assert.equal((structured(made).event as Record<string, unknown>).title, 'Planning v2');
+      work().writeFailure = { applied: false, error: timeout };
+      const notMade = toolError(
+        await call('update_event', { eventId: planning.eventId, title: 'Planning v3' }),
+      );
+      assert.deepEqual([notMade.code, notMade.applied], ['provider_unavailable', false]);
+      assert.equal((await find('Planning v3')).length, 0);
+      const limited = new AppError('provider_unavailable', 'Google Calendar is unavailable (HTTP 429).', {
+        details: { reason: 'rate_limited', status: 429 },
+        retryAfter: 7,
+      });
+      work().writeFailure = { applied: false, error: limited };
+      const refused = toolError(
+        await call('update_event', { eventId: planning.eventId, title: 'Planning v4' }),
+      );
+      assert.deepEqual(
+        [refused.code, refused.reason, refused.applied],
+        ['provider_unavailable', 'rate_limited', false],
+      );
+    });
+  });
+
+  describe('delete_event and respond_to_event', () => {
+    it('deletes one occurrence, then the series', async () => {
+      const [first, second] = await find('Standup');
+      const gone = structured(
+        await call('delete_event', {
+          eventId: second!.eventId,
+          occurrenceId: second!.occurrenceId,
+          scope: 'occurrence',
+        }),
+      );
+      assert.deepEqual(gone.deleted, {
+        eventId: second!.eventId,
+        occurrenceId: second!.occurrenceId,
+        scope: 'occurrence',
+      });
+      assert.deepEqual(
+        (await find('Standup')).map((e) => e.occurrenceId),
+        [first!.occurrenceId],
+      );
+      structured(await call('delete_event', { eventId: first!.eventId, scope: 'series' }));
+      assert.equal((await find('Standup')).length, 0);
+      assert.equal(
+        toolError(await call('delete_event', { eventId: first!.eventId, scope: 'series' })).code,
+        'not_found',
+      );
+    });
+
+    it('answers an invitation, and refuses to answer for the organizer', async () => {
+      const review = (await find('Review'))[0]!;
+      assert.equal(review.canRespond, true);
+      const answered = structured(
+        await call('respond_to_event', {
+          eventId: review.eventId,
+          response: 'accepted',
+          comment: 'See you there',
+        }),
+      ).event as Record<string, unknown>;
+      assert.equal(answered.responseStatus, 'accepted');
+      const planning = (await find('Planning'))[0]!;
+      assert.equal(
+        toolError(await call('respond_to_event', { eventId: planning.eventId, response: 'declined' })).code,
+        'access_denied',
+      );
+      const noRsvp = await tokenFor(ana, ['calendar:read', 'calendar:write']);
+      const hidden = await call(
+        'respond_to_event',
+        { eventId: review.eventId, response: 'declined' },
+        noRsvp,
+      ).catch((error: unknown) => error);
+      assert.match(String(hidden), /Unknown tool: respond_to_event/);
+    });
+  });
+
+  describe('audit', () => {
+    it('records every attempt with app, calendar, event and outcome — never content', async () => {
+      const bobId = bob.userId;
+      const before = (await eventWritesOf(t.ctx.db, ana.userId)).length;
+      const created = structured(
+        await call('create_event', {
+          calendarId: ana.work,
+          title: 'Secret title',
+          start: '2026-03-24',
+          end: '2026-03-25',
+        }),
+      ).event as Record<string, string>;
+      toolError(
+        await call('create_event', {
+          calendarId: ana.shared,
+          title: 'x',
+          start: '2026-03-24',
+          end: '2026-03-25',
+        }),
+      );
+      const rows = (await eventWritesOf(t.ctx.db, ana.userId)).slice(
+        0,
+        (await eventWritesOf(t.ctx.db, ana.userId)).length - before,
+      );
+      assert.deepEqual(
+        rows.map((r) => [r.action, r.calendarId, r.eventId, r.outcome, r.errorCode, r.clientName]),
+        [
+          ['create', ana.shared, null, 'refused', 'calendar_read_only', 'Test client'],
+          ['create', ana.work, created.eventId, 'applied', null, 'Test client'],
+        ],
+      );
+      assert.doesNotMatch(JSON.stringify(rows), /Secret title/);
+      assert.deepEqual(await eventWritesOf(t.ctx.db, bobId), []);
+
+      // Ana sees them on her account page; Bob, her workspace's admin, does not.
+      const page = new PageClient(t.app);
+      await page.signIn('ana@example.org', testPassword);
+      const body = (await page.get('/account')).body;
+      assert.match(body, /<h2>Changes made by apps<\/h2>/);
+      assert.match(
+        body,
+        /<td>Test client<\/td>\s*<td>Created an event<\/td>\s*<td>Work<\/td>\s*<td>Done<\/td>/,
+      );
+      assert.match(body, /<td>Shared<\/td>\s*<td>Refused <code>calendar_read_only<\/code><\/td>/);
+      assert.doesNotMatch(body, /Secret title/);
+      const bobPage = new PageClient(t.app);
+      await bobPage.signIn('bob@example.org', testPassword);
+      assert.match((await bobPage.get('/account')).body, /No app has changed your calendars\./);
+    });
+  });
+});

@@ -1,8 +1,9 @@
 /**
  * `npm run bench`: throughput and latency of the service's routes against a bare Fastify route
  * answering the same bytes, measured in the same run so the ratio means something on any machine.
- * The read paths (`search_events` over MCP, `GET /v1/events`) run on a seeded account of
- * 20 calendars × 1,000 events (bench/seed.ts); each is compared with its own baseline.
+ * The read paths (`search_events` over MCP, `GET /v1/events`) and the write path (`update_event`:
+ * fresh provider check, versioned write, audit row) run on a seeded account of 20 calendars ×
+ * 1,000 events (bench/seed.ts); each is compared with its own baseline.
  */
 import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -18,7 +19,9 @@ import { buildApp } from '../src/http/app.ts';
 import type { AppContext } from '../src/http/context.ts';
 import { systemClock } from '../src/lib/clock.ts';
 import { createSecretBox } from '../src/lib/encryption.ts';
+import { defaultPolicy } from '../src/policy/workspacePolicy.ts';
 import { migrateToLatest, openDatabase, ping } from '../src/store/database.ts';
+import { savePolicy } from '../src/store/workspaces.ts';
 import { grantToken } from '../test/helpers/grantToken.ts';
 import {
   benchProvider,
@@ -129,29 +132,29 @@ const mcpToken = (await grantToken(ctx, { ...owner, calendars, resource: 'mcp' }
 const v1Token = (await grantToken(ctx, { ...owner, calendars, resource: 'v1' })).token;
 
 const searchArguments = { calendarIds: owner.calendarIds, query: searchWord, ...window };
-const mcpHeaders = {
-  authorization: `Bearer ${mcpToken}`,
+const mcpHeaders = (token: string) => ({
+  authorization: `Bearer ${token}`,
   'content-type': 'application/json',
   accept: 'application/json, text/event-stream',
-};
+});
 // Protocol 2026-07-28: stateless, every request carries the envelope and the standard headers,
 // as @modelcontextprotocol/client v2 sends them when pinned to this version.
-const mcpModern: Target = {
+const modernCall = (token: string, name: string, args: Record<string, unknown>): Target => ({
   path: '/mcp',
   method: 'POST',
   headers: {
-    ...mcpHeaders,
+    ...mcpHeaders(token),
     'mcp-protocol-version': '2026-07-28',
     'mcp-method': 'tools/call',
-    'mcp-name': 'search_events',
+    'mcp-name': name,
   },
   body: JSON.stringify({
     jsonrpc: '2.0',
     id: 1,
     method: 'tools/call',
     params: {
-      name: 'search_events',
-      arguments: searchArguments,
+      name,
+      arguments: args,
       _meta: {
         [PROTOCOL_VERSION_META_KEY]: '2026-07-28',
         [CLIENT_INFO_META_KEY]: { name: 'bench', version: '1' },
@@ -159,12 +162,13 @@ const mcpModern: Target = {
       },
     },
   }),
-};
+});
+const mcpModern = modernCall(mcpToken, 'search_events', searchArguments);
 // Protocol 2025-11-25: the stateless fallback serves a bare tools/call without a session.
 const mcpLegacy: Target = {
   path: '/mcp',
   method: 'POST',
-  headers: { ...mcpHeaders, 'mcp-protocol-version': '2025-11-25' },
+  headers: { ...mcpHeaders(mcpToken), 'mcp-protocol-version': '2025-11-25' },
   body: JSON.stringify({
     jsonrpc: '2.0',
     id: 1,
@@ -196,16 +200,20 @@ async function answer(name: string, target: Target): Promise<Answer> {
 
 const totalMatches = (calendarCount * eventsPerCalendar) / matchEvery;
 
-/** Fails unless the answer is a successful search_events result over every seeded match. */
-function checkSearch(name: string, { contentType, body }: Answer): void {
-  // The SDK may answer as JSON or as one SSE event; the bytes are the same either way for the baseline.
+/** The tool result in an MCP answer, sent as JSON or as one SSE event (the same bytes either way for the baseline). */
+function toolResult({ contentType, body }: Answer) {
   const json = contentType.startsWith('text/event-stream')
     ? body
         .split('\n')
         .find((line) => line.startsWith('data: '))
         ?.slice('data: '.length)
     : body;
-  const result = JSON.parse(json ?? 'null')?.result;
+  return JSON.parse(json ?? 'null')?.result;
+}
+
+/** Fails unless the answer is a successful search_events result over every seeded match. */
+function checkSearch(name: string, answer: Answer): void {
+  const result = toolResult(answer);
   const structured = result?.structuredContent;
   if (
     result?.isError === true ||
@@ -214,7 +222,7 @@ function checkSearch(name: string, { contentType, body }: Answer): void {
     structured.matched !== totalMatches ||
     result.content.length !== 1 // a second text is the note about calendars not read
   )
-    throw new Error(`${name}: not a complete search result: ${body.slice(0, 500)}`);
+    throw new Error(`${name}: not a complete search result: ${answer.body.slice(0, 500)}`);
 }
 
 /** Fails unless the answer is the first full page of events with nothing excluded. */
@@ -234,6 +242,25 @@ checkSearch('search_events 2026-07-28', answers.mcpModern);
 checkSearch('search_events 2025-11-25', answers.mcpLegacy);
 checkEvents('GET /v1/events', answers.restEvents);
 
+// The write row renames one event again and again: each request reads the calendar's rights and
+// the event afresh, writes with the version it read, and records the attempt.
+await savePolicy(
+  ctx.db,
+  owner.workspaceId,
+  { ...defaultPolicy, allowedScopes: ['calendar:read', 'calendar:write'] },
+  0,
+);
+const writeToken = (
+  await grantToken(ctx, { ...owner, calendars, resource: 'mcp', scopes: ['calendar:read', 'calendar:write'] })
+).token;
+const renamed = 'Budget review (moved to the small room)';
+const eventId: string = toolResult(answers.mcpModern).structuredContent.termine[0].eventId;
+const updateEvent = modernCall(writeToken, 'update_event', { eventId, title: renamed });
+const updateAnswer = await answer('update_event', updateEvent);
+const updated = toolResult(updateAnswer)?.structuredContent;
+if (updated?.outcome !== 'applied' || updated.event?.title !== renamed)
+  throw new Error(`update_event: not applied: ${updateAnswer.body.slice(0, 500)}`);
+
 // The baselines serve the very bytes the service answered, with no work behind them; each takes
 // the same request as the row it is compared with (so a POST body is read and parsed there too).
 const baseline = Fastify({ logger: false });
@@ -243,6 +270,7 @@ serve('GET', '/readyz', answers.ready);
 serve('POST', '/mcp-modern', answers.mcpModern);
 serve('POST', '/mcp-legacy', answers.mcpLegacy);
 serve('GET', '/v1/events', answers.restEvents);
+serve('POST', '/mcp-update', updateAnswer);
 const baselineUrl = await baseline.listen({ host: '127.0.0.1', port: 0 });
 
 const read = { connections: readConnections };
@@ -272,6 +300,26 @@ for (const [letter, name, target, baselinePath] of [
   );
   rows.push(base, await measure(name, serviceUrl, target, { ...read, baseline: base }));
 }
+// One connection: concurrent renames of one event would race for its version and measure conflicts.
+const write = { connections: 1 };
+const baseE = await measure(
+  'bare Fastify, same bytes',
+  baselineUrl,
+  { ...updateEvent, path: '/mcp-update' },
+  { ...write, letter: 'E' },
+);
+rows.push(
+  baseE,
+  await measure('MCP update_event (1 event)', serviceUrl, updateEvent, { ...write, baseline: baseE }),
+);
+// A tool error is an HTTP 200 too: the record of attempts says whether every rename was made.
+const attempts = await ctx.db
+  .selectFrom('event_writes')
+  .select(({ fn }) => ['outcome', fn.countAll<number>().as('n')])
+  .groupBy('outcome')
+  .execute();
+if (attempts.length !== 1 || attempts[0]?.outcome !== 'applied')
+  throw new Error(`update_event: not every rename was made: ${JSON.stringify(attempts)}`);
 await app.close();
 await baseline.close();
 await handle.close();

@@ -13,7 +13,8 @@ export interface EventWriteEntry {
   workspaceId: string;
   grantId: string;
   clientId: string;
-  calendarId: string;
+  /** null: the app named an event or calendar that is not shared with it. */
+  calendarId: string | null;
   eventId: string | null;
   occurrenceId: string | null;
   action: WriteAction;

@@ -170,7 +170,7 @@ export interface EventWritesTable {
   workspace_id: string;
   grant_id: string;
   client_id: string;
-  calendar_id: string;
+  calendar_id: string | null;
   event_id: string | null;
   occurrence_id: string | null;
   action: string;

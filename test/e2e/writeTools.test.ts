@@ -739,7 +739,7 @@ describe('write tools over MCP', () => {
   describe('audit', () => {
     it('records every attempt with app, calendar, event and outcome — never content', async () => {
       const bobId = bob.userId;
-      const before = (await eventWritesOf(t.ctx.db, ana.userId)).length;
+      const [latest] = await eventWritesOf(t.ctx.db, ana.userId);
       const created = structured(
         await call('create_event', {
           calendarId: ana.work,
@@ -756,19 +756,33 @@ describe('write tools over MCP', () => {
           end: '2026-03-25',
         }),
       );
-      const rows = (await eventWritesOf(t.ctx.db, ana.userId)).slice(
-        0,
-        (await eventWritesOf(t.ctx.db, ana.userId)).length - before,
-      );
+      // Naming what the grant does not reach is recorded too, without a calendar.
+      const forged = `evt_${'B'.repeat(40)}`;
+      toolError(await call('delete_event', { eventId: forged }));
+      const bobToken = await tokenFor(bob, allScopes);
+      const bobsProbe = await call('update_event', { eventId: created.eventId, title: 'x' }, bobToken);
+      assert.equal(toolError(bobsProbe).code, 'calendar_not_permitted');
+      const rows = (await eventWritesOf(t.ctx.db, ana.userId)).filter((r) => r.id > (latest?.id ?? 0));
       assert.deepEqual(
         rows.map((r) => [r.action, r.calendarId, r.eventId, r.outcome, r.errorCode, r.clientName]),
         [
+          ['delete', null, forged, 'refused', 'calendar_not_permitted', 'Test client'],
           ['create', ana.shared, null, 'refused', 'calendar_read_only', 'Test client'],
           ['create', ana.work, created.eventId, 'applied', null, 'Test client'],
         ],
       );
       assert.doesNotMatch(JSON.stringify(rows), /Secret title/);
-      assert.deepEqual(await eventWritesOf(t.ctx.db, bobId), []);
+      // Bob's attempts are his own record, and name none of Ana's calendars.
+      const bobs = await eventWritesOf(t.ctx.db, bobId);
+      assert.deepEqual(bobs[0] && [bobs[0].action, bobs[0].eventId, bobs[0].errorCode], [
+        'update',
+        created.eventId,
+        'calendar_not_permitted',
+      ]);
+      assert.deepEqual(
+        bobs.map((r) => [r.calendarId, r.calendarName]),
+        bobs.map(() => [null, null]),
+      );
 
       // Ana sees them on her account page; Bob, her workspace's admin, does not.
       const page = new PageClient(t.app);
@@ -780,10 +794,19 @@ describe('write tools over MCP', () => {
         /<td>Test client<\/td>\s*<td>Created an event<\/td>\s*<td>Work<\/td>\s*<td>Done<\/td>/,
       );
       assert.match(body, /<td>Shared<\/td>\s*<td>Refused <code>calendar_read_only<\/code><\/td>/);
+      assert.match(
+        body,
+        /<td>Deleted an event<\/td>\s*<td><span class="muted">not one shared with the app<\/span><\/td>\s*<td>Refused <code>calendar_not_permitted<\/code><\/td>/,
+      );
       assert.doesNotMatch(body, /Secret title/);
       const bobPage = new PageClient(t.app);
       await bobPage.signIn('bob@example.org', testPassword);
-      assert.match((await bobPage.get('/account')).body, /No app has changed your calendars\./);
+      const bobsBody = (await bobPage.get('/account')).body;
+      assert.match(
+        bobsBody,
+        /<td>Changed an event<\/td>\s*<td><span class="muted">not one shared with the app/,
+      );
+      assert.doesNotMatch(bobsBody, /<td>(Work|Shared)<\/td>|Secret title/);
     });
   });
 });

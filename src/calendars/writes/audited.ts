@@ -1,4 +1,7 @@
-/** Every write attempt on a calendar is recorded with what came of it — never event content. */
+/**
+ * Every write attempt is recorded with what came of it — never event content — including those
+ * that name an event or calendar not shared with the app (no calendar is recorded for those).
+ */
 import { type AppError, isAppError } from '../../errors.ts';
 import { epochMs } from '../../lib/clock.ts';
 import type { Principal } from '../../policy/principal.ts';
@@ -7,7 +10,8 @@ import type { ReadDeps } from '../readEvents.ts';
 
 export interface WriteSubject {
   action: WriteAction;
-  calendarId: string;
+  /** Set by the run once the named calendar is known to be shared with the app. */
+  calendarId: string | null;
   eventId: string | null;
   occurrenceId: string | null;
   scope: 'occurrence' | 'series' | null;
@@ -21,7 +25,7 @@ function outcomeOf(error: AppError): WriteOutcome {
   return 'refused';
 }
 
-/** Runs the write and records its outcome; `subject` may be completed by the run (a new event's id). */
+/** Runs the write and records its outcome; the run completes `subject` (its calendar, a new event's id). */
 export async function audited<T extends { outcome: WriteOutcome }>(
   deps: ReadDeps,
   principal: Principal,

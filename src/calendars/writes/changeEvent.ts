@@ -138,21 +138,22 @@ async function change<T extends { outcome: 'applied' }>(
   input: EventAddress,
   work: (fresh: FreshCalendar, ref: EventRef) => Promise<T>,
 ): Promise<T> {
-  const ref = await resolveEvent(deps, principal, input.eventId, input.occurrenceId);
-  const { calendar, account } = ref.permitted;
   const subject: WriteSubject = {
     action,
-    calendarId: calendar.id,
+    calendarId: null,
     eventId: input.eventId,
     occurrenceId: input.occurrenceId ?? null,
     scope: input.scope ?? null,
   };
-  return audited(deps, principal, subject, () =>
-    withAccount(deps, account, async (access) => {
+  return audited(deps, principal, subject, async () => {
+    const ref = await resolveEvent(deps, principal, input.eventId, input.occurrenceId);
+    const { calendar, account } = ref.permitted;
+    subject.calendarId = calendar.id;
+    return withAccount(deps, account, async (access) => {
       const provider = providerFor(deps.providers, account.provider);
       return work(await freshCalendar(provider, access, principal, ref.permitted), ref);
-    }),
-  );
+    });
+  });
 }
 
 /** One write under way: who writes, where, and what the fresh read addressed. */

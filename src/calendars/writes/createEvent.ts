@@ -99,17 +99,18 @@ export async function createEvent(
   principal: Principal,
   input: CreateInput,
 ): Promise<CreatedEvent> {
-  const [permitted] = await permittedCalendars(deps.db, principal, [input.calendarId]);
-  const { calendar, account } = permitted!;
   const subject: WriteSubject = {
     action: 'create',
-    calendarId: calendar.id,
+    calendarId: null,
     eventId: null,
     occurrenceId: null,
     scope: null,
   };
-  return audited(deps, principal, subject, () =>
-    withAccount(deps, account, async (access) => {
+  return audited(deps, principal, subject, async () => {
+    const [permitted] = await permittedCalendars(deps.db, principal, [input.calendarId]);
+    const { calendar, account } = permitted!;
+    subject.calendarId = calendar.id;
+    return withAccount(deps, account, async (access) => {
       requireScope(principal, 'calendar:write');
       const provider = providerFor(deps.providers, account.provider);
       const fresh = await freshCalendar(provider, access, principal, permitted!);
@@ -188,6 +189,6 @@ export async function createEvent(
         }
         throw error;
       }
-    }),
-  );
+    });
+  });
 }

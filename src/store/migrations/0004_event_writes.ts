@@ -6,6 +6,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
 
   // Every write an app attempted on a person's calendar: who, which app, which calendar and
   // event, what came of it. Never event content. Calendars may go; their write history stays.
+  // No calendar: the app named an event or calendar that is not shared with it.
   await db.schema
     .createTable('event_writes')
     .addColumn('id', t.serial, (c) => c.primaryKey())
@@ -13,7 +14,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('workspace_id', 'text', (c) => c.notNull().references('workspaces.id').onDelete('cascade'))
     .addColumn('grant_id', 'text', (c) => c.notNull())
     .addColumn('client_id', 'text', (c) => c.notNull())
-    .addColumn('calendar_id', 'text', (c) => c.notNull())
+    .addColumn('calendar_id', 'text')
     .addColumn('event_id', 'text')
     .addColumn('occurrence_id', 'text')
     .addColumn('action', 'text', (c) => c.notNull())

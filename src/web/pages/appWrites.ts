@@ -26,6 +26,11 @@ const outcomes: Record<WriteOutcome, string> = {
   refused: 'Refused',
 };
 
+/** No calendar recorded: the app named one it was not given, so there is nothing to show of it. */
+const calendarCell = (w: EventWriteRow): Html | string =>
+  w.calendarName ??
+  html`<span class="muted">${w.calendarId === null ? 'not one shared with the app' : 'a removed calendar'}</span>`;
+
 export async function appWritesSection(ctx: AppContext, user: User): Promise<Html> {
   const writes = await eventWritesOf(ctx.db, user.id);
   if (writes.length === 0) return html`<p>No app has changed your calendars.</p>`;
@@ -33,7 +38,7 @@ export async function appWritesSection(ctx: AppContext, user: User): Promise<Htm
 ${writes.map(
   (w) => html`<tr><td>${utcTime(w.at)}</td><td>${w.clientName ?? w.clientId}</td>
 <td>${actions[w.action]}${scopes[w.scope ?? ''] ?? ''}</td>
-<td>${w.calendarName ?? html`<span class="muted">a removed calendar</span>`}</td>
+<td>${calendarCell(w)}</td>
 <td>${outcomes[w.outcome]}${w.errorCode === null ? '' : html` <code>${w.errorCode}</code>`}</td></tr>`,
 )}
 </tbody></table>`;

@@ -3,6 +3,7 @@
  * Adapters receive credentials and an HTTP client; they never touch the database, and they
  * report provider facts — the core decides ids, visibility and edit rights from them.
  */
+
 import type {
   Alert,
   EventStatus,
@@ -14,6 +15,7 @@ import type {
   VirtualLocation,
   WorkingLocation,
 } from '../domain/event.ts';
+import type { EventRecurrence } from '../domain/eventRecurrence.ts';
 
 export type ProviderKind = 'caldav' | 'ics' | 'google' | 'microsoft';
 
@@ -142,6 +144,8 @@ export interface EventFields {
 export interface NewEvent extends EventFields {
   title: string;
   timing: EventTiming;
+  /** Makes the event the first occurrence of a series. */
+  recurrence?: EventRecurrence;
 }
 
 /**

@@ -52,7 +52,7 @@ const users = (): FakeGraphUserSeed[] => [
             start: '2026-03-16T09:00:00',
             end: '2026-03-16T09:15:00',
             subject: 'Standup',
-            weekly: { count: 4 },
+            repeats: { count: 4 },
           },
           {
             id: 'evt-invite',

@@ -191,7 +191,7 @@ const worlds: Record<string, { skip?: string; open(): Promise<World> }> = {
                     subject: 'Standup',
                     start: '2026-10-19T09:00:00',
                     end: '2026-10-19T09:15:00',
-                    weekly: { count: 4, cancelled: [2] },
+                    repeats: { count: 4, cancelled: [2] },
                   },
                   {
                     id: 'offsite',
@@ -458,6 +458,67 @@ for (const [name, world] of Object.entries(worlds)) {
         version: call!.facts.version!,
       });
       assert.equal(await w.provider.getEvent(w.access, calendar, created), undefined);
+    });
+
+    it('creates the same series: weekly on two days across the DST change, daily every other day until a date', async () => {
+      const writer = w.provider.writer;
+      if (writer === undefined) return;
+      const weekly = await writer.createEvent(
+        w.access,
+        calendar,
+        {
+          title: 'Contract review',
+          timing: {
+            allDay: false,
+            start: '2026-10-19T07:30:00',
+            end: '2026-10-19T08:00:00',
+            timeZone: 'Europe/Berlin',
+          },
+          recurrence: { frequency: 'weekly', interval: 1, daysOfWeek: ['monday', 'wednesday'], count: 5 },
+        },
+        newProviderUid(),
+      );
+      const daily = await writer.createEvent(
+        w.access,
+        calendar,
+        {
+          title: 'Contract walk',
+          timing: { allDay: true, startDate: '2026-10-19', endDate: '2026-10-20' },
+          recurrence: { frequency: 'daily', interval: 2, daysOfWeek: [], until: '2026-10-25' },
+        },
+        newProviderUid(),
+      );
+      const { occurrences } = await w.provider.listEvents(w.access, calendar, window);
+      const seen = (title: string) =>
+        place(
+          occurrences.filter((o) => o.title === title),
+          window,
+        ).map((p) => [p.event.start, Temporal.Instant.fromEpochNanoseconds(p.startNs).toString()]);
+      assert.deepEqual(seen('Contract review'), [
+        ['2026-10-19T07:30:00', '2026-10-19T05:30:00Z'],
+        ['2026-10-21T07:30:00', '2026-10-21T05:30:00Z'],
+        ['2026-10-26T07:30:00', '2026-10-26T06:30:00Z'],
+        ['2026-10-28T07:30:00', '2026-10-28T06:30:00Z'],
+        ['2026-11-02T07:30:00', '2026-11-02T06:30:00Z'],
+      ]);
+      assert.deepEqual(
+        seen('Contract walk').map(([start]) => start),
+        ['2026-10-19T00:00:00', '2026-10-21T00:00:00', '2026-10-23T00:00:00', '2026-10-25T00:00:00'],
+      );
+      // Read again by its id: the first occurrence, as part of a series, with the series' version.
+      for (const id of [weekly, daily]) {
+        const series = await w.provider.getEvent(w.access, calendar, id);
+        assert.equal(series?.facts.recurring, true);
+        await writer.deleteEvent(w.access, calendar, {
+          providerEventId: id,
+          version: series!.facts.version!,
+        });
+      }
+      const left = (await w.provider.listEvents(w.access, calendar, window)).occurrences;
+      assert.deepEqual(
+        left.filter((o) => o.title?.startsWith('Contract ')),
+        [],
+      );
     });
   });
 }

@@ -167,7 +167,7 @@ const worlds: Record<string, { skip?: string; open(): Promise<World> }> = {
                     subject: 'Standup',
                     start: '2026-03-23T09:00:00',
                     end: '2026-03-23T09:15:00',
-                    weekly: { count: 4 },
+                    repeats: { count: 4 },
                   },
                   {
                     id: 'review',

@@ -21,7 +21,7 @@ export type {
   FakeGraphCalendarSeed,
   FakeGraphEventSeed,
   FakeGraphUserSeed,
-  FakeWeeklySeries,
+  FakeSeries,
 } from './graph/store.ts';
 
 export interface FakeGraphOptions {

@@ -4,6 +4,7 @@
  * all-day events as dates, the end exclusive as in iCalendar. A patch clears the other time
  * form explicitly, so an event can change between timed and all-day.
  */
+import { rruleOf } from '../../domain/eventRecurrence.ts';
 import type { EventFields, EventTiming, NewEvent } from '../provider.ts';
 import type { GoogleAttendee } from './resources.ts';
 
@@ -26,6 +27,8 @@ export interface GoogleEventChanges {
   visibility?: 'public' | 'private';
   attendees?: GoogleAttendee[];
   attendeesOmitted?: boolean;
+  /** RRULE lines of a series. */
+  recurrence?: string[];
 }
 
 /** An events.patch body: only the fields given; a removed description or location is empty. */
@@ -51,6 +54,9 @@ export function googleNewEvent(event: NewEvent, id: string): GoogleEventChanges 
       location: event.location || undefined,
     }),
     ...googleTimes(event.timing, false),
+    ...(event.recurrence === undefined
+      ? {}
+      : { recurrence: [`RRULE:${rruleOf(event.recurrence, event.timing)}`] }),
   };
 }
 

@@ -3,6 +3,8 @@
  * way Outlook names zones (Windows names) wherever one stands for exactly that IANA zone, so
  * that reading back through `originalStartTimeZone` gives the zone that was written.
  */
+
+import type { EventRecurrence } from '../../domain/eventRecurrence.ts';
 import { windowsZones } from '../../domain/time/windowsZones.ts';
 import type { EventFields, EventTiming } from '../provider.ts';
 
@@ -48,5 +50,30 @@ function graphTiming(timing: EventTiming, allDayZone: string): Record<string, un
     isAllDay: false,
     start: { dateTime: timing.start, timeZone },
     end: { dateTime: timing.end, timeZone },
+  };
+}
+
+/** A series' patternedRecurrence: the same rule as its RRULE, counted in the event's own zone. */
+export function graphRecurrence(
+  recurrence: EventRecurrence,
+  timing: EventTiming,
+  allDayZone: string,
+): Record<string, unknown> {
+  const weekly = recurrence.frequency === 'weekly';
+  return {
+    pattern: {
+      type: recurrence.frequency,
+      interval: recurrence.interval,
+      ...(weekly ? { daysOfWeek: recurrence.daysOfWeek, firstDayOfWeek: 'monday' } : {}),
+    },
+    range: {
+      startDate: timing.allDay ? timing.startDate : timing.start.slice(0, 10),
+      recurrenceTimeZone: graphZoneName(timing.allDay ? allDayZone : timing.timeZone),
+      ...(recurrence.count !== undefined
+        ? { type: 'numbered', numberOfOccurrences: recurrence.count }
+        : recurrence.until !== undefined
+          ? { type: 'endDate', endDate: recurrence.until }
+          : { type: 'noEnd' }),
+    },
   };
 }

@@ -10,7 +10,7 @@ import type { GraphClient } from './client.ts';
 import { calendarPath, eventPath, findInstance } from './eventLookup.ts';
 import { providerName } from './graphRequest.ts';
 import type { GraphEvent, GraphPage } from './graphTypes.ts';
-import { graphProperties } from './toGraph.ts';
+import { graphProperties, graphRecurrence } from './toGraph.ts';
 import type { MicrosoftAccount } from './tokens.ts';
 
 /** A named String property in a property set of our own (a fixed GUID): the uid of a create. */
@@ -53,6 +53,9 @@ export function createMicrosoftWriter(client: GraphClient): EventWriter<'microso
         method: 'POST',
         body: {
           ...graphProperties(event, allDayZone(calendar)),
+          ...(event.recurrence === undefined
+            ? {}
+            : { recurrence: graphRecurrence(event.recurrence, event.timing, allDayZone(calendar)) }),
           transactionId: uid,
           singleValueExtendedProperties: [{ id: uidProperty, value: uid }],
         },

@@ -1,11 +1,12 @@
 /**
- * create_event: a single event in a calendar the grant reaches, with a provider-side identity
+ * create_event: an event (or the first of a series) in a calendar the grant reaches, with a provider-side identity
  * (uid) the service chooses before sending, so that neither a timed-out attempt nor a repeated
  * request can make a second event. With the client's idempotencyKey the same key always
  * answers with the same event.
  */
 import { createHash } from 'node:crypto';
 import type { Event } from '../../domain/event.ts';
+import { parseRecurrence, type RecurrenceInput } from '../../domain/eventRecurrence.ts';
 import { parseTiming, type TimingInput } from '../../domain/eventTiming.ts';
 import { toEvent } from '../../domain/occurrences.ts';
 import { AppError, isAppError } from '../../errors.ts';
@@ -27,6 +28,7 @@ export interface CreateInput extends Omit<EventFields, 'timing' | 'title'> {
   calendarId: string;
   title: string;
   timing: TimingInput;
+  recurrence?: RecurrenceInput;
   idempotencyKey?: string;
 }
 
@@ -120,10 +122,12 @@ export async function createEvent(
           'The assistant sees this calendar as busy times only, so it may not add events to it.',
         );
       }
-      const { calendarId: _, timing, idempotencyKey, ...fields } = input;
+      const { calendarId: _, timing: timingInput, recurrence, idempotencyKey, ...fields } = input;
+      const timing = parseTiming(timingInput, fresh.calendar.timeZone ?? 'Etc/UTC');
       const draft: NewEvent = {
         ...fields,
-        timing: parseTiming(timing, fresh.calendar.timeZone ?? 'Etc/UTC'),
+        timing,
+        ...(recurrence === undefined ? {} : { recurrence: parseRecurrence(recurrence, timing) }),
       };
       const key =
         idempotencyKey === undefined

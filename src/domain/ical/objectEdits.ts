@@ -7,6 +7,7 @@
 import ICAL from 'ical.js';
 import type { EventFields, NewEvent, RsvpResponse } from '../../calendars/provider.ts';
 import { AppError } from '../../errors.ts';
+import { rruleOf, seriesEndBound } from '../eventRecurrence.ts';
 import { declaredSpan, defaultSpan } from './durations.ts';
 import { applyFields, setText, timeProperty, touch, utcStamp } from './eventFields.ts';
 import { defaultZoneOf } from './expand.ts';
@@ -15,6 +16,7 @@ import { readOverrides } from './overrides.ts';
 import type { Component } from './parse.ts';
 import { readTime, type ZoneLookup, zoneLookup } from './times.ts';
 import { latest } from './versions.ts';
+import { zoneDefinition } from './zoneDefinition.ts';
 
 export type ObjectEdit =
   /** Fields of a single event (or of a series' master), or with `recurrenceId` of one occurrence. */
@@ -49,6 +51,17 @@ export function newEventObject(event: NewEvent, uid: string, now: Temporal.Insta
   vevent.addPropertyWithValue('created', utcStamp(now));
   vevent.addPropertyWithValue('sequence', 0);
   applyFields(calendar, vevent, event);
+  const { recurrence, timing } = event;
+  if (recurrence !== undefined) {
+    vevent.addPropertyWithValue('rrule', ICAL.Recur.fromString(rruleOf(recurrence, timing)));
+    // The zone's changes are listed for as long as the series runs, not only around its start.
+    const [definition] = calendar.getAllSubcomponents('vtimezone');
+    if (definition !== undefined && !timing.allDay) {
+      calendar.removeSubcomponent(definition);
+      const first = Temporal.PlainDateTime.from(timing.start).toPlainDate();
+      calendar.addSubcomponent(zoneDefinition(timing.timeZone, first, seriesEndBound(recurrence, timing)));
+    }
+  }
   calendar.addSubcomponent(vevent);
   return calendar.toString();
 }

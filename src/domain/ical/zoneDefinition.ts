@@ -1,7 +1,8 @@
 /**
  * A VTIMEZONE for an IANA zone, written from Temporal's own rules: every offset change from the
- * year before `around` to two years after it as its own STANDARD or DAYLIGHT part, so servers
- * and clients that read the definition place times exactly as the zone does. Pure.
+ * year before `around` to two years after `through` (a series' last date) as its own STANDARD or
+ * DAYLIGHT part, so servers and clients that read the definition place times exactly as the zone
+ * does. Pure.
  */
 import ICAL from 'ical.js';
 import type { Component } from './parse.ts';
@@ -22,11 +23,15 @@ function part(
   return component;
 }
 
-export function zoneDefinition(zone: string, around: Temporal.PlainDate): Component {
+export function zoneDefinition(
+  zone: string,
+  around: Temporal.PlainDate,
+  through: Temporal.PlainDate = around,
+): Component {
   const definition = new ICAL.Component('vtimezone');
   definition.addPropertyWithValue('tzid', zone);
   const first = Temporal.PlainDate.from({ year: around.year - 1, month: 1, day: 1 }).toZonedDateTime(zone);
-  const last = Temporal.PlainDate.from({ year: around.year + 2, month: 1, day: 1 }).toZonedDateTime(zone);
+  const last = Temporal.PlainDate.from({ year: through.year + 2, month: 1, day: 1 }).toZonedDateTime(zone);
   // The offset in force at the start of the range, then each change within it.
   definition.addSubcomponent(
     part('standard', first.toPlainDateTime(), first.offsetNanoseconds, first.offsetNanoseconds),

@@ -1,5 +1,6 @@
-/** `create_event`: one new single event, never a duplicate (idempotencyKey). */
+/** `create_event`: one new event or series, never a duplicate (idempotencyKey). */
 import { createEvent as create } from '../../calendars/writes/createEvent.ts';
+import { maxInterval, maxOccurrences, type RecurrenceInput, weekdays } from '../../domain/eventRecurrence.ts';
 import { eventSchema } from '../../domain/eventSchema.ts';
 import { closedObject } from '../../lib/jsonSchema.ts';
 import type { ToolDefinition } from '../tool.ts';
@@ -17,6 +18,7 @@ interface CreateArguments extends ChangeArguments {
   title: string;
   start: string;
   end: string;
+  recurrence?: RecurrenceInput;
   idempotencyKey?: string;
 }
 
@@ -24,8 +26,9 @@ export const createEvent: ToolDefinition = {
   name: 'create_event',
   title: 'Create an event',
   description: [
-    'Creates one (non-repeating) event in a calendar the user shared with this assistant and returns it as it now is.',
+    'Creates one event in a calendar the user shared with this assistant and returns it as it now is.',
     timesRule,
+    'With recurrence, the event is the first occurrence of a series repeating every interval days (daily) or weeks (weekly, on daysOfWeek, which must include the weekday of start), count times, until a date, or without end; occurrences keep their local time in timeZone across daylight saving changes. Each occurrence must end before the next starts. The answer shows the first occurrence.',
     'Pass an idempotencyKey (any unique string you choose per intended event, e.g. a UUID): repeating the call with the same key and arguments returns the same event instead of creating a second one, so a repeat after a timeout is always safe.',
     outcomeRule,
   ].join(' '),
@@ -46,6 +49,47 @@ export const createEvent: ToolDefinition = {
       location: { type: 'string', maxLength: 1024, description: 'Where, as one place name.' },
       freeBusyStatus: writeArgumentSchemas.freeBusyStatus,
       privacy: writeArgumentSchemas.privacy,
+      recurrence: {
+        description: 'Makes the event repeat; leave it out for a single event.',
+        ...closedObject(
+          {
+            frequency: {
+              type: 'string',
+              enum: ['daily', 'weekly'],
+              description: 'Repeat by days or by weeks.',
+            },
+            interval: {
+              type: 'integer',
+              minimum: 1,
+              maximum: maxInterval,
+              description: `Every how many days or weeks, 1 to ${maxInterval}; default 1.`,
+            },
+            daysOfWeek: {
+              type: 'array',
+              items: { type: 'string', enum: [...weekdays] },
+              minItems: 1,
+              maxItems: 7,
+              uniqueItems: true,
+              description:
+                'Weekly only: the days it happens on, including the weekday of start; default that day.',
+            },
+            count: {
+              type: 'integer',
+              minimum: 1,
+              maximum: maxOccurrences,
+              description: `How many occurrences in all, the first included, 1 to ${maxOccurrences}. Not with until.`,
+            },
+            until: {
+              type: 'string',
+              minLength: 10,
+              maxLength: 10,
+              description:
+                "The last date an occurrence may start on (2026-12-31), in the event's time zone. Not with count.",
+            },
+          },
+          ['frequency'],
+        ),
+      },
       idempotencyKey: {
         type: 'string',
         minLength: 1,
@@ -81,6 +125,7 @@ export const createEvent: ToolDefinition = {
       calendarId: args.calendarId,
       title: args.title,
       timing: timing!,
+      ...(args.recurrence === undefined ? {} : { recurrence: args.recurrence }),
       ...(args.idempotencyKey === undefined ? {} : { idempotencyKey: args.idempotencyKey }),
     });
     return writeOutcome({ ok: true, outcome: result.outcome, event: result.event }, result.confirmedByRead);

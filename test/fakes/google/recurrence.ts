@@ -1,22 +1,23 @@
 /**
  * Expansion of the simple series the fake supports: one `RRULE` with FREQ=DAILY or WEEKLY,
- * optional INTERVAL, COUNT or UNTIL (no BYDAY, no EXDATE — cancel an instance with an
- * exception event instead). Instances keep the master's wall-clock time in its zone across
+ * optional INTERVAL, BYDAY (weekly), WKST=MO, COUNT or UNTIL (no EXDATE — cancel an instance
+ * with an exception event instead). Instances keep the master's wall-clock time in its zone across
  * DST changes and its exact duration, and get Google's instance ids (`{id}_{start}`) and
  * etags of their own that change with the master's.
  */
 import { createHash } from 'node:crypto';
 import type { GoogleEvent, GoogleEventDateTime } from '../../../src/calendars/google/resources.ts';
+import { type SimpleSeries, seriesDates } from '../seriesDates.ts';
 
 /** Unbounded series stop after this many instances. */
 const horizon = 1000;
 
-interface Rule {
-  step: 'days' | 'weeks';
-  interval: number;
+interface Rule extends SimpleSeries {
   count?: number;
   until?: string;
 }
+
+const byDay = ['MO', 'TU', 'WE', 'TH', 'FR', 'SA', 'SU'];
 
 function parseRule(lines: string[]): Rule {
   const line = lines.find((candidate) => candidate.startsWith('RRULE:'));
@@ -29,8 +30,17 @@ function parseRule(lines: string[]): Rule {
   );
   const freq = parts.get('FREQ');
   if (freq !== 'DAILY' && freq !== 'WEEKLY') throw new Error(`the fake cannot expand FREQ=${freq}`);
+  const unknown = [...parts.keys()].filter(
+    (name) => !['FREQ', 'INTERVAL', 'BYDAY', 'WKST', 'COUNT', 'UNTIL'].includes(name),
+  );
+  if (unknown.length > 0 || (parts.has('WKST') && parts.get('WKST') !== 'MO'))
+    throw new Error(`the fake cannot expand ${line}`);
+  const days = parts.get('BYDAY')?.split(',');
+  if (days !== undefined && (freq !== 'WEEKLY' || days.some((day) => !byDay.includes(day))))
+    throw new Error(`the fake cannot expand ${line}`);
   return {
-    step: freq === 'DAILY' ? 'days' : 'weeks',
+    unit: freq === 'DAILY' ? 'days' : 'weeks',
+    ...(days === undefined ? {} : { weekdays: days.map((day) => byDay.indexOf(day) + 1) }),
     interval: Number(parts.get('INTERVAL') ?? 1),
     count: parts.has('COUNT') ? Number(parts.get('COUNT')) : undefined,
     until: parts.get('UNTIL'),
@@ -63,6 +73,18 @@ export function instantOf(value: GoogleEventDateTime, zone: string): Temporal.In
 const instanceEtag = (masterEtag: string | undefined, id: string) =>
   `"${BigInt(`0x${createHash('sha256').update(`${masterEtag} ${id}`).digest('hex').slice(0, 13)}`)}"`;
 
+/** Why Google would refuse this series on insert, if it would. */
+export function recurrenceProblem(event: GoogleEvent): string | undefined {
+  if (event.start?.dateTime !== undefined && event.start.timeZone === undefined)
+    return 'Missing time zone definition for start time.';
+  try {
+    parseRule(event.recurrence ?? []);
+    return undefined;
+  } catch {
+    return 'Invalid recurrence rule.';
+  }
+}
+
 /** Every instance of `master` (a stored event with `recurrence`), in order. */
 export function expandSeries(master: GoogleEvent, calendarZone: string): GoogleEvent[] {
   const rule = parseRule(master.recurrence ?? []);
@@ -77,8 +99,8 @@ export function expandSeries(master: GoogleEvent, calendarZone: string): GoogleE
     const days = first.until(Temporal.PlainDate.from(end.date ?? start.date)).days;
     const until =
       rule.until === undefined ? undefined : Temporal.PlainDate.from(isoFromBasic(rule.until).slice(0, 10));
-    for (let i = 0; i < limit; i++) {
-      const day = first.add({ [rule.step]: i * rule.interval });
+    for (const day of seriesDates(first, rule)) {
+      if (instances.length >= limit) break;
       if (until !== undefined && Temporal.PlainDate.compare(day, until) > 0) break;
       const id = `${master.id}_${basicFromIso(day.toString())}`;
       instances.push({
@@ -98,8 +120,10 @@ export function expandSeries(master: GoogleEvent, calendarZone: string): GoogleE
   const first = instantOf(start, zone).toZonedDateTimeISO(zone);
   const length = instantOf(start, zone).until(instantOf(end, end.timeZone ?? zone));
   const until = rule.until === undefined ? undefined : Temporal.Instant.from(isoFromBasic(rule.until));
-  for (let i = 0; i < limit; i++) {
-    const at = first.add({ [rule.step]: i * rule.interval });
+  for (const day of seriesDates(first.toPlainDate(), rule)) {
+    if (instances.length >= limit) break;
+    // The first start's wall-clock time on that day, as Google keeps it across DST changes.
+    const at = day.toZonedDateTime({ timeZone: zone, plainTime: first.toPlainTime() });
     if (until !== undefined && Temporal.Instant.compare(at.toInstant(), until) > 0) break;
     const when = { dateTime: formatDateTime(at), timeZone: zone };
     const id = `${master.id}_${basicFromIso(at.toInstant().toString())}`;

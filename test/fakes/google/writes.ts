@@ -16,7 +16,7 @@ import type {
   GoogleEventDateTime,
 } from '../../../src/calendars/google/resources.ts';
 import { type FakeResponse, googleError, json } from './http.ts';
-import { formatDateTime, instantOf } from './recurrence.ts';
+import { formatDateTime, instantOf, recurrenceProblem } from './recurrence.ts';
 
 /** An event as the API serves it now: stored, or an instance of a stored series. */
 export interface FoundEvent {
@@ -99,6 +99,8 @@ function insert(store: EventStore, calendarId: string, body: Fields): FakeRespon
   if (store.find(calendarId, id) !== undefined)
     return googleError(409, { reason: 'duplicate', message: 'The requested identifier already exists.' });
   const event = withoutServerOwned(body) as GoogleEvent;
+  const refused = event.recurrence === undefined ? undefined : recurrenceProblem(event);
+  if (refused !== undefined) return invalid(refused);
   const times = settleTimes(event, body, store.timeZone(calendarId));
   if ('status' in times) return times;
   return json(store.putEvent(calendarId, { ...event, ...times, id, status: event.status ?? 'confirmed' }));

@@ -108,7 +108,7 @@ const primaryEvents: FakeGraphEventSeed[] = [
     start: '2026-10-19T09:00:00',
     end: '2026-10-19T09:15:00',
     subject: 'Standup',
-    weekly: {
+    repeats: {
       count: 4,
       exceptions: [
         { index: 1, start: '2026-10-27T10:00:00', end: '2026-10-27T10:15:00', subject: 'Standup (moved)' },

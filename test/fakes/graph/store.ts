@@ -1,8 +1,9 @@
 /**
  * The fake's mailbox data: seeds (local times in a real zone, like a person types them) and
- * their rendering in Graph's documented event shape, with weekly series expanded into
+ * their rendering in Graph's documented event shape, with daily and weekly series expanded into
  * `occurrence` and `exception` instances. Writes change the seeds themselves (`writes.ts`).
  */
+import { seriesDates } from '../seriesDates.ts';
 
 export interface FakeGraphUserSeed {
   email: string;
@@ -36,13 +37,18 @@ export interface FakeGraphEventSeed {
   zone?: string;
   originalStartTimeZone?: string;
   isAllDay?: boolean;
-  /** Makes this a series master repeating every 7 days, `count` times. */
-  weekly?: FakeWeeklySeries;
+  /** Makes this a series master (by default weekly on the start's weekday). */
+  repeats?: FakeSeries;
   [graphProperty: string]: unknown;
 }
 
-export interface FakeWeeklySeries {
-  count: number;
+export interface FakeSeries {
+  /** Default: every week, on the start's weekday. */
+  pattern?: { type: 'daily' | 'weekly'; interval: number; daysOfWeek?: string[] };
+  /** Occurrences in all; with neither `count` nor `until` the series has no end. */
+  count?: number;
+  /** The last local date an occurrence may start on. */
+  until?: string;
   /**
    * Instances moved or changed: by index (0 = first), new local start/end (in `zone`, default
    * the series' zone) and other properties, `changeKey` included.
@@ -59,6 +65,10 @@ export interface FakeGraphException {
   zone?: string;
   [graphProperty: string]: unknown;
 }
+
+export const weekdays = ['monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday', 'sunday'];
+/** Series without end are expanded this far. */
+const openSeriesInstances = 500;
 
 /** An event or instance placed in time, ready to render. */
 export interface StoredItem {
@@ -93,7 +103,7 @@ export function storedEvent(seed: FakeGraphEventSeed): StoredItem {
   const allDay = seed.isAllDay === true;
   return {
     id: seed.id,
-    type: seed.weekly ? 'seriesMaster' : 'singleInstance',
+    type: seed.repeats ? 'seriesMaster' : 'singleInstance',
     start: place(seed.start, zone, allDay),
     end: place(seed.end, zone, allDay),
     allDay,
@@ -108,13 +118,30 @@ export function storedEvent(seed: FakeGraphEventSeed): StoredItem {
  * occurrence shares the master's changeKey (it is the master's data); an exception has its own.
  */
 export function seriesInstances(master: StoredItem): StoredItem[] {
-  const series = master.seed.weekly;
+  const series = master.seed.repeats;
   if (series === undefined) return [];
   const instances: StoredItem[] = [];
-  for (let index = 0; index < series.count; index++) {
+  const pattern = series.pattern ?? { type: 'weekly', interval: 1 };
+  const dates = seriesDates(master.start.toPlainDate(), {
+    unit: pattern.type === 'daily' ? 'days' : 'weeks',
+    interval: pattern.interval,
+    ...(pattern.daysOfWeek === undefined
+      ? {}
+      : { weekdays: pattern.daysOfWeek.map((day) => weekdays.indexOf(day) + 1) }),
+  });
+  const until = series.until === undefined ? undefined : Temporal.PlainDate.from(series.until);
+  let index = -1;
+  for (const date of dates) {
+    index++;
+    if (index >= (series.count ?? openSeriesInstances)) break;
+    if (until !== undefined && Temporal.PlainDate.compare(date, until) > 0) break;
     if (series.cancelled?.includes(index)) continue;
-    const start = master.start.add({ weeks: index });
-    const end = master.end.add({ weeks: index });
+    // Wall-clock times repeat across DST changes, and so does the master's length in days.
+    const start = date.toZonedDateTime({
+      timeZone: master.start.timeZoneId,
+      plainTime: master.start.toPlainTime(),
+    });
+    const end = start.add(master.start.until(master.end, { largestUnit: 'days' }));
     const exception = series.exceptions?.find((candidate) => candidate.index === index);
     const {
       index: _index,
@@ -169,7 +196,7 @@ export function renderEvent(
   owner: { name?: string; address: string },
   preferred: { zone: string; name: string },
 ): Record<string, unknown> {
-  const { weekly } = item.seed;
+  const { repeats } = item.seed;
   const originalZone = item.zoneName;
   const moment = (value: Temporal.ZonedDateTime) =>
     item.allDay
@@ -212,7 +239,7 @@ export function renderEvent(
       coordinates: {},
     },
     locations: [],
-    recurrence: item.type === 'seriesMaster' && weekly ? recurrence(item, weekly, originalZone) : null,
+    recurrence: item.type === 'seriesMaster' && repeats ? recurrence(item, repeats, originalZone) : null,
     attendees: [],
     organizer: { emailAddress: { name: owner.name ?? owner.address, address: owner.address } },
     onlineMeeting: null,
@@ -230,31 +257,32 @@ export function renderEvent(
 }
 
 // The fake's own keys, and extended properties (Graph returns those only when expanded).
-const fakeKeys = new Set(['id', 'start', 'end', 'zone', 'weekly', 'index', 'singleValueExtendedProperties']);
+const fakeKeys = new Set(['id', 'start', 'end', 'zone', 'repeats', 'index', 'singleValueExtendedProperties']);
 
 /** The Graph properties a seed or exception holds, without the fake's own keys. */
 function graphProperties(values: Record<string, unknown>): Record<string, unknown> {
   return Object.fromEntries(Object.entries(values).filter(([name]) => !fakeKeys.has(name)));
 }
 
-function recurrence(item: StoredItem, weekly: FakeWeeklySeries, zone: string): Record<string, unknown> {
-  const days = ['monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday', 'sunday'];
+function recurrence(item: StoredItem, series: FakeSeries, zone: string): Record<string, unknown> {
+  const pattern = series.pattern ?? { type: 'weekly', interval: 1 };
+  const weekly = pattern.type === 'weekly';
   return {
     pattern: {
-      type: 'weekly',
-      interval: 1,
+      type: pattern.type,
+      interval: pattern.interval,
       month: 0,
       dayOfMonth: 0,
-      daysOfWeek: [days[item.start.dayOfWeek - 1]],
-      firstDayOfWeek: 'sunday',
+      daysOfWeek: weekly ? (pattern.daysOfWeek ?? [weekdays[item.start.dayOfWeek - 1]]) : [],
+      firstDayOfWeek: weekly && pattern.daysOfWeek !== undefined ? 'monday' : 'sunday',
       index: 'first',
     },
     range: {
-      type: 'numbered',
+      type: series.count !== undefined ? 'numbered' : series.until !== undefined ? 'endDate' : 'noEnd',
       startDate: item.start.toPlainDate().toString(),
-      endDate: '0001-01-01',
+      endDate: series.until ?? '0001-01-01',
       recurrenceTimeZone: zone,
-      numberOfOccurrences: weekly.count,
+      numberOfOccurrences: series.count ?? 0,
     },
   };
 }

@@ -12,9 +12,11 @@ import {
   type FakeGraphCalendarSeed,
   type FakeGraphEventSeed,
   type FakeGraphException,
+  type FakeSeries,
   type StoredItem,
   seriesInstances,
   storedEvent,
+  weekdays,
 } from './store.ts';
 
 export type GraphBody = Record<string, unknown>;
@@ -78,7 +80,7 @@ export function matches(ifMatch: string | undefined, item: StoredItem): boolean 
     .some((tag) => tag === '*' || tag === `W/"${item.changeKey}"` || tag === `"${item.changeKey}"`);
 }
 
-/** POST …/events: a new single event, or the one an earlier POST made with this transactionId. */
+/** POST …/events: a new event or series, or the one an earlier POST made with this transactionId. */
 export function createEvent(
   calendar: FakeGraphCalendarSeed,
   mailbox: FakeGraphCalendarSeed[],
@@ -94,11 +96,64 @@ export function createEvent(
   if (body.start === undefined || body.end === undefined)
     return badRequest('An event needs a start and an end.');
   const seed: FakeGraphEventSeed = { id: newEventId(), start: '', end: '', changeKey: newChangeKey() };
-  const invalid = applyProperties(seed, body, undefined);
+  const { recurrence, ...properties } = body;
+  const invalid = applyProperties(seed, properties, undefined);
   if (invalid !== undefined) return invalid;
+  if (recurrence !== undefined) {
+    const series = seriesOf(recurrence, seed);
+    if ('status' in series) return series;
+    seed.repeats = series;
+  }
   calendar.events ??= [];
   calendar.events.push(seed);
   return storedEvent(seed);
+}
+
+/**
+ * A patternedRecurrence as the fake keeps it: daily or weekly patterns, numbered, endDate or
+ * noEnd ranges that begin on the event's own date in its own zone (what the adapter sends).
+ */
+function seriesOf(value: unknown, seed: FakeGraphEventSeed): FakeSeries | Reply {
+  const { pattern, range } = (value ?? {}) as {
+    pattern?: Record<string, unknown>;
+    range?: Record<string, unknown>;
+  };
+  if (pattern === undefined || range === undefined)
+    return badRequest('A recurrence needs a pattern and a range.');
+  if (pattern.type !== 'daily' && pattern.type !== 'weekly')
+    return badRequest(`The fake does not keep ${String(pattern.type)} patterns.`);
+  const interval = pattern.interval;
+  if (typeof interval !== 'number' || !Number.isInteger(interval) || interval < 1)
+    return badRequest('The recurrence interval must be a positive integer.');
+  const days = pattern.daysOfWeek;
+  if (pattern.type === 'weekly') {
+    if (!Array.isArray(days) || days.length === 0 || days.some((day) => !weekdays.includes(day)))
+      return badRequest('A weekly pattern needs daysOfWeek.');
+    if (pattern.firstDayOfWeek !== 'monday') return badRequest('The fake counts weeks from Monday only.');
+  }
+  const startDate = seed.start.slice(0, 10);
+  if (range.startDate !== startDate) return badRequest('The range must start on the date of the event.');
+  if (resolveTzid(String(range.recurrenceTimeZone)) !== (seed.zone ?? 'UTC'))
+    return badRequest('The recurrence time zone must be the time zone of the event.');
+  const series: FakeSeries = {
+    pattern: {
+      type: pattern.type,
+      interval,
+      ...(pattern.type === 'weekly' ? { daysOfWeek: days as string[] } : {}),
+    },
+  };
+  if (range.type === 'numbered') {
+    const count = range.numberOfOccurrences;
+    if (typeof count !== 'number' || !Number.isInteger(count) || count < 1)
+      return badRequest('A numbered range needs numberOfOccurrences.');
+    series.count = count;
+  } else if (range.type === 'endDate') {
+    if (typeof range.endDate !== 'string' || range.endDate < startDate)
+      return badRequest('An endDate range needs an endDate on or after its startDate.');
+    series.until = range.endDate;
+  } else if (range.type !== 'noEnd')
+    return badRequest(`Cannot convert the literal '${String(range.type)}' to recurrenceRangeType.`);
+  return series;
 }
 
 /** PATCH: the seed of an event or master, or one instance's exception; a new changeKey. */
@@ -114,7 +169,7 @@ export function updateItem(item: StoredItem, body: GraphBody): Reply | undefined
 /** DELETE: an event or a whole series goes; an instance becomes a cancelled index of its series. */
 export function deleteItem(calendar: FakeGraphCalendarSeed, item: StoredItem): void {
   if (item.index !== undefined) {
-    const series = item.seed.weekly!;
+    const series = item.seed.repeats!;
     series.cancelled = [...(series.cancelled ?? []), item.index];
     return;
   }
@@ -158,7 +213,7 @@ export function respondTo(
 /** Where an item's writes go: its seed, or for an instance its (new) exception entry. */
 function writeTarget(item: StoredItem): Record<string, unknown> {
   if (item.index === undefined) return item.seed;
-  const series = item.seed.weekly!;
+  const series = item.seed.repeats!;
   series.exceptions ??= [];
   let exception = series.exceptions.find((candidate) => candidate.index === item.index);
   if (exception === undefined) {

@@ -459,6 +459,50 @@ for (const [name, world] of Object.entries(worlds)) {
       });
     });
 
+    it('creates a series on two weekdays across the DST change; one occurrence then changes alone', async () => {
+      const created = await ok('create_event', {
+        calendarId: team,
+        title: 'Planning',
+        start: '2026-03-26T10:00:00',
+        end: '2026-03-26T10:45:00',
+        timeZone: berlin,
+        recurrence: { frequency: 'weekly', daysOfWeek: ['thursday', 'monday'], count: 4 },
+        idempotencyKey: `${name}-planning`,
+      });
+      const first = created.event as Event;
+      assert.deepEqual([first.start, first.duration], ['2026-03-26T10:00:00', 'PT45M']);
+      const planning = async () =>
+        (await list())
+          .filter((e) => e.title.startsWith('Planning'))
+          .map((e) => [e.title, e.start, e.duration]);
+      // 10:00 in Berlin before and after the clocks go forward on 29 March.
+      assert.deepEqual(await planning(), [
+        ['Planning', '2026-03-26T10:00:00', 'PT45M'],
+        ['Planning', '2026-03-30T10:00:00', 'PT45M'],
+        ['Planning', '2026-04-02T10:00:00', 'PT45M'],
+        ['Planning', '2026-04-06T10:00:00', 'PT45M'],
+      ]);
+      const occurrences = (await list()).filter((e) => e.title === 'Planning');
+      assert.equal(new Set(occurrences.map((e) => e.eventId)).size, 1, 'one series');
+      await ok('update_event', {
+        eventId: first.eventId,
+        occurrenceId: occurrences[1]!.occurrenceId,
+        scope: 'occurrence',
+        title: 'Planning (short)',
+        start: '2026-03-30T10:00:00',
+        end: '2026-03-30T10:15:00',
+        timeZone: berlin,
+      });
+      assert.deepEqual(await planning(), [
+        ['Planning', '2026-03-26T10:00:00', 'PT45M'],
+        ['Planning (short)', '2026-03-30T10:00:00', 'PT15M'],
+        ['Planning', '2026-04-02T10:00:00', 'PT45M'],
+        ['Planning', '2026-04-06T10:00:00', 'PT45M'],
+      ]);
+      await ok('delete_event', { eventId: first.eventId, scope: 'series' });
+      assert.deepEqual(await planning(), []);
+    });
+
     it('deletes the series and the event; a stale id then finds nothing', async () => {
       const [sync] = (await list()).filter((e) => e.title === 'Team sync');
       await ok('delete_event', { eventId: sync!.eventId, scope: 'series' });

@@ -440,6 +440,63 @@ describe('write tools over MCP', () => {
       assert.equal(work().occurrences.length, 7, 'nothing created');
     });
 
+    it('refuses repeats it cannot make exactly, on both sides of every bound, naming the field', async () => {
+      // Tuesday 24 March, 09:00–10:00 in Berlin.
+      const base = {
+        calendarId: ana.work,
+        title: 'x',
+        start: '2026-03-24T09:00:00',
+        end: '2026-03-24T10:00:00',
+        timeZone: berlin,
+      };
+      const cases: Array<[Record<string, unknown>, string]> = [
+        [{ frequency: 'monthly' }, 'recurrence.frequency'],
+        [{}, 'frequency'],
+        [{ frequency: 'daily', hourly: true }, 'hourly'],
+        [{ frequency: 'daily', interval: 0 }, 'recurrence.interval'],
+        [{ frequency: 'daily', interval: 100 }, 'recurrence.interval'],
+        [{ frequency: 'daily', interval: 1.5 }, 'recurrence.interval'],
+        [{ frequency: 'daily', count: 0 }, 'recurrence.count'],
+        [{ frequency: 'daily', count: 731 }, 'recurrence.count'],
+        [{ frequency: 'weekly', daysOfWeek: [] }, 'recurrence.daysOfWeek'],
+        [{ frequency: 'weekly', daysOfWeek: ['tuesday', 'tuesday'] }, 'recurrence.daysOfWeek'],
+        [{ frequency: 'weekly', daysOfWeek: ['tue'] }, 'recurrence.daysOfWeek.0'],
+        [{ frequency: 'weekly', daysOfWeek: ['monday'] }, 'recurrence.daysOfWeek'],
+        [{ frequency: 'daily', daysOfWeek: ['tuesday'] }, 'recurrence.daysOfWeek'],
+        [{ frequency: 'daily', count: 2, until: '2026-04-30' }, 'recurrence.until'],
+        [{ frequency: 'daily', until: '2026-03-23' }, 'recurrence.until'],
+        [{ frequency: 'daily', until: '2026-4-30' }, 'recurrence.until'],
+        [{ frequency: 'daily', until: '2026-04-31' }, 'recurrence.until'],
+      ];
+      for (const [recurrence, field] of cases) {
+        const error = toolError(await call('create_event', { ...base, recurrence }));
+        assert.deepEqual([error.code, error.field], ['invalid_request', field], JSON.stringify(recurrence));
+      }
+      const overlapping = toolError(
+        await call('create_event', {
+          ...base,
+          end: '2026-03-25T09:30:00',
+          recurrence: { frequency: 'daily' },
+        }),
+      );
+      assert.deepEqual([overlapping.code, overlapping.field], ['invalid_request', 'end']);
+      assert.equal(work().occurrences.length, 7, 'nothing created');
+
+      // The bounds themselves are accepted (99 weeks apart, 730 times); the answer is the first occurrence.
+      const made = structured(
+        await call('create_event', {
+          ...base,
+          title: 'Bounds',
+          recurrence: { frequency: 'weekly', interval: 99, daysOfWeek: ['tuesday', 'sunday'], count: 730 },
+        }),
+      );
+      assert.equal((made.event as Record<string, string>).start, '2026-03-24T09:00:00');
+      await call('delete_event', {
+        eventId: (made.event as Record<string, string>).eventId,
+        scope: 'series',
+      });
+    });
+
     it('refuses a read-only calendar, a busy-only grant and calendars outside the grant', async () => {
       const times = { title: 'x', start: '2026-03-24', end: '2026-03-25' };
       const [feed] = await seedMemoryAccount(t.ctx, ana, icsProvider as never);

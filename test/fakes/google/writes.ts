@@ -113,11 +113,8 @@ function patch(
   body: Fields,
   ifMatch: string | undefined,
 ): FakeResponse {
-  const found = store.find(calendarId, eventId);
-  if (found === undefined) return googleError(404);
-  if (found.deleted) return gone();
-  const refused = precondition(found.event, ifMatch);
-  if (refused !== undefined) return refused;
+  const found = writable(store, calendarId, eventId, ifMatch);
+  if ('status' in found) return found;
   const before = found.event;
   if (before.recurringEventId !== undefined && body.recurrence !== undefined)
     return invalid('Cannot change the recurrence of an instance.');
@@ -141,11 +138,8 @@ function remove(
   eventId: string,
   ifMatch: string | undefined,
 ): FakeResponse {
-  const found = store.find(calendarId, eventId);
-  if (found === undefined) return googleError(404);
-  if (found.deleted) return gone();
-  const refused = precondition(found.event, ifMatch);
-  if (refused !== undefined) return refused;
+  const found = writable(store, calendarId, eventId, ifMatch);
+  if ('status' in found) return found;
   const { etag: _, ...event } = found.event;
   if (event.recurringEventId !== undefined) {
     // One instance: it stays as a cancelled exception, so the series skips it.
@@ -161,8 +155,12 @@ function remove(
   return { status: 204 };
 }
 
-function precondition(event: GoogleEvent, ifMatch: string | undefined): FakeResponse | undefined {
-  if (ifMatch === undefined || ifMatch === '*' || ifMatch === event.etag) return undefined;
+/** The event a PATCH or DELETE may change: 404 unknown, 410 deleted, 412 at another etag. */
+function writable(store: EventStore, calendarId: string, eventId: string, ifMatch: string | undefined) {
+  const found = store.find(calendarId, eventId);
+  if (found === undefined) return googleError(404);
+  if (found.deleted) return gone();
+  if (ifMatch === undefined || ifMatch === '*' || ifMatch === found.event.etag) return found;
   return googleError(412, { reason: 'conditionNotMet', domain: 'global', message: 'Precondition Failed' });
 }
 

@@ -10,6 +10,7 @@ import { describe, it } from 'node:test';
 import ICAL from 'ical.js';
 import { expandIcs } from '../../src/domain/ical/expand.ts';
 import { editObject, newEventObject } from '../../src/domain/ical/objectEdits.ts';
+import { icalValue } from '../../src/domain/ical/times.ts';
 import { zoneDefinition } from '../../src/domain/ical/zoneDefinition.ts';
 import { AppError } from '../../src/errors.ts';
 import { fixtureIcs, vcalendar } from '../helpers/radicaleCalendars.ts';
@@ -44,17 +45,7 @@ describe('zone definitions from Temporal', () => {
   it('give the offset Temporal gives, just around every change and every six hours from the year before to the year after', () => {
     for (const zone of zones) {
       const timezone = new ICAL.Timezone(zoneDefinition(zone, Temporal.PlainDate.from('2026-06-15')));
-      const offsetAt = (local: Temporal.PlainDateTime) =>
-        timezone.utcOffset(
-          ICAL.Time.fromData({
-            year: local.year,
-            month: local.month,
-            day: local.day,
-            hour: local.hour,
-            minute: local.minute,
-            second: local.second,
-          }),
-        );
+      const offsetAt = (local: Temporal.PlainDateTime) => timezone.utcOffset(icalValue(local));
       const samples: Temporal.ZonedDateTime[] = [];
       const first = Temporal.PlainDate.from('2025-01-01').toZonedDateTime(zone);
       for (let at = first; at.year < 2028; at = at.add({ hours: 6 })) samples.push(at);

@@ -1,5 +1,5 @@
 /** Composition root: configuration → secret key → database → calendar adapters → application → server. */
-import { createCalendarAdapters } from './calendars/adapters.ts';
+
 import { type Config, ConfigError, loadConfig } from './config.ts';
 import { buildApp } from './http/app.ts';
 import { systemClock } from './lib/clock.ts';
@@ -7,6 +7,7 @@ import { createSecretBox } from './lib/encryption.ts';
 import { loadOrCreateKeyFile } from './lib/secretKeyFile.ts';
 import { sweep, sweepIntervalMs } from './people/housekeeping.ts';
 import { issueFirstRunToken } from './people/onboarding.ts';
+import { createCalendarAdapters } from './providers/adapters.ts';
 import { migrateToLatest, openConfiguredDatabase, ping } from './store/database.ts';
 
 const exitConfigError = 78; // EX_CONFIG

@@ -11,7 +11,7 @@ import { AppError, invalidField } from '../errors.ts';
 import { type Clock, epochMs } from '../lib/clock.ts';
 import { newId } from '../lib/ids.ts';
 import { randomToken } from '../lib/secrets.ts';
-import { requiredText } from '../people/text.ts';
+import { requiredText } from '../lib/text.ts';
 import { requireAdmin } from '../people/workspaces.ts';
 import { recordAudit } from '../store/audit.ts';
 import type { Database } from '../store/schema.ts';

@@ -1,9 +1,8 @@
 /** The administration CLI: parses arguments, runs one command, prints ids; never prompts. */
 import { parseArgs } from 'node:util';
 import { rotateSigningKeys } from '../auth/signingKeys.ts';
-import { connectAccount } from '../calendars/accounts.ts';
-import { createCalendarAdapters } from '../calendars/adapters.ts';
-import { accountLabel, caldavCredentials, icsCredentials } from '../calendars/credentialsInput.ts';
+import { connectAccount } from '../calendars/accounts/connectedAccounts.ts';
+import { accountLabel, caldavCredentials, icsCredentials } from '../calendars/accounts/credentialsInput.ts';
 import { type Config, ConfigError, loadConfig } from '../config.ts';
 import { AppError, isAppError } from '../errors.ts';
 import { systemClock } from '../lib/clock.ts';
@@ -13,6 +12,7 @@ import { loadOrCreateKeyFile } from '../lib/secretKeyFile.ts';
 import { createUser } from '../people/accounts.ts';
 import { emailKey } from '../people/email.ts';
 import { addMember, createWorkspace } from '../people/workspaces.ts';
+import { createCalendarAdapters } from '../providers/adapters.ts';
 import { type DatabaseHandle, migrateToLatest, openConfiguredDatabase } from '../store/database.ts';
 import { findUserByEmailKey } from '../store/users.ts';
 

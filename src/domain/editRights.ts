@@ -2,7 +2,7 @@
  * Whether the assistant may edit or respond to an event, from provider facts alone. Token
  * scopes and workspace policy narrow this further in the surfaces. First matching reason wins.
  */
-import type { CalendarAccess, EditFacts } from '../calendars/provider.ts';
+import type { CalendarAccess, EditFacts } from '../providers/port.ts';
 import type { EditBlockedReason, EventStatus } from './event.ts';
 
 export interface EditContext {

@@ -4,8 +4,9 @@
  * iCalendar RRULE, Google's recurrence lines, Graph's patternedRecurrence), so a series reads
  * back the same everywhere. The event itself is always the first occurrence. Pure.
  */
-import type { EventTiming } from '../calendars/provider.ts';
+
 import { invalidField } from '../errors.ts';
+import type { EventTiming } from '../providers/port.ts';
 
 export const weekdays = [
   'monday',

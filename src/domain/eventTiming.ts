@@ -5,8 +5,9 @@
  * local time the zone skips or repeats (DST), an offset that the zone does not have at that
  * moment, an end not after the start. Pure.
  */
-import type { EventTiming } from '../calendars/provider.ts';
+
 import { AppError, invalidField } from '../errors.ts';
+import type { EventTiming } from '../providers/port.ts';
 import { isIanaZone } from './time/zones.ts';
 
 export interface TimingInput {

@@ -3,9 +3,10 @@
  * times need a zone), kept when they overlap the window, given opaque ids, edit rights, and
  * reduced to what the calendar's detail level and the event's privacy allow. Pure.
  */
-import type { CalendarAccess, ProviderOccurrence, TimeWindow } from '../calendars/provider.ts';
+
 import { AppError } from '../errors.ts';
 import type { DetailLevel } from '../policy/workspacePolicy.ts';
+import type { CalendarAccess, ProviderOccurrence, TimeWindow } from '../providers/port.ts';
 import { editRights } from './editRights.ts';
 import type { Event } from './event.ts';
 import { mask, visibleLevel } from './visibility.ts';

@@ -3,8 +3,9 @@
  * 1–20 calendar ids, a window, and optionally the user's IANA zone. Each surface names the
  * fields its own way; the rules are these. Pure.
  */
-import type { TimeWindow } from '../calendars/provider.ts';
+
 import { AppError, invalidField } from '../errors.ts';
+import type { TimeWindow } from '../providers/port.ts';
 import { isIanaZone } from './time/zones.ts';
 import { parseWindow } from './window.ts';
 

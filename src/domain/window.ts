@@ -3,8 +3,9 @@
  * ever assumed), `end` after `start`, at most 744 elapsed hours apart. Elapsed means between
  * instants, so a daylight-saving change never stretches or shrinks the limit. Pure.
  */
-import type { TimeWindow } from '../calendars/provider.ts';
+
 import { AppError } from '../errors.ts';
+import type { TimeWindow } from '../providers/port.ts';
 
 export const maxWindowHours = 744;
 const maxWindowSeconds = maxWindowHours * 3600;

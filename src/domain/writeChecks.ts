@@ -3,7 +3,7 @@
  * respond to it (and if not, why), and does a fresh read show a change as made — the question
  * a write that timed out leaves open. Pure.
  */
-import type { EventFields, EventTiming, ProviderOccurrence, RsvpResponse } from '../calendars/provider.ts';
+import type { EventFields, EventTiming, ProviderOccurrence, RsvpResponse } from '../providers/port.ts';
 import type { EditBlockedReason } from './event.ts';
 import { placeOccurrence } from './occurrences.ts';
 

@@ -8,7 +8,7 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import { registerAuthorizationRoutes } from '../auth/routes.ts';
 import { startAuthorization } from '../auth/setup.ts';
 import { createEventIds } from '../calendars/eventIds.ts';
-import type { ReadDeps } from '../calendars/readEvents.ts';
+import type { ReadDeps } from '../calendars/reads/readEvents.ts';
 import { AppError } from '../errors.ts';
 import { registerMcpRoutes } from '../mcp/routes.ts';
 import { registerRestRoutes } from '../rest/routes.ts';

@@ -8,7 +8,7 @@ import { createMcpHandler } from '@modelcontextprotocol/server';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { requireBearer } from '../auth/requireBearer.ts';
 import type { Authorization } from '../auth/setup.ts';
-import type { ReadDeps } from '../calendars/readEvents.ts';
+import type { ReadDeps } from '../calendars/reads/readEvents.ts';
 import { AppError } from '../errors.ts';
 import type { AppContext } from '../http/context.ts';
 import type { Principal } from '../policy/principal.ts';

@@ -10,7 +10,7 @@ import {
   Server,
   type Tool,
 } from '@modelcontextprotocol/server';
-import type { ReadDeps } from '../calendars/readEvents.ts';
+import type { ReadDeps } from '../calendars/reads/readEvents.ts';
 import type { Principal } from '../policy/principal.ts';
 import type { ToolDefinition } from './tool.ts';
 import { checkToolInput } from './toolInput.ts';

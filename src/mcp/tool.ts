@@ -4,7 +4,7 @@
  * against `inputSchema` (see toolInput.ts); `run` returns the structured result.
  */
 
-import type { ReadDeps } from '../calendars/readEvents.ts';
+import type { ReadDeps } from '../calendars/reads/readEvents.ts';
 import type { Principal } from '../policy/principal.ts';
 import type { Scope } from '../policy/workspacePolicy.ts';
 

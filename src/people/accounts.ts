@@ -3,6 +3,7 @@ import type { Kysely } from 'kysely';
 import { AppError, invalidField } from '../errors.ts';
 import { type Clock, epochMs } from '../lib/clock.ts';
 import { newId } from '../lib/ids.ts';
+import { requiredText } from '../lib/text.ts';
 import type { Database } from '../store/schema.ts';
 import { deleteUserSessions } from '../store/sessions.ts';
 import { clearFailures, failuresSince, recordFailure } from '../store/signInFailures.ts';
@@ -16,7 +17,6 @@ import {
 } from '../store/users.ts';
 import { emailKey, parseEmail } from './email.ts';
 import { checkPasswordRules, decoyHash, hashPassword, verifyPassword } from './passwords.ts';
-import { requiredText } from './text.ts';
 
 type Db = Kysely<Database>;
 

@@ -7,6 +7,7 @@ import { AppError } from '../errors.ts';
 import { type Clock, epochMs } from '../lib/clock.ts';
 import { newId } from '../lib/ids.ts';
 import { randomToken, tokenHash } from '../lib/secrets.ts';
+import { requiredText } from '../lib/text.ts';
 import { defaultPolicy } from '../policy/workspacePolicy.ts';
 import { recordAudit } from '../store/audit.ts';
 import {
@@ -20,7 +21,6 @@ import type { Database } from '../store/schema.ts';
 import { countUsers } from '../store/users.ts';
 import { findWorkspace, insertMembership, insertWorkspace } from '../store/workspaces.ts';
 import { insertNewUser, prepareUser } from './accounts.ts';
-import { requiredText } from './text.ts';
 
 type Db = Kysely<Database>;
 

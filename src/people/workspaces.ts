@@ -8,6 +8,8 @@ import { AppError } from '../errors.ts';
 import { type Clock, epochMs } from '../lib/clock.ts';
 import { newId } from '../lib/ids.ts';
 import { randomToken, tokenHash } from '../lib/secrets.ts';
+import { requiredText } from '../lib/text.ts';
+import { assertMayChangeMembership, canAdminister, parseRole, type Role } from '../policy/roles.ts';
 import {
   defaultPolicy,
   type PolicyInput,
@@ -33,8 +35,6 @@ import {
   type Workspace,
 } from '../store/workspaces.ts';
 import { parseEmail } from './email.ts';
-import { assertMayChangeMembership, canAdminister, parseRole, type Role } from './roles.ts';
-import { requiredText } from './text.ts';
 
 type Db = Kysely<Database>;
 export type Actor = { userId: string } | 'system';

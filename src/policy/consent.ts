@@ -3,8 +3,9 @@
  * it. Pure: the effective detail level of a calendar is the lowest of the provider's right, the
  * person's choice and the workspace cap; scopes are those requested that the policy allows.
  */
-import type { CalendarAccess } from '../calendars/provider.ts';
+
 import { AppError, invalidField } from '../errors.ts';
+import type { CalendarAccess } from '../providers/port.ts';
 import {
   type DetailLevel,
   detailLevels,

@@ -4,7 +4,7 @@
  */
 import type { Resources } from '../auth/resources.ts';
 import { issuerFor } from '../auth/resources.ts';
-import { calendarListSchema, eventListSchema } from '../calendars/schemas.ts';
+import { calendarListSchema, eventListSchema } from '../calendars/reads/schemas.ts';
 import { eventSchema } from '../domain/eventSchema.ts';
 import { maxCalendarsPerRequest, maxTimeZoneLength } from '../domain/readRequest.ts';
 import { maxWindowHours } from '../domain/window.ts';

@@ -5,9 +5,9 @@
 import type { FastifyInstance } from 'fastify';
 import { requireBearer } from '../auth/requireBearer.ts';
 import type { Authorization } from '../auth/setup.ts';
-import { createPager } from '../calendars/cursor.ts';
-import { grantedCalendars } from '../calendars/grantedCalendars.ts';
-import { type ReadDeps, readEvents } from '../calendars/readEvents.ts';
+import { createPager } from '../calendars/reads/cursor.ts';
+import { grantedCalendars } from '../calendars/reads/grantedCalendars.ts';
+import { type ReadDeps, readEvents } from '../calendars/reads/readEvents.ts';
 import type { AppContext } from '../http/context.ts';
 import { parseEventsQuery } from './eventsQuery.ts';
 import { openApiDocument } from './openapi.ts';

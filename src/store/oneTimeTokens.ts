@@ -1,6 +1,6 @@
 /** Single-use links (first-owner set-up, invitations), stored only as hashes. */
 import type { Kysely } from 'kysely';
-import type { Role } from '../people/roles.ts';
+import type { Role } from '../policy/roles.ts';
 import type { Database } from './schema.ts';
 
 type Db = Kysely<Database>;

@@ -1,5 +1,5 @@
 import { type Kysely, PostgresAdapter } from 'kysely';
-import type { Role } from '../people/roles.ts';
+import type { Role } from '../policy/roles.ts';
 import type { DetailLevel, Scope, WorkspacePolicy } from '../policy/workspacePolicy.ts';
 import { type Database, flag } from './schema.ts';
 

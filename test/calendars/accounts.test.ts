@@ -7,14 +7,18 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import { after, before, describe, it } from 'node:test';
-import { type AccountDeps, connectAccount, reconnectWithPassword } from '../../src/calendars/accounts.ts';
-import { createCaldavProvider } from '../../src/calendars/caldav/adapter.ts';
-import { readCalendarEvents } from '../../src/calendars/calendarEvents.ts';
+import {
+  type AccountDeps,
+  connectAccount,
+  reconnectWithPassword,
+} from '../../src/calendars/accounts/connectedAccounts.ts';
 import { createEventIds } from '../../src/calendars/eventIds.ts';
-import { createIcsProvider } from '../../src/calendars/ics/adapter.ts';
-import { ProviderHttp } from '../../src/calendars/providerHttp.ts';
+import { readCalendarEvents } from '../../src/calendars/reads/calendarEvents.ts';
 import { AppError } from '../../src/errors.ts';
 import { createSecretBox } from '../../src/lib/encryption.ts';
+import { createCaldavProvider } from '../../src/providers/caldav/adapter.ts';
+import { createIcsProvider } from '../../src/providers/ics/adapter.ts';
+import { ProviderHttp } from '../../src/providers/providerHttp.ts';
 import {
   accountsOf,
   calendarsOfAccount,

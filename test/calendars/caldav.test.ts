@@ -6,15 +6,15 @@ import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import { after, before, describe, it } from 'node:test';
-import { connectCaldav, createCaldavProvider } from '../../src/calendars/caldav/adapter.ts';
+import { AppError } from '../../src/errors.ts';
+import { connectCaldav, createCaldavProvider } from '../../src/providers/caldav/adapter.ts';
 import type {
   AccountAccess,
   CredentialsOf,
   ProviderCalendar,
   ProviderOccurrence,
-} from '../../src/calendars/provider.ts';
-import { ProviderHttp } from '../../src/calendars/providerHttp.ts';
-import { AppError } from '../../src/errors.ts';
+} from '../../src/providers/port.ts';
+import { ProviderHttp } from '../../src/providers/providerHttp.ts';
 import {
   basicAuth,
   mkcalendar,

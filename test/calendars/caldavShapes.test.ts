@@ -6,9 +6,9 @@
 import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
 import { after, before, describe, it } from 'node:test';
-import { connectCaldav, createCaldavProvider } from '../../src/calendars/caldav/adapter.ts';
-import type { AccountAccess, CredentialsOf } from '../../src/calendars/provider.ts';
-import { ProviderHttp } from '../../src/calendars/providerHttp.ts';
+import { connectCaldav, createCaldavProvider } from '../../src/providers/caldav/adapter.ts';
+import type { AccountAccess, CredentialsOf } from '../../src/providers/port.ts';
+import { ProviderHttp } from '../../src/providers/providerHttp.ts';
 
 const multistatus = (responses: string) =>
   '<?xml version="1.0"?><d:multistatus xmlns:d="DAV:" xmlns:cal="urn:ietf:params:xml:ns:caldav" ' +

@@ -7,8 +7,10 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { connectCaldav, createCaldavProvider } from '../../src/calendars/caldav/adapter.ts';
-import { calendarQueryBody, parseMultistatus } from '../../src/calendars/caldav/xml.ts';
+import { AppError } from '../../src/errors.ts';
+import { newProviderUid } from '../../src/lib/ids.ts';
+import { connectCaldav, createCaldavProvider } from '../../src/providers/caldav/adapter.ts';
+import { calendarQueryBody, parseMultistatus } from '../../src/providers/caldav/wire.ts';
 import type {
   AccountAccess,
   CalendarProvider,
@@ -17,10 +19,8 @@ import type {
   NewEvent,
   ProviderCalendar,
   WriteTarget,
-} from '../../src/calendars/provider.ts';
-import { ProviderHttp } from '../../src/calendars/providerHttp.ts';
-import { AppError } from '../../src/errors.ts';
-import { newProviderUid } from '../../src/lib/ids.ts';
+} from '../../src/providers/port.ts';
+import { ProviderHttp } from '../../src/providers/providerHttp.ts';
 import { FaultProxy } from '../helpers/faultProxy.ts';
 import {
   basicAuth,

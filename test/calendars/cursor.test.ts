@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { describe, it } from 'node:test';
-import { createPager } from '../../src/calendars/cursor.ts';
+import { createPager } from '../../src/calendars/reads/cursor.ts';
 import { compareEvents, type PlacedEvent } from '../../src/domain/occurrences.ts';
 import type { ReadRequest } from '../../src/domain/readRequest.ts';
 import { AppError } from '../../src/errors.ts';

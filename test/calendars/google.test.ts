@@ -1,16 +1,16 @@
 /** The Google adapter over HTTP against the fake Google: mapping, paging, time, tokens, faults. */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { createGoogleProvider } from '../../src/calendars/google/adapter.ts';
+import { AppError } from '../../src/errors.ts';
+import { createGoogleProvider } from '../../src/providers/google/adapter.ts';
 import type {
   AccountAccess,
   CredentialsOf,
   ProviderCalendar,
   ProviderOccurrence,
   TimeWindow,
-} from '../../src/calendars/provider.ts';
-import { ProviderHttp } from '../../src/calendars/providerHttp.ts';
-import { AppError } from '../../src/errors.ts';
+} from '../../src/providers/port.ts';
+import { ProviderHttp } from '../../src/providers/providerHttp.ts';
 import { type FakeCalendarSeed, FakeGoogle } from '../fakes/google.ts';
 import { TestClock } from '../helpers/clock.ts';
 import { assertOccurrenceShape } from '../helpers/occurrenceShape.ts';

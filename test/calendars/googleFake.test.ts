@@ -4,7 +4,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import type { GoogleErrorBody, GoogleEventList } from '../../src/calendars/google/resources.ts';
+import type { GoogleErrorBody, GoogleEventList } from '../../src/providers/google/wire.ts';
 import { FakeGoogle } from '../fakes/google.ts';
 
 type Answer = GoogleEventList & GoogleErrorBody;

@@ -2,17 +2,17 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
-import { createGoogleProvider } from '../../src/calendars/google/adapter.ts';
-import { googleEndpoints } from '../../src/calendars/google/config.ts';
+import { AppError } from '../../src/errors.ts';
+import { createGoogleProvider } from '../../src/providers/google/adapter.ts';
+import { googleEndpoints } from '../../src/providers/google/config.ts';
 import {
   exchangeGoogleCode,
   type GoogleAuthDeps,
   googleAuthorizationUrl,
   pkceChallenge,
   refreshGoogleTokens,
-} from '../../src/calendars/google/oauth.ts';
-import { ProviderHttp } from '../../src/calendars/providerHttp.ts';
-import { AppError } from '../../src/errors.ts';
+} from '../../src/providers/google/oauth.ts';
+import { ProviderHttp } from '../../src/providers/providerHttp.ts';
 import { FakeGoogle } from '../fakes/google.ts';
 import { TestClock } from '../helpers/clock.ts';
 

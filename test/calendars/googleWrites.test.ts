@@ -6,8 +6,11 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { createGoogleProvider } from '../../src/calendars/google/adapter.ts';
-import type { GoogleEvent } from '../../src/calendars/google/resources.ts';
+import { AppError } from '../../src/errors.ts';
+import { systemClock } from '../../src/lib/clock.ts';
+import { newProviderUid } from '../../src/lib/ids.ts';
+import { createGoogleProvider } from '../../src/providers/google/adapter.ts';
+import type { GoogleEvent } from '../../src/providers/google/wire.ts';
 import type {
   AccountAccess,
   CredentialsOf,
@@ -15,11 +18,8 @@ import type {
   ProviderCalendar,
   ProviderOccurrence,
   TimeWindow,
-} from '../../src/calendars/provider.ts';
-import { ProviderHttp } from '../../src/calendars/providerHttp.ts';
-import { AppError } from '../../src/errors.ts';
-import { systemClock } from '../../src/lib/clock.ts';
-import { newProviderUid } from '../../src/lib/ids.ts';
+} from '../../src/providers/port.ts';
+import { ProviderHttp } from '../../src/providers/providerHttp.ts';
 import { type FakeCalendarSeed, FakeGoogle } from '../fakes/google.ts';
 
 const berlin = 'Europe/Berlin';

@@ -2,8 +2,9 @@
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { afterEach, beforeEach, describe, test } from 'node:test';
-import { createMicrosoftProvider } from '../../src/calendars/microsoft/adapter.ts';
-import { authorizationUrl, exchangeCode, microsoftScopes } from '../../src/calendars/microsoft/oauth.ts';
+import { AppError } from '../../src/errors.ts';
+import { createMicrosoftProvider } from '../../src/providers/microsoft/adapter.ts';
+import { authorizationUrl, exchangeCode, microsoftScopes } from '../../src/providers/microsoft/oauth.ts';
 import type {
   AccountAccess,
   CalendarProvider,
@@ -11,9 +12,8 @@ import type {
   ProviderCalendar,
   ProviderOccurrence,
   TimeWindow,
-} from '../../src/calendars/provider.ts';
-import { ProviderHttp, type ProviderHttpOptions } from '../../src/calendars/providerHttp.ts';
-import { AppError } from '../../src/errors.ts';
+} from '../../src/providers/port.ts';
+import { ProviderHttp, type ProviderHttpOptions } from '../../src/providers/providerHttp.ts';
 import { alice, sampleUsers } from '../fakes/graph/sampleMailbox.ts';
 import { FakeGraph } from '../fakes/graph.ts';
 import { TestClock } from '../helpers/clock.ts';

@@ -1,8 +1,8 @@
 /** Pure parts of the Microsoft adapter: configuration defaults and HTML bodies as text. */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { microsoftConfig } from '../../src/calendars/microsoft/config.ts';
-import { htmlToText } from '../../src/calendars/microsoft/htmlText.ts';
+import { microsoftConfig } from '../../src/providers/microsoft/config.ts';
+import { htmlToText } from '../../src/providers/microsoft/htmlText.ts';
 
 test('configuration defaults to the real endpoints of the common tenant', () => {
   const settings = { clientId: 'id', clientSecret: 'secret', redirectUri: 'https://cal.example/callback' };

@@ -5,8 +5,10 @@
  */
 import assert from 'node:assert/strict';
 import { afterEach, beforeEach, describe, test } from 'node:test';
-import { createMicrosoftProvider } from '../../src/calendars/microsoft/adapter.ts';
-import { uidProperty } from '../../src/calendars/microsoft/writer.ts';
+import { AppError } from '../../src/errors.ts';
+import { newProviderUid } from '../../src/lib/ids.ts';
+import { createMicrosoftProvider } from '../../src/providers/microsoft/adapter.ts';
+import { uidProperty } from '../../src/providers/microsoft/writer.ts';
 import type {
   AccountAccess,
   CalendarProvider,
@@ -15,10 +17,8 @@ import type {
   NewEvent,
   ProviderCalendar,
   TimeWindow,
-} from '../../src/calendars/provider.ts';
-import { ProviderHttp, type ProviderHttpOptions } from '../../src/calendars/providerHttp.ts';
-import { AppError } from '../../src/errors.ts';
-import { newProviderUid } from '../../src/lib/ids.ts';
+} from '../../src/providers/port.ts';
+import { ProviderHttp, type ProviderHttpOptions } from '../../src/providers/providerHttp.ts';
 import { seedChangeKey } from '../fakes/graph/store.ts';
 import { FakeGraph, type FakeGraphUserSeed } from '../fakes/graph.ts';
 import { TestClock } from '../helpers/clock.ts';

@@ -8,23 +8,23 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { createServer } from 'node:http';
 import { after, before, describe, it } from 'node:test';
-import { createCaldavProvider } from '../../src/calendars/caldav/adapter.ts';
 import { createEventIds } from '../../src/calendars/eventIds.ts';
-import { createGoogleProvider } from '../../src/calendars/google/adapter.ts';
-import { createIcsProvider } from '../../src/calendars/ics/adapter.ts';
-import { createMicrosoftProvider } from '../../src/calendars/microsoft/adapter.ts';
+import { placeOccurrence, toEvents } from '../../src/domain/occurrences.ts';
+import { AppError } from '../../src/errors.ts';
+import { systemClock } from '../../src/lib/clock.ts';
+import { newProviderUid } from '../../src/lib/ids.ts';
+import { createCaldavProvider } from '../../src/providers/caldav/adapter.ts';
+import { createGoogleProvider } from '../../src/providers/google/adapter.ts';
+import { createIcsProvider } from '../../src/providers/ics/adapter.ts';
+import { createMicrosoftProvider } from '../../src/providers/microsoft/adapter.ts';
 import type {
   AccountAccess,
   CalendarProvider,
   Credentials,
   ProviderCalendar,
   ProviderOccurrence,
-} from '../../src/calendars/provider.ts';
-import { ProviderHttp } from '../../src/calendars/providerHttp.ts';
-import { placeOccurrence, toEvents } from '../../src/domain/occurrences.ts';
-import { AppError } from '../../src/errors.ts';
-import { systemClock } from '../../src/lib/clock.ts';
-import { newProviderUid } from '../../src/lib/ids.ts';
+} from '../../src/providers/port.ts';
+import { ProviderHttp } from '../../src/providers/providerHttp.ts';
 import { FakeGoogle } from '../fakes/google.ts';
 import { FakeGraph } from '../fakes/graph.ts';
 import { assertValidEvent } from '../helpers/eventSchema.ts';

@@ -1,10 +1,10 @@
 /** Repeating events being written: the rules accepted, every refusal, RRULEs across DST and zones. */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type { EventTiming } from '../../src/calendars/provider.ts';
 import { parseRecurrence, rruleOf, seriesEndBound } from '../../src/domain/eventRecurrence.ts';
 import { newEventObject } from '../../src/domain/ical/objectEdits.ts';
 import { AppError } from '../../src/errors.ts';
+import type { EventTiming } from '../../src/providers/port.ts';
 
 const refused = (field: string) => (error: unknown) =>
   error instanceof AppError && error.code === 'invalid_request' && error.details?.field === field;

@@ -1,10 +1,10 @@
 /** Times of events being written: every form, every refusal, DST in several zones. */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type { ProviderOccurrence } from '../../src/calendars/provider.ts';
 import { parseTiming } from '../../src/domain/eventTiming.ts';
 import { showsChanges, showsResponse } from '../../src/domain/writeChecks.ts';
 import { AppError } from '../../src/errors.ts';
+import type { ProviderOccurrence } from '../../src/providers/port.ts';
 
 const refused = (code: string, field: string) => (error: unknown) =>
   error instanceof AppError && error.code === code && error.details?.field === field;

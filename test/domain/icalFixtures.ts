@@ -1,7 +1,7 @@
 /** Shared helpers for the iCalendar tests: fixture files and compact views of occurrences. */
 import { readdirSync, readFileSync } from 'node:fs';
-import type { EventsResult, ProviderOccurrence } from '../../src/calendars/provider.ts';
 import { type ExpandOptions, expandIcs } from '../../src/domain/ical/expand.ts';
+import type { EventsResult, ProviderOccurrence } from '../../src/providers/port.ts';
 
 const fixtureDirectory = new URL('../../../shared/fixtures/ical/', import.meta.url);
 

@@ -14,9 +14,9 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { setTimeout as delay } from 'node:timers/promises';
-import { type GoogleConfig, googleConfig } from '../../src/calendars/google/config.ts';
 import type { Clock } from '../../src/lib/clock.ts';
 import { systemClock } from '../../src/lib/clock.ts';
+import { type GoogleConfig, googleConfig } from '../../src/providers/google/config.ts';
 import { type FakeCalendarSeed, FakeCalendars } from './google/calendar.ts';
 import { type FakeRequest, type FakeResponse, googleError, readRequest, send } from './google/http.ts';
 import { FakeOAuth } from './google/oauth.ts';

@@ -9,7 +9,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { MicrosoftConfig } from '../../src/calendars/microsoft/config.ts';
+import type { MicrosoftConfig } from '../../src/providers/microsoft/config.ts';
 import { badSegment, calendarEvents, notAllowed, notFound } from './graph/events.ts';
 import { graphError, json, oauthError, type Reply, send } from './graph/http.ts';
 import { FakeIdentity, type IssuedTokens } from './graph/identity.ts';

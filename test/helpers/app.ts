@@ -2,13 +2,13 @@
 import { randomBytes } from 'node:crypto';
 import { type AddressInfo, createServer } from 'node:net';
 import type { FastifyInstance } from 'fastify';
-import { createCalendarAdapters } from '../../src/calendars/adapters.ts';
-import type { ProviderHttpOptions } from '../../src/calendars/providerHttp.ts';
-import type { Providers } from '../../src/calendars/registry.ts';
 import { type Config, loadConfig } from '../../src/config.ts';
 import { buildApp } from '../../src/http/app.ts';
 import type { AppContext } from '../../src/http/context.ts';
 import { createSecretBox } from '../../src/lib/encryption.ts';
+import { createCalendarAdapters } from '../../src/providers/adapters.ts';
+import type { ProviderHttpOptions } from '../../src/providers/providerHttp.ts';
+import type { Providers } from '../../src/providers/registry.ts';
 import { type DatabaseHandle, migrateToLatest, openDatabase, ping } from '../../src/store/database.ts';
 import { TestClock } from './clock.ts';
 

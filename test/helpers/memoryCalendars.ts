@@ -4,6 +4,10 @@
  * injected failures.
  * The adapters themselves are tested against Radicale and the Google/Graph fakes.
  */
+
+import { AppError } from '../../src/errors.ts';
+import type { AppContext } from '../../src/http/context.ts';
+import { newId } from '../../src/lib/ids.ts';
 import type {
   CalendarAccess,
   CalendarProvider,
@@ -13,10 +17,7 @@ import type {
   ProviderCalendar,
   ProviderOccurrence,
   SkippedItem,
-} from '../../src/calendars/provider.ts';
-import { AppError } from '../../src/errors.ts';
-import type { AppContext } from '../../src/http/context.ts';
-import { newId } from '../../src/lib/ids.ts';
+} from '../../src/providers/port.ts';
 import { insertAccount, syncCalendars } from '../../src/store/connectedAccounts.ts';
 
 export interface MemoryCalendar {

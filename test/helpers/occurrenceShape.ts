@@ -1,6 +1,5 @@
 /** What every adapter must hand the core: only ProviderOccurrence members, each in its documented form. */
 import assert from 'node:assert/strict';
-import type { ProviderOccurrence } from '../../src/calendars/provider.ts';
 import {
   alertActions,
   eventStatuses,
@@ -10,6 +9,7 @@ import {
   workingLocationTypes,
 } from '../../src/domain/event.ts';
 import { isIanaZone } from '../../src/domain/time/zones.ts';
+import type { ProviderOccurrence } from '../../src/providers/port.ts';
 
 const occurrenceKeys = [
   'providerEventId',

@@ -4,7 +4,7 @@
  * connected to the application as a CalDAV account the way a person connects one.
  */
 import { readFile } from 'node:fs/promises';
-import { connectAccount } from '../../src/calendars/accounts.ts';
+import { connectAccount } from '../../src/calendars/accounts/connectedAccounts.ts';
 import type { AppContext } from '../../src/http/context.ts';
 import { mkcalendar, putIcs, type RadicaleServer } from './radicale.ts';
 

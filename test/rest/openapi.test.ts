@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { promisify } from 'node:util';
 import { Ajv2020 } from 'ajv/dist/2020.js';
-import { calendarListSchema } from '../../src/calendars/schemas.ts';
+import { calendarListSchema } from '../../src/calendars/reads/schemas.ts';
 import { eventSchema } from '../../src/domain/eventSchema.ts';
 import { AppError, errorCatalogue } from '../../src/errors.ts';
 import { setAccountStatus } from '../../src/store/connectedAccounts.ts';

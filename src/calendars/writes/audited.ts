@@ -6,7 +6,7 @@ import { type AppError, isAppError } from '../../errors.ts';
 import { epochMs } from '../../lib/clock.ts';
 import type { Principal } from '../../policy/principal.ts';
 import { recordEventWrite, type WriteAction, type WriteOutcome } from '../../store/eventWrites.ts';
-import type { ReadDeps } from '../readEvents.ts';
+import type { ReadDeps } from '../reads/readEvents.ts';
 
 export interface WriteSubject {
   action: WriteAction;

@@ -12,10 +12,10 @@ import { respondBlockedReason, showsChanges, showsResponse } from '../../domain/
 import { AppError, invalidField, isAppError } from '../../errors.ts';
 import { narrowRights } from '../../policy/eventRights.ts';
 import type { Principal } from '../../policy/principal.ts';
-import { withAccount } from '../accounts.ts';
-import type { EventFields, ProviderOccurrence, RsvpResponse, WriteTarget } from '../provider.ts';
-import type { ReadDeps } from '../readEvents.ts';
-import { providerFor } from '../registry.ts';
+import type { EventFields, ProviderOccurrence, RsvpResponse, WriteTarget } from '../../providers/port.ts';
+import { providerFor } from '../../providers/registry.ts';
+import { withAccount } from '../accounts/connectedAccounts.ts';
+import type { ReadDeps } from '../reads/readEvents.ts';
 import { audited, type WriteSubject } from './audited.ts';
 import { type EventRef, resolveEvent } from './eventRefs.ts';
 import {

@@ -7,7 +7,7 @@ import { AppError, invalidField } from '../../errors.ts';
 import type { Principal } from '../../policy/principal.ts';
 import type { EventIdCodec } from '../eventIds.ts';
 import { type PermittedCalendar, permittedCalendars } from '../permittedCalendars.ts';
-import type { ReadDeps } from '../readEvents.ts';
+import type { ReadDeps } from '../reads/readEvents.ts';
 
 export interface EventRef {
   permitted: PermittedCalendar;

@@ -11,10 +11,15 @@ import { AppError } from '../../errors.ts';
 import { effectiveDetailLevel } from '../../policy/consent.ts';
 import type { Principal } from '../../policy/principal.ts';
 import type { Scope } from '../../policy/workspacePolicy.ts';
+import type {
+  AccountAccess,
+  CalendarProvider,
+  EventWriter,
+  ProviderOccurrence,
+} from '../../providers/port.ts';
 import type { CalendarRecord } from '../../store/connectedAccounts.ts';
-import { calendarView } from '../calendarEvents.ts';
 import type { PermittedCalendar } from '../permittedCalendars.ts';
-import type { AccountAccess, CalendarProvider, EventWriter, ProviderOccurrence } from '../provider.ts';
+import { calendarView } from '../reads/calendarEvents.ts';
 
 export interface FreshCalendar {
   provider: CalendarProvider;

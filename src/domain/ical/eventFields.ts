@@ -4,7 +4,7 @@
  * as VALUE=DATE. Pure.
  */
 import ICAL from 'ical.js';
-import type { EventFields, EventTiming } from '../../calendars/provider.ts';
+import type { EventFields, EventTiming } from '../../providers/port.ts';
 import { resolveTzid } from '../time/zones.ts';
 import type { Component } from './parse.ts';
 import { type IcalValue, icalValue } from './times.ts';

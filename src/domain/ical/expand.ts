@@ -4,8 +4,8 @@
  * orphan overrides. Anything that cannot be read is reported in `skipped`, never dropped.
  */
 import { createHash } from 'node:crypto';
-import type { EventsResult, ProviderOccurrence, SkippedItem, TimeWindow } from '../../calendars/provider.ts';
 import { AppError, isAppError } from '../../errors.ts';
+import type { EventsResult, ProviderOccurrence, SkippedItem, TimeWindow } from '../../providers/port.ts';
 import { resolveTzid } from '../time/zones.ts';
 import { declaredSpan, defaultSpan } from './durations.ts';
 import { toOccurrence } from './occurrence.ts';

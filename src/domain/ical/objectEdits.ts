@@ -5,8 +5,8 @@
  * removed with an EXDATE, never by touching the series. Pure.
  */
 import ICAL from 'ical.js';
-import type { EventFields, NewEvent, RsvpResponse } from '../../calendars/provider.ts';
 import { AppError } from '../../errors.ts';
+import type { EventFields, NewEvent, RsvpResponse } from '../../providers/port.ts';
 import { rruleOf, seriesEndBound } from '../eventRecurrence.ts';
 import { declaredSpan, defaultSpan } from './durations.ts';
 import { applyFields, setText, timeProperty, touch, utcStamp } from './eventFields.ts';

@@ -2,7 +2,7 @@
  * ORGANIZER / ATTENDEE → the edit and RSVP facts about the connected user. Addresses compare
  * without their `mailto:` and case-insensitively.
  */
-import type { EditFacts } from '../../calendars/provider.ts';
+import type { EditFacts } from '../../providers/port.ts';
 import type { ResponseStatus } from '../event.ts';
 import type { Component } from './parse.ts';
 

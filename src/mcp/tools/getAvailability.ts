@@ -1,5 +1,5 @@
 /** `get_availability`: when the person is busy, merged across calendars, with no event details. */
-import { readEvents } from '../../calendars/readEvents.ts';
+import { readEvents } from '../../calendars/reads/readEvents.ts';
 import { busyIntervals } from '../../domain/availability.ts';
 import { closedObject } from '../../lib/jsonSchema.ts';
 import type { ToolDefinition } from '../tool.ts';

@@ -1,6 +1,6 @@
 /** `list_calendars`: the calendars this grant reaches, with ids to pass to the other tools. */
-import { grantedCalendars } from '../../calendars/grantedCalendars.ts';
-import { calendarListSchema } from '../../calendars/schemas.ts';
+import { grantedCalendars } from '../../calendars/reads/grantedCalendars.ts';
+import { calendarListSchema } from '../../calendars/reads/schemas.ts';
 import { closedObject } from '../../lib/jsonSchema.ts';
 import type { ToolDefinition } from '../tool.ts';
 

@@ -1,6 +1,6 @@
 /** `list_events`: every occurrence in a window, in the same Event shape, page by page. */
-import { createPager } from '../../calendars/cursor.ts';
-import { readEvents } from '../../calendars/readEvents.ts';
+import { createPager } from '../../calendars/reads/cursor.ts';
+import { readEvents } from '../../calendars/reads/readEvents.ts';
 import { eventSchema } from '../../domain/eventSchema.ts';
 import { closedObject } from '../../lib/jsonSchema.ts';
 import type { ToolDefinition } from '../tool.ts';

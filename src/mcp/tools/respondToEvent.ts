@@ -1,8 +1,8 @@
 /** `respond_to_event`: the user's answer to an invitation (RSVP), with an optional comment. */
 
-import type { RsvpResponse } from '../../calendars/provider.ts';
 import { respondToEvent as respond } from '../../calendars/writes/changeEvent.ts';
 import { closedObject } from '../../lib/jsonSchema.ts';
+import type { RsvpResponse } from '../../providers/port.ts';
 import type { ToolDefinition } from '../tool.ts';
 import {
   addressOf,

@@ -1,5 +1,5 @@
 /** `search_events`: the specification's search tool, to the letter (input and output closed). */
-import { readEvents } from '../../calendars/readEvents.ts';
+import { readEvents } from '../../calendars/reads/readEvents.ts';
 import { eventSchema } from '../../domain/eventSchema.ts';
 import {
   fieldsSearchedAt,

@@ -5,7 +5,7 @@ import type { AppContext } from '../../http/context.ts';
 import { tokenHash } from '../../lib/secrets.ts';
 import { changePassword, updateName } from '../../people/accounts.ts';
 import { passwordMinLength } from '../../people/passwords.ts';
-import { canAdminister } from '../../people/roles.ts';
+import { canAdminister } from '../../policy/roles.ts';
 import type { User } from '../../store/users.ts';
 import { workspacesOf } from '../../store/workspaces.ts';
 import { correctable, formOf, sendHtml } from '../forms.ts';

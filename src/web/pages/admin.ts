@@ -13,7 +13,6 @@ import {
 } from '../../auth/workspaceClients.ts';
 import { invalidField } from '../../errors.ts';
 import type { AppContext } from '../../http/context.ts';
-import { canAdminister, roles } from '../../people/roles.ts';
 import {
   addMember,
   changeRole,
@@ -22,6 +21,7 @@ import {
   type WorkspaceOverview,
   workspaceOverview,
 } from '../../people/workspaces.ts';
+import { canAdminister, roles } from '../../policy/roles.ts';
 import { detailLevels, scopes } from '../../policy/workspacePolicy.ts';
 import { type GrantMetadata, liveGrantMetadataOfWorkspace } from '../../store/accessGrants.ts';
 import type { User } from '../../store/users.ts';

@@ -8,17 +8,17 @@ import {
   ownAccount,
   reconnectWithPassword,
   removeAccount,
-} from '../../calendars/accounts.ts';
-import { type FlowDeps, finishConnectFlow, startConnectFlow } from '../../calendars/connectFlow.ts';
-import type { OAuthProviderKind } from '../../calendars/connectors.ts';
+} from '../../calendars/accounts/connectedAccounts.ts';
+import { type FlowDeps, finishConnectFlow, startConnectFlow } from '../../calendars/accounts/connectFlow.ts';
 import {
   accountLabel,
   caldavCredentials,
   icsCredentials,
   providerNames,
-} from '../../calendars/credentialsInput.ts';
+} from '../../calendars/accounts/credentialsInput.ts';
 import { invalidField } from '../../errors.ts';
 import type { AppContext } from '../../http/context.ts';
+import type { OAuthProviderKind } from '../../providers/connectors.ts';
 import { accountsOf, calendarsOfAccount } from '../../store/connectedAccounts.ts';
 import type { User } from '../../store/users.ts';
 import type { Workspace } from '../../store/workspaces.ts';

@@ -12,7 +12,7 @@ import type {
   GoogleCalendarListEntry,
   GoogleEvent,
   GoogleReminder,
-} from '../../../src/calendars/google/resources.ts';
+} from '../../../src/providers/google/wire.ts';
 import { type FakeRequest, type FakeResponse, googleError, json } from './http.ts';
 import { expandSeries, instantOf, sameOriginalStart } from './recurrence.ts';
 import { type EventStore, type FoundEvent, handleWrite } from './writes.ts';

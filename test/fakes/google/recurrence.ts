@@ -6,7 +6,7 @@
  * etags of their own that change with the master's.
  */
 import { createHash } from 'node:crypto';
-import type { GoogleEvent, GoogleEventDateTime } from '../../../src/calendars/google/resources.ts';
+import type { GoogleEvent, GoogleEventDateTime } from '../../../src/providers/google/wire.ts';
 import { type SimpleSeries, seriesDates } from '../seriesDates.ts';
 
 /** Unbounded series stop after this many instances. */

@@ -14,7 +14,7 @@ import type {
   GoogleAttendee,
   GoogleEvent,
   GoogleEventDateTime,
-} from '../../../src/calendars/google/resources.ts';
+} from '../../../src/providers/google/wire.ts';
 import { type FakeResponse, googleError, json } from './http.ts';
 import { formatDateTime, instantOf, recurrenceProblem } from './recurrence.ts';
 

@@ -1,0 +1,181 @@
+/**
+ * Connected accounts: connecting (verified against the provider before anything is stored),
+ * reading credentials for the adapters (sealed at rest), marking accounts that need the person
+ * to reconnect, and removing them with everything cached about them.
+ */
+import type { Kysely } from 'kysely';
+import { AppError, isAppError } from '../../errors.ts';
+import { type Clock, epochMs } from '../../lib/clock.ts';
+import type { SecretBox } from '../../lib/encryption.ts';
+import { newId } from '../../lib/ids.ts';
+import type { AccountAccess, Credentials, ProviderCalendar } from '../../providers/port.ts';
+import { type Providers, providerFor } from '../../providers/registry.ts';
+import {
+  type CalendarRecord,
+  type ConnectedAccount,
+  deleteAccount,
+  findAccount,
+  insertAccount,
+  sealedCredentialsOf,
+  setAccountStatus,
+  syncCalendars,
+  updateCredentials,
+} from '../../store/connectedAccounts.ts';
+import type { Database } from '../../store/schema.ts';
+import { roleOf } from '../../store/workspaces.ts';
+
+export interface AccountDeps {
+  db: Kysely<Database>;
+  clock: Clock;
+  box: SecretBox;
+  providers: Providers;
+}
+
+export interface Owner {
+  userId: string;
+  workspaceId: string;
+}
+
+const noSuchAccount = () => new AppError('not_found', 'No such connected account.');
+
+/** Lists calendars with credentials not stored yet; adapters may refine them (a discovered home). */
+async function verify(deps: AccountDeps, accountKey: string, credentials: Credentials) {
+  const provider = providerFor(deps.providers, credentials.kind);
+  let latest = credentials;
+  let listed: ProviderCalendar[];
+  if (provider.connect !== undefined) {
+    ({ credentials: latest, calendars: listed } = await provider.connect(credentials));
+  } else {
+    listed = await provider.listCalendars({
+      accountKey,
+      credentials,
+      saveCredentials: async (next) => {
+        latest = next;
+      },
+    });
+  }
+  return { listed, sealedFor: (id: string) => deps.box.seal(JSON.stringify(latest), id) };
+}
+
+/**
+ * Lists the account's calendars with the given credentials first; only when that works are the
+ * account, its sealed credentials and its calendars stored, together. A failure stores nothing.
+ */
+export async function connectAccount(
+  deps: AccountDeps,
+  owner: Owner,
+  credentials: Credentials,
+  label: string,
+): Promise<{ account: ConnectedAccount; calendars: CalendarRecord[] }> {
+  if ((await roleOf(deps.db, owner.workspaceId, owner.userId)) === undefined) {
+    throw new AppError('not_found', 'No such workspace.');
+  }
+  const id = newId('acc');
+  const { listed, sealedFor } = await verify(deps, id, credentials);
+  const now = epochMs(deps.clock);
+  const account: ConnectedAccount = {
+    id,
+    ...owner,
+    provider: credentials.kind,
+    label,
+    status: 'active',
+    statusReason: null,
+    createdAt: now,
+  };
+  const calendars = await deps.db.transaction().execute(async (trx) => {
+    await insertAccount(trx, account, sealedFor(id));
+    return syncCalendars(trx, id, listed, now);
+  });
+  return { account, calendars };
+}
+
+/** The account of this person, or not_found (also for other people's accounts: no oracle). */
+export async function ownAccount(
+  deps: AccountDeps,
+  userId: string,
+  accountId: string,
+): Promise<ConnectedAccount> {
+  const account = await findAccount(deps.db, accountId);
+  if (account === undefined || account.userId !== userId) throw noSuchAccount();
+  return account;
+}
+
+async function storedCredentials(deps: AccountDeps, account: ConnectedAccount): Promise<Credentials> {
+  const sealed = await sealedCredentialsOf(deps.db, account.id);
+  if (sealed === undefined) throw noSuchAccount();
+  return JSON.parse(deps.box.open(sealed, account.id)) as Credentials;
+}
+
+/** What an adapter needs to act for the account; refreshed credentials are sealed and stored. */
+export async function accountAccess(deps: AccountDeps, account: ConnectedAccount): Promise<AccountAccess> {
+  if (account.status === 'reconnect_required') {
+    throw new AppError('reconnect_required', 'This account must be reconnected by its owner.', {
+      details: { accountId: account.id },
+    });
+  }
+  return {
+    accountKey: account.id,
+    credentials: await storedCredentials(deps, account),
+    saveCredentials: async (next) => {
+      await updateCredentials(
+        deps.db,
+        account.id,
+        deps.box.seal(JSON.stringify(next), account.id),
+        epochMs(deps.clock),
+      );
+    },
+  };
+}
+
+/**
+ * Runs a provider call for the account. A `reconnect_required` answer marks the account, so the
+ * rejected credential is not tried again until the person reconnects.
+ */
+export async function withAccount<T>(
+  deps: AccountDeps,
+  account: ConnectedAccount,
+  call: (access: AccountAccess) => Promise<T>,
+): Promise<T> {
+  try {
+    return await call(await accountAccess(deps, account));
+  } catch (error) {
+    if (isAppError(error) && error.code === 'reconnect_required' && account.status === 'active') {
+      await setAccountStatus(deps.db, account.id, 'reconnect_required', error.message, epochMs(deps.clock));
+    }
+    throw error;
+  }
+}
+
+/** Replaces the credentials of an account that needs reconnecting, after they are verified. */
+export async function reconnectAccount(
+  deps: AccountDeps,
+  account: ConnectedAccount,
+  credentials: Credentials,
+): Promise<CalendarRecord[]> {
+  if (credentials.kind !== account.provider)
+    throw new AppError('invalid_request', 'That is another kind of account.');
+  const { listed, sealedFor } = await verify(deps, account.id, credentials);
+  const now = epochMs(deps.clock);
+  return deps.db.transaction().execute(async (trx) => {
+    await updateCredentials(trx, account.id, sealedFor(account.id), now);
+    return syncCalendars(trx, account.id, listed, now);
+  });
+}
+
+/** A CalDAV account whose password was rejected: the same server and user with a new password. */
+export async function reconnectWithPassword(
+  deps: AccountDeps,
+  account: ConnectedAccount,
+  password: string,
+): Promise<CalendarRecord[]> {
+  const stored = await storedCredentials(deps, account);
+  if (stored.kind !== 'caldav')
+    throw new AppError('invalid_request', 'This account is not reconnected with a password.');
+  return reconnectAccount(deps, account, { ...stored, password });
+}
+
+/** Removes the account: its credentials and calendars go with it. */
+export async function removeAccount(deps: AccountDeps, userId: string, accountId: string): Promise<void> {
+  const account = await ownAccount(deps, userId, accountId);
+  await deleteAccount(deps.db, account.id);
+}

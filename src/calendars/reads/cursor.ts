@@ -1,0 +1,83 @@
+/**
+ * Opaque page cursors for `list_events` and `GET /v1/events`: the position after the last
+ * event returned (start instant, calendar id, occurrence id), so events added or removed
+ * meanwhile never shift a page, bound by a MAC to the grant and the exact request.
+ */
+import { compareEvents, type PlacedEvent } from '../../domain/occurrences.ts';
+import type { ReadRequest } from '../../domain/readRequest.ts';
+import { invalidField } from '../../errors.ts';
+import { constantTimeEqual, mac } from '../../lib/secrets.ts';
+
+interface Position {
+  startNs: bigint;
+  calendarId: string;
+  occurrenceId: string;
+}
+
+export interface Page {
+  items: PlacedEvent[];
+  nextCursor?: string;
+}
+
+export interface Pager {
+  /** The page of `events` (already ordered) after the cursor, at most `limit` long. */
+  page(events: readonly PlacedEvent[], limit: number): Page;
+}
+
+function fingerprint(grantId: string, request: ReadRequest): string {
+  return JSON.stringify([
+    grantId,
+    [...request.calendarIds].sort(),
+    request.window.start.toString(),
+    request.window.end.toString(),
+    request.timeZone ?? null,
+  ]);
+}
+
+/** Checks the cursor (if any) before anything is read: a foreign or forged one is `invalid_request`. */
+export function createPager(
+  secretKey: Buffer,
+  grantId: string,
+  request: ReadRequest,
+  cursor: { value: string | undefined; field: string },
+): Pager {
+  const bound = fingerprint(grantId, request);
+  const sign = (body: string) => mac(secretKey, 'page-cursor', `${bound}\0${body}`).slice(0, 22);
+
+  const encode = (p: PlacedEvent) => {
+    const body = Buffer.from(
+      JSON.stringify([p.startNs.toString(), p.event.calendarId, p.event.occurrenceId]),
+    ).toString('base64url');
+    return `${body}.${sign(body)}`;
+  };
+
+  const decode = (cursor: string, field: string): Position => {
+    const parts = cursor.split('.');
+    const [body = '', signature = ''] = parts;
+    if (parts.length !== 2 || cursor.length > 1024 || !constantTimeEqual(signature, sign(body))) {
+      throw invalidField(field, `This ${field} does not belong to this request; start again without it.`);
+    }
+    const [startNs, calendarId, occurrenceId] = JSON.parse(
+      Buffer.from(body, 'base64url').toString(),
+    ) as string[];
+    return { startNs: BigInt(startNs!), calendarId: calendarId!, occurrenceId: occurrenceId! };
+  };
+
+  const after = cursor.value === undefined ? undefined : decode(cursor.value, cursor.field);
+  return {
+    page(events, limit) {
+      let from = 0;
+      if (after !== undefined) {
+        const marker = {
+          startNs: after.startNs,
+          event: { calendarId: after.calendarId, occurrenceId: after.occurrenceId },
+        } as PlacedEvent;
+        from = events.findIndex((e) => compareEvents(e, marker) > 0);
+        if (from === -1) from = events.length;
+      }
+      const items = events.slice(from, from + limit);
+      const more = from + limit < events.length;
+      return more ? { items, nextCursor: encode(items.at(-1)!) } : { items };
+    },
+  };
+}

@@ -1,0 +1,65 @@
+/**
+ * The calendars of a grant with their effective detail level, and what was left out and why
+ * (calendars not chosen at consent, accounts that need reconnecting): `GET /v1/calendars` and
+ * the `list_calendars` tool.
+ */
+import type { Kysely } from 'kysely';
+import { effectiveDetailLevel } from '../../policy/consent.ts';
+import type { Principal } from '../../policy/principal.ts';
+import type { DetailLevel } from '../../policy/workspacePolicy.ts';
+import type { ProviderKind } from '../../providers/port.ts';
+import { accountsOf, calendarsOfAccount } from '../../store/connectedAccounts.ts';
+import type { Database } from '../../store/schema.ts';
+
+export interface CalendarItem {
+  id: string;
+  name: string;
+  provider: ProviderKind;
+  accountId: string;
+  primary: boolean;
+  readOnly: boolean;
+  detailLevel: DetailLevel;
+  timeZone?: string;
+  color?: string;
+}
+
+export interface Exclusion {
+  reason: 'not_selected' | 'reconnect_required';
+  count: number;
+  accountId?: string;
+}
+
+export async function grantedCalendars(
+  db: Kysely<Database>,
+  principal: Principal,
+): Promise<{ data: CalendarItem[]; meta: { excluded: Exclusion[] } }> {
+  const granted = new Map(principal.calendars.map((c) => [c.calendarId, c.detailLevel]));
+  const data: CalendarItem[] = [];
+  const excluded: Exclusion[] = [];
+  let notSelected = 0;
+  for (const account of await accountsOf(db, principal.userId, principal.workspaceId)) {
+    const calendars = await calendarsOfAccount(db, account.id);
+    const chosen = calendars.filter((c) => granted.has(c.id));
+    notSelected += calendars.length - chosen.length;
+    if (account.status === 'reconnect_required') {
+      if (chosen.length > 0)
+        excluded.push({ reason: 'reconnect_required', count: chosen.length, accountId: account.id });
+      continue;
+    }
+    for (const c of chosen) {
+      data.push({
+        id: c.id,
+        name: c.name,
+        provider: account.provider,
+        accountId: account.id,
+        primary: c.primary,
+        readOnly: c.access === 'reader' || c.access === 'freeBusy',
+        detailLevel: effectiveDetailLevel(granted.get(c.id)!, principal.policy, c.access),
+        ...(c.timeZone ? { timeZone: c.timeZone } : {}),
+        ...(c.color ? { color: c.color } : {}),
+      });
+    }
+  }
+  if (notSelected > 0) excluded.push({ reason: 'not_selected', count: notSelected });
+  return { data, meta: { excluded } };
+}

@@ -1,0 +1,101 @@
+/**
+ * The one read service behind the MCP read tools and `GET /v1/events`: the requested calendars
+ * checked against the grant, the events of each read in parallel at the calendar's effective
+ * detail level, edit and respond rights narrowed to the token's scopes, merged in one order.
+ * A calendar that cannot be read is reported in `excluded`, never silently left out.
+ */
+
+import { compareEvents, type PlacedEvent } from '../../domain/occurrences.ts';
+import type { ReadRequest } from '../../domain/readRequest.ts';
+import { AppError, isAppError } from '../../errors.ts';
+import { narrowRights } from '../../policy/eventRights.ts';
+import type { Principal } from '../../policy/principal.ts';
+import type { DetailLevel } from '../../policy/workspacePolicy.ts';
+import type { AccountDeps } from '../accounts/connectedAccounts.ts';
+import type { EventIdCodec } from '../eventIds.ts';
+import { permittedCalendars } from '../permittedCalendars.ts';
+import { needsTimeZone, readCalendarEvents } from './calendarEvents.ts';
+
+export interface ReadDeps extends AccountDeps {
+  ids: EventIdCodec;
+  /** Told about failures that were not the provider's answer (they are still reported as excluded). */
+  onUnexpectedError?: (error: unknown) => void;
+}
+
+export const exclusionReasons = [
+  'provider_unavailable',
+  'reconnect_required',
+  'time_zone_required',
+  'incomplete',
+] as const;
+export type ExclusionReason = (typeof exclusionReasons)[number];
+
+/** A requested calendar whose events are missing (or, for `incomplete`, partly missing). */
+export interface CalendarExclusion {
+  calendarId: string;
+  reason: ExclusionReason;
+}
+
+export interface EventsRead {
+  /** Ordered by start instant, then calendar id, then occurrence id. */
+  events: PlacedEvent[];
+  excluded: CalendarExclusion[];
+  /** The effective detail level of each requested calendar. */
+  levels: Map<string, DetailLevel>;
+}
+
+function exclusionReason(error: unknown): ExclusionReason | undefined {
+  if (!isAppError(error)) return undefined;
+  switch (error.code) {
+    case 'reconnect_required':
+    case 'time_zone_required':
+    case 'provider_unavailable':
+      return error.code;
+    default:
+      return undefined;
+  }
+}
+
+export async function readEvents(
+  deps: ReadDeps,
+  principal: Principal,
+  request: ReadRequest,
+): Promise<EventsRead> {
+  const chosen = await permittedCalendars(deps.db, principal, request.calendarIds);
+  // Decided for every calendar before any provider call: no zone is ever guessed.
+  const zoneless = chosen.filter((t) => needsTimeZone(t.account, t.calendar, request.timeZone));
+  if (zoneless.length > 0) {
+    throw new AppError(
+      'time_zone_required',
+      `${zoneless.map((t) => `"${t.calendar.name}"`).join(', ')} ${zoneless.length === 1 ? 'has' : 'have'} no known time zone: give the user's IANA time zone.`,
+      { details: { calendarIds: zoneless.map((t) => t.calendar.id) } },
+    );
+  }
+  const excluded: CalendarExclusion[] = [];
+  const perCalendar = await Promise.all(
+    chosen.map(async ({ calendar, account, level }) => {
+      try {
+        const read = await readCalendarEvents(deps, account, calendar, {
+          window: request.window,
+          detailLevel: level,
+          privateDetails: principal.privateDetails,
+          ...(request.timeZone === undefined ? {} : { timeZone: request.timeZone }),
+        });
+        if (read.skipped.length > 0) excluded.push({ calendarId: calendar.id, reason: 'incomplete' });
+        return read.events;
+      } catch (error) {
+        const reason = exclusionReason(error);
+        if (reason === undefined) deps.onUnexpectedError?.(error);
+        excluded.push({ calendarId: calendar.id, reason: reason ?? 'provider_unavailable' });
+        return [];
+      }
+    }),
+  );
+  const events = perCalendar.flat().sort(compareEvents);
+  // The lists are this request's own: narrowing in place spares a copy of every event.
+  for (const placed of events) placed.event = narrowRights(placed.event, principal.scopes);
+  excluded.sort(
+    (a, b) => request.calendarIds.indexOf(a.calendarId) - request.calendarIds.indexOf(b.calendarId),
+  );
+  return { events, excluded, levels: new Map(chosen.map((t) => [t.calendar.id, t.level])) };
+}

@@ -1,0 +1,59 @@
+/**
+ * JSON Schemas of what the read surfaces answer besides the Event (domain/eventSchema.ts): the
+ * calendar list and the event list with their exclusions. Closed objects; the OpenAPI document,
+ * the MCP output schemas and the tests all use these.
+ */
+import { eventSchema } from '../../domain/eventSchema.ts';
+import { closedObject } from '../../lib/jsonSchema.ts';
+import { detailLevels } from '../../policy/workspacePolicy.ts';
+import { exclusionReasons } from './readEvents.ts';
+
+const string = { type: 'string' } as const;
+const closed = closedObject;
+
+export const calendarSchema = closed(
+  {
+    id: string,
+    name: string,
+    provider: { type: 'string', enum: ['caldav', 'ics', 'google', 'microsoft'] },
+    accountId: string,
+    primary: { type: 'boolean' },
+    readOnly: { type: 'boolean' },
+    detailLevel: { type: 'string', enum: detailLevels },
+    timeZone: string,
+    color: string,
+  },
+  ['id', 'name', 'provider', 'accountId', 'primary', 'readOnly', 'detailLevel'],
+);
+
+export const calendarExclusionSchema = closed(
+  {
+    reason: { type: 'string', enum: ['not_selected', 'reconnect_required'] },
+    count: { type: 'integer', minimum: 1 },
+    accountId: string,
+  },
+  ['reason', 'count'],
+);
+
+export const calendarListSchema = closed(
+  {
+    data: { type: 'array', items: calendarSchema },
+    meta: closed({ excluded: { type: 'array', items: calendarExclusionSchema } }, ['excluded']),
+  },
+  ['data', 'meta'],
+);
+
+export const eventExclusionSchema = closed(
+  { calendarId: string, reason: { type: 'string', enum: exclusionReasons } },
+  ['calendarId', 'reason'],
+);
+
+export const eventListSchema = closed(
+  {
+    data: { type: 'array', items: eventSchema },
+    meta: closed({ excluded: { type: 'array', items: eventExclusionSchema }, nextCursor: string }, [
+      'excluded',
+    ]),
+  },
+  ['data', 'meta'],
+);

@@ -1,0 +1,130 @@
+/**
+ * The CalDAV adapter (any RFC 4791 server; tested against Radicale): Basic authentication,
+ * the calendar home discovered once and kept in the credentials, calendars from the home,
+ * events from calendar-query REPORTs expanded here, writes as conditional PUT/DELETE.
+ */
+import { AppError, invalidField } from '../../errors.ts';
+import { type Clock, systemClock } from '../../lib/clock.ts';
+import type { AccountAccess, CalendarProvider, CredentialsOf, ProviderCalendar } from '../port.ts';
+import type { ProviderHttp } from '../providerHttp.ts';
+import { listCalendarsAt } from './calendars.ts';
+import type { DavSession } from './client.ts';
+import { discoverCalendarHome, parseServerUrl, principalAddresses } from './discovery.ts';
+import { getEventIn, listEventsIn } from './events.ts';
+import { createCaldavWriter } from './writer.ts';
+
+type CaldavCredentials = CredentialsOf<'caldav'>;
+type Account = AccountAccess<CaldavCredentials>;
+
+export interface CaldavDeps {
+  http: ProviderHttp;
+  /** Stamps written objects; the system clock by default. */
+  clock?: Clock;
+}
+
+export interface CaldavConnection {
+  /** To store (encrypted): the input plus the discovered calendarHomeUrl. */
+  credentials: CaldavCredentials;
+  calendars: ProviderCalendar[];
+}
+
+const looksLikeEmail = (value: string) => /^[^@\s]+@[^@\s]+\.[^@\s]+$/.test(value);
+
+/**
+ * Checks what a person typed when connecting a CalDAV account: discovers the calendar home and
+ * lists its calendars. Wrong password, not a CalDAV server → invalid_request naming the field;
+ * unreachable → provider_unavailable.
+ */
+export async function connectCaldav(
+  deps: { http: ProviderHttp },
+  input: { serverUrl: string; username: string; password: string },
+): Promise<CaldavConnection> {
+  if (input.username.trim() === '') throw invalidField('username', 'Enter the CalDAV username.');
+  if (input.password === '') throw invalidField('password', 'Enter the CalDAV password.');
+  const serverUrl = parseServerUrl(input.serverUrl).href;
+  const session: DavSession = {
+    http: deps.http,
+    accountKey: `caldav-connect ${input.username} ${serverUrl}`,
+    username: input.username,
+    password: input.password,
+    mode: 'connect',
+  };
+  const calendarHomeUrl = await discoverCalendarHome(session, serverUrl);
+  return {
+    credentials: {
+      kind: 'caldav',
+      serverUrl,
+      username: input.username,
+      password: input.password,
+      calendarHomeUrl,
+    },
+    calendars: await listCalendarsAt(session, calendarHomeUrl),
+  };
+}
+
+export function createCaldavProvider(deps: CaldavDeps): CalendarProvider<'caldav'> {
+  // calendar-user-address-set per account, fetched once per process: it decides organizer 'self'.
+  const addresses = new Map<string, Promise<string[]>>();
+  const maxRemembered = 10_000;
+
+  const sessionOf = (account: Account): DavSession => ({
+    http: deps.http,
+    accountKey: account.accountKey,
+    username: account.credentials.username,
+    password: account.credentials.password,
+    mode: 'account',
+  });
+
+  async function rediscoverHome(account: Account, session: DavSession): Promise<string> {
+    const calendarHomeUrl = await discoverCalendarHome(session, account.credentials.serverUrl);
+    await account.saveCredentials({ ...account.credentials, calendarHomeUrl });
+    return calendarHomeUrl;
+  }
+
+  async function selfAddresses(account: Account, session: DavSession, calendarUrl: URL): Promise<string[]> {
+    const key = `${account.accountKey} ${account.credentials.username}`;
+    let known = addresses.get(key);
+    if (known === undefined) {
+      known = principalAddresses(session, calendarUrl);
+      if (addresses.size >= maxRemembered) addresses.delete(addresses.keys().next().value!);
+      addresses.set(key, known);
+      known.catch(() => addresses.delete(key));
+    }
+    const username = account.credentials.username;
+    return [...new Set([...(looksLikeEmail(username) ? [username] : []), ...(await known)])];
+  }
+
+  return {
+    kind: 'caldav',
+
+    connect: (credentials) => connectCaldav(deps, credentials),
+
+    async listCalendars(account) {
+      const session = sessionOf(account);
+      const stored = account.credentials.calendarHomeUrl;
+      if (stored === undefined) return listCalendarsAt(session, await rediscoverHome(account, session));
+      try {
+        return await listCalendarsAt(session, stored);
+      } catch (error) {
+        // The home moved (server migration, renamed principal): find it again once.
+        if (!(error instanceof AppError && error.code === 'not_found')) throw error;
+        return listCalendarsAt(session, await rediscoverHome(account, session));
+      }
+    },
+
+    async listEvents(account, calendar, window) {
+      const session = sessionOf(account);
+      const url = new URL(calendar.providerCalendarId);
+      return listEventsIn(session, url, window, await selfAddresses(account, session, url));
+    },
+
+    async getEvent(account, calendar, providerEventId, recurrenceId) {
+      const session = sessionOf(account);
+      const url = new URL(calendar.providerCalendarId);
+      const self = await selfAddresses(account, session, url);
+      return getEventIn(session, url, providerEventId, recurrenceId, self);
+    },
+
+    writer: createCaldavWriter({ clock: deps.clock ?? systemClock, sessionOf, selfAddresses }),
+  };
+}

@@ -1,0 +1,91 @@
+/**
+ * Finding the calendar home from what a person types (RFC 6764 §6, RFC 4791 §6.2.1): the address
+ * itself when it has a path, then `/.well-known/caldav`, then the server root; the first that names
+ * a current-user-principal wins, and that principal's calendar-home-set is the answer.
+ */
+import { AppError, invalidField } from '../../errors.ts';
+import { type DavSession, fail, propfind } from './client.ts';
+import { children, hrefIn, ns, type PropName, propKey, type XmlElement } from './wire.ts';
+
+const currentUserPrincipal: PropName = [ns.dav, 'current-user-principal'];
+const calendarHomeSet: PropName = [ns.caldav, 'calendar-home-set'];
+const calendarUserAddressSet: PropName = [ns.caldav, 'calendar-user-address-set'];
+
+export function parseServerUrl(input: string): URL {
+  const url = URL.parse(input.trim());
+  if (url === null || (url.protocol !== 'https:' && url.protocol !== 'http:')) {
+    throw invalidField('serverUrl', 'Enter the CalDAV server address as an http(s):// URL.');
+  }
+  if (url.username !== '' || url.password !== '') {
+    throw invalidField(
+      'serverUrl',
+      'Enter the username and password in their own fields, not in the address.',
+    );
+  }
+  url.hash = '';
+  return url;
+}
+
+/** The principal URL named at `url`, or undefined when that place does not speak CalDAV. */
+async function principalAt(session: DavSession, url: URL): Promise<URL | undefined> {
+  try {
+    const answer = await propfind(session, url, '0', [currentUserPrincipal], 'the principal');
+    const href = hrefIn(answer.responses[0]?.props.get(propKey(currentUserPrincipal)));
+    return href === undefined ? undefined : new URL(href, answer.url);
+  } catch (error) {
+    // Only "no CalDAV here" moves on to the next candidate; a wrong password or an unreachable server ends discovery.
+    if (notCaldavHere(error)) return undefined;
+    throw error;
+  }
+}
+
+const notCaldavHere = (error: unknown): boolean =>
+  error instanceof AppError &&
+  (error.details?.field === 'serverUrl' ||
+    error.details?.reason === 'unexpected_answer' ||
+    error.code === 'not_found');
+
+/** The e-mail addresses among a calendar-user-address-set's hrefs (`mailto:` URIs). */
+function addressesOf(set: XmlElement | undefined): string[] {
+  return children(set, ns.dav, 'href')
+    .map((href) => href.text.trim())
+    .filter((href) => /^mailto:/i.test(href))
+    .map((href) => {
+      const address = href.slice('mailto:'.length);
+      try {
+        return decodeURIComponent(address);
+      } catch {
+        return address;
+      }
+    });
+}
+
+/** The calendar home URL for the account, found from the address the person typed. */
+export async function discoverCalendarHome(session: DavSession, serverUrl: string): Promise<string> {
+  const start = parseServerUrl(serverUrl);
+  const candidates = [new URL('/.well-known/caldav', start), new URL('/', start)];
+  if (start.pathname !== '/') candidates.unshift(start);
+  for (const candidate of candidates) {
+    const principal = await principalAt(session, candidate);
+    if (principal === undefined) continue;
+    const answer = await propfind(session, principal, '0', [calendarHomeSet], 'the principal');
+    const home = hrefIn(answer.responses[0]?.props.get(propKey(calendarHomeSet)));
+    if (home === undefined) {
+      throw fail(
+        session,
+        'serverUrl',
+        `The CalDAV server at ${start.host} names no calendar home for this account.`,
+      );
+    }
+    return new URL(home, answer.url).href;
+  }
+  throw fail(session, 'serverUrl', `No CalDAV server answered at ${start.host}; check the address.`);
+}
+
+/** The calendar-user-address-set of the principal that `url` (any resource of the account) names. */
+export async function principalAddresses(session: DavSession, url: URL): Promise<string[]> {
+  const principal = await principalAt(session, url);
+  if (principal === undefined) return [];
+  const answer = await propfind(session, principal, '0', [calendarUserAddressSet], 'the principal');
+  return addressesOf(answer.responses[0]?.props.get(propKey(calendarUserAddressSet)));
+}

@@ -1,0 +1,96 @@
+/**
+ * Events of one CalDAV calendar: a calendar-query REPORT for the window (Radicale ignores
+ * `expand`, so the server returns whole objects and we expand them), and a GET for one object.
+ *
+ * providerEventId is `<object href relative to the calendar>#<UID>`: the href is the resource a
+ * later write must address (it need not be derived from the UID), the UID names the event in it.
+ */
+import { expandIcs } from '../../domain/ical/expand.ts';
+import { findOccurrence } from '../../domain/ical/findOccurrence.ts';
+import { unplacedSlackMs } from '../../domain/ical/window.ts';
+import type { EventsResult, ProviderOccurrence, SkippedItem, TimeWindow } from '../port.ts';
+import { type DavSession, davRequest, multistatus, unexpectedAnswer } from './client.ts';
+import { calendarQueryBody, ns, propKey } from './wire.ts';
+
+const calendarData = propKey([ns.caldav, 'calendar-data']);
+const getetag = propKey([ns.dav, 'getetag']);
+
+/** The object's path relative to the calendar (an absolute path when it lives elsewhere on the server). */
+function relativeHref(calendarUrl: URL, object: URL): string {
+  const path = object.pathname;
+  return path.startsWith(calendarUrl.pathname) ? path.slice(calendarUrl.pathname.length) : path;
+}
+
+const eventIdOf = (calendarUrl: URL, object: URL, uid: string): string =>
+  `${relativeHref(calendarUrl, object)}#${uid}`;
+
+/** The object URL and UID of an id made by eventIdOf; undefined for anything else. */
+export function parseEventId(
+  calendarUrl: URL,
+  providerEventId: string,
+): { url: URL; uid: string } | undefined {
+  const hash = providerEventId.indexOf('#');
+  if (hash <= 0) return undefined;
+  const url = URL.parse(providerEventId.slice(0, hash), calendarUrl);
+  // Never let a stored id point the account's credentials at another server.
+  if (url === null || url.origin !== calendarUrl.origin) return undefined;
+  return { url, uid: providerEventId.slice(hash + 1) };
+}
+
+export async function listEventsIn(
+  session: DavSession,
+  calendarUrl: URL,
+  window: TimeWindow,
+  selfAddresses: string[],
+): Promise<EventsResult> {
+  // Floating and all-day events are placed later, in a zone not known yet: ask as wide as expandIcs keeps them.
+  const slack = { milliseconds: unplacedSlackMs };
+  const body = calendarQueryBody(window.start.subtract(slack), window.end.add(slack));
+  const answer = await davRequest(session, { method: 'REPORT', url: calendarUrl, depth: '1', body });
+  const occurrences: ProviderOccurrence[] = [];
+  const skipped: SkippedItem[] = [];
+  for (const response of multistatus(session, answer, 'the calendar')) {
+    const object = new URL(response.href, answer.url);
+    if (object.pathname === calendarUrl.pathname) continue;
+    const ics = response.props.get(calendarData)?.text;
+    const idOf = (uid: string | undefined) =>
+      uid === undefined ? relativeHref(calendarUrl, object) : eventIdOf(calendarUrl, object, uid);
+    if (!ics) {
+      skipped.push({ providerEventId: idOf(undefined), reason: 'the server sent no calendar data for it' });
+      continue;
+    }
+    const version = response.props.get(getetag)?.text.trim() || undefined;
+    try {
+      const result = expandIcs(ics, { window, version, selfAddresses });
+      for (const occurrence of result.occurrences) {
+        occurrences.push({ ...occurrence, providerEventId: idOf(occurrence.providerEventId) });
+      }
+      for (const item of result.skipped) {
+        skipped.push({ ...item, providerEventId: idOf(item.providerEventId) });
+      }
+    } catch (error) {
+      skipped.push({
+        providerEventId: idOf(undefined),
+        reason: `unreadable iCalendar object: ${(error as Error).message}`,
+      });
+    }
+  }
+  return { occurrences, skipped };
+}
+
+export async function getEventIn(
+  session: DavSession,
+  calendarUrl: URL,
+  providerEventId: string,
+  recurrenceId: string | undefined,
+  selfAddresses: string[],
+): Promise<ProviderOccurrence | undefined> {
+  const target = parseEventId(calendarUrl, providerEventId);
+  if (target === undefined) return undefined;
+  const answer = await davRequest(session, { method: 'GET', url: target.url, accept: 'text/calendar' });
+  if ([403, 404, 410].includes(answer.status)) return undefined;
+  if (answer.status !== 200) throw unexpectedAnswer(session, answer, 'the event');
+  const version = answer.headers.get('etag') ?? undefined;
+  const occurrence = findOccurrence(answer.body, target.uid, recurrenceId, { version, selfAddresses });
+  return occurrence && { ...occurrence, providerEventId };
+}

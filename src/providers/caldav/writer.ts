@@ -1,0 +1,153 @@
+/**
+ * CalDAV writes (RFC 4791 §5.3.2, RFC 7232): a new event is PUT as `<uid>.ics` with
+ * `If-None-Match: *`, so the same uid can never make a second object; every other write reads
+ * the object, checks its ETag is the version the service read, edits it, and PUTs or DELETEs
+ * it with `If-Match` — a change in between is a 412, answered as a version conflict.
+ */
+
+import { findOccurrence } from '../../domain/ical/findOccurrence.ts';
+import { editObject, newEventObject, type ObjectEdit } from '../../domain/ical/objectEdits.ts';
+import { AppError } from '../../errors.ts';
+import type { Clock } from '../../lib/clock.ts';
+import type { AccountAccess, CredentialsOf, EventWriter, ProviderCalendar, WriteTarget } from '../port.ts';
+import { type DavAnswer, type DavSession, davRequest, unexpectedAnswer } from './client.ts';
+import { parseEventId } from './events.ts';
+
+type Account = AccountAccess<CredentialsOf<'caldav'>>;
+
+/** Whether the series still has that occurrence: an edit must never make up a new one. */
+const hasOccurrence = (ics: string, uid: string, recurrenceId: string) =>
+  findOccurrence(ics, uid, recurrenceId, {}) !== undefined;
+
+export interface CaldavWriterDeps {
+  clock: Clock;
+  sessionOf(account: Account): DavSession;
+  selfAddresses(account: Account, session: DavSession, calendarUrl: URL): Promise<string[]>;
+}
+
+const calendarType = 'text/calendar; charset=utf-8';
+
+const versionConflict = () =>
+  new AppError('conflict', 'The event changed on the CalDAV server since it was read.', {
+    details: { reason: 'version' },
+  });
+
+/** The answer to a write: done, or the error it means. */
+function written(session: DavSession, answer: DavAnswer, what: string): void {
+  if (answer.status >= 200 && answer.status < 300) return;
+  if (answer.status === 412) throw versionConflict();
+  if (answer.status === 403) {
+    throw new AppError('calendar_read_only', 'The CalDAV server does not allow changing this calendar.');
+  }
+  throw unexpectedAnswer(session, answer, what);
+}
+
+export function createCaldavWriter(deps: CaldavWriterDeps): EventWriter<'caldav'> {
+  const target = (calendar: ProviderCalendar, providerEventId: string) => {
+    const calendarUrl = new URL(calendar.providerCalendarId);
+    const parsed = parseEventId(calendarUrl, providerEventId);
+    if (parsed === undefined) throw new AppError('not_found', 'No such event on the CalDAV server.');
+    return { calendarUrl, ...parsed };
+  };
+
+  /** GET, check the version, edit, PUT with If-Match. */
+  async function rewrite(account: Account, calendar: ProviderCalendar, write: WriteTarget, edit: ObjectEdit) {
+    const session = deps.sessionOf(account);
+    const { url, uid } = target(calendar, write.providerEventId);
+    const current = await davRequest(session, { method: 'GET', url, accept: 'text/calendar' });
+    if ([404, 410].includes(current.status)) throw new AppError('not_found', 'The event no longer exists.');
+    if (current.status !== 200) throw unexpectedAnswer(session, current, 'the event');
+    // The If-Match below guards the PUT; this check refuses early and keeps the edit on the text read.
+    const etag = current.headers.get('etag');
+    if (etag !== null && etag !== write.version) throw versionConflict();
+    if (write.recurrenceId !== undefined && !hasOccurrence(current.body, uid, write.recurrenceId)) {
+      throw new AppError('not_found', 'This occurrence is no longer in the series.');
+    }
+    const body = editObject(current.body, uid, edit, deps.clock.now());
+    const answer = await davRequest(session, {
+      method: 'PUT',
+      url,
+      body,
+      contentType: calendarType,
+      headers: { 'if-match': write.version },
+      idempotent: false,
+    });
+    written(session, answer, 'the event');
+  }
+
+  return {
+    async createEvent(account, calendar, event, uid) {
+      const session = deps.sessionOf(account);
+      const url = new URL(`${uid}.ics`, new URL(calendar.providerCalendarId));
+      const answer = await davRequest(session, {
+        method: 'PUT',
+        url,
+        body: newEventObject(event, uid, deps.clock.now()),
+        contentType: calendarType,
+        headers: { 'if-none-match': '*' },
+        idempotent: false,
+      });
+      if (answer.status === 412) {
+        throw new AppError('conflict', 'An event with this identity exists already.', {
+          details: { reason: 'exists' },
+        });
+      }
+      written(session, answer, 'the new event');
+      return `${uid}.ics#${uid}`;
+    },
+
+    async findCreated(account, calendar, uid) {
+      const session = deps.sessionOf(account);
+      const providerEventId = `${uid}.ics#${uid}`;
+      const { url } = target(calendar, providerEventId);
+      const answer = await davRequest(session, { method: 'GET', url, accept: 'text/calendar' });
+      if ([403, 404, 410].includes(answer.status)) return undefined;
+      if (answer.status !== 200) throw unexpectedAnswer(session, answer, 'the event');
+      return providerEventId;
+    },
+
+    async updateEvent(account, calendar, write, changes) {
+      const recurring = write.recurrenceId !== undefined;
+      const { timing, ...text } = changes;
+      // Without a recurrence id the whole object is meant: a single event, or every part of a series.
+      const edit: ObjectEdit = recurring
+        ? { kind: 'fields', fields: changes, recurrenceId: write.recurrenceId! }
+        : timing === undefined
+          ? { kind: 'series', fields: text }
+          : { kind: 'fields', fields: changes };
+      await rewrite(account, calendar, write, edit);
+    },
+
+    async deleteEvent(account, calendar, write) {
+      if (write.recurrenceId !== undefined) {
+        await rewrite(account, calendar, write, {
+          kind: 'delete-occurrence',
+          recurrenceId: write.recurrenceId,
+        });
+        return;
+      }
+      const session = deps.sessionOf(account);
+      const { url } = target(calendar, write.providerEventId);
+      const answer = await davRequest(session, {
+        method: 'DELETE',
+        url,
+        headers: { 'if-match': write.version },
+        idempotent: false,
+      });
+      if ([404, 410].includes(answer.status)) throw new AppError('not_found', 'The event no longer exists.');
+      written(session, answer, 'the event');
+    },
+
+    async respondToEvent(account, calendar, write, answer) {
+      const session = deps.sessionOf(account);
+      const selfAddresses = await deps.selfAddresses(account, session, new URL(calendar.providerCalendarId));
+      await rewrite(account, calendar, write, {
+        kind: 'respond',
+        response: answer.response,
+        selfAddresses,
+        ...(answer.comment === undefined ? {} : { comment: answer.comment }),
+        ...(write.recurrenceId === undefined ? {} : { recurrenceId: write.recurrenceId }),
+      });
+    },
+  };
+}

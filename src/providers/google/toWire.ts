@@ -1,0 +1,77 @@
+/**
+ * Port write fields → Calendar API v3 event members. Timed events are sent as local date-times
+ * with their IANA zone (Google accepts a date-time without offset when `timeZone` names one);
+ * all-day events as dates, the end exclusive as in iCalendar. A patch clears the other time
+ * form explicitly, so an event can change between timed and all-day.
+ */
+import { rruleOf } from '../../domain/eventRecurrence.ts';
+import type { EventFields, EventTiming, NewEvent } from '../port.ts';
+import type { GoogleAttendee } from './wire.ts';
+
+/** A start or end in a patch: null clears a member. */
+export interface GoogleTimeChange {
+  date?: string | null;
+  dateTime?: string | null;
+  timeZone?: string | null;
+}
+
+/** The members of an events.insert or events.patch body the adapter sends. */
+export interface GoogleEventChanges {
+  id?: string;
+  summary?: string;
+  description?: string;
+  location?: string;
+  start?: GoogleTimeChange;
+  end?: GoogleTimeChange;
+  transparency?: 'opaque' | 'transparent';
+  visibility?: 'public' | 'private';
+  attendees?: GoogleAttendee[];
+  attendeesOmitted?: boolean;
+  /** RRULE lines of a series. */
+  recurrence?: string[];
+}
+
+/** An events.patch body: only the fields given; a removed description or location is empty. */
+export function googleChanges(fields: EventFields): GoogleEventChanges {
+  const changes: GoogleEventChanges = {};
+  if (fields.title !== undefined) changes.summary = fields.title;
+  if (fields.description !== undefined) changes.description = fields.description ?? '';
+  if (fields.location !== undefined) changes.location = fields.location ?? '';
+  if (fields.timing !== undefined) Object.assign(changes, googleTimes(fields.timing, true));
+  if (fields.freeBusyStatus !== undefined)
+    changes.transparency = fields.freeBusyStatus === 'free' ? 'transparent' : 'opaque';
+  if (fields.privacy !== undefined) changes.visibility = fields.privacy;
+  return changes;
+}
+
+/** An events.insert body whose id is the service's uid; nothing empty is sent. */
+export function googleNewEvent(event: NewEvent, id: string): GoogleEventChanges {
+  return {
+    id,
+    ...googleChanges({
+      ...event,
+      description: event.description || undefined,
+      location: event.location || undefined,
+    }),
+    ...googleTimes(event.timing, false),
+    ...(event.recurrence === undefined
+      ? {}
+      : { recurrence: [`RRULE:${rruleOf(event.recurrence, event.timing)}`] }),
+  };
+}
+
+function googleTimes(
+  timing: EventTiming,
+  clearOther: boolean,
+): { start: GoogleTimeChange; end: GoogleTimeChange } {
+  if (timing.allDay) {
+    const cleared = clearOther ? { dateTime: null, timeZone: null } : {};
+    return { start: { date: timing.startDate, ...cleared }, end: { date: timing.endDate, ...cleared } };
+  }
+  const cleared = clearOther ? { date: null } : {};
+  const { timeZone } = timing;
+  return {
+    start: { dateTime: timing.start, timeZone, ...cleared },
+    end: { dateTime: timing.end, timeZone, ...cleared },
+  };
+}

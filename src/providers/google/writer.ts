@@ -1,0 +1,114 @@
+/**
+ * Writes to Google Calendar events. A create uses the service's uid as the event id, so Google
+ * itself refuses a second event with it (409, even once the first is deleted). Changes go to
+ * the event — for a series, its master — or, for one occurrence, to the instance Google lists
+ * at that original start, always conditional on the etag the service just read (If-Match).
+ */
+import { AppError } from '../../errors.ts';
+import type { EventWriter, ProviderCalendar, RsvpResponse, WriteTarget } from '../port.ts';
+import type { GoogleClient } from './client.ts';
+import { providerName } from './config.ts';
+import type { GoogleEventWrites } from './eventWrites.ts';
+import type { GoogleAccount } from './session.ts';
+import { googleChanges, googleNewEvent } from './toWire.ts';
+import type { GoogleAttendee, GoogleEvent } from './wire.ts';
+
+/** Reads and writes over one session, so a token refreshed by one serves the other. */
+export interface GoogleWriteSession {
+  client: GoogleClient;
+  writes: GoogleEventWrites;
+}
+
+const responseStatus: Record<RsvpResponse, NonNullable<GoogleAttendee['responseStatus']>> = {
+  accepted: 'accepted',
+  declined: 'declined',
+  tentative: 'tentative',
+};
+
+export function createGoogleWriter(
+  open: (account: GoogleAccount) => GoogleWriteSession,
+): EventWriter<'google'> {
+  /** The event, series master or instance the target names, as Google has it now. */
+  async function current(client: GoogleClient, calendar: ProviderCalendar, target: WriteTarget) {
+    const calendarId = calendar.providerCalendarId;
+    const event =
+      target.recurrenceId === undefined
+        ? await client.event(calendarId, target.providerEventId)
+        : (
+            await client.instances(calendarId, target.providerEventId, {
+              originalStart: target.recurrenceId,
+            })
+          )?.items[0];
+    if (event?.id === undefined || event.status === 'cancelled') {
+      throw new AppError('not_found', `${providerName} has no such event or occurrence.`, {
+        details: { reason: 'missing' },
+      });
+    }
+    return event as GoogleEvent & { id: string };
+  }
+
+  /** The id a write goes to: the event's own, or the instance's for one occurrence. */
+  async function eventIdOf(client: GoogleClient, calendar: ProviderCalendar, target: WriteTarget) {
+    if (target.recurrenceId === undefined) return target.providerEventId;
+    return (await current(client, calendar, target)).id;
+  }
+
+  return {
+    async createEvent(account, calendar, event, uid) {
+      const { writes } = open(account);
+      const created = await writes.insert(calendar.providerCalendarId, googleNewEvent(event, uid));
+      if (typeof created.id !== 'string' || created.id === '') {
+        throw new AppError('provider_unavailable', `${providerName} did not say which event it created.`, {
+          details: { reason: 'bad_response' },
+        });
+      }
+      return created.id;
+    },
+
+    async findCreated(account, calendar, uid) {
+      const event = await open(account).client.event(calendar.providerCalendarId, uid);
+      return event === undefined || event.status === 'cancelled' ? undefined : (event.id ?? uid);
+    },
+
+    async updateEvent(account, calendar, target, changes) {
+      const { client, writes } = open(account);
+      const eventId = await eventIdOf(client, calendar, target);
+      await writes.patch(calendar.providerCalendarId, eventId, googleChanges(changes), target.version);
+    },
+
+    async deleteEvent(account, calendar, target) {
+      const { client, writes } = open(account);
+      const eventId = await eventIdOf(client, calendar, target);
+      await writes.remove(calendar.providerCalendarId, eventId, target.version);
+    },
+
+    async respondToEvent(account, calendar, target, answer) {
+      const { client, writes } = open(account);
+      const event = await current(client, calendar, target);
+      const attendees = event.attendees ?? [];
+      if (!attendees.some((attendee) => attendee.self)) {
+        throw new AppError('access_denied', 'You are not invited to this event.');
+      }
+      // The whole list goes back with only the user's own entry changed, as patch replaces arrays.
+      const answered = attendees.map((attendee) =>
+        attendee.self
+          ? {
+              ...attendee,
+              responseStatus: responseStatus[answer.response],
+              ...(answer.comment === undefined ? {} : { comment: answer.comment }),
+            }
+          : attendee,
+      );
+      await writes.patch(
+        calendar.providerCalendarId,
+        event.id,
+        {
+          attendees: answered,
+          // A partial list (a large meeting): Google then updates only the entries sent.
+          ...(event.attendeesOmitted ? { attendeesOmitted: true } : {}),
+        },
+        target.version,
+      );
+    },
+  };
+}

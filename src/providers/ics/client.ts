@@ -1,0 +1,155 @@
+/**
+ * Reading an iCalendar subscription: conditional GET against an in-memory cache (a 304 reuses the
+ * last body), redirects followed by hand with the SSRF guard on every hop, the body streamed
+ * and cut off beyond a size limit, and anything that is not an iCalendar object refused.
+ */
+import { AppError, invalidField } from '../../errors.ts';
+import { assertPublicHost } from '../networkGuard.ts';
+import type { ProviderHttp } from '../providerHttp.ts';
+import { requestFollowingRedirects } from '../redirects.ts';
+
+export interface FeedReaderOptions {
+  http: ProviderHttp;
+  maxBytes: number;
+  allowPrivateNetworks: boolean;
+  /** Bytes of feed bodies kept for conditional requests; the oldest are dropped first. */
+  cacheBytes?: number;
+}
+
+interface Cached {
+  etag: string | null;
+  lastModified: string | null;
+  body: string;
+  bytes: number;
+}
+
+const maxRedirects = 5;
+const provider = 'The calendar feed';
+
+/** `webcal://` and `webcals://` are how calendar apps spell https subscriptions. */
+export function normalizeFeedUrl(input: string): URL {
+  const url = URL.parse(input.trim().replace(/^webcals?:\/\//i, 'https://'));
+  if (url === null || (url.protocol !== 'https:' && url.protocol !== 'http:')) {
+    throw invalidField('url', 'Enter the calendar feed as an https://, http:// or webcal:// address.');
+  }
+  if (url.username !== '' || url.password !== '') {
+    throw invalidField('url', 'Feed addresses with a username or password in them are not supported.');
+  }
+  url.hash = '';
+  return url;
+}
+
+async function readLimited(response: Response, maxBytes: number): Promise<Uint8Array> {
+  const tooLarge = () =>
+    new AppError('payload_too_large', `${provider} is larger than the ${maxBytes} bytes this service reads.`);
+  if (Number(response.headers.get('content-length') ?? 0) > maxBytes) {
+    await response.body?.cancel();
+    throw tooLarge();
+  }
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  for await (const chunk of response.body ?? []) {
+    total += chunk.byteLength;
+    if (total > maxBytes) throw tooLarge(); // leaving the loop cancels the stream
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks, total);
+}
+
+/** A whole iCalendar object, or the reason it is not one. */
+function assertIcalendar(body: string, contentType: string | null): void {
+  const start = body.trimStart();
+  if (!/^BEGIN:VCALENDAR[ \t]*(\r?\n|$)/i.test(start)) {
+    const shown = JSON.stringify(start.slice(0, 40));
+    throw invalidField(
+      'url',
+      `The address does not serve an iCalendar feed (${contentType ?? 'no type'}, starts ${shown}).`,
+    );
+  }
+  if (!/^END:VCALENDAR[ \t]*$/im.test(start)) {
+    throw invalidField('url', 'The calendar feed is cut short or malformed: it has no END:VCALENDAR.');
+  }
+}
+
+export function createFeedReader(options: FeedReaderOptions) {
+  const cacheBytes = options.cacheBytes ?? 64 * 1024 * 1024;
+  const cache = new Map<string, Cached>();
+  let cachedBytes = 0;
+
+  function remember(key: string, entry: Cached): void {
+    forget(key);
+    if (entry.bytes > cacheBytes) return;
+    cache.set(key, entry);
+    cachedBytes += entry.bytes;
+    for (const [oldest, old] of cache) {
+      if (cachedBytes <= cacheBytes) break;
+      cache.delete(oldest);
+      cachedBytes -= old.bytes;
+    }
+  }
+  function forget(key: string): void {
+    const old = cache.get(key);
+    if (old === undefined) return;
+    cache.delete(key);
+    cachedBytes -= old.bytes;
+  }
+
+  async function checkHop(next: URL): Promise<void> {
+    if (next.protocol !== 'https:' && next.protocol !== 'http:') {
+      throw invalidField('url', `The calendar feed redirected to an unsupported address (${next.protocol}).`);
+    }
+    if (!options.allowPrivateNetworks) await assertPublicHost(next);
+  }
+
+  /** The feed's text, from the network or (on 304 Not Modified) from the cache. */
+  async function read(feedUrl: URL, accountKey: string): Promise<string> {
+    const key = feedUrl.href;
+    const cached = cache.get(key);
+    const headers: Record<string, string> = { accept: 'text/calendar, text/plain;q=0.5, */*;q=0.1' };
+    if (cached?.etag) headers['if-none-match'] = cached.etag;
+    if (cached?.lastModified) headers['if-modified-since'] = cached.lastModified;
+    const { response } = await requestFollowingRedirects(
+      options.http,
+      { url: key, headers, idempotent: true, accountKey, provider },
+      {
+        max: maxRedirects,
+        check: checkHop,
+        tooMany: () => invalidField('url', `The calendar feed redirected more than ${maxRedirects} times.`),
+      },
+    );
+    if (response.status === 304 && cached !== undefined) {
+      remember(key, cached); // most recently used
+      return cached.body;
+    }
+    if (response.status !== 200) {
+      await response.body?.cancel();
+      throw statusError(response.status);
+    }
+    const bytes = await readLimited(response, options.maxBytes);
+    const body = new TextDecoder().decode(bytes);
+    assertIcalendar(body, response.headers.get('content-type'));
+    const etag = response.headers.get('etag');
+    const lastModified = response.headers.get('last-modified');
+    if (etag !== null || lastModified !== null)
+      remember(key, { etag, lastModified, body, bytes: bytes.byteLength });
+    else forget(key);
+    return body;
+  }
+
+  return { read };
+}
+
+function statusError(status: number): AppError {
+  if (status === 404 || status === 410) {
+    return new AppError('not_found', `${provider} no longer exists at this address (HTTP ${status}).`);
+  }
+  if (status === 401 || status === 403) {
+    return new AppError(
+      'reconnect_required',
+      `${provider} refused access (HTTP ${status}); subscribe again with a current address.`,
+    );
+  }
+  return new AppError('provider_unavailable', `${provider} answered HTTP ${status}.`, {
+    details: { reason: 'unexpected_answer', status },
+  });
+}

@@ -1,0 +1,109 @@
+/**
+ * Graph as a connected account: bearer tokens (one refresh on a first 401, then
+ * reconnect_required), typed JSON, paging over `@odata.nextLink`, and writes sent once.
+ */
+import { AppError } from '../../errors.ts';
+import {
+  type GraphWrite,
+  graphGet,
+  graphJson,
+  graphWrite,
+  graphWriteFailure,
+  providerName,
+} from './errors.ts';
+import type { OAuthDeps } from './oauth.ts';
+import { type MicrosoftAccount, TokenKeeper } from './session.ts';
+import type { GraphPage } from './wire.ts';
+
+/** Query parameters; OData names keep their `$` (Graph reads them unencoded). */
+export type GraphQuery = Record<string, string>;
+
+export class GraphClient {
+  readonly #deps: OAuthDeps;
+  readonly #tokens: TokenKeeper;
+  readonly #origin: string;
+
+  constructor(deps: OAuthDeps) {
+    this.#deps = deps;
+    this.#tokens = new TokenKeeper(deps);
+    this.#origin = new URL(deps.config.apiBaseUrl).origin;
+  }
+
+  /** `path` below the API root, e.g. `/me/calendars`. */
+  async get<T>(account: MicrosoftAccount, path: string, query: GraphQuery = {}): Promise<T> {
+    const url = this.#url(path, query);
+    return graphJson<T>(await this.#authorized(account, (token) => this.#read(account, url, token)));
+  }
+
+  /** Every item of a collection, following `@odata.nextLink` page by page. */
+  async getAll<T>(account: MicrosoftAccount, path: string, query: GraphQuery = {}): Promise<T[]> {
+    const items: T[] = [];
+    let url: string | undefined = this.#url(path, query);
+    while (url !== undefined) {
+      const next: string = url;
+      const page = await graphJson<GraphPage<T>>(
+        await this.#authorized(account, (token) => this.#read(account, next, token)),
+      );
+      items.push(...page.value);
+      url = this.#nextLink(page['@odata.nextLink']);
+    }
+    return items;
+  }
+
+  /**
+   * A write to `path`, sent once: never repeated, except after a 401 (Graph applied nothing).
+   * Resolves with the JSON answer, or undefined when there is none (202, 204).
+   */
+  async write<T>(
+    account: MicrosoftAccount,
+    path: string,
+    write: Omit<GraphWrite, 'url'>,
+  ): Promise<T | undefined> {
+    const request = { ...write, url: this.#url(path, {}) };
+    const response = await this.#authorized(account, (token) =>
+      graphWrite(this.#deps.http, request, token, account.accountKey),
+    );
+    if (!response.ok) throw await graphWriteFailure(response);
+    const text = await response.text();
+    if (text === '') return undefined;
+    try {
+      return JSON.parse(text) as T;
+    } catch (cause) {
+      // Graph accepted the write but its answer cannot be read: what happened is for a read to tell.
+      throw new AppError('provider_unavailable', `${providerName} sent an unreadable answer.`, {
+        cause,
+        details: { reason: 'unreadable', status: response.status },
+      });
+    }
+  }
+
+  #read(account: MicrosoftAccount, url: string, token: string): Promise<Response> {
+    return graphGet(this.#deps.http, url, token, account.accountKey);
+  }
+
+  #url(path: string, query: GraphQuery): string {
+    const search = Object.entries(query)
+      .map(([name, value]) => `${name}=${encodeURIComponent(value)}`)
+      .join('&');
+    return `${this.#deps.config.apiBaseUrl}${path}${search === '' ? '' : `?${search}`}`;
+  }
+
+  /** Only links back to Graph itself are followed: the bearer token goes nowhere else. */
+  #nextLink(link: string | undefined): string | undefined {
+    if (link === undefined) return undefined;
+    if (URL.canParse(link) && new URL(link).origin === this.#origin) return link;
+    throw new AppError('provider_unavailable', `${providerName} sent a next-page link to another host.`);
+  }
+
+  async #authorized(
+    account: MicrosoftAccount,
+    send: (token: string) => Promise<Response>,
+  ): Promise<Response> {
+    const { accessToken, fresh } = await this.#tokens.current(account);
+    const response = await send(accessToken);
+    // A just-refreshed token that is still refused will not get better by refreshing again.
+    if (response.status !== 401 || fresh) return response;
+    await response.body?.cancel();
+    return send(await this.#tokens.renew(account, accessToken));
+  }
+}

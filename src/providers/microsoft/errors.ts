@@ -1,0 +1,130 @@
+/**
+ * One request to Graph with a bearer token, and the typed error for an answer that is not 2xx.
+ * Retries, timeouts and the per-mailbox cap are ProviderHttp's; token refresh is the client's.
+ */
+import { AppError } from '../../errors.ts';
+import type { ProviderHttp } from '../providerHttp.ts';
+import type { GraphErrorBody } from './wire.ts';
+
+export const providerName = 'Microsoft Graph';
+
+// Every date-time comes back in UTC; each event's own zone is in originalStartTimeZone.
+const utcTimes = 'outlook.timezone="UTC"';
+
+export function graphGet(
+  http: ProviderHttp,
+  url: string,
+  accessToken: string,
+  accountKey: string,
+): Promise<Response> {
+  return http.request({
+    url,
+    headers: { authorization: `Bearer ${accessToken}`, accept: 'application/json', prefer: utcTimes },
+    idempotent: true,
+    accountKey,
+    provider: providerName,
+  });
+}
+
+export interface GraphWrite {
+  method: 'POST' | 'PATCH' | 'DELETE';
+  url: string;
+  /** JSON body, if any. */
+  body?: unknown;
+  /** The changeKey the write is conditional on. */
+  changeKey?: string;
+}
+
+/** A write: sent once (ProviderHttp never repeats it), conditional on `changeKey` when given. */
+export function graphWrite(
+  http: ProviderHttp,
+  write: GraphWrite,
+  accessToken: string,
+  accountKey: string,
+): Promise<Response> {
+  const headers: Record<string, string> = {
+    authorization: `Bearer ${accessToken}`,
+    accept: 'application/json',
+    prefer: utcTimes,
+  };
+  if (write.body !== undefined) headers['content-type'] = 'application/json';
+  // Graph's entity tag is the changeKey in weak form, as in `@odata.etag`.
+  if (write.changeKey !== undefined) headers['if-match'] = `W/"${write.changeKey}"`;
+  return http.request({
+    url: write.url,
+    method: write.method,
+    headers,
+    body: write.body === undefined ? undefined : JSON.stringify(write.body),
+    idempotent: false,
+    accountKey,
+    provider: providerName,
+  });
+}
+
+async function errorDetails(response: Response) {
+  const body = (await response.json().catch(() => ({}))) as GraphErrorBody;
+  return { status: response.status, graphCode: body.error?.code };
+}
+
+const reconnect = (details: Record<string, unknown>) =>
+  new AppError('reconnect_required', 'Microsoft no longer accepts this account; connect it again.', {
+    details,
+  });
+
+/** The AppError for a non-2xx Graph answer to a read (the body is consumed). */
+export async function graphFailure(response: Response): Promise<AppError> {
+  const details = await errorDetails(response);
+  switch (response.status) {
+    case 401:
+      return reconnect(details);
+    // Forbidden is what Graph answers once a calendar is no longer shared with the user.
+    case 403:
+    case 404:
+    case 410:
+      return new AppError('not_found', `${providerName} has no such item.`, { details });
+    default:
+      return new AppError('provider_unavailable', `${providerName} answered HTTP ${response.status}.`, {
+        details,
+      });
+  }
+}
+
+/**
+ * The AppError for a write Graph refused (the body is consumed). 429, 5xx and timeouts never
+ * get here: ProviderHttp turns them into provider_unavailable.
+ */
+export async function graphWriteFailure(response: Response): Promise<AppError> {
+  const details = await errorDetails(response);
+  switch (response.status) {
+    case 401:
+      return reconnect(details);
+    case 403:
+      return new AppError('calendar_read_only', `${providerName} does not allow changes to this calendar.`, {
+        details,
+      });
+    case 404:
+    case 410:
+      return new AppError('not_found', `${providerName} has no such item.`, { details });
+    // A changeKey that no longer matches (If-Match): someone changed the event meanwhile.
+    case 409:
+    case 412:
+      return new AppError('conflict', 'The event changed at Microsoft since it was read.', {
+        details: { reason: 'version', ...details },
+      });
+    default:
+      // Any other refusal (400: a change Graph does not accept) is definite: nothing was applied.
+      if (response.status < 500)
+        return new AppError('invalid_request', `${providerName} rejected the change.`, {
+          details: { reason: 'bad_request', ...details },
+        });
+      return new AppError('provider_unavailable', `${providerName} answered HTTP ${response.status}.`, {
+        details: { reason: 'server_error', ...details },
+      });
+  }
+}
+
+/** The parsed JSON body of a 2xx answer, or the typed error. */
+export async function graphJson<T>(response: Response): Promise<T> {
+  if (!response.ok) throw await graphFailure(response);
+  return (await response.json()) as T;
+}

@@ -1,0 +1,108 @@
+/**
+ * Writes to Graph events. A create carries the service's uid twice: as `transactionId` (Graph
+ * answers a repeated POST with the event it made) and in an extended property of our own, which
+ * `findCreated` filters on. Changes are conditional on the changeKey just read (If-Match); one
+ * occurrence is written through its instance id, found by its original start.
+ */
+import { AppError } from '../../errors.ts';
+import type { EventWriter, ProviderCalendar, RsvpResponse, WriteTarget } from '../port.ts';
+import type { GraphClient } from './client.ts';
+import { providerName } from './errors.ts';
+import { calendarPath, eventPath, findInstance } from './eventLookup.ts';
+import type { MicrosoftAccount } from './session.ts';
+import { graphProperties, graphRecurrence } from './toWire.ts';
+import type { GraphEvent, GraphPage } from './wire.ts';
+
+/** A named String property in a property set of our own (a fixed GUID): the uid of a create. */
+export const uidProperty = 'String {6f1e2b8a-4c3d-4f5e-9a7b-2d8c1e0f3a65} Name uid';
+
+const answers: Record<RsvpResponse, string> = {
+  accepted: 'accept',
+  declined: 'decline',
+  tentative: 'tentativelyAccept',
+};
+
+// Graph calendars carry no zone; all-day events go at midnight UTC unless the calendar names one.
+const allDayZone = (calendar: ProviderCalendar) => calendar.timeZone ?? 'Etc/UTC';
+
+export function createMicrosoftWriter(client: GraphClient): EventWriter<'microsoft'> {
+  /** The event or — for one occurrence — the instance a write goes to. */
+  async function targetPath(
+    account: MicrosoftAccount,
+    calendar: ProviderCalendar,
+    target: WriteTarget,
+  ): Promise<string> {
+    if (target.recurrenceId === undefined) return eventPath(calendar, target.providerEventId);
+    const instance = await findInstance(
+      client,
+      account,
+      calendar,
+      target.providerEventId,
+      target.recurrenceId,
+    );
+    if (instance === undefined)
+      throw new AppError('not_found', `${providerName} has no such occurrence.`, {
+        details: { reason: 'occurrence' },
+      });
+    return eventPath(calendar, instance.id);
+  }
+
+  return {
+    async createEvent(account, calendar, event, uid) {
+      const created = await client.write<GraphEvent>(account, `${calendarPath(calendar)}/events`, {
+        method: 'POST',
+        body: {
+          ...graphProperties(event, allDayZone(calendar)),
+          ...(event.recurrence === undefined
+            ? {}
+            : { recurrence: graphRecurrence(event.recurrence, event.timing, allDayZone(calendar)) }),
+          transactionId: uid,
+          singleValueExtendedProperties: [{ id: uidProperty, value: uid }],
+        },
+      });
+      if (typeof created?.id !== 'string' || created.id === '')
+        throw new AppError('provider_unavailable', `${providerName} did not say which event it created.`, {
+          details: { reason: 'unreadable' },
+        });
+      return created.id;
+    },
+
+    async findCreated(account, calendar, uid) {
+      const literal = (value: string) => `'${value.replaceAll("'", "''")}'`;
+      const page = await client.get<GraphPage<Pick<GraphEvent, 'id'>>>(
+        account,
+        `${calendarPath(calendar)}/events`,
+        {
+          $filter: `singleValueExtendedProperties/Any(ep: ep/id eq ${literal(uidProperty)} and ep/value eq ${literal(uid)})`,
+          $select: 'id',
+          $top: '1',
+        },
+      );
+      return page.value[0]?.id;
+    },
+
+    async updateEvent(account, calendar, target, changes) {
+      await client.write(account, await targetPath(account, calendar, target), {
+        method: 'PATCH',
+        body: graphProperties(changes, allDayZone(calendar)),
+        changeKey: target.version,
+      });
+    },
+
+    async deleteEvent(account, calendar, target) {
+      await client.write(account, await targetPath(account, calendar, target), {
+        method: 'DELETE',
+        changeKey: target.version,
+      });
+    },
+
+    async respondToEvent(account, calendar, target, answer) {
+      const path = await targetPath(account, calendar, target);
+      await client.write(account, `${path}/${answers[answer.response]}`, {
+        method: 'POST',
+        body: { ...(answer.comment === undefined ? {} : { comment: answer.comment }), sendResponse: true },
+        changeKey: target.version,
+      });
+    },
+  };
+}

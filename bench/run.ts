@@ -15,10 +15,10 @@ import {
 import autocannon from 'autocannon';
 import Fastify from 'fastify';
 import { loadConfig } from '../src/config.ts';
-import { buildApp } from '../src/http/app.ts';
-import type { AppContext } from '../src/http/context.ts';
+import type { AppContext } from '../src/context.ts';
 import { systemClock } from '../src/lib/clock.ts';
 import { createSecretBox } from '../src/lib/encryption.ts';
+import { assemble } from '../src/main.ts';
 import { defaultPolicy } from '../src/policy/workspacePolicy.ts';
 import { migrateToLatest, openDatabase, ping } from '../src/store/database.ts';
 import { savePolicy } from '../src/store/workspaces.ts';
@@ -123,7 +123,7 @@ const ctx: AppContext = {
   connectors: {},
   ping: () => ping(handle),
 };
-const app = await buildApp(ctx, { logger: false });
+const app = await assemble(ctx, { logger: false });
 const serviceUrl = await app.listen({ host: '127.0.0.1', port: 0 });
 
 const owner = await seedAccount(ctx);

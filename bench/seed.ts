@@ -3,7 +3,7 @@
  * 20 calendars × 1,000 events spread over March 2026, served by the in-memory provider (no
  * network), so the measured time is the service's own read path.
  */
-import type { AppContext } from '../src/http/context.ts';
+import type { AppContext } from '../src/context.ts';
 import {
   type MemoryCalendar,
   memoryProvider,

@@ -1,7 +1,16 @@
-/** Composition root: configuration → secret key → database → calendar adapters → application → server. */
-
+/**
+ * Composition root: configuration → secret key → database → calendar adapters → authorization →
+ * application → server. `assemble` is the one place the parts are put together; the tests and
+ * benchmarks use it too, so what they run is what `npm start` runs.
+ */
+import { readFileSync } from 'node:fs';
+import type { FastifyInstance } from 'fastify';
+import { startAuthorization } from './auth/setup.ts';
+import type { CalendarDeps } from './calendars/calendarDeps.ts';
+import { createEventIds } from './calendars/eventIds.ts';
 import { type Config, ConfigError, loadConfig } from './config.ts';
-import { buildApp } from './http/app.ts';
+import type { AppContext } from './context.ts';
+import { type BuildOptions, buildApp } from './http/app.ts';
 import { systemClock } from './lib/clock.ts';
 import { createSecretBox } from './lib/encryption.ts';
 import { loadOrCreateKeyFile } from './lib/secretKeyFile.ts';
@@ -9,14 +18,33 @@ import { sweep, sweepIntervalMs } from './people/housekeeping.ts';
 import { issueFirstRunToken } from './people/onboarding.ts';
 import { createCalendarAdapters } from './providers/adapters.ts';
 import { migrateToLatest, openConfiguredDatabase, ping } from './store/database.ts';
+import { sitePages } from './web/sitePages.ts';
 
 const exitConfigError = 78; // EX_CONFIG
+
+/** The service's version, as package.json says; MCP clients see it in the server info. */
+const serviceVersion = (
+  JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }
+).version;
+
+/** The application on a context: the authorization server, the calendar services, every surface. */
+export async function assemble(ctx: AppContext, options: BuildOptions = {}): Promise<FastifyInstance> {
+  const auth = await startAuthorization(ctx, sitePages(ctx));
+  const calendars: CalendarDeps = {
+    db: ctx.db,
+    clock: ctx.clock,
+    box: ctx.box,
+    providers: ctx.providers,
+    ids: createEventIds(ctx.secretKey),
+  };
+  return buildApp(ctx, { auth, calendars, version: serviceVersion }, options);
+}
 
 async function start(config: Config): Promise<void> {
   const secretKey = config.secretKey ?? loadOrCreateKeyFile(config.dataDir);
   const database = openConfiguredDatabase(config);
   await migrateToLatest(database);
-  const app = await buildApp({
+  const app = await assemble({
     config,
     db: database.db,
     clock: systemClock,
@@ -66,13 +94,15 @@ async function start(config: Config): Promise<void> {
   }
 }
 
-try {
-  await start(loadConfig(process.env));
-} catch (error) {
-  if (error instanceof ConfigError) {
-    process.stderr.write(`${error.message}\n`);
-    process.exit(exitConfigError);
+if (import.meta.main) {
+  try {
+    await start(loadConfig(process.env));
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      process.stderr.write(`${error.message}\n`);
+      process.exit(exitConfigError);
+    }
+    process.stderr.write(`Failed to start: ${error instanceof Error ? error.message : String(error)}\n`);
+    process.exit(1);
   }
-  process.stderr.write(`Failed to start: ${error instanceof Error ? error.message : String(error)}\n`);
-  process.exit(1);
 }

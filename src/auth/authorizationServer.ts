@@ -16,15 +16,12 @@ import Provider, {
 import type { Config } from '../config.ts';
 import type { Clock } from '../lib/clock.ts';
 import type { SecretBox } from '../lib/encryption.ts';
-import { resolveSession } from '../people/sessions.ts';
 import { clientPermitted, scopes } from '../policy/workspacePolicy.ts';
 import { findGrant, latestLiveGrant } from '../store/accessGrants.ts';
 import type { Database } from '../store/schema.ts';
 import { findUserById } from '../store/users.ts';
 import { findPolicy } from '../store/workspaces.ts';
-import { cookieNames } from '../web/visitor.ts';
 import { registrationProblem } from './clientRules.ts';
-import { authorizationErrorPage } from './errorPage.ts';
 import { issuerFor, protectedResources, type Resources, resourceByUrl } from './resources.ts';
 import { type PrivateJwk, signingAlgorithm } from './signingKeys.ts';
 import { storageAdapter } from './storage.ts';
@@ -39,8 +36,17 @@ export interface AuthorizationServerDeps {
   box: SecretBox;
   signingKeys: PrivateJwk[];
   onGrantEnded(grantId: string): void;
+  /** The site's own pages, which the authorization server relies on but does not render. */
+  site: SitePages;
   /** Outbound requests (Client ID Metadata Documents); the global fetch unless a test injects one. */
   fetch?: typeof fetch;
+}
+
+export interface SitePages {
+  /** The person signed in to the site, from the request's cookies (read by name). */
+  signedInUser(cookie: (name: string) => string | undefined): Promise<string | undefined>;
+  /** The page for a request that failed before its redirect URI was verified. */
+  errorPage(code: string, description: string | undefined): string;
 }
 
 export interface AuthorizationServer {
@@ -62,10 +68,8 @@ export function createAuthorizationServer(deps: AuthorizationServerDeps): Author
   ).toString('base64url');
 
   /** The person signed in to the site in this browser, if any. */
-  const siteUser = async (ctx: KoaContextWithOIDC): Promise<string | undefined> => {
-    const token = ctx.cookies.get(cookieNames(secure).session);
-    return token === undefined ? undefined : resolveSession(db, deps.clock, token);
-  };
+  const siteUser = (ctx: KoaContextWithOIDC): Promise<string | undefined> =>
+    deps.site.signedInUser((name) => ctx.cookies.get(name));
 
   const policy = interactionPolicy.base();
   policy.get('login')?.checks.add(
@@ -198,7 +202,7 @@ export function createAuthorizationServer(deps: AuthorizationServerDeps): Author
     },
     async renderError(ctx, out) {
       ctx.type = 'html';
-      ctx.body = authorizationErrorPage(out.error, out.error_description);
+      ctx.body = deps.site.errorPage(out.error, out.error_description);
     },
     ...(deps.fetch ? { fetch: deps.fetch as NonNullable<Configuration['fetch']> } : {}),
   };

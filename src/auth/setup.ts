@@ -1,6 +1,10 @@
 /** Assembles the authorization side from the application context: keys, server, verifier, grants. */
-import type { AppContext } from '../http/context.ts';
-import { type AuthorizationServer, createAuthorizationServer } from './authorizationServer.ts';
+import type { AppContext } from '../context.ts';
+import {
+  type AuthorizationServer,
+  createAuthorizationServer,
+  type SitePages,
+} from './authorizationServer.ts';
 import { type BearerVerifier, createBearerVerifier } from './bearer.ts';
 import { createGrantLimiter, type GrantLimiter } from './grantLimiter.ts';
 import type { GrantsDeps } from './grants.ts';
@@ -15,7 +19,7 @@ export interface Authorization {
   grants: GrantsDeps;
 }
 
-export async function startAuthorization(ctx: AppContext): Promise<Authorization> {
+export async function startAuthorization(ctx: AppContext, site: SitePages): Promise<Authorization> {
   const signingKeys = await loadSigningKeys(ctx.db, ctx.box, ctx.config.environment, ctx.clock);
   const verifier = createBearerVerifier({
     db: ctx.db,
@@ -32,6 +36,7 @@ export async function startAuthorization(ctx: AppContext): Promise<Authorization
     box: ctx.box,
     signingKeys,
     onGrantEnded: (grantId) => verifier.forget(grantId),
+    site,
     ...(ctx.outboundFetch ? { fetch: ctx.outboundFetch } : {}),
   });
   return {

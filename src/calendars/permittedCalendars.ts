@@ -4,10 +4,10 @@
  * unknown, someone else's, not shared — is `calendar_not_permitted`, the same answer for all.
  */
 import type { Kysely } from 'kysely';
+import type { DetailLevel } from '../domain/detailLevels.ts';
 import { AppError } from '../errors.ts';
 import { effectiveDetailLevel } from '../policy/consent.ts';
 import type { Principal } from '../policy/principal.ts';
-import type { DetailLevel } from '../policy/workspacePolicy.ts';
 import {
   type CalendarRecord,
   type ConnectedAccount,

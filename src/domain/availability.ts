@@ -2,8 +2,9 @@
  * Busy time without details: the spans of busy, not cancelled occurrences, cut to the window and
  * merged where they overlap or touch. Pure.
  */
-import type { TimeWindow } from '../providers/port.ts';
+
 import type { PlacedEvent, Span } from './occurrences.ts';
+import type { TimeWindow } from './window.ts';
 
 interface NsSpan {
   start: bigint;

@@ -2,8 +2,9 @@
  * Whether the assistant may edit or respond to an event, from provider facts alone. Token
  * scopes and workspace policy narrow this further in the surfaces. First matching reason wins.
  */
-import type { CalendarAccess, EditFacts } from '../providers/port.ts';
+
 import type { EditBlockedReason, EventStatus } from './event.ts';
+import type { CalendarAccess, EditFacts } from './providerFacts.ts';
 
 export interface EditContext {
   access: CalendarAccess;
@@ -33,15 +34,45 @@ function blockedReason({ access, masked, facts }: EditContext): EditBlockedReaso
   return undefined;
 }
 
+export interface Refusal {
+  code: EditBlockedReason;
+  message: string;
+}
+
+/** Why the user may not answer this invitation; undefined when they may. The one rule for canRespond. */
+export function respondBlockedReason({ access, masked, status, facts }: EditContext): Refusal | undefined {
+  if (access !== 'owner' && access !== 'writer') {
+    return {
+      code: 'calendar_read_only',
+      message: 'This calendar is read-only, so its invitations cannot be answered here.',
+    };
+  }
+  if (masked) {
+    return {
+      code: 'access_denied',
+      message: 'The assistant sees only that this time is busy, so it cannot answer for this event.',
+    };
+  }
+  if (!facts.userIsAttendee || facts.organizer !== 'other') {
+    return {
+      code: 'access_denied',
+      message:
+        'The user is not an invitee of this event (only invitations from someone else can be answered).',
+    };
+  }
+  if (status === 'cancelled') return { code: 'access_denied', message: 'This event was cancelled.' };
+  if (facts.version === undefined) {
+    return {
+      code: 'version_unavailable',
+      message: 'The calendar gives no version of this event to answer safely.',
+    };
+  }
+  return undefined;
+}
+
 export function editRights(context: EditContext): EditRights {
   const reason = blockedReason(context);
-  const writable = context.access === 'owner' || context.access === 'writer';
-  const canRespond =
-    writable &&
-    !context.masked &&
-    context.facts.userIsAttendee &&
-    context.facts.organizer === 'other' &&
-    context.status !== 'cancelled';
+  const canRespond = respondBlockedReason(context) === undefined;
   return reason === undefined
     ? { canEdit: true, canRespond }
     : { canEdit: false, canRespond, editBlockedReason: reason };

@@ -6,7 +6,7 @@
  */
 
 import { invalidField } from '../errors.ts';
-import type { EventTiming } from '../providers/port.ts';
+import type { EventTiming } from './eventTiming.ts';
 
 export const weekdays = [
   'monday',

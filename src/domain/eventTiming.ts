@@ -7,8 +7,15 @@
  */
 
 import { AppError, invalidField } from '../errors.ts';
-import type { EventTiming } from '../providers/port.ts';
 import { isIanaZone } from './time/zones.ts';
+
+/**
+ * When an event being written happens: whole days (`endDate` exclusive, as in iCalendar), or
+ * local date-times `YYYY-MM-DDTHH:MM:SS` that both exist exactly once in `timeZone` (IANA).
+ */
+export type EventTiming =
+  | { allDay: true; startDate: string; endDate: string }
+  | { allDay: false; start: string; end: string; timeZone: string };
 
 export interface TimingInput {
   start: string;

@@ -5,11 +5,12 @@
  */
 
 import { AppError } from '../errors.ts';
-import type { DetailLevel } from '../policy/workspacePolicy.ts';
-import type { CalendarAccess, ProviderOccurrence, TimeWindow } from '../providers/port.ts';
+import type { DetailLevel } from './detailLevels.ts';
 import { editRights } from './editRights.ts';
 import type { Event } from './event.ts';
+import type { CalendarAccess, ProviderOccurrence } from './providerFacts.ts';
 import { mask, visibleLevel } from './visibility.ts';
+import type { TimeWindow } from './window.ts';
 
 export interface CalendarView {
   calendarId: string;

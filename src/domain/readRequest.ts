@@ -5,9 +5,8 @@
  */
 
 import { AppError, invalidField } from '../errors.ts';
-import type { TimeWindow } from '../providers/port.ts';
 import { isIanaZone } from './time/zones.ts';
-import { parseWindow } from './window.ts';
+import { parseWindow, type TimeWindow } from './window.ts';
 
 export const maxCalendarsPerRequest = 20;
 export const maxTimeZoneLength = 128;

@@ -3,7 +3,7 @@
  * may see of an event, in any order, folding case and diacritics after NFKC (`ß` = `ss`,
  * `Müller` = `muller`). Locations and participants are never searched. Pure.
  */
-import type { DetailLevel } from '../policy/workspacePolicy.ts';
+import type { DetailLevel } from './detailLevels.ts';
 import type { Event } from './event.ts';
 
 // Letters that carry a stroke or are ligatures do not decompose under NFD, yet people type them

@@ -2,7 +2,7 @@
  * What the assistant may see of an event: the calendar's effective detail level, lowered to
  * busy for private and secret events unless the grant includes their details.
  */
-import type { DetailLevel } from '../policy/workspacePolicy.ts';
+import type { DetailLevel } from './detailLevels.ts';
 import type { Event, Privacy } from './event.ts';
 
 export function visibleLevel(

@@ -5,7 +5,11 @@
  */
 
 import { AppError } from '../errors.ts';
-import type { TimeWindow } from '../providers/port.ts';
+
+export interface TimeWindow {
+  start: Temporal.Instant;
+  end: Temporal.Instant;
+}
 
 export const maxWindowHours = 744;
 const maxWindowSeconds = maxWindowHours * 3600;

@@ -1,40 +1,12 @@
 /**
- * The judgements a write needs about the event as the provider reports it: may the assistant
- * respond to it (and if not, why), and does a fresh read show a change as made — the question
- * a write that timed out leaves open. Pure.
+ * Whether a fresh read shows a change as made — the question a write that timed out leaves
+ * open. Pure.
  */
-import type { EventFields, EventTiming, ProviderOccurrence, RsvpResponse } from '../providers/port.ts';
-import type { EditBlockedReason } from './event.ts';
-import { placeOccurrence } from './occurrences.ts';
 
-/** Why the user may not answer this invitation (in a writable calendar); undefined when they may. */
-export function respondBlockedReason(context: {
-  masked: boolean;
-  occurrence: ProviderOccurrence;
-}): { code: EditBlockedReason; message: string } | undefined {
-  const { facts, status } = context.occurrence;
-  if (context.masked) {
-    return {
-      code: 'access_denied',
-      message: 'The assistant sees only that this time is busy, so it cannot answer for this event.',
-    };
-  }
-  if (!facts.userIsAttendee || facts.organizer !== 'other') {
-    return {
-      code: 'access_denied',
-      message:
-        'The user is not an invitee of this event (only invitations from someone else can be answered).',
-    };
-  }
-  if (status === 'cancelled') return { code: 'access_denied', message: 'This event was cancelled.' };
-  if (facts.version === undefined) {
-    return {
-      code: 'version_unavailable',
-      message: 'The calendar gives no version of this event to answer safely.',
-    };
-  }
-  return undefined;
-}
+import type { EventFields, RsvpResponse } from './eventChanges.ts';
+import type { EventTiming } from './eventTiming.ts';
+import { placeOccurrence } from './occurrences.ts';
+import type { ProviderOccurrence } from './providerFacts.ts';
 
 const sameText = (a: string | undefined, b: string | null | undefined) =>
   (a ?? '').trim() === (b ?? '').trim();

@@ -1,20 +1,18 @@
-/** Builds the HTTP application from its context: plugins, error handling, then each surface's routes. */
-import { readFileSync } from 'node:fs';
+/** The HTTP application from parts the composition root made: plugins, error handling, each surface's routes. */
 import cookie from '@fastify/cookie';
 import formbody from '@fastify/formbody';
 import helmet from '@fastify/helmet';
 import rateLimit from '@fastify/rate-limit';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { registerAuthorizationRoutes } from '../auth/routes.ts';
-import { startAuthorization } from '../auth/setup.ts';
-import { createEventIds } from '../calendars/eventIds.ts';
-import type { ReadDeps } from '../calendars/reads/readEvents.ts';
+import type { Authorization } from '../auth/setup.ts';
+import type { CalendarDeps } from '../calendars/calendarDeps.ts';
+import type { AppContext } from '../context.ts';
 import { AppError } from '../errors.ts';
 import { registerMcpRoutes } from '../mcp/routes.ts';
 import { registerRestRoutes } from '../rest/routes.ts';
 import { registerPages } from '../web/pages/index.ts';
 import { registerVisitor } from '../web/visitor.ts';
-import type { AppContext } from './context.ts';
 import { registerErrorHandling } from './errorHandling.ts';
 import { loggerOptions, requestIdOptions } from './logging.ts';
 import { registerOps } from './ops.ts';
@@ -26,20 +24,20 @@ export interface BuildOptions {
   logStream?: { write(line: string): void };
 }
 
-/** The service's version, as package.json says; MCP clients see it in the server info. */
-const serviceVersion = (
-  JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }
-).version;
+/** What the surfaces share besides the context. */
+export interface AppParts {
+  auth: Authorization;
+  calendars: CalendarDeps;
+  /** The service's version, shown to MCP clients in the server info. */
+  version: string;
+}
 
-const readDeps = (ctx: AppContext): ReadDeps => ({
-  db: ctx.db,
-  clock: ctx.clock,
-  box: ctx.box,
-  providers: ctx.providers,
-  ids: createEventIds(ctx.secretKey),
-});
-
-export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Promise<FastifyInstance> {
+export async function buildApp(
+  ctx: AppContext,
+  parts: AppParts,
+  options: BuildOptions = {},
+): Promise<FastifyInstance> {
+  const { auth, calendars, version } = parts;
   const app = Fastify({
     logger:
       options.logger === false
@@ -79,13 +77,11 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
       }),
   });
 
-  const auth = await startAuthorization(ctx);
   registerVisitor(app, ctx);
   registerOps(app, ctx);
   registerAuthorizationRoutes(app, auth.server, ctx.config.clientRegistrationsPerMinute);
-  const read = readDeps(ctx);
-  registerRestRoutes(app, ctx, auth, read);
-  await registerMcpRoutes(app, ctx, auth, read, serviceVersion);
+  registerRestRoutes(app, ctx, auth, calendars);
+  await registerMcpRoutes(app, ctx, auth, calendars, version);
   registerPages(app, ctx, auth);
   return app;
 }

@@ -1,7 +1,7 @@
 /** Operations endpoints: liveness and readiness (the database answers). */
 import type { FastifyInstance } from 'fastify';
+import type { AppContext } from '../context.ts';
 import { AppError } from '../errors.ts';
-import type { AppContext } from './context.ts';
 
 export function registerOps(app: FastifyInstance, ctx: AppContext): void {
   app.get('/healthz', async () => ({ status: 'ok' }));

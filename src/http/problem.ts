@@ -1,6 +1,7 @@
 /** RFC 9457 problem details: the one error body of the JSON surfaces. */
 import type { FastifyReply } from 'fastify';
 import type { AppError } from '../errors.ts';
+import { statusTitle } from '../lib/httpStatus.ts';
 
 export interface Problem {
   type: string;
@@ -11,22 +12,6 @@ export interface Problem {
   instance?: string;
   [extension: string]: unknown;
 }
-
-const titles: Record<number, string> = {
-  400: 'Bad Request',
-  401: 'Unauthorized',
-  403: 'Forbidden',
-  404: 'Not Found',
-  405: 'Method Not Allowed',
-  409: 'Conflict',
-  413: 'Content Too Large',
-  429: 'Too Many Requests',
-  500: 'Internal Server Error',
-  502: 'Bad Gateway',
-  503: 'Service Unavailable',
-};
-
-export const statusTitle = (status: number): string => titles[status] ?? 'Error';
 
 export function toProblem(error: AppError, instance?: string): Problem {
   return {

@@ -8,9 +8,9 @@ import { createMcpHandler } from '@modelcontextprotocol/server';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { requireBearer } from '../auth/requireBearer.ts';
 import type { Authorization } from '../auth/setup.ts';
-import type { ReadDeps } from '../calendars/reads/readEvents.ts';
+import type { CalendarDeps } from '../calendars/calendarDeps.ts';
+import type { AppContext } from '../context.ts';
 import { AppError } from '../errors.ts';
-import type { AppContext } from '../http/context.ts';
 import type { Principal } from '../policy/principal.ts';
 import { createMcpServer } from './server.ts';
 
@@ -35,7 +35,7 @@ export async function registerMcpRoutes(
   app: FastifyInstance,
   ctx: AppContext,
   auth: Authorization,
-  read: ReadDeps,
+  calendars: CalendarDeps,
   version: string,
 ): Promise<void> {
   const resource = auth.server.resources.mcp;
@@ -45,7 +45,12 @@ export async function registerMcpRoutes(
       const scope = authInfo?.extra?.scope as RequestScope;
       const onUnexpectedError = (error: unknown) => scope.log.error({ err: error }, 'tool failed');
       return createMcpServer(
-        { read: { ...read, onUnexpectedError }, secretKey: ctx.secretKey, version, onUnexpectedError },
+        {
+          calendars: { ...calendars, onUnexpectedError },
+          secretKey: ctx.secretKey,
+          version,
+          onUnexpectedError,
+        },
         scope.principal,
       );
     },

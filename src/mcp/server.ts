@@ -10,7 +10,7 @@ import {
   Server,
   type Tool,
 } from '@modelcontextprotocol/server';
-import type { ReadDeps } from '../calendars/reads/readEvents.ts';
+import type { CalendarDeps } from '../calendars/calendarDeps.ts';
 import type { Principal } from '../policy/principal.ts';
 import type { ToolDefinition } from './tool.ts';
 import { checkToolInput } from './toolInput.ts';
@@ -18,7 +18,7 @@ import { errorResult, successResult } from './toolResult.ts';
 import { tools } from './tools/index.ts';
 
 export interface McpDeps {
-  read: ReadDeps;
+  calendars: CalendarDeps;
   secretKey: Buffer;
   version: string;
   onUnexpectedError: (error: unknown) => void;
@@ -50,7 +50,9 @@ export function createMcpServer(deps: McpDeps, principal: Principal): Server {
       throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown tool: ${request.params.name}`);
     try {
       const input = checkToolInput(tool, request.params.arguments);
-      return successResult(await tool.run(input, { principal, read: deps.read, secretKey: deps.secretKey }));
+      return successResult(
+        await tool.run(input, { principal, calendars: deps.calendars, secretKey: deps.secretKey }),
+      );
     } catch (error) {
       return errorResult(error, deps.onUnexpectedError);
     }

@@ -4,7 +4,7 @@
  * against `inputSchema` (see toolInput.ts); `run` returns the structured result.
  */
 
-import type { ReadDeps } from '../calendars/reads/readEvents.ts';
+import type { CalendarDeps } from '../calendars/calendarDeps.ts';
 import type { Principal } from '../policy/principal.ts';
 import type { Scope } from '../policy/workspacePolicy.ts';
 
@@ -12,7 +12,7 @@ export type JsonSchema = Record<string, unknown>;
 
 export interface ToolContext {
   principal: Principal;
-  read: ReadDeps;
+  calendars: CalendarDeps;
   /** Key for page cursors. */
   secretKey: Buffer;
 }

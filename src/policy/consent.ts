@@ -4,17 +4,10 @@
  * person's choice and the workspace cap; scopes are those requested that the policy allows.
  */
 
+import { type DetailLevel, detailLevels, isDetailLevel, lowerDetail } from '../domain/detailLevels.ts';
+import type { CalendarAccess } from '../domain/providerFacts.ts';
 import { AppError, invalidField } from '../errors.ts';
-import type { CalendarAccess } from '../providers/port.ts';
-import {
-  type DetailLevel,
-  detailLevels,
-  isDetailLevel,
-  lowerDetail,
-  permittedScopes,
-  type Scope,
-  type WorkspacePolicy,
-} from './workspacePolicy.ts';
+import { permittedScopes, type Scope, type WorkspacePolicy } from './workspacePolicy.ts';
 
 /** The most a provider right lets anyone see: free/busy access shows busy blocks only. */
 export const providerDetailCap = (access: CalendarAccess): DetailLevel =>

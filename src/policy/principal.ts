@@ -2,7 +2,9 @@
  * Who is calling a protected resource, and what the grant lets them reach right now: what the
  * bearer check hands to the read service and the tools. Pure data.
  */
-import type { DetailLevel, Scope, WorkspacePolicy } from './workspacePolicy.ts';
+
+import type { DetailLevel } from '../domain/detailLevels.ts';
+import type { Scope, WorkspacePolicy } from './workspacePolicy.ts';
 
 export interface Principal {
   userId: string;

@@ -1,12 +1,9 @@
 /** The workspace policy record: what members' grants may contain at most. Pure. */
+import { type DetailLevel, detailLevels, isDetailLevel } from '../domain/detailLevels.ts';
 import { invalidField } from '../errors.ts';
 
 export const scopes = ['calendar:read', 'calendar:write', 'calendar:rsvp'] as const;
 export type Scope = (typeof scopes)[number];
-
-/** Ordered from least to most revealing. */
-export const detailLevels = ['busy', 'titles', 'full'] as const;
-export type DetailLevel = (typeof detailLevels)[number];
 
 export interface WorkspacePolicy {
   allowedScopes: Scope[];
@@ -30,13 +27,6 @@ export const defaultPolicy: WorkspacePolicy = Object.freeze({
 
 export const isScope = (value: unknown): value is Scope =>
   typeof value === 'string' && (scopes as readonly string[]).includes(value);
-
-export const isDetailLevel = (value: unknown): value is DetailLevel =>
-  typeof value === 'string' && (detailLevels as readonly string[]).includes(value);
-
-/** The lower of two detail levels. */
-export const lowerDetail = (a: DetailLevel, b: DetailLevel): DetailLevel =>
-  detailLevels.indexOf(a) <= detailLevels.indexOf(b) ? a : b;
 
 const maxClients = 100;
 const clientIdPattern = /^[\x21-\x7e]{1,2048}$/;

@@ -1,6 +1,8 @@
 /** The adapters this deployment offers, by provider kind; Google and Microsoft only when configured. */
+
+import type { ProviderKind } from '../domain/providerFacts.ts';
 import { AppError } from '../errors.ts';
-import type { CalendarProvider, ProviderKind } from './port.ts';
+import type { CalendarProvider } from './port.ts';
 
 export type Providers = { [K in ProviderKind]?: CalendarProvider<K> };
 

@@ -5,10 +5,11 @@
 import type { FastifyInstance } from 'fastify';
 import { requireBearer } from '../auth/requireBearer.ts';
 import type { Authorization } from '../auth/setup.ts';
+import type { CalendarDeps } from '../calendars/calendarDeps.ts';
 import { createPager } from '../calendars/reads/cursor.ts';
 import { grantedCalendars } from '../calendars/reads/grantedCalendars.ts';
-import { type ReadDeps, readEvents } from '../calendars/reads/readEvents.ts';
-import type { AppContext } from '../http/context.ts';
+import { readEvents } from '../calendars/reads/readEvents.ts';
+import type { AppContext } from '../context.ts';
 import { parseEventsQuery } from './eventsQuery.ts';
 import { openApiDocument } from './openapi.ts';
 
@@ -18,7 +19,7 @@ export function registerRestRoutes(
   app: FastifyInstance,
   ctx: AppContext,
   auth: Authorization,
-  read: ReadDeps,
+  calendars: CalendarDeps,
 ): void {
   const v1 = auth.server.resources.v1;
   const bearer = requireBearer(auth, v1, ['calendar:read']);
@@ -39,7 +40,10 @@ export function registerRestRoutes(
       field: 'cursor',
     });
     const { events, excluded } = await readEvents(
-      { ...read, onUnexpectedError: (error) => request.log.error({ err: error }, 'calendar read failed') },
+      {
+        ...calendars,
+        onUnexpectedError: (error) => request.log.error({ err: error }, 'calendar read failed'),
+      },
       request.principal,
       readRequest,
     );

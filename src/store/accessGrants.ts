@@ -1,6 +1,7 @@
 /** People's consents to clients: which workspace, scopes, calendars and levels; revocation. */
 import type { Kysely } from 'kysely';
-import type { DetailLevel, Scope } from '../policy/workspacePolicy.ts';
+import type { DetailLevel } from '../domain/detailLevels.ts';
+import type { Scope } from '../policy/workspacePolicy.ts';
 import { type AccessGrantsTable, type Database, flag } from './schema.ts';
 
 type Db = Kysely<Database>;

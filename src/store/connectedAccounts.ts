@@ -1,7 +1,7 @@
 /** Connected provider accounts and their calendars. Credentials arrive here already sealed. */
 import type { Kysely } from 'kysely';
+import type { CalendarAccess, ProviderCalendar, ProviderKind } from '../domain/providerFacts.ts';
 import { newId } from '../lib/ids.ts';
-import type { CalendarAccess, ProviderCalendar, ProviderKind } from '../providers/port.ts';
 import { type ConnectedAccountsTable, type Database, flag } from './schema.ts';
 
 type Db = Kysely<Database>;

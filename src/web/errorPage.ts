@@ -1,5 +1,5 @@
 import type { AppError } from '../errors.ts';
-import { statusTitle } from '../http/problem.ts';
+import { statusTitle } from '../lib/httpStatus.ts';
 import { html } from './html.ts';
 import { page } from './layout.ts';
 import type { Visitor } from './visitor.ts';

@@ -4,8 +4,8 @@
  * token bound to the session (or, before sign-in, to a random cookie) — checked here, once.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { AppContext } from '../context.ts';
 import { AppError } from '../errors.ts';
-import type { AppContext } from '../http/context.ts';
 import { constantTimeEqual, mac, randomToken } from '../lib/secrets.ts';
 import { resolveSession } from '../people/sessions.ts';
 import { findUserById, type User } from '../store/users.ts';

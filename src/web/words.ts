@@ -1,5 +1,7 @@
 /** How scopes and detail levels read to people, on every page that shows them. */
-import type { DetailLevel, Scope } from '../policy/workspacePolicy.ts';
+
+import type { DetailLevel } from '../domain/detailLevels.ts';
+import type { Scope } from '../policy/workspacePolicy.ts';
 
 export const scopeWords: Record<Scope, string> = {
   'calendar:read': 'Read calendars and events',

@@ -6,14 +6,10 @@ import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import { after, before, describe, it } from 'node:test';
+import type { ProviderCalendar, ProviderOccurrence } from '../../src/domain/providerFacts.ts';
 import { AppError } from '../../src/errors.ts';
 import { connectCaldav, createCaldavProvider } from '../../src/providers/caldav/adapter.ts';
-import type {
-  AccountAccess,
-  CredentialsOf,
-  ProviderCalendar,
-  ProviderOccurrence,
-} from '../../src/providers/port.ts';
+import type { AccountAccess, CredentialsOf } from '../../src/providers/port.ts';
 import { ProviderHttp } from '../../src/providers/providerHttp.ts';
 import {
   basicAuth,

@@ -7,6 +7,8 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import type { NewEvent, WriteTarget } from '../../src/domain/eventChanges.ts';
+import type { ProviderCalendar } from '../../src/domain/providerFacts.ts';
 import { AppError } from '../../src/errors.ts';
 import { newProviderUid } from '../../src/lib/ids.ts';
 import { connectCaldav, createCaldavProvider } from '../../src/providers/caldav/adapter.ts';
@@ -16,9 +18,6 @@ import type {
   CalendarProvider,
   CredentialsOf,
   EventWriter,
-  NewEvent,
-  ProviderCalendar,
-  WriteTarget,
 } from '../../src/providers/port.ts';
 import { ProviderHttp } from '../../src/providers/providerHttp.ts';
 import { FaultProxy } from '../helpers/faultProxy.ts';

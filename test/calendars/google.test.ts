@@ -1,15 +1,11 @@
 /** The Google adapter over HTTP against the fake Google: mapping, paging, time, tokens, faults. */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import type { ProviderCalendar, ProviderOccurrence } from '../../src/domain/providerFacts.ts';
+import type { TimeWindow } from '../../src/domain/window.ts';
 import { AppError } from '../../src/errors.ts';
 import { createGoogleProvider } from '../../src/providers/google/adapter.ts';
-import type {
-  AccountAccess,
-  CredentialsOf,
-  ProviderCalendar,
-  ProviderOccurrence,
-  TimeWindow,
-} from '../../src/providers/port.ts';
+import type { AccountAccess, CredentialsOf } from '../../src/providers/port.ts';
 import { ProviderHttp } from '../../src/providers/providerHttp.ts';
 import { type FakeCalendarSeed, FakeGoogle } from '../fakes/google.ts';
 import { TestClock } from '../helpers/clock.ts';

@@ -6,19 +6,14 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import type { ProviderCalendar, ProviderOccurrence } from '../../src/domain/providerFacts.ts';
+import type { TimeWindow } from '../../src/domain/window.ts';
 import { AppError } from '../../src/errors.ts';
 import { systemClock } from '../../src/lib/clock.ts';
 import { newProviderUid } from '../../src/lib/ids.ts';
 import { createGoogleProvider } from '../../src/providers/google/adapter.ts';
 import type { GoogleEvent } from '../../src/providers/google/wire.ts';
-import type {
-  AccountAccess,
-  CredentialsOf,
-  EventWriter,
-  ProviderCalendar,
-  ProviderOccurrence,
-  TimeWindow,
-} from '../../src/providers/port.ts';
+import type { AccountAccess, CredentialsOf, EventWriter } from '../../src/providers/port.ts';
 import { ProviderHttp } from '../../src/providers/providerHttp.ts';
 import { type FakeCalendarSeed, FakeGoogle } from '../fakes/google.ts';
 

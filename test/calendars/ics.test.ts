@@ -5,10 +5,11 @@
 import assert from 'node:assert/strict';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import { after, before, describe, it } from 'node:test';
+import type { ProviderCalendar } from '../../src/domain/providerFacts.ts';
 import { AppError } from '../../src/errors.ts';
 import { createIcsProvider } from '../../src/providers/ics/adapter.ts';
 import { isPublicAddress } from '../../src/providers/networkGuard.ts';
-import type { AccountAccess, CredentialsOf, ProviderCalendar } from '../../src/providers/port.ts';
+import type { AccountAccess, CredentialsOf } from '../../src/providers/port.ts';
 import { ProviderHttp } from '../../src/providers/providerHttp.ts';
 
 const feed = [

@@ -2,17 +2,12 @@
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { afterEach, beforeEach, describe, test } from 'node:test';
+import type { ProviderCalendar, ProviderOccurrence } from '../../src/domain/providerFacts.ts';
+import type { TimeWindow } from '../../src/domain/window.ts';
 import { AppError } from '../../src/errors.ts';
 import { createMicrosoftProvider } from '../../src/providers/microsoft/adapter.ts';
 import { authorizationUrl, exchangeCode, microsoftScopes } from '../../src/providers/microsoft/oauth.ts';
-import type {
-  AccountAccess,
-  CalendarProvider,
-  CredentialsOf,
-  ProviderCalendar,
-  ProviderOccurrence,
-  TimeWindow,
-} from '../../src/providers/port.ts';
+import type { AccountAccess, CalendarProvider, CredentialsOf } from '../../src/providers/port.ts';
 import { ProviderHttp, type ProviderHttpOptions } from '../../src/providers/providerHttp.ts';
 import { alice, sampleUsers } from '../fakes/graph/sampleMailbox.ts';
 import { FakeGraph } from '../fakes/graph.ts';

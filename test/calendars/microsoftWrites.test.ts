@@ -5,6 +5,9 @@
  */
 import assert from 'node:assert/strict';
 import { afterEach, beforeEach, describe, test } from 'node:test';
+import type { NewEvent } from '../../src/domain/eventChanges.ts';
+import type { ProviderCalendar } from '../../src/domain/providerFacts.ts';
+import type { TimeWindow } from '../../src/domain/window.ts';
 import { AppError } from '../../src/errors.ts';
 import { newProviderUid } from '../../src/lib/ids.ts';
 import { createMicrosoftProvider } from '../../src/providers/microsoft/adapter.ts';
@@ -14,9 +17,6 @@ import type {
   CalendarProvider,
   CredentialsOf,
   EventWriter,
-  NewEvent,
-  ProviderCalendar,
-  TimeWindow,
 } from '../../src/providers/port.ts';
 import { ProviderHttp, type ProviderHttpOptions } from '../../src/providers/providerHttp.ts';
 import { seedChangeKey } from '../fakes/graph/store.ts';

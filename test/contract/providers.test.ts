@@ -10,6 +10,7 @@ import { createServer } from 'node:http';
 import { after, before, describe, it } from 'node:test';
 import { createEventIds } from '../../src/calendars/eventIds.ts';
 import { placeOccurrence, toEvents } from '../../src/domain/occurrences.ts';
+import type { ProviderCalendar, ProviderOccurrence } from '../../src/domain/providerFacts.ts';
 import { AppError } from '../../src/errors.ts';
 import { systemClock } from '../../src/lib/clock.ts';
 import { newProviderUid } from '../../src/lib/ids.ts';
@@ -17,13 +18,7 @@ import { createCaldavProvider } from '../../src/providers/caldav/adapter.ts';
 import { createGoogleProvider } from '../../src/providers/google/adapter.ts';
 import { createIcsProvider } from '../../src/providers/ics/adapter.ts';
 import { createMicrosoftProvider } from '../../src/providers/microsoft/adapter.ts';
-import type {
-  AccountAccess,
-  CalendarProvider,
-  Credentials,
-  ProviderCalendar,
-  ProviderOccurrence,
-} from '../../src/providers/port.ts';
+import type { AccountAccess, CalendarProvider, Credentials } from '../../src/providers/port.ts';
 import { ProviderHttp } from '../../src/providers/providerHttp.ts';
 import { FakeGoogle } from '../fakes/google.ts';
 import { FakeGraph } from '../fakes/graph.ts';

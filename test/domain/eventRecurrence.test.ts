@@ -2,9 +2,9 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { parseRecurrence, rruleOf, seriesEndBound } from '../../src/domain/eventRecurrence.ts';
+import type { EventTiming } from '../../src/domain/eventTiming.ts';
 import { newEventObject } from '../../src/domain/ical/objectEdits.ts';
 import { AppError } from '../../src/errors.ts';
-import type { EventTiming } from '../../src/providers/port.ts';
 
 const refused = (field: string) => (error: unknown) =>
   error instanceof AppError && error.code === 'invalid_request' && error.details?.field === field;

@@ -2,9 +2,9 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { parseTiming } from '../../src/domain/eventTiming.ts';
+import type { ProviderOccurrence } from '../../src/domain/providerFacts.ts';
 import { showsChanges, showsResponse } from '../../src/domain/writeChecks.ts';
 import { AppError } from '../../src/errors.ts';
-import type { ProviderOccurrence } from '../../src/providers/port.ts';
 
 const refused = (code: string, field: string) => (error: unknown) =>
   error instanceof AppError && error.code === code && error.details?.field === field;

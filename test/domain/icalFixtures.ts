@@ -1,7 +1,7 @@
 /** Shared helpers for the iCalendar tests: fixture files and compact views of occurrences. */
 import { readdirSync, readFileSync } from 'node:fs';
 import { type ExpandOptions, expandIcs } from '../../src/domain/ical/expand.ts';
-import type { EventsResult, ProviderOccurrence } from '../../src/providers/port.ts';
+import type { EventsResult, ProviderOccurrence } from '../../src/domain/providerFacts.ts';
 
 const fixtureDirectory = new URL('../../../shared/fixtures/ical/', import.meta.url);
 

@@ -5,8 +5,8 @@ import { describe, it } from 'node:test';
 import { createEventIds } from '../../src/calendars/eventIds.ts';
 import { editRights } from '../../src/domain/editRights.ts';
 import { type CalendarView, overlaps, placeOccurrence, toEvents } from '../../src/domain/occurrences.ts';
+import type { EditFacts, ProviderOccurrence } from '../../src/domain/providerFacts.ts';
 import { AppError } from '../../src/errors.ts';
-import type { EditFacts, ProviderOccurrence } from '../../src/providers/port.ts';
 import { assertValidEvent } from '../helpers/eventSchema.ts';
 
 const ids = createEventIds(randomBytes(32));

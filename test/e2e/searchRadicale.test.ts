@@ -21,8 +21,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import type { DetailLevel } from '../../src/domain/detailLevels.ts';
 import type { Event } from '../../src/domain/event.ts';
-import { type DetailLevel, defaultPolicy } from '../../src/policy/workspacePolicy.ts';
+import { defaultPolicy } from '../../src/policy/workspacePolicy.ts';
 import { savePolicy } from '../../src/store/workspaces.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { assertValidEvent } from '../helpers/eventSchema.ts';

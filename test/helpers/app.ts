@@ -3,9 +3,9 @@ import { randomBytes } from 'node:crypto';
 import { type AddressInfo, createServer } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import { type Config, loadConfig } from '../../src/config.ts';
-import { buildApp } from '../../src/http/app.ts';
-import type { AppContext } from '../../src/http/context.ts';
+import type { AppContext } from '../../src/context.ts';
 import { createSecretBox } from '../../src/lib/encryption.ts';
+import { assemble } from '../../src/main.ts';
 import { createCalendarAdapters } from '../../src/providers/adapters.ts';
 import type { ProviderHttpOptions } from '../../src/providers/providerHttp.ts';
 import type { Providers } from '../../src/providers/registry.ts';
@@ -86,7 +86,7 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
     ping: () => ping(handle),
     ...(outboundFetch ? { outboundFetch } : {}),
   };
-  const app = await buildApp(
+  const app = await assemble(
     ctx,
     logLines ? { logStream: { write: (line: string) => void logLines.push(line) } } : { logger: false },
   );

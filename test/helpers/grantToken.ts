@@ -6,9 +6,10 @@
 import { importJWK, SignJWT } from 'jose';
 import { issuerFor, protectedResources, type ResourceName } from '../../src/auth/resources.ts';
 import { loadSigningKeys } from '../../src/auth/signingKeys.ts';
-import type { AppContext } from '../../src/http/context.ts';
+import type { AppContext } from '../../src/context.ts';
+import type { DetailLevel } from '../../src/domain/detailLevels.ts';
 import { newId } from '../../src/lib/ids.ts';
-import type { DetailLevel, Scope } from '../../src/policy/workspacePolicy.ts';
+import type { Scope } from '../../src/policy/workspacePolicy.ts';
 import { insertGrant } from '../../src/store/accessGrants.ts';
 
 export interface GrantSpec {

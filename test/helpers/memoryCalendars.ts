@@ -5,19 +5,18 @@
  * The adapters themselves are tested against Radicale and the Google/Graph fakes.
  */
 
-import { AppError } from '../../src/errors.ts';
-import type { AppContext } from '../../src/http/context.ts';
-import { newId } from '../../src/lib/ids.ts';
+import type { AppContext } from '../../src/context.ts';
+import type { EventFields } from '../../src/domain/eventChanges.ts';
 import type {
   CalendarAccess,
-  CalendarProvider,
   EditFacts,
-  EventFields,
-  EventWriter,
   ProviderCalendar,
   ProviderOccurrence,
   SkippedItem,
-} from '../../src/providers/port.ts';
+} from '../../src/domain/providerFacts.ts';
+import { AppError } from '../../src/errors.ts';
+import { newId } from '../../src/lib/ids.ts';
+import type { CalendarProvider, EventWriter } from '../../src/providers/port.ts';
 import { insertAccount, syncCalendars } from '../../src/store/connectedAccounts.ts';
 
 export interface MemoryCalendar {

@@ -8,8 +8,8 @@ import {
   responseStatuses,
   workingLocationTypes,
 } from '../../src/domain/event.ts';
+import type { ProviderOccurrence } from '../../src/domain/providerFacts.ts';
 import { isIanaZone } from '../../src/domain/time/zones.ts';
-import type { ProviderOccurrence } from '../../src/providers/port.ts';
 
 const occurrenceKeys = [
   'providerEventId',

@@ -5,7 +5,7 @@
  */
 import { readFile } from 'node:fs/promises';
 import { connectAccount } from '../../src/calendars/accounts/connectedAccounts.ts';
-import type { AppContext } from '../../src/http/context.ts';
+import type { AppContext } from '../../src/context.ts';
 import { mkcalendar, putIcs, type RadicaleServer } from './radicale.ts';
 
 /** A shared fixture's text, exactly as stored. */

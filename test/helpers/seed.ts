@@ -1,10 +1,10 @@
 /** Direct inserts for tests that need people and workspaces but not the cost of real hashing. */
 import type { Kysely } from 'kysely';
+import type { CalendarAccess } from '../../src/domain/providerFacts.ts';
 import { newId } from '../../src/lib/ids.ts';
 import { hashPassword } from '../../src/people/passwords.ts';
 import type { Role } from '../../src/policy/roles.ts';
 import { defaultPolicy } from '../../src/policy/workspacePolicy.ts';
-import type { CalendarAccess } from '../../src/providers/port.ts';
 import { insertAccount, syncCalendars } from '../../src/store/connectedAccounts.ts';
 import type { Database } from '../../src/store/schema.ts';
 import { insertUser } from '../../src/store/users.ts';

@@ -7,12 +7,12 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { createEventIds } from '../../src/calendars/eventIds.ts';
+import type { DetailLevel } from '../../src/domain/detailLevels.ts';
 import type { Event } from '../../src/domain/event.ts';
 import type { EventIds } from '../../src/domain/occurrences.ts';
+import type { ProviderOccurrence } from '../../src/domain/providerFacts.ts';
 import { AppError } from '../../src/errors.ts';
-import type { DetailLevel } from '../../src/policy/workspacePolicy.ts';
 import { defaultPolicy } from '../../src/policy/workspacePolicy.ts';
-import type { ProviderOccurrence } from '../../src/providers/port.ts';
 import { setAccountStatus } from '../../src/store/connectedAccounts.ts';
 import { savePolicy } from '../../src/store/workspaces.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';

@@ -4,11 +4,12 @@
  * to reconnect, and removing them with everything cached about them.
  */
 import type { Kysely } from 'kysely';
+import type { ProviderCalendar } from '../../domain/providerFacts.ts';
 import { AppError, isAppError } from '../../errors.ts';
 import { type Clock, epochMs } from '../../lib/clock.ts';
 import type { SecretBox } from '../../lib/encryption.ts';
 import { newId } from '../../lib/ids.ts';
-import type { AccountAccess, Credentials, ProviderCalendar } from '../../providers/port.ts';
+import type { AccountAccess, Credentials } from '../../providers/port.ts';
 import { type Providers, providerFor } from '../../providers/registry.ts';
 import {
   type CalendarRecord,

@@ -1,7 +1,9 @@
 /** What a person types to connect an account, checked and turned into provider credentials. */
+
+import type { ProviderKind } from '../../domain/providerFacts.ts';
 import { invalidField } from '../../errors.ts';
 import { requiredText } from '../../lib/text.ts';
-import type { Credentials, ProviderKind } from '../../providers/port.ts';
+import type { Credentials } from '../../providers/port.ts';
 
 export const providerNames: Record<ProviderKind, string> = {
   caldav: 'CalDAV',

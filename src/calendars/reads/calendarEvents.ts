@@ -2,11 +2,13 @@
  * Reads one calendar's events in a window as the client may see them: provider occurrences
  * through the account's adapter, then the core's placement, masking and edit rights.
  */
+
+import { type DetailLevel, lowerDetail } from '../../domain/detailLevels.ts';
 import { type CalendarView, type EventIds, type PlacedEvent, toEvents } from '../../domain/occurrences.ts';
+import type { SkippedItem } from '../../domain/providerFacts.ts';
+import type { TimeWindow } from '../../domain/window.ts';
 import { AppError } from '../../errors.ts';
 import { providerDetailCap } from '../../policy/consent.ts';
-import { type DetailLevel, lowerDetail } from '../../policy/workspacePolicy.ts';
-import type { SkippedItem, TimeWindow } from '../../providers/port.ts';
 import { providerFor } from '../../providers/registry.ts';
 import type { CalendarRecord, ConnectedAccount } from '../../store/connectedAccounts.ts';
 import { type AccountDeps, withAccount } from '../accounts/connectedAccounts.ts';

@@ -4,10 +4,10 @@
  * the `list_calendars` tool.
  */
 import type { Kysely } from 'kysely';
+import type { DetailLevel } from '../../domain/detailLevels.ts';
+import type { ProviderKind } from '../../domain/providerFacts.ts';
 import { effectiveDetailLevel } from '../../policy/consent.ts';
 import type { Principal } from '../../policy/principal.ts';
-import type { DetailLevel } from '../../policy/workspacePolicy.ts';
-import type { ProviderKind } from '../../providers/port.ts';
 import { accountsOf, calendarsOfAccount } from '../../store/connectedAccounts.ts';
 import type { Database } from '../../store/schema.ts';
 

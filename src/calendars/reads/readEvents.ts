@@ -5,22 +5,15 @@
  * A calendar that cannot be read is reported in `excluded`, never silently left out.
  */
 
+import type { DetailLevel } from '../../domain/detailLevels.ts';
 import { compareEvents, type PlacedEvent } from '../../domain/occurrences.ts';
 import type { ReadRequest } from '../../domain/readRequest.ts';
 import { AppError, isAppError } from '../../errors.ts';
 import { narrowRights } from '../../policy/eventRights.ts';
 import type { Principal } from '../../policy/principal.ts';
-import type { DetailLevel } from '../../policy/workspacePolicy.ts';
-import type { AccountDeps } from '../accounts/connectedAccounts.ts';
-import type { EventIdCodec } from '../eventIds.ts';
+import type { CalendarDeps } from '../calendarDeps.ts';
 import { permittedCalendars } from '../permittedCalendars.ts';
 import { needsTimeZone, readCalendarEvents } from './calendarEvents.ts';
-
-export interface ReadDeps extends AccountDeps {
-  ids: EventIdCodec;
-  /** Told about failures that were not the provider's answer (they are still reported as excluded). */
-  onUnexpectedError?: (error: unknown) => void;
-}
 
 export const exclusionReasons = [
   'provider_unavailable',
@@ -57,7 +50,7 @@ function exclusionReason(error: unknown): ExclusionReason | undefined {
 }
 
 export async function readEvents(
-  deps: ReadDeps,
+  deps: CalendarDeps,
   principal: Principal,
   request: ReadRequest,
 ): Promise<EventsRead> {

@@ -3,9 +3,10 @@
  * calendar list and the event list with their exclusions. Closed objects; the OpenAPI document,
  * the MCP output schemas and the tests all use these.
  */
+
+import { detailLevels } from '../../domain/detailLevels.ts';
 import { eventSchema } from '../../domain/eventSchema.ts';
 import { closedObject } from '../../lib/jsonSchema.ts';
-import { detailLevels } from '../../policy/workspacePolicy.ts';
 import { exclusionReasons } from './readEvents.ts';
 
 const string = { type: 'string' } as const;

@@ -6,7 +6,7 @@ import { type AppError, isAppError } from '../../errors.ts';
 import { epochMs } from '../../lib/clock.ts';
 import type { Principal } from '../../policy/principal.ts';
 import { recordEventWrite, type WriteAction, type WriteOutcome } from '../../store/eventWrites.ts';
-import type { ReadDeps } from '../reads/readEvents.ts';
+import type { CalendarDeps } from '../calendarDeps.ts';
 
 export interface WriteSubject {
   action: WriteAction;
@@ -27,7 +27,7 @@ function outcomeOf(error: AppError): WriteOutcome {
 
 /** Runs the write and records its outcome; the run completes `subject` (its calendar, a new event's id). */
 export async function audited<T extends { outcome: WriteOutcome }>(
-  deps: ReadDeps,
+  deps: CalendarDeps,
   principal: Principal,
   subject: WriteSubject,
   run: () => Promise<T>,

@@ -5,17 +5,20 @@
  * just read, so a change made in between is a `conflict` (with the event as it now is), never
  * a lost update; and a timed-out write settled by reading, never by repeating it.
  */
+
+import { respondBlockedReason } from '../../domain/editRights.ts';
 import type { Event } from '../../domain/event.ts';
+import type { EventFields, RsvpResponse, WriteTarget } from '../../domain/eventChanges.ts';
 import { parseTiming, type TimingInput } from '../../domain/eventTiming.ts';
 import { toEvent } from '../../domain/occurrences.ts';
-import { respondBlockedReason, showsChanges, showsResponse } from '../../domain/writeChecks.ts';
+import type { ProviderOccurrence } from '../../domain/providerFacts.ts';
+import { showsChanges, showsResponse } from '../../domain/writeChecks.ts';
 import { AppError, invalidField, isAppError } from '../../errors.ts';
 import { narrowRights } from '../../policy/eventRights.ts';
 import type { Principal } from '../../policy/principal.ts';
-import type { EventFields, ProviderOccurrence, RsvpResponse, WriteTarget } from '../../providers/port.ts';
 import { providerFor } from '../../providers/registry.ts';
 import { withAccount } from '../accounts/connectedAccounts.ts';
-import type { ReadDeps } from '../reads/readEvents.ts';
+import type { CalendarDeps } from '../calendarDeps.ts';
 import { audited, type WriteSubject } from './audited.ts';
 import { type EventRef, resolveEvent } from './eventRefs.ts';
 import {
@@ -105,7 +108,7 @@ const readTarget = (fresh: FreshCalendar, target: WriteTarget) =>
   fresh.provider.getEvent(fresh.access, fresh.calendar, target.providerEventId, target.recurrenceId);
 
 function clientEvent(
-  deps: ReadDeps,
+  deps: CalendarDeps,
   principal: Principal,
   fresh: FreshCalendar,
   occurrence: ProviderOccurrence,
@@ -114,7 +117,7 @@ function clientEvent(
 }
 
 /** A version conflict: nothing was written; the client gets the event as it now is. */
-async function conflict(deps: ReadDeps, principal: Principal, fresh: FreshCalendar, target: WriteTarget) {
+async function conflict(deps: CalendarDeps, principal: Principal, fresh: FreshCalendar, target: WriteTarget) {
   const current = await readTarget(fresh, target).catch(() => undefined);
   return new AppError(
     'conflict',
@@ -132,7 +135,7 @@ async function conflict(deps: ReadDeps, principal: Principal, fresh: FreshCalend
 
 /** Runs one change: resolve, audit, fresh check, write with settling, read back. */
 async function change<T extends { outcome: 'applied' }>(
-  deps: ReadDeps,
+  deps: CalendarDeps,
   principal: Principal,
   action: WriteSubject['action'],
   input: EventAddress,
@@ -158,7 +161,7 @@ async function change<T extends { outcome: 'applied' }>(
 
 /** One write under way: who writes, where, and what the fresh read addressed. */
 interface Step {
-  deps: ReadDeps;
+  deps: CalendarDeps;
   principal: Principal;
   fresh: FreshCalendar;
   target: WriteTarget;
@@ -209,7 +212,7 @@ async function changed(step: Step, attempted: Attempt<void>): Promise<ChangedEve
 }
 
 export function updateEvent(
-  deps: ReadDeps,
+  deps: CalendarDeps,
   principal: Principal,
   input: EventAddress & { changes: Changes },
 ): Promise<ChangedEvent> {
@@ -242,7 +245,7 @@ export function updateEvent(
 }
 
 export function deleteEvent(
-  deps: ReadDeps,
+  deps: CalendarDeps,
   principal: Principal,
   input: EventAddress,
 ): Promise<DeletedEvent> {
@@ -264,7 +267,7 @@ export function deleteEvent(
 }
 
 export function respondToEvent(
-  deps: ReadDeps,
+  deps: CalendarDeps,
   principal: Principal,
   input: EventAddress & { response: RsvpResponse; comment?: string },
 ): Promise<ChangedEvent> {
@@ -272,8 +275,10 @@ export function respondToEvent(
     requireScope(principal, 'calendar:rsvp');
     const { occurrence, target } = await address(fresh, ref, input.scope);
     const blocked = respondBlockedReason({
+      access: fresh.calendar.access,
       masked: maskedFor(fresh, occurrence),
-      occurrence,
+      status: occurrence.status,
+      facts: occurrence.facts,
     });
     if (blocked !== undefined) throw refusal(blocked.code, blocked.message);
     const answer = {

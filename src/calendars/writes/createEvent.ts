@@ -6,6 +6,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { Event } from '../../domain/event.ts';
+import type { EventFields, NewEvent } from '../../domain/eventChanges.ts';
 import { parseRecurrence, type RecurrenceInput } from '../../domain/eventRecurrence.ts';
 import { parseTiming, type TimingInput } from '../../domain/eventTiming.ts';
 import { toEvent } from '../../domain/occurrences.ts';
@@ -14,12 +15,11 @@ import { epochMs } from '../../lib/clock.ts';
 import { newProviderUid } from '../../lib/ids.ts';
 import { narrowRights } from '../../policy/eventRights.ts';
 import type { Principal } from '../../policy/principal.ts';
-import type { EventFields, NewEvent } from '../../providers/port.ts';
 import { providerFor } from '../../providers/registry.ts';
 import { claimWriteKey, confirmWriteKey, findWriteKey, type WriteKey } from '../../store/writeKeys.ts';
 import { withAccount } from '../accounts/connectedAccounts.ts';
+import type { CalendarDeps } from '../calendarDeps.ts';
 import { permittedCalendars } from '../permittedCalendars.ts';
-import type { ReadDeps } from '../reads/readEvents.ts';
 import { audited, type WriteSubject } from './audited.ts';
 import { type FreshCalendar, freshCalendar, refusal, requireScope } from './freshCalendar.ts';
 import { attempt } from './settle.ts';
@@ -43,7 +43,7 @@ const sha256 = (text: string) => createHash('sha256').update(text).digest('base6
 
 /** The key's record, claimed for this request, or the one an earlier request left. */
 async function keyRecord(
-  deps: ReadDeps,
+  deps: CalendarDeps,
   principal: Principal,
   key: string,
   calendarId: string,
@@ -78,7 +78,7 @@ async function keyRecord(
 }
 
 async function readCreated(
-  deps: ReadDeps,
+  deps: CalendarDeps,
   principal: Principal,
   fresh: FreshCalendar,
   providerEventId: string,
@@ -97,7 +97,7 @@ async function readCreated(
 }
 
 export async function createEvent(
-  deps: ReadDeps,
+  deps: CalendarDeps,
   principal: Principal,
   input: CreateInput,
 ): Promise<CreatedEvent> {

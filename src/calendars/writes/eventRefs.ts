@@ -5,9 +5,9 @@
  */
 import { AppError, invalidField } from '../../errors.ts';
 import type { Principal } from '../../policy/principal.ts';
+import type { CalendarDeps } from '../calendarDeps.ts';
 import type { EventIdCodec } from '../eventIds.ts';
 import { type PermittedCalendar, permittedCalendars } from '../permittedCalendars.ts';
-import type { ReadDeps } from '../reads/readEvents.ts';
 
 export interface EventRef {
   permitted: PermittedCalendar;
@@ -29,7 +29,7 @@ function calendarOf(ids: EventIdCodec, principal: Principal, eventId: string) {
 }
 
 export async function resolveEvent(
-  deps: ReadDeps,
+  deps: CalendarDeps,
   principal: Principal,
   eventId: string,
   occurrenceId: string | undefined,

@@ -6,17 +6,13 @@
 import { editRights } from '../../domain/editRights.ts';
 import type { EditBlockedReason } from '../../domain/event.ts';
 import type { CalendarView } from '../../domain/occurrences.ts';
+import type { ProviderOccurrence } from '../../domain/providerFacts.ts';
 import { visibleLevel } from '../../domain/visibility.ts';
 import { AppError } from '../../errors.ts';
 import { effectiveDetailLevel } from '../../policy/consent.ts';
 import type { Principal } from '../../policy/principal.ts';
 import type { Scope } from '../../policy/workspacePolicy.ts';
-import type {
-  AccountAccess,
-  CalendarProvider,
-  EventWriter,
-  ProviderOccurrence,
-} from '../../providers/port.ts';
+import type { AccountAccess, CalendarProvider, EventWriter } from '../../providers/port.ts';
 import type { CalendarRecord } from '../../store/connectedAccounts.ts';
 import type { PermittedCalendar } from '../permittedCalendars.ts';
 import { calendarView } from '../reads/calendarEvents.ts';

@@ -4,7 +4,8 @@
  * as VALUE=DATE. Pure.
  */
 import ICAL from 'ical.js';
-import type { EventFields, EventTiming } from '../../providers/port.ts';
+import type { EventFields } from '../eventChanges.ts';
+import type { EventTiming } from '../eventTiming.ts';
 import { resolveTzid } from '../time/zones.ts';
 import type { Component } from './parse.ts';
 import { type IcalValue, icalValue } from './times.ts';

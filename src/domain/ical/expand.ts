@@ -5,8 +5,9 @@
  */
 import { createHash } from 'node:crypto';
 import { AppError, isAppError } from '../../errors.ts';
-import type { EventsResult, ProviderOccurrence, SkippedItem, TimeWindow } from '../../providers/port.ts';
+import type { EventsResult, ProviderOccurrence, SkippedItem } from '../providerFacts.ts';
 import { resolveTzid } from '../time/zones.ts';
+import type { TimeWindow } from '../window.ts';
 import { declaredSpan, defaultSpan } from './durations.ts';
 import { toOccurrence } from './occurrence.ts';
 import { futureShifts, type Override, readOverrides, shifted } from './overrides.ts';

@@ -4,7 +4,7 @@
  * an override moved far from its original slot is found by a second, wider expansion.
  */
 import ICAL from 'ical.js';
-import type { ProviderOccurrence } from '../../providers/port.ts';
+import type { ProviderOccurrence } from '../providerFacts.ts';
 import { type ExpandOptions, expandIcs } from './expand.ts';
 import { parseCalendar } from './parse.ts';
 

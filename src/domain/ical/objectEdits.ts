@@ -6,7 +6,7 @@
  */
 import ICAL from 'ical.js';
 import { AppError } from '../../errors.ts';
-import type { EventFields, NewEvent, RsvpResponse } from '../../providers/port.ts';
+import type { EventFields, NewEvent, RsvpResponse } from '../eventChanges.ts';
 import { rruleOf, seriesEndBound } from '../eventRecurrence.ts';
 import { declaredSpan, defaultSpan } from './durations.ts';
 import { applyFields, setText, timeProperty, touch, utcStamp } from './eventFields.ts';

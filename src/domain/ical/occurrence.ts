@@ -1,7 +1,7 @@
 /**
  * One placed occurrence of a VEVENT (master, override or orphan) → a ProviderOccurrence.
  */
-import type { ProviderOccurrence } from '../../providers/port.ts';
+import type { ProviderOccurrence } from '../providerFacts.ts';
 import { alertsOf } from './alerts.ts';
 import { describe } from './describe.ts';
 import { wholeDays } from './durations.ts';

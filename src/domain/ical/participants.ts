@@ -2,8 +2,9 @@
  * ORGANIZER / ATTENDEE → the edit and RSVP facts about the connected user. Addresses compare
  * without their `mailto:` and case-insensitively.
  */
-import type { EditFacts } from '../../providers/port.ts';
+
 import type { ResponseStatus } from '../event.ts';
+import type { EditFacts } from '../providerFacts.ts';
 import type { Component } from './parse.ts';
 
 export interface Participation extends Pick<EditFacts, 'organizer' | 'attendees' | 'userIsAttendee'> {

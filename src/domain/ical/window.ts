@@ -3,7 +3,7 @@
  * and all-day ones cannot be placed without a zone, so they count when they come within 26 hours
  * of the window (any zone is at most 14 hours from UTC) and the caller filters them precisely.
  */
-import type { TimeWindow } from '../../providers/port.ts';
+import type { TimeWindow } from '../window.ts';
 import { orderOf, type Point } from './times.ts';
 
 export const unplacedSlackMs = 26 * 3600 * 1000;

@@ -115,9 +115,9 @@ export const createEvent: ToolDefinition = {
   ),
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
 
-  async run(args: CreateArguments, { principal, read }) {
+  async run(args: CreateArguments, { principal, calendars }) {
     const { timing, description, location, ...fields } = changesOf(args);
-    const result = await create(read, principal, {
+    const result = await create(calendars, principal, {
       ...fields,
       // Empty texts are simply left out of a new event.
       ...(description ? { description } : {}),

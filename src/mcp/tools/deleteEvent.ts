@@ -37,9 +37,9 @@ export const deleteEvent: ToolDefinition = {
   ),
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: true },
 
-  async run(args: DeleteArguments, { principal, read }) {
+  async run(args: DeleteArguments, { principal, calendars }) {
     const address = addressOf(args);
-    const result = await remove(read, principal, address);
+    const result = await remove(calendars, principal, address);
     return writeOutcome({ ok: true, outcome: result.outcome, deleted: address }, result.confirmedByRead);
   },
 };

@@ -37,9 +37,9 @@ export const getAvailability: ToolDefinition = {
   ),
   annotations: { readOnlyHint: true, openWorldHint: false },
 
-  async run(args: ReadArguments, { principal, read }) {
+  async run(args: ReadArguments, { principal, calendars }) {
     const request = toReadRequest(args);
-    const { events, excluded } = await readEvents(read, principal, request);
+    const { events, excluded } = await readEvents(calendars, principal, request);
     const show = (instant: Temporal.Instant) =>
       request.timeZone === undefined
         ? instant.toString()

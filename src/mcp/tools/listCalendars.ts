@@ -21,8 +21,8 @@ export const listCalendars: ToolDefinition = {
   ),
   annotations: { readOnlyHint: true, openWorldHint: false },
 
-  async run(_args: Record<string, never>, { principal, read }) {
-    const { data, meta } = await grantedCalendars(read.db, principal);
+  async run(_args: Record<string, never>, { principal, calendars }) {
+    const { data, meta } = await grantedCalendars(calendars.db, principal);
     return { structured: { ok: true, calendars: data, excluded: meta.excluded } };
   },
 };

@@ -58,10 +58,10 @@ export const listEvents: ToolDefinition = {
   ),
   annotations: { readOnlyHint: true, openWorldHint: false },
 
-  async run(args: ListArguments, { principal, read, secretKey }) {
+  async run(args: ListArguments, { principal, calendars, secretKey }) {
     const request = toReadRequest(args);
     const pager = createPager(secretKey, principal.grantId, request, { value: args.cursor, field: 'cursor' });
-    const { events, excluded } = await readEvents(read, principal, request);
+    const { events, excluded } = await readEvents(calendars, principal, request);
     const page = pager.page(events, args.limit ?? defaultLimit);
     const structured = {
       ok: true,

@@ -1,8 +1,8 @@
 /** `respond_to_event`: the user's answer to an invitation (RSVP), with an optional comment. */
 
 import { respondToEvent as respond } from '../../calendars/writes/changeEvent.ts';
+import type { RsvpResponse } from '../../domain/eventChanges.ts';
 import { closedObject } from '../../lib/jsonSchema.ts';
-import type { RsvpResponse } from '../../providers/port.ts';
 import type { ToolDefinition } from '../tool.ts';
 import {
   addressOf,
@@ -49,8 +49,8 @@ export const respondToEvent: ToolDefinition = {
   outputSchema: changedEventSchema,
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: true },
 
-  async run(args: RespondArguments, { principal, read }) {
-    const result = await respond(read, principal, {
+  async run(args: RespondArguments, { principal, calendars }) {
+    const result = await respond(calendars, principal, {
       ...addressOf(args),
       response: args.response,
       ...(args.comment === undefined ? {} : { comment: args.comment }),

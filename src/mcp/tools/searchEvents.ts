@@ -70,11 +70,11 @@ export const searchEvents: ToolDefinition = {
   ),
   annotations: { readOnlyHint: true, openWorldHint: false },
 
-  async run(args: SearchArguments, { principal, read }) {
+  async run(args: SearchArguments, { principal, calendars }) {
     const words = queryWords(args.query);
     if (words.length === 0) throw invalidField('query', 'query must contain at least one word.');
     const request = toReadRequest(args);
-    const { events, excluded, levels } = await readEvents(read, principal, request);
+    const { events, excluded, levels } = await readEvents(calendars, principal, request);
     const matches = events.filter((placed) => matchesWords(placed.event, words));
     const limit = args.limit ?? defaultLimit;
     const searched = new Set<SearchableField>([...levels.values()].flatMap(fieldsSearchedAt));

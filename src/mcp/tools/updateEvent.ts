@@ -49,7 +49,7 @@ export const updateEvent: ToolDefinition = {
   outputSchema: changedEventSchema,
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: true },
 
-  async run(args: UpdateArguments, { principal, read }) {
+  async run(args: UpdateArguments, { principal, calendars }) {
     const changes = changesOf(args);
     if (Object.keys(changes).length === 0) {
       throw invalidField(
@@ -57,7 +57,7 @@ export const updateEvent: ToolDefinition = {
         'Give at least one field to change (title, description, location, start and end, freeBusyStatus, privacy).',
       );
     }
-    const result = await update(read, principal, { ...addressOf(args), changes });
+    const result = await update(calendars, principal, { ...addressOf(args), changes });
     return writeOutcome({ ok: true, outcome: result.outcome, event: result.event }, result.confirmedByRead);
   },
 };

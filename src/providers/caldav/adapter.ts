@@ -3,9 +3,11 @@
  * the calendar home discovered once and kept in the credentials, calendars from the home,
  * events from calendar-query REPORTs expanded here, writes as conditional PUT/DELETE.
  */
+
+import type { ProviderCalendar } from '../../domain/providerFacts.ts';
 import { AppError, invalidField } from '../../errors.ts';
 import { type Clock, systemClock } from '../../lib/clock.ts';
-import type { AccountAccess, CalendarProvider, CredentialsOf, ProviderCalendar } from '../port.ts';
+import type { AccountAccess, CalendarProvider, CredentialsOf } from '../port.ts';
 import type { ProviderHttp } from '../providerHttp.ts';
 import { listCalendarsAt } from './calendars.ts';
 import type { DavSession } from './client.ts';

@@ -2,8 +2,9 @@
  * The calendars in a calendar home (one PROPFIND, Depth 1), as ProviderCalendars: event
  * collections only, with the name, colour, zone and rights the server declares.
  */
+
+import type { CalendarAccess, ProviderCalendar } from '../../domain/providerFacts.ts';
 import { resolveTzid } from '../../domain/time/zones.ts';
-import type { CalendarAccess, ProviderCalendar } from '../port.ts';
 import { type DavSession, propfind } from './client.ts';
 import { child, type DavResponse, hrefIn, ns, type PropName, propKey, type XmlElement } from './wire.ts';
 

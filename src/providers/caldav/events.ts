@@ -8,7 +8,8 @@
 import { expandIcs } from '../../domain/ical/expand.ts';
 import { findOccurrence } from '../../domain/ical/findOccurrence.ts';
 import { unplacedSlackMs } from '../../domain/ical/window.ts';
-import type { EventsResult, ProviderOccurrence, SkippedItem, TimeWindow } from '../port.ts';
+import type { EventsResult, ProviderOccurrence, SkippedItem } from '../../domain/providerFacts.ts';
+import type { TimeWindow } from '../../domain/window.ts';
 import { type DavSession, davRequest, multistatus, unexpectedAnswer } from './client.ts';
 import { calendarQueryBody, ns, propKey } from './wire.ts';
 

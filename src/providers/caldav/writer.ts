@@ -5,11 +5,13 @@
  * it with `If-Match` — a change in between is a 412, answered as a version conflict.
  */
 
+import type { WriteTarget } from '../../domain/eventChanges.ts';
 import { findOccurrence } from '../../domain/ical/findOccurrence.ts';
 import { editObject, newEventObject, type ObjectEdit } from '../../domain/ical/objectEdits.ts';
+import type { ProviderCalendar } from '../../domain/providerFacts.ts';
 import { AppError } from '../../errors.ts';
 import type { Clock } from '../../lib/clock.ts';
-import type { AccountAccess, CredentialsOf, EventWriter, ProviderCalendar, WriteTarget } from '../port.ts';
+import type { AccountAccess, CredentialsOf, EventWriter } from '../port.ts';
 import { type DavAnswer, type DavSession, davRequest, unexpectedAnswer } from './client.ts';
 import { parseEventId } from './events.ts';
 

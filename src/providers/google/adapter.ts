@@ -1,11 +1,8 @@
 /** The Google Calendar adapter behind the provider port. */
-import type {
-  CalendarProvider,
-  EventsResult,
-  ProviderCalendar,
-  ProviderOccurrence,
-  TimeWindow,
-} from '../port.ts';
+
+import type { EventsResult, ProviderCalendar, ProviderOccurrence } from '../../domain/providerFacts.ts';
+import type { TimeWindow } from '../../domain/window.ts';
+import type { CalendarProvider } from '../port.ts';
 import { createGoogleClient, type EventPage, type GoogleClient } from './client.ts';
 import { createGoogleEventWrites } from './eventWrites.ts';
 import { mapCalendar, mapEvent } from './mapping.ts';

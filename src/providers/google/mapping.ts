@@ -17,7 +17,7 @@ import type {
   ProviderCalendar,
   ProviderOccurrence,
   SkippedItem,
-} from '../port.ts';
+} from '../../domain/providerFacts.ts';
 import type {
   GoogleAccessRole,
   GoogleCalendarListEntry,

@@ -4,8 +4,10 @@
  * all-day events as dates, the end exclusive as in iCalendar. A patch clears the other time
  * form explicitly, so an event can change between timed and all-day.
  */
+
+import type { EventFields, NewEvent } from '../../domain/eventChanges.ts';
 import { rruleOf } from '../../domain/eventRecurrence.ts';
-import type { EventFields, EventTiming, NewEvent } from '../port.ts';
+import type { EventTiming } from '../../domain/eventTiming.ts';
 import type { GoogleAttendee } from './wire.ts';
 
 /** A start or end in a patch: null clears a member. */

@@ -4,8 +4,11 @@
  * the event — for a series, its master — or, for one occurrence, to the instance Google lists
  * at that original start, always conditional on the etag the service just read (If-Match).
  */
+
+import type { RsvpResponse, WriteTarget } from '../../domain/eventChanges.ts';
+import type { ProviderCalendar } from '../../domain/providerFacts.ts';
 import { AppError } from '../../errors.ts';
-import type { EventWriter, ProviderCalendar, RsvpResponse, WriteTarget } from '../port.ts';
+import type { EventWriter } from '../port.ts';
 import type { GoogleClient } from './client.ts';
 import { providerName } from './config.ts';
 import type { GoogleEventWrites } from './eventWrites.ts';

@@ -2,20 +2,20 @@
  * The Microsoft Graph calendar provider: calendars of the signed-in mailbox (own, shared,
  * delegated), their expanded occurrences from `calendarView`, and writes (`writer.ts`).
  */
-import { AppError } from '../../errors.ts';
-import type { Clock } from '../../lib/clock.ts';
+
 import type {
-  CalendarProvider,
   EventsResult,
   ProviderCalendar,
   ProviderOccurrence,
   SkippedItem,
-  TimeWindow,
-} from '../port.ts';
+} from '../../domain/providerFacts.ts';
+import type { TimeWindow } from '../../domain/window.ts';
+import { AppError } from '../../errors.ts';
+import type { Clock } from '../../lib/clock.ts';
+import type { CalendarProvider } from '../port.ts';
 import type { ProviderHttp } from '../providerHttp.ts';
 import { GraphClient } from './client.ts';
-import type { MicrosoftConfig } from './config.ts';
-import { providerName } from './errors.ts';
+import { type MicrosoftConfig, providerName } from './config.ts';
 import {
   calendarPath,
   eventFields,

@@ -3,16 +3,10 @@
  * reconnect_required), typed JSON, paging over `@odata.nextLink`, and writes sent once.
  */
 import { AppError } from '../../errors.ts';
-import {
-  type GraphWrite,
-  graphGet,
-  graphJson,
-  graphWrite,
-  graphWriteFailure,
-  providerName,
-} from './errors.ts';
+import { providerName } from './config.ts';
+import { graphJson, graphWriteFailure } from './errors.ts';
 import type { OAuthDeps } from './oauth.ts';
-import { type MicrosoftAccount, TokenKeeper } from './session.ts';
+import { type GraphWrite, graphGet, graphWrite, type MicrosoftAccount, TokenKeeper } from './session.ts';
 import type { GraphPage } from './wire.ts';
 
 /** Query parameters; OData names keep their `$` (Graph reads them unencoded). */

@@ -29,3 +29,5 @@ export function microsoftConfig(settings: MicrosoftSettings): MicrosoftConfig {
     apiBaseUrl: (settings.apiBaseUrl ?? 'https://graph.microsoft.com/v1.0').replace(/\/+$/, ''),
   };
 }
+
+export const providerName = 'Microsoft Graph';

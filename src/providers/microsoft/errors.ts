@@ -1,65 +1,7 @@
-/**
- * One request to Graph with a bearer token, and the typed error for an answer that is not 2xx.
- * Retries, timeouts and the per-mailbox cap are ProviderHttp's; token refresh is the client's.
- */
+/** The typed error for a Graph answer that is not 2xx, to a read or to a write. */
 import { AppError } from '../../errors.ts';
-import type { ProviderHttp } from '../providerHttp.ts';
+import { providerName } from './config.ts';
 import type { GraphErrorBody } from './wire.ts';
-
-export const providerName = 'Microsoft Graph';
-
-// Every date-time comes back in UTC; each event's own zone is in originalStartTimeZone.
-const utcTimes = 'outlook.timezone="UTC"';
-
-export function graphGet(
-  http: ProviderHttp,
-  url: string,
-  accessToken: string,
-  accountKey: string,
-): Promise<Response> {
-  return http.request({
-    url,
-    headers: { authorization: `Bearer ${accessToken}`, accept: 'application/json', prefer: utcTimes },
-    idempotent: true,
-    accountKey,
-    provider: providerName,
-  });
-}
-
-export interface GraphWrite {
-  method: 'POST' | 'PATCH' | 'DELETE';
-  url: string;
-  /** JSON body, if any. */
-  body?: unknown;
-  /** The changeKey the write is conditional on. */
-  changeKey?: string;
-}
-
-/** A write: sent once (ProviderHttp never repeats it), conditional on `changeKey` when given. */
-export function graphWrite(
-  http: ProviderHttp,
-  write: GraphWrite,
-  accessToken: string,
-  accountKey: string,
-): Promise<Response> {
-  const headers: Record<string, string> = {
-    authorization: `Bearer ${accessToken}`,
-    accept: 'application/json',
-    prefer: utcTimes,
-  };
-  if (write.body !== undefined) headers['content-type'] = 'application/json';
-  // Graph's entity tag is the changeKey in weak form, as in `@odata.etag`.
-  if (write.changeKey !== undefined) headers['if-match'] = `W/"${write.changeKey}"`;
-  return http.request({
-    url: write.url,
-    method: write.method,
-    headers,
-    body: write.body === undefined ? undefined : JSON.stringify(write.body),
-    idempotent: false,
-    accountKey,
-    provider: providerName,
-  });
-}
 
 async function errorDetails(response: Response) {
   const body = (await response.json().catch(() => ({}))) as GraphErrorBody;

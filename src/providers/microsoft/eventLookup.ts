@@ -2,8 +2,9 @@
  * Finding one event at Graph: by id (undefined once it is gone), and one instance of a series
  * by the recurrence id the adapter reports for it (its original start).
  */
+
+import type { ProviderCalendar } from '../../domain/providerFacts.ts';
 import { isAppError } from '../../errors.ts';
-import type { ProviderCalendar } from '../port.ts';
 import type { GraphClient } from './client.ts';
 import { mapEvent } from './mapping.ts';
 import type { MicrosoftAccount } from './session.ts';

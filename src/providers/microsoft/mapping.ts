@@ -4,14 +4,14 @@
  * All-day events are dates: Graph returns them at midnight of their own zone, unconverted.
  */
 import type { Alert, Location, Privacy, ResponseStatus, VirtualLocation } from '../../domain/event.ts';
-import { resolveTzid } from '../../domain/time/zones.ts';
 import type {
   CalendarAccess,
   EditFacts,
   ProviderCalendar,
   ProviderOccurrence,
   SkippedItem,
-} from '../port.ts';
+} from '../../domain/providerFacts.ts';
+import { resolveTzid } from '../../domain/time/zones.ts';
 import { htmlToText } from './htmlText.ts';
 import type {
   GraphCalendar,

@@ -8,8 +8,9 @@ import { AppError } from '../../errors.ts';
 import { type Clock, epochMs } from '../../lib/clock.ts';
 import type { OAuthTokens } from '../port.ts';
 import type { ProviderHttp } from '../providerHttp.ts';
-import type { MicrosoftConfig } from './config.ts';
-import { graphGet, graphJson, providerName } from './errors.ts';
+import { type MicrosoftConfig, providerName } from './config.ts';
+import { graphJson } from './errors.ts';
+import { graphGet } from './session.ts';
 import type { GraphUser } from './wire.ts';
 
 export const microsoftScopes = ['offline_access', 'openid', 'email', 'Calendars.ReadWrite', 'User.Read'];

@@ -1,9 +1,12 @@
 /**
- * Access tokens per connected account: refreshed shortly before they expire or after Graph
- * rejects one, once per account however many calls are waiting, and handed to
- * `saveCredentials` so the refreshed tokens outlive this process.
+ * A connected account's bearer token and the requests that carry it. Tokens are refreshed
+ * shortly before they expire or after Graph rejects one, once per account however many calls
+ * are waiting, and handed to `saveCredentials` so the refreshed tokens outlive this process.
+ * Retries, timeouts and the per-mailbox cap are ProviderHttp's.
  */
 import type { AccountAccess, CredentialsOf, OAuthTokens } from '../port.ts';
+import type { ProviderHttp } from '../providerHttp.ts';
+import { providerName } from './config.ts';
 import { type OAuthDeps, refreshTokens } from './oauth.ts';
 
 export type MicrosoftAccount = AccountAccess<CredentialsOf<'microsoft'>>;
@@ -59,4 +62,57 @@ export class TokenKeeper {
     await account.saveCredentials({ kind: 'microsoft', ...tokens });
     return tokens;
   }
+}
+
+// Every date-time comes back in UTC; each event's own zone is in originalStartTimeZone.
+const utcTimes = 'outlook.timezone="UTC"';
+
+export function graphGet(
+  http: ProviderHttp,
+  url: string,
+  accessToken: string,
+  accountKey: string,
+): Promise<Response> {
+  return http.request({
+    url,
+    headers: { authorization: `Bearer ${accessToken}`, accept: 'application/json', prefer: utcTimes },
+    idempotent: true,
+    accountKey,
+    provider: providerName,
+  });
+}
+
+export interface GraphWrite {
+  method: 'POST' | 'PATCH' | 'DELETE';
+  url: string;
+  /** JSON body, if any. */
+  body?: unknown;
+  /** The changeKey the write is conditional on. */
+  changeKey?: string;
+}
+
+/** A write: sent once (ProviderHttp never repeats it), conditional on `changeKey` when given. */
+export function graphWrite(
+  http: ProviderHttp,
+  write: GraphWrite,
+  accessToken: string,
+  accountKey: string,
+): Promise<Response> {
+  const headers: Record<string, string> = {
+    authorization: `Bearer ${accessToken}`,
+    accept: 'application/json',
+    prefer: utcTimes,
+  };
+  if (write.body !== undefined) headers['content-type'] = 'application/json';
+  // Graph's entity tag is the changeKey in weak form, as in `@odata.etag`.
+  if (write.changeKey !== undefined) headers['if-match'] = `W/"${write.changeKey}"`;
+  return http.request({
+    url: write.url,
+    method: write.method,
+    headers,
+    body: write.body === undefined ? undefined : JSON.stringify(write.body),
+    idempotent: false,
+    accountKey,
+    provider: providerName,
+  });
 }

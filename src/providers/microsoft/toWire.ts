@@ -4,9 +4,10 @@
  * that reading back through `originalStartTimeZone` gives the zone that was written.
  */
 
+import type { EventFields } from '../../domain/eventChanges.ts';
 import type { EventRecurrence } from '../../domain/eventRecurrence.ts';
+import type { EventTiming } from '../../domain/eventTiming.ts';
 import { windowsZones } from '../../domain/time/windowsZones.ts';
-import type { EventFields, EventTiming } from '../port.ts';
 
 /** IANA zone → the first Windows name CLDR maps to it. */
 const windowsNames = new Map<string, string>();

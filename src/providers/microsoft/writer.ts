@@ -4,10 +4,13 @@
  * `findCreated` filters on. Changes are conditional on the changeKey just read (If-Match); one
  * occurrence is written through its instance id, found by its original start.
  */
+
+import type { RsvpResponse, WriteTarget } from '../../domain/eventChanges.ts';
+import type { ProviderCalendar } from '../../domain/providerFacts.ts';
 import { AppError } from '../../errors.ts';
-import type { EventWriter, ProviderCalendar, RsvpResponse, WriteTarget } from '../port.ts';
+import type { EventWriter } from '../port.ts';
 import type { GraphClient } from './client.ts';
-import { providerName } from './errors.ts';
+import { providerName } from './config.ts';
 import { calendarPath, eventPath, findInstance } from './eventLookup.ts';
 import type { MicrosoftAccount } from './session.ts';
 import { graphProperties, graphRecurrence } from './toWire.ts';

@@ -1,7 +1,7 @@
 /** The account page: profile, password, the person's workspaces, calendars, connected apps and their changes. */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Authorization } from '../../auth/setup.ts';
-import type { AppContext } from '../../http/context.ts';
+import type { AppContext } from '../../context.ts';
 import { tokenHash } from '../../lib/secrets.ts';
 import { changePassword, updateName } from '../../people/accounts.ts';
 import { passwordMinLength } from '../../people/passwords.ts';

@@ -11,8 +11,9 @@ import {
   type WorkspaceClientView,
   workspaceClients,
 } from '../../auth/workspaceClients.ts';
+import type { AppContext } from '../../context.ts';
+import { detailLevels } from '../../domain/detailLevels.ts';
 import { invalidField } from '../../errors.ts';
-import type { AppContext } from '../../http/context.ts';
 import {
   addMember,
   changeRole,
@@ -22,7 +23,7 @@ import {
   workspaceOverview,
 } from '../../people/workspaces.ts';
 import { canAdminister, roles } from '../../policy/roles.ts';
-import { detailLevels, scopes } from '../../policy/workspacePolicy.ts';
+import { scopes } from '../../policy/workspacePolicy.ts';
 import { type GrantMetadata, liveGrantMetadataOfWorkspace } from '../../store/accessGrants.ts';
 import type { User } from '../../store/users.ts';
 import { workspacesOf } from '../../store/workspaces.ts';

@@ -2,7 +2,7 @@
  * The account page's record of what apps changed in the person's calendars: when, which app,
  * what kind of change, in which calendar, and what came of it. Never the event's content.
  */
-import type { AppContext } from '../../http/context.ts';
+import type { AppContext } from '../../context.ts';
 import { type EventWriteRow, eventWritesOf, type WriteOutcome } from '../../store/eventWrites.ts';
 import type { User } from '../../store/users.ts';
 import { type Html, html } from '../html.ts';

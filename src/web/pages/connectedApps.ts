@@ -6,7 +6,7 @@
 import type { FastifyInstance } from 'fastify';
 import { revokeGrant } from '../../auth/grants.ts';
 import type { Authorization } from '../../auth/setup.ts';
-import type { AppContext } from '../../http/context.ts';
+import type { AppContext } from '../../context.ts';
 import { type GrantMetadata, liveGrantsOfUser } from '../../store/accessGrants.ts';
 import type { User } from '../../store/users.ts';
 import { findWorkspace } from '../../store/workspaces.ts';

@@ -16,8 +16,8 @@ import {
   icsCredentials,
   providerNames,
 } from '../../calendars/accounts/credentialsInput.ts';
+import type { AppContext } from '../../context.ts';
 import { invalidField } from '../../errors.ts';
-import type { AppContext } from '../../http/context.ts';
 import type { OAuthProviderKind } from '../../providers/connectors.ts';
 import { accountsOf, calendarsOfAccount } from '../../store/connectedAccounts.ts';
 import type { User } from '../../store/users.ts';

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import type { Authorization } from '../../auth/setup.ts';
-import type { AppContext } from '../../http/context.ts';
+import type { AppContext } from '../../context.ts';
 import { registerAccountPages } from './account.ts';
 import { registerAdminPages } from './admin.ts';
 import { registerAuthorizePages } from './authorize.ts';

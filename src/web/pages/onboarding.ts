@@ -1,6 +1,6 @@
 /** The first owner's set-up page and the invitation page: both reached by single-use links. */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import type { AppContext } from '../../http/context.ts';
+import type { AppContext } from '../../context.ts';
 import {
   acceptInvitation,
   checkFirstRunToken,

@@ -1,7 +1,7 @@
 /** Sign in, sign out, and the start page. */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Authorization } from '../../auth/setup.ts';
-import type { AppContext } from '../../http/context.ts';
+import type { AppContext } from '../../context.ts';
 import { authenticate } from '../../people/accounts.ts';
 import { endSession, startSession } from '../../people/sessions.ts';
 import { correctable, formOf, safeNext, sendHtml } from '../forms.ts';

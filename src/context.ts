@@ -1,11 +1,11 @@
 /** What the HTTP layer needs from the composition root. */
 import type { Kysely } from 'kysely';
-import type { Config } from '../config.ts';
-import type { Clock } from '../lib/clock.ts';
-import type { SecretBox } from '../lib/encryption.ts';
-import type { Connectors } from '../providers/connectors.ts';
-import type { Providers } from '../providers/registry.ts';
-import type { Database } from '../store/schema.ts';
+import type { Config } from './config.ts';
+import type { Clock } from './lib/clock.ts';
+import type { SecretBox } from './lib/encryption.ts';
+import type { Connectors } from './providers/connectors.ts';
+import type { Providers } from './providers/registry.ts';
+import type { Database } from './store/schema.ts';
 
 export interface AppContext {
   config: Config;

@@ -2,8 +2,8 @@
  * The page shown when an authorization request fails before its redirect URI is verified: the
  * error stays here instead of being sent to an address nobody vouched for.
  */
-import { html } from '../web/html.ts';
-import { page } from '../web/layout.ts';
+import { html } from '../html.ts';
+import { page } from '../layout.ts';
 
 export const authorizationErrorPage = (code: string, description: string | undefined): string =>
   page(

@@ -1,0 +1,37 @@
+/** What a write asks of a provider: the fields it sets, a new event, the event it addresses, an answer. */
+
+import type { FreeBusyStatus } from './event.ts';
+import type { EventRecurrence } from './eventRecurrence.ts';
+import type { EventTiming } from './eventTiming.ts';
+
+/** The fields a write may set; an absent member stays as it is, `null` removes it. */
+export interface EventFields {
+  title?: string;
+  description?: string | null;
+  /** One location, by name. */
+  location?: string | null;
+  timing?: EventTiming;
+  freeBusyStatus?: FreeBusyStatus;
+  privacy?: 'public' | 'private';
+}
+
+export interface NewEvent extends EventFields {
+  title: string;
+  timing: EventTiming;
+  /** Makes the event the first occurrence of a series. */
+  recurrence?: EventRecurrence;
+}
+
+/**
+ * What a write addresses, as the fresh read just saw it. Without `recurrenceId` a recurring
+ * event's whole series is meant; with it, that one occurrence only (never the series).
+ */
+export interface WriteTarget {
+  providerEventId: string;
+  /** Exactly as the adapter reported it in ProviderOccurrence.recurrenceId. */
+  recurrenceId?: string;
+  /** The version the fresh read saw: the provider must refuse the write if it changed (If-Match). */
+  version: string;
+}
+
+export type RsvpResponse = 'accepted' | 'declined' | 'tentative';

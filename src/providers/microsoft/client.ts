@@ -5,7 +5,7 @@
 import { AppError } from '../../errors.ts';
 import { providerName } from './config.ts';
 import { graphJson, graphWriteFailure } from './errors.ts';
-import type { OAuthDeps } from './oauth.ts';
+import { type OAuthDeps, refreshTokens } from './oauth.ts';
 import { type GraphWrite, graphGet, graphWrite, type MicrosoftAccount, TokenKeeper } from './session.ts';
 import type { GraphPage } from './wire.ts';
 
@@ -19,7 +19,10 @@ export class GraphClient {
 
   constructor(deps: OAuthDeps) {
     this.#deps = deps;
-    this.#tokens = new TokenKeeper(deps);
+    this.#tokens = new TokenKeeper({
+      clock: deps.clock,
+      refresh: (accountKey, refreshToken) => refreshTokens(deps, accountKey, refreshToken),
+    });
     this.#origin = new URL(deps.config.apiBaseUrl).origin;
   }
 

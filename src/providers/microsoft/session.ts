@@ -4,23 +4,30 @@
  * are waiting, and handed to `saveCredentials` so the refreshed tokens outlive this process.
  * Retries, timeouts and the per-mailbox cap are ProviderHttp's.
  */
+
+import type { Clock } from '../../lib/clock.ts';
 import type { AccountAccess, CredentialsOf, OAuthTokens } from '../port.ts';
 import type { ProviderHttp } from '../providerHttp.ts';
 import { providerName } from './config.ts';
-import { type OAuthDeps, refreshTokens } from './oauth.ts';
 
 export type MicrosoftAccount = AccountAccess<CredentialsOf<'microsoft'>>;
 
 // Refresh a little early so a token does not expire between our check and Graph's.
 const earlyMs = 60_000;
 
+/** Where new tokens come from (oauth.ts), given rather than imported: oauth.ts sends through here. */
+export interface TokenSource {
+  clock: Clock;
+  refresh(accountKey: string, refreshToken: string): Promise<OAuthTokens>;
+}
+
 export class TokenKeeper {
-  readonly #deps: OAuthDeps;
+  readonly #deps: TokenSource;
   /** Tokens refreshed during this process, newer than `account.credentials`. */
   readonly #latest = new WeakMap<MicrosoftAccount, OAuthTokens>();
   readonly #refreshing = new Map<string, Promise<OAuthTokens>>();
 
-  constructor(deps: OAuthDeps) {
+  constructor(deps: TokenSource) {
     this.#deps = deps;
   }
 
@@ -58,7 +65,7 @@ export class TokenKeeper {
   }
 
   async #refreshAndSave(account: MicrosoftAccount, stale: OAuthTokens): Promise<OAuthTokens> {
-    const tokens = await refreshTokens(this.#deps, account.accountKey, stale.refreshToken);
+    const tokens = await this.#deps.refresh(account.accountKey, stale.refreshToken);
     await account.saveCredentials({ kind: 'microsoft', ...tokens });
     return tokens;
   }

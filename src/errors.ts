@@ -3,43 +3,86 @@
  * `status`; each surface (REST, pages, MCP, CLI) maps them to its wire format in one place.
  */
 
+/** Each code's status and default message (used where a call names no more specific one). */
 export const errorCatalogue = {
-  invalid_request: 400,
-  invalid_time_zone: 400,
-  window_invalid: 400,
-  window_too_long: 400,
-  too_many_calendars: 400,
-  time_zone_required: 400,
-  invalid_credentials: 401,
-  invalid_token: 401,
-  unauthenticated: 401,
-  insufficient_scope: 403,
-  calendar_not_permitted: 403,
-  forbidden: 403,
+  invalid_request: { status: 400, message: 'This request is not valid.' },
+  invalid_time_zone: {
+    status: 400,
+    message: 'The time zone must be an IANA time zone such as Europe/Berlin.',
+  },
+  window_invalid: {
+    status: 400,
+    message: 'The window needs a start and an end with Z or an offset, the end later than the start.',
+  },
+  window_too_long: {
+    status: 400,
+    message: 'The window is longer than one request may read; split it into consecutive windows.',
+  },
+  too_many_calendars: {
+    status: 400,
+    message: 'Too many calendars for one request; split them over several requests.',
+  },
+  time_zone_required: {
+    status: 400,
+    message: "This calendar has no time zone of its own: give the user's IANA time zone (none is guessed).",
+  },
+  invalid_credentials: { status: 401, message: 'The e-mail address or password is not right.' },
+  invalid_token: { status: 401, message: 'The access token is not valid for this resource.' },
+  unauthenticated: { status: 401, message: 'Send an access token for this resource as a Bearer token.' },
+  insufficient_scope: { status: 403, message: 'The grant does not hold the scope this needs.' },
+  calendar_not_permitted: { status: 403, message: 'This calendar is not part of the grant.' },
+  forbidden: { status: 403, message: 'This is not allowed here.' },
   // A write refused for the event's editBlockedReason: the code is the reason.
-  calendar_read_only: 403,
-  access_denied: 403,
-  recurring_event: 400,
-  not_organizer: 403,
-  guests_or_scheduling: 403,
-  conference: 403,
-  managed_copy: 403,
-  version_unavailable: 409,
-  unknown: 403,
-  csrf_invalid: 403,
-  not_found: 404,
-  method_not_allowed: 405,
-  conflict: 409,
-  already_exists: 409,
-  payload_too_large: 413,
-  unsupported_media_type: 415,
-  rate_limited: 429,
-  internal_error: 500,
-  provider_unavailable: 502,
-  reconnect_required: 502,
-  write_outcome_unknown: 502,
-  not_ready: 503,
-} as const;
+  calendar_read_only: { status: 403, message: 'This calendar is read-only for the user.' },
+  access_denied: { status: 403, message: 'This assistant may not change this event.' },
+  recurring_event: { status: 400, message: 'This event repeats.' },
+  not_organizer: {
+    status: 403,
+    message: 'Someone else organizes this event; only they can change it (the user can respond to it).',
+  },
+  guests_or_scheduling: {
+    status: 403,
+    message:
+      'This event has guests: changing it would send them updates, so the user should change it in their calendar.',
+  },
+  conference: {
+    status: 403,
+    message:
+      'This event carries an online meeting that a change could break; the user should change it themselves.',
+  },
+  managed_copy: {
+    status: 403,
+    message: 'This event is a copy managed elsewhere (a subscription, a birthday, a private copy).',
+  },
+  version_unavailable: {
+    status: 409,
+    message: 'The calendar gives no version of this event, so it cannot be changed safely.',
+  },
+  unknown: { status: 403, message: 'The calendar does not say whether this event may be changed.' },
+  csrf_invalid: {
+    status: 403,
+    message: 'This form has expired or did not come from this site. Reload the page and try again.',
+  },
+  not_found: { status: 404, message: 'There is nothing at this address.' },
+  method_not_allowed: { status: 405, message: 'This method is not allowed here.' },
+  conflict: { status: 409, message: 'This changed since it was read; read it again before changing it.' },
+  already_exists: { status: 409, message: 'This exists already.' },
+  payload_too_large: { status: 413, message: 'The request body is too large.' },
+  unsupported_media_type: { status: 415, message: 'This content type is not accepted here.' },
+  rate_limited: { status: 429, message: 'Too many requests. Slow down and retry later.' },
+  internal_error: { status: 500, message: 'Something went wrong on our side. Try again later.' },
+  provider_unavailable: {
+    status: 502,
+    message: 'The calendar provider did not answer as expected. Try again later.',
+  },
+  reconnect_required: { status: 502, message: 'This account must be reconnected by its owner.' },
+  write_outcome_unknown: {
+    status: 502,
+    message:
+      'The calendar did not confirm the change, and whether it was made is unknown. Read the event before trying again; never repeat the change blindly.',
+  },
+  not_ready: { status: 503, message: 'The service is not ready: its database is not reachable.' },
+} as const satisfies Record<string, { status: number; message: string }>;
 
 export type ErrorCode = keyof typeof errorCatalogue;
 
@@ -60,11 +103,15 @@ export class AppError extends Error {
   readonly retryAfter: number | undefined;
   readonly challenge: string | undefined;
 
-  constructor(code: ErrorCode, message: string, options: AppErrorOptions = {}) {
-    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+  /** Without a `message`, the catalogue's default for the code. */
+  constructor(code: ErrorCode, message?: string, options: AppErrorOptions = {}) {
+    super(
+      message ?? errorCatalogue[code].message,
+      options.cause === undefined ? undefined : { cause: options.cause },
+    );
     this.name = 'AppError';
     this.code = code;
-    this.status = errorCatalogue[code];
+    this.status = errorCatalogue[code].status;
     this.details = options.details;
     this.retryAfter = options.retryAfter;
     this.challenge = options.challenge;

@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { ConfigError, loadConfig } from '../src/config.ts';
+import { type ConfigVariable, configVariables } from '../src/configVariables.ts';
+import { readmeTable } from './helpers/readmeTable.ts';
 
 const problemsOf = (env: Record<string, string>): string[] => {
   try {
@@ -107,5 +109,16 @@ describe('configuration', () => {
       SECRET_KEY: 'ab'.repeat(32),
     });
     assert.equal(ok.environment, 'production');
+  });
+});
+
+describe("README's configuration table", () => {
+  it('is the table of variables in code written out: names, defaults, meanings and bounds', () => {
+    const rows = Object.entries(configVariables).map(([name, variable]: [string, ConfigVariable]) => [
+      `\`${name}\``,
+      variable.shown ?? `\`${variable.default}\``,
+      variable.read.accepts === undefined ? variable.doc : `${variable.doc}: ${variable.read.accepts}`,
+    ]);
+    assert.deepEqual(readmeTable('Configuration'), [['variable', 'default', 'meaning'], ...rows]);
   });
 });

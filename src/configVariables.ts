@@ -1,0 +1,173 @@
+/**
+ * The environment variables the service reads: each one's default, reader (with its bounds) and
+ * meaning, in one place. README's "Configuration" table is this table written out (one row each:
+ * the name, `shown` or the default, then `doc` and what the reader accepts); test/config.test.ts
+ * holds the two equal.
+ */
+import {
+  baseUrl,
+  flag,
+  httpUrl,
+  oneOf,
+  origins,
+  postgresUrl,
+  secretKey,
+  text,
+  type ValueReader,
+  wholeNumber,
+} from './configValues.ts';
+
+export const environments = ['production', 'test', 'development'] as const;
+export type Environment = (typeof environments)[number];
+export const logLevels = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+export type LogLevel = (typeof logLevels)[number];
+
+/**
+ * `default` is read when the variable is unset or blank (a `$NAME` in it is filled from a value read
+ * before, such as the port); without one, unset stays unset. `shown` says in words what unset means
+ * where the bare default would not.
+ */
+export type ConfigVariable = { read: ValueReader<unknown>; doc: string } & (
+  | { default: string; shown?: string }
+  | { default?: undefined; shown: string }
+);
+
+export const configVariables = {
+  APP_ENV: {
+    default: 'development',
+    read: oneOf(environments),
+    doc: 'the kind of deployment (production requires `SECRET_KEY` and an https `BASE_URL`)',
+  },
+  HOST: {
+    default: '127.0.0.1',
+    read: text,
+    doc: 'address to listen on (`0.0.0.0` to accept connections from other machines)',
+  },
+  PORT: { default: '3000', read: wholeNumber(0, 65_535), doc: 'port to listen on' },
+  BASE_URL: {
+    default: 'http://localhost:$PORT',
+    read: baseUrl,
+    doc: 'the public address people and clients use (behind a proxy: its https URL)',
+  },
+  DATABASE_URL: {
+    shown: 'unset: embedded SQLite',
+    read: postgresUrl,
+    doc: '`postgres://user:password@host:5432/db` to use PostgreSQL 15+',
+  },
+  DATA_DIR: {
+    default: './data',
+    read: text,
+    doc: 'where the embedded database and, outside production, the generated key live',
+  },
+  SECRET_KEY: {
+    shown: 'unset: generated into `$DATA_DIR/secret.key`',
+    read: secretKey,
+    doc: '32 random bytes as 64 hex digits or base64 (`openssl rand -base64 32`); signs forms, encrypts secrets at rest',
+  },
+  LOG_LEVEL: { default: 'info', read: oneOf(logLevels), doc: 'how much to log' },
+  TRUST_PROXY: {
+    default: 'false',
+    read: flag,
+    doc: '`true` when behind a reverse proxy that sets `X-Forwarded-*`',
+  },
+  SESSION_TTL_HOURS: {
+    default: '168',
+    read: wholeNumber(1, 24 * 90),
+    doc: 'how long a sign-in lasts, in hours',
+  },
+  GOOGLE_CLIENT_ID: {
+    shown: 'unset: no Google button',
+    read: text,
+    doc: 'an OAuth client of Google Cloud (redirect URI `$BASE_URL/account/connect/google/callback`)',
+  },
+  GOOGLE_CLIENT_SECRET: { shown: 'unset', read: text, doc: "that client's secret (set both or neither)" },
+  GOOGLE_AUTH_URL: {
+    shown: "Google's public endpoint",
+    read: httpUrl,
+    doc: 'the OAuth authorization endpoint, overridden for tests and proxies',
+  },
+  GOOGLE_TOKEN_URL: {
+    shown: "Google's public endpoint",
+    read: httpUrl,
+    doc: 'the OAuth token endpoint, overridden for tests and proxies',
+  },
+  GOOGLE_API_URL: {
+    shown: "Google's public endpoint",
+    read: httpUrl,
+    doc: 'the Calendar API v3 root, overridden for tests and proxies',
+  },
+  MICROSOFT_CLIENT_ID: {
+    shown: 'unset: no Microsoft button',
+    read: text,
+    doc: 'an app registration of Microsoft Entra ID (redirect URI `$BASE_URL/account/connect/microsoft/callback`)',
+  },
+  MICROSOFT_CLIENT_SECRET: {
+    shown: 'unset',
+    read: text,
+    doc: "that registration's secret (set both or neither)",
+  },
+  MICROSOFT_TENANT: {
+    default: 'common',
+    read: text,
+    doc: 'the Entra tenant (`common`, `organizations` or a tenant id)',
+  },
+  MICROSOFT_AUTH_URL: {
+    shown: "Microsoft's public endpoint for `$MICROSOFT_TENANT`",
+    read: httpUrl,
+    doc: 'the OAuth authorization endpoint, overridden for tests and sovereign clouds',
+  },
+  MICROSOFT_TOKEN_URL: {
+    shown: "Microsoft's public endpoint for `$MICROSOFT_TENANT`",
+    read: httpUrl,
+    doc: 'the OAuth token endpoint, overridden for tests and sovereign clouds',
+  },
+  MICROSOFT_API_URL: {
+    shown: "Microsoft Graph's public endpoint",
+    read: httpUrl,
+    doc: 'the Graph v1.0 root, overridden for tests and sovereign clouds',
+  },
+  ICS_ALLOW_PRIVATE_NETWORKS: {
+    default: 'false',
+    read: flag,
+    doc: 'let ICS subscriptions reach private, loopback and link-local addresses (keep off on shared deployments)',
+  },
+  PROVIDER_TIMEOUT_MS: {
+    default: '15000',
+    read: wholeNumber(100, 120_000),
+    doc: 'timeout of one request to a calendar provider, in milliseconds (idempotent reads are retried with backoff)',
+  },
+  CLIENT_REGISTRATIONS_PER_MINUTE: {
+    default: '10',
+    read: wholeNumber(1, 100_000),
+    doc: 'dynamic client registrations accepted per minute from one client address',
+  },
+  GRANT_REQUESTS_PER_MINUTE: {
+    default: '600',
+    read: wholeNumber(1, 10_000_000),
+    doc: 'requests to `/mcp` and `/v1` accepted per minute for one grant (then 429 `rate_limited` with `Retry-After`)',
+  },
+  MCP_ALLOWED_ORIGINS: {
+    default: '',
+    shown: "unset: only `BASE_URL`'s",
+    read: origins,
+    doc: "origins besides `BASE_URL`'s that browser-based MCP clients may call `/mcp` from, comma-separated; any other `Origin` gets 403",
+  },
+} as const satisfies Record<string, ConfigVariable>;
+
+export type VariableName = keyof typeof configVariables;
+type Variable<N extends VariableName> = (typeof configVariables)[N];
+
+/** The typed value of a variable: its reader's result, or `undefined` when it has no default. */
+export type VariableValue<N extends VariableName> =
+  | ReturnType<Variable<N>['read']>
+  | (Variable<N> extends { default: string } ? never : undefined);
+
+/** Reads variables from `env` by the table; problems go to `problems`, named by the variable. */
+export const variableReader =
+  (env: Record<string, string | undefined>, problems: string[]) =>
+  <N extends VariableName>(name: N, settings: Record<string, string> = {}): VariableValue<N> => {
+    const variable: ConfigVariable = configVariables[name];
+    const value =
+      env[name]?.trim() || variable.default?.replace(/\$([A-Z_]+)/g, (match, key) => settings[key] ?? match);
+    return (value === undefined ? undefined : variable.read(value, name, problems)) as VariableValue<N>;
+  };

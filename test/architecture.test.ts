@@ -18,7 +18,8 @@ const services = ['store/', 'policy/', ...core, 'config.ts'];
 const surface = ['context.ts', 'calendars/', 'people/', ...services];
 const allowed: Record<string, string[]> = {
   'errors.ts': [],
-  'config.ts': [],
+  'config.ts': ['config/'],
+  'config/': [],
   'lib/': ['errors.ts'],
   'domain/': ['lib/', 'errors.ts'],
   'policy/': core,

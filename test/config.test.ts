@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { type ConfigVariable, configVariables } from '../src/config/variables.ts';
 import { ConfigError, loadConfig } from '../src/config.ts';
-import { type ConfigVariable, configVariables } from '../src/configVariables.ts';
 import { readmeTable } from './helpers/readmeTable.ts';
 
 const problemsOf = (env: Record<string, string>): string[] => {

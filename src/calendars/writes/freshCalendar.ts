@@ -26,21 +26,8 @@ export interface FreshCalendar {
   view: CalendarView;
 }
 
-const refusals: Record<EditBlockedReason, string> = {
-  calendar_read_only: 'This calendar is read-only for the user.',
-  access_denied: 'This assistant may not change this event.',
-  recurring_event: 'This event repeats.',
-  not_organizer: 'Someone else organizes this event; only they can change it (the user can respond to it).',
-  guests_or_scheduling:
-    'This event has guests: changing it would send them updates, so the user should change it in their calendar.',
-  conference:
-    'This event carries an online meeting that a change could break; the user should change it themselves.',
-  managed_copy: 'This event is a copy managed elsewhere (a subscription, a birthday, a private copy).',
-  version_unavailable: 'The calendar gives no version of this event, so it cannot be changed safely.',
-  unknown: 'The calendar does not say whether this event may be changed.',
-};
-
-export const refusal = (reason: EditBlockedReason, message = refusals[reason]) =>
+/** A write refused for the event's editBlockedReason: the reason is the code (its message from the catalogue). */
+export const refusal = (reason: EditBlockedReason, message?: string) =>
   new AppError(reason, message, { details: { editBlockedReason: reason } });
 
 /** The scope a write needs; tools are listed by it too, this keeps the service safe on its own. */

@@ -15,7 +15,7 @@ import {
   text,
   type ValueReader,
   wholeNumber,
-} from './configValues.ts';
+} from './readers.ts';
 
 export const environments = ['production', 'test', 'development'] as const;
 export type Environment = (typeof environments)[number];

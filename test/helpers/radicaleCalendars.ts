@@ -1,16 +1,16 @@
 /**
- * Calendars on a real Radicale, filled with the shared real-world fixtures
- * (../shared/fixtures/ical, read in place, never copied) and with events written in a test, then
- * connected to the application as a CalDAV account the way a person connects one.
+ * Calendars on a real Radicale, filled with the project's iCalendar fixtures (test/fixtures/ical)
+ * and with events written in a test, then connected to the application as a CalDAV account the
+ * way a person connects one.
  */
 import { readFile } from 'node:fs/promises';
 import { connectAccount } from '../../src/calendars/accounts/connectedAccounts.ts';
 import type { AppContext } from '../../src/context.ts';
 import { mkcalendar, putIcs, type RadicaleServer } from './radicale.ts';
 
-/** A shared fixture's text, exactly as stored. */
+/** A fixture's text (test/fixtures/ical, see its README), exactly as stored. */
 export const fixtureIcs = (name: string): Promise<string> =>
-  readFile(new URL(`../../../shared/fixtures/ical/${name}`, import.meta.url), 'utf8');
+  readFile(new URL(`../fixtures/ical/${name}`, import.meta.url), 'utf8');
 
 /** A VCALENDAR around VEVENTs given as lists of content lines (CRLF, as RFC 5545 wants). */
 export const vcalendar = (...events: string[][]): string =>

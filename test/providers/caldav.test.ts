@@ -1,9 +1,9 @@
 /**
  * The CalDAV adapter against a real Radicale: discovery, connect-time errors, calendars with
- * their properties and rights, and real-world iCalendar files coming back as occurrences.
+ * their properties and rights, and the project's iCalendar fixtures (test/fixtures/ical, written
+ * the way common clients write them) coming back as occurrences.
  */
 import assert from 'node:assert/strict';
-import { readFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import { after, before, describe, it } from 'node:test';
 import type { ProviderCalendar, ProviderOccurrence } from '../../src/domain/providerFacts.ts';
@@ -20,11 +20,9 @@ import {
   readOnlyCollectionRights,
   startRadicale,
 } from '../helpers/radicale.ts';
+import { fixtureIcs } from '../helpers/radicaleCalendars.ts';
 
 const skip = radicaleMissing();
-
-const fixture = (name: string) =>
-  readFile(new URL(`../../../shared/fixtures/ical/${name}`, import.meta.url), 'utf8');
 
 const alice = { username: 'alice', password: 'alice-password' };
 const admin = { username: 'admin', password: 'admin-password' };
@@ -140,13 +138,13 @@ describe('CalDAV against Radicale', { skip }, () => {
       timeZone: vtimezone('/freeassociation.sourceforge.net/Tzfile/America/Chicago'),
     });
     for (const [calendar, file, auth] of [
-      ['work', 'recurring__each_week_but_two_deleted.ics', alice],
-      ['work', 'recurring__recurring_events_moved.ics', alice],
-      ['work', 'recurring__issue_179_example.ics', alice],
-      ['school', 'recurring__issue_48_dst.ics', alice],
-      ['holidays', 'tsdav__1.ics', admin],
+      ['work', 'weekly-utc-exdates-on-previous-day.ics', alice],
+      ['work', 'thunderbird-moved-instances.ics', alice],
+      ['work', 'confidential-yearly-all-day.ics', alice],
+      ['school', 'school-timetable-new-york-dst.ics', alice],
+      ['holidays', 'utc-single-event.ics', admin],
     ] as const) {
-      for (const [uid, { etag }] of await putIcs(`${home}${calendar}/`, auth, await fixture(file))) {
+      for (const [uid, { etag }] of await putIcs(`${home}${calendar}/`, auth, await fixtureIcs(file))) {
         etags.set(uid, etag);
       }
     }
@@ -222,8 +220,8 @@ describe('CalDAV against Radicale', { skip }, () => {
       await rejectsWith(provider.listCalendars(stale), 'reconnect_required');
       await rejectsWith(
         provider.listEvents(stale, calendarNamed('Work'), {
-          start: at('2019-03-01T00:00:00Z'),
-          end: at('2019-03-08T00:00:00Z'),
+          start: at('2023-11-06T00:00:00Z'),
+          end: at('2023-11-13T00:00:00Z'),
         }),
         'reconnect_required',
       );
@@ -262,7 +260,7 @@ describe('CalDAV against Radicale', { skip }, () => {
           authorization: basicAuth(alice.username, alice.password),
           'content-type': 'text/calendar',
         },
-        body: await fixture('tsdav__13.ics'),
+        body: await fixtureIcs('utc-weekly-open-ended.ics'),
       });
       assert.equal(response.status, 403);
     });
@@ -277,24 +275,24 @@ describe('CalDAV against Radicale', { skip }, () => {
   });
 
   describe('events', () => {
-    it('drops EXDATEs given in UTC on the previous day (each_week_but_two_deleted)', async () => {
-      // Weekly from Mon 2019-03-04 00:30 Berlin; 2019-03-10T23:30Z and 2019-03-24T23:30Z are the
-      // 11th and 25th at 00:30 CET. The window opens at 2019-03-17T23:00Z, just before the 18th's
-      // 00:30 CET (23:30Z); 1 April 00:30 is CEST (2019-03-31T22:30Z), inside.
+    it('drops EXDATEs given in UTC on the previous day (weekly-utc-exdates-on-previous-day)', async () => {
+      // Weekly from Tue 2024-03-05 00:15 Berlin; 2024-03-11T23:15Z and 2024-03-25T23:15Z are the
+      // 12th and 26th at 00:15 CET. The window opens at 2024-03-18T23:00Z, just before the 19th's
+      // 00:15 CET (23:15Z); 2 April 00:15 is CEST (2024-04-01T22:15Z), inside.
       const result = await provider.listEvents(account, calendarNamed('Work'), {
-        start: at('2019-03-17T23:00:00Z'),
-        end: at('2019-04-01T00:00:00Z'),
+        start: at('2024-03-18T23:00:00Z'),
+        end: at('2024-04-02T00:00:00Z'),
       });
-      const uid = 'SX2CURHKFTKKFFU3VUD7K';
+      const uid = 'N7Q4WZ2KTD8LXHR3';
       const ours = result.occurrences.filter((o) => o.providerEventId.endsWith(`#${uid}`));
       assert.deepEqual(starts(ours), [
-        ['2019-03-18T00:30:00 Europe/Berlin', uid],
-        ['2019-04-01T00:30:00 Europe/Berlin', uid],
+        ['2024-03-19T00:15:00 Europe/Berlin', uid],
+        ['2024-04-02T00:15:00 Europe/Berlin', uid],
       ]);
       for (const occurrence of ours) {
-        assert.equal(occurrence.providerEventId, `SX2CURHKFTKKFFU3VUD7K.ics#${uid}`);
-        assert.equal(occurrence.duration, 'PT30M');
-        assert.equal(occurrence.title, 'test6');
+        assert.equal(occurrence.providerEventId, `N7Q4WZ2KTD8LXHR3.ics#${uid}`);
+        assert.equal(occurrence.duration, 'PT45M');
+        assert.equal(occurrence.title, 'Late handover');
         assert.equal(occurrence.facts.recurring, true);
         assert.equal(occurrence.facts.version, etags.get(uid));
       }
@@ -302,90 +300,88 @@ describe('CalDAV against Radicale', { skip }, () => {
       assert.deepEqual(result.skipped, []);
     });
 
-    it('applies moved and edited instances (recurring_events_moved)', async () => {
+    it('applies moved and edited instances (thunderbird-moved-instances)', async () => {
       const work = calendarNamed('Work');
-      // "New Event": daily 02:00 Berlin, 7–10 March; the 8th moved to 01:00, the 9th to 03:00.
-      const march = await provider.listEvents(account, work, {
-        start: at('2019-03-07T00:00:00Z'),
-        end: at('2019-03-11T00:00:00Z'),
+      // "Server maintenance": daily 01:00 Berlin, 6–9 November; the 7th moved to 00:00, the 8th to 02:00.
+      const november = await provider.listEvents(account, work, {
+        start: at('2023-11-06T00:00:00Z'),
+        end: at('2023-11-10T00:00:00Z'),
       });
-      const moved = 'a0c78729-30b1-4ba3-a86e-6aedd995d788';
-      assert.deepEqual(starts(march.occurrences.filter((o) => o.providerEventId.endsWith(moved))), [
-        ['2019-03-07T02:00:00 Europe/Berlin', moved],
-        ['2019-03-08T01:00:00 Europe/Berlin', moved],
-        ['2019-03-09T03:00:00 Europe/Berlin', moved],
-        ['2019-03-10T02:00:00 Europe/Berlin', moved],
+      const moved = 'a8e1d0c4-2f6b-4c3a-b9d7-61e5f0a2c4d8';
+      assert.deepEqual(starts(november.occurrences.filter((o) => o.providerEventId.endsWith(moved))), [
+        ['2023-11-06T01:00:00 Europe/Berlin', moved],
+        ['2023-11-07T00:00:00 Europe/Berlin', moved],
+        ['2023-11-08T02:00:00 Europe/Berlin', moved],
+        ['2023-11-09T01:00:00 Europe/Berlin', moved],
       ]);
-      // "test7": daily 04:00 Berlin until 2019-03-20T03:00Z (inclusive: that is the 20th's 04:00 CET);
-      // the 19th is an edited instance with its own title and location.
+      // "Night backup check": daily 03:00 Berlin until 2023-11-15T02:00Z (inclusive: that is the
+      // 15th's 03:00 CET); the 14th is an edited instance with its own title and location.
       const later = await provider.listEvents(account, work, {
-        start: at('2019-03-18T00:00:00Z'),
-        end: at('2019-03-25T00:00:00Z'),
+        start: at('2023-11-13T00:00:00Z'),
+        end: at('2023-11-20T00:00:00Z'),
       });
-      const edited = '5d4c6843-9300-4f91-8d88-6094d4b0b840';
-      const test7 = later.occurrences
+      const edited = '3f9a2c1e-7b4d-4e8a-9c61-5d2e0f8b7a13';
+      const backups = later.occurrences
         .filter((o) => o.providerEventId.endsWith(edited))
         .sort((a, b) => a.start.localeCompare(b.start));
       assert.deepEqual(
-        test7.map((o) => [o.start, o.title, o.locations?.map((l) => l.name)]),
+        backups.map((o) => [o.start, o.title, o.locations?.map((l) => l.name)]),
         [
-          ['2019-03-18T04:00:00', 'test7', undefined],
-          ['2019-03-19T04:00:00', 'test7 - edited', ['location']],
-          ['2019-03-20T04:00:00', 'test7', undefined],
+          ['2023-11-13T03:00:00', 'Night backup check', undefined],
+          ['2023-11-14T03:00:00', 'Night backup check - edited', ['Server room B']],
+          ['2023-11-15T03:00:00', 'Night backup check', undefined],
         ],
       );
-      assert.ok(test7.every((o) => o.facts.version === etags.get(edited)));
+      assert.ok(backups.every((o) => o.facts.version === etags.get(edited)));
     });
 
-    it('keeps wall-clock times across the end of DST in Chicago (issue_48_dst)', async () => {
+    it('keeps wall-clock times across the end of DST in New York (school-timetable-new-york-dst)', async () => {
       const school = calendarNamed('School');
-      // Thanksgiving week, Mon 23 – Fri 27 Nov 2020 (CST, UTC−6): thirteen series, most of them
-      // with EXDATEs on the 26th and 27th.
+      // Thanksgiving week, Mon 22 – Fri 26 Nov 2021 (EST, UTC−5): six weekly lessons, excluded
+      // from Wednesday to Friday, and a one-off evening given in UTC.
       const week = await provider.listEvents(account, school, {
-        start: at('2020-11-23T06:00:00Z'),
-        end: at('2020-11-28T06:00:00Z'),
+        start: at('2021-11-22T05:00:00Z'),
+        end: at('2021-11-27T05:00:00Z'),
       });
       assert.deepEqual(starts(week.occurrences), [
-        ['2020-11-23T08:15:00 America/Chicago', 'c4p6@google.com'],
-        ['2020-11-23T10:15:00 America/Chicago', 'm4b9nckq@google.com'],
-        ['2020-11-23T12:30:00 America/Chicago', 'u81j@google.com'],
-        ['2020-11-24T08:15:00 America/Chicago', 'c4p6@google.com'],
-        ['2020-11-24T10:15:00 America/Chicago', '2ohv@google.com'],
-        ['2020-11-24T12:30:00 America/Chicago', 'm0lbs@google.com'],
-        ['2020-11-24T14:15:00 America/Chicago', '2n0o@google.com'],
+        ['2021-11-22T08:15:00 America/New_York', 'math-5a@school.example'],
+        ['2021-11-22T10:15:00 America/New_York', 'music-5a@school.example'],
+        ['2021-11-22T23:00:00 Etc/UTC', 'parent-conferences@school.example'],
+        ['2021-11-23T08:15:00 America/New_York', 'science-5a@school.example'],
+        ['2021-11-23T14:15:00 America/New_York', 'pe-5a@school.example'],
       ]);
-      // A series begun in CDT (28 Sep, 10:15 = 15:15Z) is at 10:15 CST = 16:15Z after 1 November.
+      // A series begun in EDT (13 Sep, 10:15 = 14:15Z) is at 10:15 EST = 15:15Z after 7 November.
       const monday = await provider.listEvents(account, school, {
-        start: at('2020-11-02T16:00:00Z'),
-        end: at('2020-11-02T16:30:00Z'),
+        start: at('2021-11-08T15:00:00Z'),
+        end: at('2021-11-08T15:30:00Z'),
       });
       assert.deepEqual(starts(monday.occurrences), [
-        ['2020-11-02T10:15:00 America/Chicago', 'm4b9nckq@google.com'],
+        ['2021-11-08T10:15:00 America/New_York', 'music-5a@school.example'],
       ]);
-      assert.ok(week.occurrences.every((o) => o.duration === 'PT15M'));
+      assert.ok(week.occurrences.every((o) => o.duration === 'PT45M'));
     });
 
     it('asks the server a day wider for all-day events, which have no zone yet', async () => {
-      // Yearly on 2 November since 1997, VALUE=DATE. Radicale reads dates as UTC days, so for a
-      // window that ends on 1 November it matches only because the query reaches into the 2nd.
+      // Yearly on 21 October since 1999, VALUE=DATE. Radicale reads dates as UTC days, so for a
+      // window that ends on 20 October it matches only because the query reaches into the 21st.
       const result = await provider.listEvents(account, calendarNamed('Work'), {
-        start: at('2025-11-01T00:00:00Z'),
-        end: at('2025-11-01T12:00:00Z'),
+        start: at('2025-10-20T00:00:00Z'),
+        end: at('2025-10-20T12:00:00Z'),
       });
       assert.deepEqual(
         result.occurrences.map((o) => [o.start, o.timeZone, o.showWithoutTime, o.duration, o.title]),
-        [['2025-11-02T00:00:00', undefined, true, 'P1D', 'Our Blissful Anniversary']],
+        [['2025-10-21T00:00:00', undefined, true, 'P1D', 'Wedding anniversary of Ines and Tomás']],
       );
     });
 
     it('reads the events of a read-only calendar', async () => {
       const result = await provider.listEvents(account, calendarNamed('Holidays'), {
-        start: at('2021-04-01T00:00:00Z'),
-        end: at('2021-04-02T00:00:00Z'),
+        start: at('2023-05-02T00:00:00Z'),
+        end: at('2023-05-03T00:00:00Z'),
       });
       assert.deepEqual(
         result.occurrences.map((o) => [o.start, o.timeZone, o.duration, o.title]),
-        [['2021-04-01T09:08:00', 'Etc/UTC', 'PT1H', '1']],
+        [['2023-05-02T13:45:00', 'Etc/UTC', 'PT1H', 'Staff briefing']],
       );
     });
   });
@@ -416,21 +412,17 @@ describe('CalDAV against Radicale', { skip }, () => {
     it('reads an occurrence by its recurrence id, and a series by its first occurrence', async () => {
       const work = calendarNamed('Work');
       const listed = await provider.listEvents(account, work, {
-        start: at('2019-03-09T00:00:00Z'),
-        end: at('2019-03-10T00:00:00Z'),
+        start: at('2023-11-08T00:00:00Z'),
+        end: at('2023-11-09T00:00:00Z'),
       });
-      const ninth = listed.occurrences.find((o) => o.start === '2019-03-09T03:00:00')!;
-      assert.ok(ninth.recurrenceId);
-      const fresh = await provider.getEvent(account, work, ninth.providerEventId, ninth.recurrenceId);
-      assert.deepEqual(fresh, ninth);
+      const eighth = listed.occurrences.find((o) => o.start === '2023-11-08T02:00:00')!;
+      assert.ok(eighth.recurrenceId);
+      const fresh = await provider.getEvent(account, work, eighth.providerEventId, eighth.recurrenceId);
+      assert.deepEqual(fresh, eighth);
 
-      const series = await provider.getEvent(
-        account,
-        work,
-        'SX2CURHKFTKKFFU3VUD7K.ics#SX2CURHKFTKKFFU3VUD7K',
-      );
-      assert.equal(series?.start, '2019-03-04T00:30:00');
-      assert.equal(series?.facts.version, etags.get('SX2CURHKFTKKFFU3VUD7K'));
+      const series = await provider.getEvent(account, work, 'N7Q4WZ2KTD8LXHR3.ics#N7Q4WZ2KTD8LXHR3');
+      assert.equal(series?.start, '2024-03-05T00:15:00');
+      assert.equal(series?.facts.version, etags.get('N7Q4WZ2KTD8LXHR3'));
     });
 
     it('answers undefined for an event that is gone or an id that is not ours', async () => {

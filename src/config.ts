@@ -23,6 +23,8 @@ export interface Config {
   microsoft: (OAuthProviderConfig & { tenant: string }) | undefined;
   /** Lets ICS subscriptions reach private and loopback addresses (off: no server-side request forgery). */
   icsAllowPrivateNetworks: boolean;
+  /** Lets CalDAV accounts reach private and loopback addresses (self-hosted servers); off in production unless set. */
+  caldavAllowPrivateNetworks: boolean;
   /** Timeout of one provider request attempt. */
   providerTimeoutMs: number;
   /** Dynamic client registrations accepted per minute from one client address. */
@@ -97,6 +99,7 @@ export function loadConfig(env: Env): Config {
   const microsoftClient = oauthClient('MICROSOFT');
   const microsoft = microsoftClient && { ...microsoftClient, tenant: read('MICROSOFT_TENANT') };
   const icsAllowPrivateNetworks = read('ICS_ALLOW_PRIVATE_NETWORKS');
+  const caldavAllowPrivateNetworks = read('CALDAV_ALLOW_PRIVATE_NETWORKS') ?? environment !== 'production';
   const providerTimeoutMs = read('PROVIDER_TIMEOUT_MS');
   const clientRegistrationsPerMinute = read('CLIENT_REGISTRATIONS_PER_MINUTE');
   const grantRequestsPerMinute = read('GRANT_REQUESTS_PER_MINUTE');
@@ -117,6 +120,7 @@ export function loadConfig(env: Env): Config {
     google,
     microsoft,
     icsAllowPrivateNetworks,
+    caldavAllowPrivateNetworks,
     providerTimeoutMs,
     clientRegistrationsPerMinute,
     grantRequestsPerMinute,

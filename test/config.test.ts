@@ -110,6 +110,22 @@ describe('configuration', () => {
     });
     assert.equal(ok.environment, 'production');
   });
+
+  it('lets CalDAV reach private networks outside production only, unless set', () => {
+    const production = {
+      APP_ENV: 'production',
+      BASE_URL: 'https://cal.example.com',
+      SECRET_KEY: 'ab'.repeat(32),
+    };
+    assert.equal(loadConfig({}).caldavAllowPrivateNetworks, true);
+    assert.equal(loadConfig({ APP_ENV: 'test' }).caldavAllowPrivateNetworks, true);
+    assert.equal(loadConfig(production).caldavAllowPrivateNetworks, false);
+    assert.equal(
+      loadConfig({ ...production, CALDAV_ALLOW_PRIVATE_NETWORKS: 'true' }).caldavAllowPrivateNetworks,
+      true,
+    );
+    assert.equal(loadConfig({ CALDAV_ALLOW_PRIVATE_NETWORKS: 'false' }).caldavAllowPrivateNetworks, false);
+  });
 });
 
 describe("README's configuration table", () => {

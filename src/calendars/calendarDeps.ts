@@ -6,4 +6,6 @@ export interface CalendarDeps extends AccountDeps {
   ids: EventIdCodec;
   /** Told about failures that were not the provider's answer (they are still reported to the caller). */
   onUnexpectedError?: (error: unknown) => void;
+  /** Told about a calendar left out for its provider's known failure (a feed too large, a timeout…): one line, no stack. */
+  onCalendarExcluded?: (exclusion: { calendarId: string; reason: string; code: string }) => void;
 }

@@ -131,6 +131,11 @@ export const configVariables = {
     read: flag,
     doc: 'let ICS subscriptions reach private, loopback and link-local addresses (keep off on shared deployments)',
   },
+  CALDAV_ALLOW_PRIVATE_NETWORKS: {
+    shown: 'unset: `true`, but `false` when `APP_ENV=production`',
+    read: flag,
+    doc: 'let CalDAV accounts reach servers on private, loopback and link-local addresses (self-hosted servers); off, the server address, every redirect and every href it names must be public',
+  },
   PROVIDER_TIMEOUT_MS: {
     default: '15000',
     read: wholeNumber(100, 120_000),

@@ -46,7 +46,11 @@ export async function registerMcpRoutes(
       const onUnexpectedError = (error: unknown) => scope.log.error({ err: error }, 'tool failed');
       return createMcpServer(
         {
-          calendars: { ...calendars, onUnexpectedError },
+          calendars: {
+            ...calendars,
+            onUnexpectedError,
+            onCalendarExcluded: (exclusion) => scope.log.warn(exclusion, 'calendar excluded'),
+          },
           secretKey: ctx.secretKey,
           version,
           onUnexpectedError,

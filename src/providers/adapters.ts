@@ -27,7 +27,7 @@ export function createCalendarAdapters(
 ): { providers: Providers; connectors: Connectors } {
   const http = new ProviderHttp({ timeoutMs: config.providerTimeoutMs, ...httpOptions });
   const providers: Providers = {
-    caldav: createCaldavProvider({ http }),
+    caldav: createCaldavProvider({ http, allowPrivateNetworks: config.caldavAllowPrivateNetworks }),
     ics: createIcsProvider({ http, allowPrivateNetworks: config.icsAllowPrivateNetworks }),
   };
   const connectors: Connectors = {};

@@ -43,6 +43,7 @@ export function registerRestRoutes(
       {
         ...calendars,
         onUnexpectedError: (error) => request.log.error({ err: error }, 'calendar read failed'),
+        onCalendarExcluded: (exclusion) => request.log.warn(exclusion, 'calendar excluded'),
       },
       request.principal,
       readRequest,

@@ -142,7 +142,8 @@ describe('connected accounts', { skip: radicaleMissing() }, () => {
     );
     await rejectsWith(
       connectAccount(deps, owner, { ...caldav(radicale.password), serverUrl: 'http://127.0.0.1:9/' }, 'x'),
-      'provider_unavailable',
+      'invalid_request',
+      'serverUrl',
     );
     await rejectsWith(
       connectAccount(deps, owner, { kind: 'ics', url: `${feedBase}/page.html` }, 'x'),

@@ -598,7 +598,7 @@ describe('/mcp endpoint rules', () => {
 
   describe('provider failures give partial results', () => {
     const note = (parts: string) =>
-      `Not every calendar could be read completely, so the result may miss events: ${parts}. Try these again later or ask the user to reconnect the account.`;
+      `Not every calendar could be read completely, so the result may miss events: ${parts}.`;
     const titles = (content: Record<string, unknown>) => (content.termine as Event[]).map((e) => e.title);
 
     it('search_events: truncated, the text names the calendar, never an error', async () => {
@@ -616,7 +616,7 @@ describe('/mcp endpoint rules', () => {
         assert.equal(result.content.length, 2);
         assert.deepEqual(result.content[1], {
           type: 'text',
-          text: note(`${failing} (provider unavailable)`),
+          text: note(`${failing} (the calendar service did not answer as expected; try again later)`),
         });
       }
     });
@@ -629,12 +629,17 @@ describe('/mcp endpoint rules', () => {
       const content = structured(result);
       assert.deepEqual(titles(content), ['Kept planning']);
       assert.equal(content.truncated, true);
-      assert.deepEqual(result.content[1], { type: 'text', text: note(`${ana.partial} (incomplete)`) });
+      assert.deepEqual(result.content[1], {
+        type: 'text',
+        text: note(`${ana.partial} (some of its events could not be read)`),
+      });
     });
 
     it('get_availability and list_events name every calendar that fell short, in request order', async () => {
       const calendarIds = [ana.partial, ana.work, ana.broken];
-      const expected = note(`${ana.partial} (incomplete), ${ana.broken} (provider unavailable)`);
+      const expected = note(
+        `${ana.partial} (some of its events could not be read), ${ana.broken} (the calendar service did not answer as expected; try again later)`,
+      );
       const availability = await callToolRaw(mcp, readToken, 'get_availability', { calendarIds, ...window });
       assert.deepEqual(structured(availability), {
         ok: true,

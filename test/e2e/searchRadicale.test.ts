@@ -1085,7 +1085,7 @@ describe('search_events on Radicale calendars', { skip }, () => {
       ]);
       assert.ok(result.matched > 3 && result.matched < 6000, `matched ${result.matched}`);
       assert.equal(result.truncated, true);
-      assert.match(note ?? '', new RegExp(`${ticker} \\(incomplete\\)`));
+      assert.match(note ?? '', new RegExp(`${ticker} \\(some of its events could not be read\\)`));
       // Nothing found there proves nothing: still truncated, and only that calendar is named.
       const none = await full.searchWithNote({ calendarIds: [...words(), ticker], query: 'müller', ...week });
       assert.deepEqual(none.result.termine, []);

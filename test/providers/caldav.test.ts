@@ -7,10 +7,10 @@ import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
 import { after, before, describe, it } from 'node:test';
 import type { ProviderCalendar, ProviderOccurrence } from '../../src/domain/providerFacts.ts';
-import { AppError } from '../../src/errors.ts';
 import { connectCaldav, createCaldavProvider } from '../../src/providers/caldav/adapter.ts';
 import type { AccountAccess, CredentialsOf } from '../../src/providers/port.ts';
 import { ProviderHttp } from '../../src/providers/providerHttp.ts';
+import { rejectsWith } from '../helpers/appErrors.ts';
 import {
   basicAuth,
   mkcalendar,
@@ -60,14 +60,6 @@ const vtimezone = (tzid: string) =>
     'END:VCALENDAR',
     '',
   ].join('\r\n');
-
-const rejectsWith = (promise: Promise<unknown>, code: string, check?: (error: AppError) => void) =>
-  assert.rejects(promise, (error: unknown) => {
-    assert.ok(error instanceof AppError, String(error));
-    assert.equal(error.code, code, error.message);
-    check?.(error);
-    return true;
-  });
 
 const at = (iso: string) => Temporal.Instant.from(iso);
 
@@ -204,14 +196,15 @@ describe('CalDAV against Radicale', { skip }, () => {
       );
     });
 
-    it('reports an unreachable server as provider_unavailable', async () => {
+    it('reports an unreachable server as no CalDAV server at the address', async () => {
       const closed = createServer();
       await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
       const port = (closed.address() as { port: number }).port;
       await new Promise((resolve) => closed.close(resolve));
       await rejectsWith(
         connectCaldav({ http }, { serverUrl: `http://127.0.0.1:${port}/`, ...alice }),
-        'provider_unavailable',
+        'invalid_request',
+        (error) => assert.match(error.message, /No CalDAV server answered at 127\.0\.0\.1:\d+/),
       );
     });
 

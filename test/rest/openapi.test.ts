@@ -295,7 +295,7 @@ describe('the OpenAPI document', () => {
       [
         'an unknown exclusion reason',
         'EventList',
-        list([], { excluded: [{ calendarId: 'c', reason: 'gone' }] }),
+        list([], { excluded: [{ calendarId: 'c', reason: 'exploded' }] }),
         false,
       ],
       ['an extra member in meta', 'EventList', list([], { excluded: [], total: 1 }), false],

@@ -15,13 +15,21 @@ import type { CalendarDeps } from '../calendarDeps.ts';
 import { permittedCalendars } from '../permittedCalendars.ts';
 import { needsTimeZone, readCalendarEvents } from './calendarEvents.ts';
 
-export const exclusionReasons = [
-  'provider_unavailable',
-  'reconnect_required',
-  'time_zone_required',
-  'incomplete',
-] as const;
-export type ExclusionReason = (typeof exclusionReasons)[number];
+/** Why a calendar is missing from a read, each in words for the MCP text (a closed list: OpenAPI enumerates it). */
+export const exclusionMeanings = {
+  provider_unavailable: 'the calendar service did not answer as expected; try again later',
+  reconnect_required: 'the account must be reconnected by the user',
+  time_zone_required: "the user's time zone is needed",
+  incomplete: 'some of its events could not be read',
+  too_large: 'the calendar is larger than this service reads',
+  not_calendar_data: 'its address does not serve calendar data',
+  cut_off: "the calendar's answer broke off before its end",
+  too_many_redirects: 'its address redirects too many times',
+  timeout: 'the calendar did not answer in time',
+  gone: 'the calendar no longer exists at its address',
+} as const;
+export type ExclusionReason = keyof typeof exclusionMeanings;
+export const exclusionReasons = Object.keys(exclusionMeanings) as ExclusionReason[];
 
 /** A requested calendar whose events are missing (or, for `incomplete`, partly missing). */
 export interface CalendarExclusion {
@@ -37,13 +45,27 @@ export interface EventsRead {
   levels: Map<string, DetailLevel>;
 }
 
-function exclusionReason(error: unknown): ExclusionReason | undefined {
+/** Reasons the adapters give (`details.reason`) that are passed on as they are. */
+const providerReasons = new Set<string>([
+  'too_large',
+  'not_calendar_data',
+  'cut_off',
+  'too_many_redirects',
+  'timeout',
+]);
+
+/** The exclusion a provider's failure means; undefined for a failure that is not the provider's answer. */
+export function exclusionReason(error: unknown): ExclusionReason | undefined {
   if (!isAppError(error)) return undefined;
+  const reason = error.details?.reason;
+  if (typeof reason === 'string' && providerReasons.has(reason)) return reason as ExclusionReason;
   switch (error.code) {
     case 'reconnect_required':
     case 'time_zone_required':
     case 'provider_unavailable':
       return error.code;
+    case 'not_found':
+      return 'gone';
     default:
       return undefined;
   }
@@ -79,6 +101,7 @@ export async function readEvents(
       } catch (error) {
         const reason = exclusionReason(error);
         if (reason === undefined) deps.onUnexpectedError?.(error);
+        else deps.onCalendarExcluded?.({ calendarId: calendar.id, reason, code: (error as AppError).code });
         excluded.push({ calendarId: calendar.id, reason: reason ?? 'provider_unavailable' });
         return [];
       }

@@ -2,6 +2,8 @@
  * The arguments every read tool shares (calendars, window, zone), described for a model, and
  * their turn into a ReadRequest. Bounds live in the schema and in `parseReadRequest`.
  */
+
+import { type ExclusionReason, exclusionMeanings } from '../../calendars/reads/readEvents.ts';
 import {
   maxCalendarsPerRequest,
   maxTimeZoneLength,
@@ -55,12 +57,12 @@ export const toReadRequest = (args: ReadArguments): ReadRequest =>
 /** The outcome of a read tool, with words about calendars that could not be read (completely). */
 export function withExclusions(
   structured: Record<string, unknown>,
-  excluded: ReadonlyArray<{ calendarId: string; reason: string }>,
+  excluded: ReadonlyArray<{ calendarId: string; reason: ExclusionReason }>,
 ): ToolOutcome {
   if (excluded.length === 0) return { structured };
-  const list = excluded.map((e) => `${e.calendarId} (${e.reason.replaceAll('_', ' ')})`).join(', ');
+  const list = excluded.map((e) => `${e.calendarId} (${exclusionMeanings[e.reason]})`).join(', ');
   return {
     structured,
-    note: `Not every calendar could be read completely, so the result may miss events: ${list}. Try these again later or ask the user to reconnect the account.`,
+    note: `Not every calendar could be read completely, so the result may miss events: ${list}.`,
   };
 }

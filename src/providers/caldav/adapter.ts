@@ -5,13 +5,13 @@
  */
 
 import type { ProviderCalendar } from '../../domain/providerFacts.ts';
-import { AppError, invalidField } from '../../errors.ts';
+import { AppError, invalidField, isAppError } from '../../errors.ts';
 import { type Clock, systemClock } from '../../lib/clock.ts';
 import type { AccountAccess, CalendarProvider, CredentialsOf } from '../port.ts';
 import type { ProviderHttp } from '../providerHttp.ts';
 import { listCalendarsAt } from './calendars.ts';
 import type { DavSession } from './client.ts';
-import { discoverCalendarHome, parseServerUrl, principalAddresses } from './discovery.ts';
+import { discoverCalendarHome, noServerAt, parseServerUrl, principalAddresses } from './discovery.ts';
 import { getEventIn, listEventsIn } from './events.ts';
 import { createCaldavWriter } from './writer.ts';
 
@@ -20,6 +20,8 @@ type Account = AccountAccess<CaldavCredentials>;
 
 export interface CaldavDeps {
   http: ProviderHttp;
+  /** Reach servers on private, loopback and link-local addresses (self-hosted); default true. */
+  allowPrivateNetworks?: boolean;
   /** Stamps written objects; the system clock by default. */
   clock?: Clock;
 }
@@ -32,36 +34,48 @@ export interface CaldavConnection {
 
 const looksLikeEmail = (value: string) => /^[^@\s]+@[^@\s]+\.[^@\s]+$/.test(value);
 
+/** Failures below HTTP: a closed port, a port that speaks something else or nothing, a broken answer. */
+const unreachable = new Set(['network', 'timeout', 'cut_off']);
+
 /**
  * Checks what a person typed when connecting a CalDAV account: discovers the calendar home and
- * lists its calendars. Wrong password, not a CalDAV server → invalid_request naming the field;
- * unreachable → provider_unavailable.
+ * lists its calendars. Wrong password → invalid_request naming the field; anything but a CalDAV
+ * server → the same invalid_request for every kind of address, so that the form cannot tell a
+ * closed port from an open one.
  */
 export async function connectCaldav(
-  deps: { http: ProviderHttp },
+  deps: Pick<CaldavDeps, 'http' | 'allowPrivateNetworks'>,
   input: { serverUrl: string; username: string; password: string },
 ): Promise<CaldavConnection> {
   if (input.username.trim() === '') throw invalidField('username', 'Enter the CalDAV username.');
   if (input.password === '') throw invalidField('password', 'Enter the CalDAV password.');
-  const serverUrl = parseServerUrl(input.serverUrl).href;
+  const start = parseServerUrl(input.serverUrl);
+  const serverUrl = start.href;
   const session: DavSession = {
     http: deps.http,
     accountKey: `caldav-connect ${input.username} ${serverUrl}`,
     username: input.username,
     password: input.password,
     mode: 'connect',
+    allowPrivateNetworks: deps.allowPrivateNetworks ?? true,
   };
-  const calendarHomeUrl = await discoverCalendarHome(session, serverUrl);
-  return {
-    credentials: {
-      kind: 'caldav',
-      serverUrl,
-      username: input.username,
-      password: input.password,
-      calendarHomeUrl,
-    },
-    calendars: await listCalendarsAt(session, calendarHomeUrl),
-  };
+  try {
+    const calendarHomeUrl = await discoverCalendarHome(session, serverUrl);
+    return {
+      credentials: {
+        kind: 'caldav',
+        serverUrl,
+        username: input.username,
+        password: input.password,
+        calendarHomeUrl,
+      },
+      calendars: await listCalendarsAt(session, calendarHomeUrl),
+    };
+  } catch (error) {
+    const reason = isAppError(error) ? error.details?.reason : undefined;
+    if (typeof reason === 'string' && unreachable.has(reason)) throw noServerAt(session, start);
+    throw error;
+  }
 }
 
 export function createCaldavProvider(deps: CaldavDeps): CalendarProvider<'caldav'> {
@@ -75,6 +89,7 @@ export function createCaldavProvider(deps: CaldavDeps): CalendarProvider<'caldav
     username: account.credentials.username,
     password: account.credentials.password,
     mode: 'account',
+    allowPrivateNetworks: deps.allowPrivateNetworks ?? true,
   });
 
   async function rediscoverHome(account: Account, session: DavSession): Promise<string> {

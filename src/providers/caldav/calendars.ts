@@ -5,7 +5,7 @@
 
 import type { CalendarAccess, ProviderCalendar } from '../../domain/providerFacts.ts';
 import { resolveTzid } from '../../domain/time/zones.ts';
-import { type DavSession, propfind } from './client.ts';
+import { type DavSession, hrefUrl, propfind } from './client.ts';
 import { child, type DavResponse, hrefIn, ns, type PropName, propKey, type XmlElement } from './wire.ts';
 
 const p = {
@@ -73,7 +73,7 @@ function accessOf(response: DavResponse, base: URL): CalendarAccess {
   const same =
     owner !== undefined &&
     principal !== undefined &&
-    new URL(owner, base).href === new URL(principal, base).href;
+    URL.parse(owner, base)?.href === URL.parse(principal, base)?.href;
   return same ? 'owner' : 'writer';
 }
 
@@ -91,10 +91,11 @@ export async function listCalendarsAt(session: DavSession, homeUrl: string): Pro
   const calendars: ProviderCalendar[] = [];
   for (const response of answer.responses) {
     const defaultHref = hrefIn(prop(response, p.defaultCalendar));
-    if (defaultHref !== undefined) defaultUrl = collectionUrl(new URL(defaultHref, answer.url)).href;
+    const named = defaultHref === undefined ? null : URL.parse(defaultHref, answer.url);
+    if (named !== null) defaultUrl = collectionUrl(named).href;
     const isCalendar = child(prop(response, p.resourcetype), ns.caldav, 'calendar') !== undefined;
     if (!isCalendar || (response.status ?? 200) >= 300 || !holdsEvents(response)) continue;
-    const url = collectionUrl(new URL(response.href, answer.url));
+    const url = collectionUrl(hrefUrl(session, response.href, answer.url, 'a calendar'));
     const timeZone = zoneOf(response);
     const color = colorOf(prop(response, p.color));
     calendars.push({

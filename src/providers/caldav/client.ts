@@ -2,8 +2,12 @@
  * Authenticated WebDAV requests to one CalDAV account, with the errors they mean. The same
  * answer means different things at connect time (the person typed something wrong:
  * invalid_request naming the field) and later (a stored account broke: reconnect_required).
+ * The credentials go to the server's own origin only (redirects and hrefs alike), to public
+ * addresses only unless private networks are allowed, and every answer is read within a limit.
  */
-import { AppError, invalidField } from '../../errors.ts';
+import { AppError, invalidField, isAppError } from '../../errors.ts';
+import { readBoundedText } from '../boundedBody.ts';
+import { assertPublicHost } from '../networkGuard.ts';
 import type { ProviderHttp } from '../providerHttp.ts';
 import { requestFollowingRedirects } from '../redirects.ts';
 import { type DavResponse, type PropName, parseMultistatus, propfindBody } from './wire.ts';
@@ -14,6 +18,8 @@ export interface DavSession {
   username: string;
   password: string;
   mode: 'connect' | 'account';
+  /** Self-hosted servers on private, loopback and link-local addresses may be reached. */
+  allowPrivateNetworks: boolean;
 }
 
 export interface DavAnswer {
@@ -27,11 +33,47 @@ export interface DavAnswer {
 const provider = 'CalDAV server';
 const maxRedirects = 5;
 
+/**
+ * Largest answers read. A calendar-query REPORT carries whole objects (servers such as Radicale
+ * ignore `expand`, so a series comes with all its exceptions): a busy month is a few MiB, and
+ * 16 MiB leaves room for long-lived series. Everything else (PROPFIND of a principal or a home
+ * of some hundred calendars, GET of one object) is far smaller than 4 MiB.
+ */
+export const answerLimits = { report: 16 * 1024 * 1024, other: 4 * 1024 * 1024 };
+
 /** Same origin, or the same host upgraded to https: credentials never travel elsewhere. */
-function checkRedirect(session: DavSession, next: URL, from: URL | undefined): void {
-  if (from === undefined || next.origin === from.origin) return;
-  if (from.protocol === 'http:' && next.protocol === 'https:' && next.hostname === from.hostname) return;
-  throw fail(session, 'serverUrl', `The CalDAV server redirected to another host (${next.host}).`);
+export const sameServer = (next: URL, from: URL): boolean =>
+  next.origin === from.origin ||
+  (from.protocol === 'http:' && next.protocol === 'https:' && next.hostname === from.hostname);
+
+/** Every address requested: the one typed, each redirect hop, each href followed. */
+async function checkHop(session: DavSession, next: URL, from: URL | undefined): Promise<void> {
+  if (from !== undefined && !sameServer(next, from)) {
+    throw fail(session, 'serverUrl', `The CalDAV server redirected to another host (${next.host}).`);
+  }
+  if (session.allowPrivateNetworks) return;
+  try {
+    await assertPublicHost(next);
+  } catch (error) {
+    if (!(isAppError(error) && error.code === 'invalid_request')) throw error;
+    const details = { reason: 'private_address' };
+    throw session.mode === 'connect'
+      ? new AppError('invalid_request', error.message, { details: { field: 'serverUrl', ...details } })
+      : new AppError('provider_unavailable', error.message, { details });
+  }
+}
+
+/**
+ * An href from an answer of `base` (principal, calendar home, calendar, object) as a URL to request
+ * with the account's credentials: only on the same server, never on another origin.
+ */
+export function hrefUrl(session: DavSession, href: string, base: URL, what: string): URL {
+  const url = URL.parse(href, base);
+  if (url !== null && sameServer(url, base)) return url;
+  const message = `The CalDAV server named ${what} on another server (${url?.host ?? href}); the account's password is not sent there.`;
+  throw session.mode === 'connect'
+    ? new AppError('invalid_request', message, { details: { field: 'serverUrl', reason: 'other_origin' } })
+    : new AppError('provider_unavailable', message, { details: { reason: 'other_origin' } });
 }
 
 /** A problem with the server itself: the person's input at connect time, a provider fault later. */
@@ -53,6 +95,8 @@ export interface DavRequest {
   headers?: Record<string, string>;
   /** Reads are (retried on failure); writes are not, and are sent once. Default true. */
   idempotent?: boolean;
+  /** What is asked for, in messages: "the calendar", "the event". */
+  what: string;
 }
 
 export async function davRequest(session: DavSession, request: DavRequest): Promise<DavAnswer> {
@@ -79,7 +123,7 @@ export async function davRequest(session: DavSession, request: DavRequest): Prom
     },
     {
       max: maxRedirects,
-      check: (next, from) => checkRedirect(session, next, from),
+      check: (next, from) => checkHop(session, next, from),
       tooMany: () => fail(session, 'serverUrl', 'The CalDAV server redirected too many times.'),
     },
   );
@@ -92,7 +136,11 @@ export async function davRequest(session: DavSession, request: DavRequest): Prom
           'The CalDAV server no longer accepts the stored password; reconnect the account.',
         );
   }
-  return { url, status: response.status, headers: response.headers, body: await response.text() };
+  const body = await readBoundedText(response, {
+    maxBytes: request.method === 'REPORT' ? answerLimits.report : answerLimits.other,
+    what: `The CalDAV server's answer for ${request.what} (${url.pathname})`,
+  });
+  return { url, status: response.status, headers: response.headers, body };
 }
 
 /** An answer the caller cannot use: gone (404/410/403 → not_found later on), or not CalDAV at all. */
@@ -129,6 +177,12 @@ export async function propfind(
   props: readonly PropName[],
   what: string,
 ): Promise<{ url: URL; responses: DavResponse[] }> {
-  const answer = await davRequest(session, { method: 'PROPFIND', url, depth, body: propfindBody(props) });
+  const answer = await davRequest(session, {
+    method: 'PROPFIND',
+    url,
+    depth,
+    body: propfindBody(props),
+    what,
+  });
   return { url: answer.url, responses: multistatus(session, answer, what) };
 }

@@ -4,7 +4,7 @@
  * a current-user-principal wins, and that principal's calendar-home-set is the answer.
  */
 import { AppError, invalidField } from '../../errors.ts';
-import { type DavSession, fail, propfind } from './client.ts';
+import { type DavSession, fail, hrefUrl, propfind } from './client.ts';
 import { children, hrefIn, ns, type PropName, propKey, type XmlElement } from './wire.ts';
 
 const currentUserPrincipal: PropName = [ns.dav, 'current-user-principal'];
@@ -28,19 +28,21 @@ export function parseServerUrl(input: string): URL {
 
 /** The principal URL named at `url`, or undefined when that place does not speak CalDAV. */
 async function principalAt(session: DavSession, url: URL): Promise<URL | undefined> {
+  let answer: Awaited<ReturnType<typeof propfind>>;
   try {
-    const answer = await propfind(session, url, '0', [currentUserPrincipal], 'the principal');
-    const href = hrefIn(answer.responses[0]?.props.get(propKey(currentUserPrincipal)));
-    return href === undefined ? undefined : new URL(href, answer.url);
+    answer = await propfind(session, url, '0', [currentUserPrincipal], 'the principal');
   } catch (error) {
     // Only "no CalDAV here" moves on to the next candidate; a wrong password or an unreachable server ends discovery.
     if (notCaldavHere(error)) return undefined;
     throw error;
   }
+  const href = hrefIn(answer.responses[0]?.props.get(propKey(currentUserPrincipal)));
+  return href === undefined ? undefined : hrefUrl(session, href, answer.url, 'the principal');
 }
 
 const notCaldavHere = (error: unknown): boolean =>
   error instanceof AppError &&
+  error.details?.reason !== 'private_address' &&
   (error.details?.field === 'serverUrl' ||
     error.details?.reason === 'unexpected_answer' ||
     error.code === 'not_found');
@@ -77,10 +79,14 @@ export async function discoverCalendarHome(session: DavSession, serverUrl: strin
         `The CalDAV server at ${start.host} names no calendar home for this account.`,
       );
     }
-    return new URL(home, answer.url).href;
+    return hrefUrl(session, home, answer.url, 'the calendar home').href;
   }
-  throw fail(session, 'serverUrl', `No CalDAV server answered at ${start.host}; check the address.`);
+  throw noServerAt(session, start);
 }
+
+/** The one answer for every address where no CalDAV server is found, whatever is (or is not) there. */
+export const noServerAt = (session: DavSession, start: URL): AppError =>
+  fail(session, 'serverUrl', `No CalDAV server answered at ${start.host}; check the address.`);
 
 /** The calendar-user-address-set of the principal that `url` (any resource of the account) names. */
 export async function principalAddresses(session: DavSession, url: URL): Promise<string[]> {

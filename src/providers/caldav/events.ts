@@ -10,7 +10,7 @@ import { findOccurrence } from '../../domain/ical/findOccurrence.ts';
 import { unplacedSlackMs } from '../../domain/ical/window.ts';
 import type { EventsResult, ProviderOccurrence, SkippedItem } from '../../domain/providerFacts.ts';
 import type { TimeWindow } from '../../domain/window.ts';
-import { type DavSession, davRequest, multistatus, unexpectedAnswer } from './client.ts';
+import { type DavSession, davRequest, multistatus, sameServer, unexpectedAnswer } from './client.ts';
 import { calendarQueryBody, ns, propKey } from './wire.ts';
 
 const calendarData = propKey([ns.caldav, 'calendar-data']);
@@ -47,11 +47,22 @@ export async function listEventsIn(
   // Floating and all-day events are placed later, in a zone not known yet: ask as wide as expandIcs keeps them.
   const slack = { milliseconds: unplacedSlackMs };
   const body = calendarQueryBody(window.start.subtract(slack), window.end.add(slack));
-  const answer = await davRequest(session, { method: 'REPORT', url: calendarUrl, depth: '1', body });
+  const answer = await davRequest(session, {
+    method: 'REPORT',
+    url: calendarUrl,
+    depth: '1',
+    body,
+    what: 'the calendar',
+  });
   const occurrences: ProviderOccurrence[] = [];
   const skipped: SkippedItem[] = [];
   for (const response of multistatus(session, answer, 'the calendar')) {
-    const object = new URL(response.href, answer.url);
+    const object = URL.parse(response.href, answer.url);
+    if (object === null || !sameServer(object, answer.url)) {
+      // Ids address objects on the calendar's server; one named elsewhere is never followed.
+      skipped.push({ providerEventId: response.href, reason: 'the server placed it on another server' });
+      continue;
+    }
     if (object.pathname === calendarUrl.pathname) continue;
     const ics = response.props.get(calendarData)?.text;
     const idOf = (uid: string | undefined) =>
@@ -88,7 +99,12 @@ export async function getEventIn(
 ): Promise<ProviderOccurrence | undefined> {
   const target = parseEventId(calendarUrl, providerEventId);
   if (target === undefined) return undefined;
-  const answer = await davRequest(session, { method: 'GET', url: target.url, accept: 'text/calendar' });
+  const answer = await davRequest(session, {
+    method: 'GET',
+    url: target.url,
+    accept: 'text/calendar',
+    what: 'the event',
+  });
   if ([403, 404, 410].includes(answer.status)) return undefined;
   if (answer.status !== 200) throw unexpectedAnswer(session, answer, 'the event');
   const version = answer.headers.get('etag') ?? undefined;

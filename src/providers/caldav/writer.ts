@@ -56,7 +56,12 @@ export function createCaldavWriter(deps: CaldavWriterDeps): EventWriter<'caldav'
   async function rewrite(account: Account, calendar: ProviderCalendar, write: WriteTarget, edit: ObjectEdit) {
     const session = deps.sessionOf(account);
     const { url, uid } = target(calendar, write.providerEventId);
-    const current = await davRequest(session, { method: 'GET', url, accept: 'text/calendar' });
+    const current = await davRequest(session, {
+      method: 'GET',
+      url,
+      accept: 'text/calendar',
+      what: 'the event',
+    });
     if ([404, 410].includes(current.status)) throw new AppError('not_found', 'The event no longer exists.');
     if (current.status !== 200) throw unexpectedAnswer(session, current, 'the event');
     // The If-Match below guards the PUT; this check refuses early and keeps the edit on the text read.
@@ -73,6 +78,7 @@ export function createCaldavWriter(deps: CaldavWriterDeps): EventWriter<'caldav'
       contentType: calendarType,
       headers: { 'if-match': write.version },
       idempotent: false,
+      what: 'the event',
     });
     written(session, answer, 'the event');
   }
@@ -88,6 +94,7 @@ export function createCaldavWriter(deps: CaldavWriterDeps): EventWriter<'caldav'
         contentType: calendarType,
         headers: { 'if-none-match': '*' },
         idempotent: false,
+        what: 'the new event',
       });
       if (answer.status === 412) {
         throw new AppError('conflict', 'An event with this identity exists already.', {
@@ -102,7 +109,12 @@ export function createCaldavWriter(deps: CaldavWriterDeps): EventWriter<'caldav'
       const session = deps.sessionOf(account);
       const providerEventId = `${uid}.ics#${uid}`;
       const { url } = target(calendar, providerEventId);
-      const answer = await davRequest(session, { method: 'GET', url, accept: 'text/calendar' });
+      const answer = await davRequest(session, {
+        method: 'GET',
+        url,
+        accept: 'text/calendar',
+        what: 'the event',
+      });
       if ([403, 404, 410].includes(answer.status)) return undefined;
       if (answer.status !== 200) throw unexpectedAnswer(session, answer, 'the event');
       return providerEventId;
@@ -135,6 +147,7 @@ export function createCaldavWriter(deps: CaldavWriterDeps): EventWriter<'caldav'
         url,
         headers: { 'if-match': write.version },
         idempotent: false,
+        what: 'the event',
       });
       if ([404, 410].includes(answer.status)) throw new AppError('not_found', 'The event no longer exists.');
       written(session, answer, 'the event');

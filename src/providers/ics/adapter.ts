@@ -6,10 +6,9 @@
 import { calendarTimeZone, expandIcs } from '../../domain/ical/expand.ts';
 import { findOccurrence } from '../../domain/ical/findOccurrence.ts';
 import { parseCalendar } from '../../domain/ical/parse.ts';
-import { invalidField } from '../../errors.ts';
 import type { AccountAccess, CalendarProvider, CredentialsOf } from '../port.ts';
 import type { ProviderHttp } from '../providerHttp.ts';
-import { createFeedReader, normalizeFeedUrl } from './client.ts';
+import { createFeedReader, feedFault, normalizeFeedUrl } from './client.ts';
 
 export interface IcsDeps {
   http: ProviderHttp;
@@ -28,7 +27,10 @@ function parsing<T>(read: () => T): T {
   try {
     return read();
   } catch (error) {
-    throw invalidField('url', `The calendar feed is not valid iCalendar: ${(error as Error).message}`);
+    throw feedFault(
+      'not_calendar_data',
+      `The calendar feed is not valid iCalendar: ${(error as Error).message}`,
+    );
   }
 }
 

@@ -4,6 +4,7 @@
  * and cut off beyond a size limit, and anything that is not an iCalendar object refused.
  */
 import { AppError, invalidField } from '../../errors.ts';
+import { readBounded } from '../boundedBody.ts';
 import { assertPublicHost } from '../networkGuard.ts';
 import type { ProviderHttp } from '../providerHttp.ts';
 import { requestFollowingRedirects } from '../redirects.ts';
@@ -39,35 +40,22 @@ export function normalizeFeedUrl(input: string): URL {
   return url;
 }
 
-async function readLimited(response: Response, maxBytes: number): Promise<Uint8Array> {
-  const tooLarge = () =>
-    new AppError('payload_too_large', `${provider} is larger than the ${maxBytes} bytes this service reads.`);
-  if (Number(response.headers.get('content-length') ?? 0) > maxBytes) {
-    await response.body?.cancel();
-    throw tooLarge();
-  }
-  const chunks: Uint8Array[] = [];
-  let total = 0;
-  for await (const chunk of response.body ?? []) {
-    total += chunk.byteLength;
-    if (total > maxBytes) throw tooLarge(); // leaving the loop cancels the stream
-    chunks.push(chunk);
-  }
-  return Buffer.concat(chunks, total);
-}
+/** The feed's own fault, named by a reason the read service passes on; `url` for the form that took it. */
+export const feedFault = (reason: 'not_calendar_data' | 'cut_off' | 'too_many_redirects', message: string) =>
+  new AppError('invalid_request', message, { details: { field: 'url', reason } });
 
 /** A whole iCalendar object, or the reason it is not one. */
 function assertIcalendar(body: string, contentType: string | null): void {
   const start = body.trimStart();
   if (!/^BEGIN:VCALENDAR[ \t]*(\r?\n|$)/i.test(start)) {
     const shown = JSON.stringify(start.slice(0, 40));
-    throw invalidField(
-      'url',
+    throw feedFault(
+      'not_calendar_data',
       `The address does not serve an iCalendar feed (${contentType ?? 'no type'}, starts ${shown}).`,
     );
   }
   if (!/^END:VCALENDAR[ \t]*$/im.test(start)) {
-    throw invalidField('url', 'The calendar feed is cut short or malformed: it has no END:VCALENDAR.');
+    throw feedFault('cut_off', 'The calendar feed is cut short or malformed: it has no END:VCALENDAR.');
   }
 }
 
@@ -114,7 +102,8 @@ export function createFeedReader(options: FeedReaderOptions) {
       {
         max: maxRedirects,
         check: checkHop,
-        tooMany: () => invalidField('url', `The calendar feed redirected more than ${maxRedirects} times.`),
+        tooMany: () =>
+          feedFault('too_many_redirects', `The calendar feed redirected more than ${maxRedirects} times.`),
       },
     );
     if (response.status === 304 && cached !== undefined) {
@@ -125,7 +114,7 @@ export function createFeedReader(options: FeedReaderOptions) {
       await response.body?.cancel();
       throw statusError(response.status);
     }
-    const bytes = await readLimited(response, options.maxBytes);
+    const bytes = await readBounded(response, { maxBytes: options.maxBytes, what: provider });
     const body = new TextDecoder().decode(bytes);
     assertIcalendar(body, response.headers.get('content-type'));
     const etag = response.headers.get('etag');

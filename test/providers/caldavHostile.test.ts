@@ -1,0 +1,281 @@
+/**
+ * CalDAV servers run by strangers, on loopback: answers without end (the process keeps its
+ * memory and keeps answering), hrefs naming another origin (the password never goes there),
+ * private addresses when they are not allowed, and addresses that are no CalDAV server at all
+ * (one answer, whatever is or is not listening there).
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { AppError } from '../../src/errors.ts';
+import { connectCaldav, createCaldavProvider } from '../../src/providers/caldav/adapter.ts';
+import type { AccountAccess, CredentialsOf } from '../../src/providers/port.ts';
+import { ProviderHttp } from '../../src/providers/providerHttp.ts';
+import { freePort, startTestApp, type TestApp } from '../helpers/app.ts';
+import { rejectsWith } from '../helpers/appErrors.ts';
+import {
+  endless,
+  type LoopbackServer,
+  startHttpServer,
+  startSocketServer,
+} from '../helpers/hostileServers.ts';
+
+const multistatus = (responses: string) =>
+  `<?xml version="1.0"?><d:multistatus xmlns:d="DAV:" xmlns:c="urn:ietf:params:xml:ns:caldav">${responses}</d:multistatus>`;
+const response = (href: string, props: string) =>
+  `<d:response><d:href>${href}</d:href><d:propstat><d:prop>${props}</d:prop><d:status>HTTP/1.1 200 OK</d:status></d:propstat></d:response>`;
+const principal = (href: string) =>
+  `<d:current-user-principal><d:href>${href}</d:href></d:current-user-principal>`;
+const homeSet = (href: string) => `<c:calendar-home-set><d:href>${href}</d:href></c:calendar-home-set>`;
+const calendarIn = (href: string) =>
+  response(
+    href,
+    '<d:resourcetype><d:collection/><c:calendar/></d:resourcetype><d:displayname>Work</d:displayname>',
+  );
+
+const user = { username: 'ana', password: 'secret-password' };
+const http = new ProviderHttp({ maxAttempts: 1, timeoutMs: 10_000 });
+const window = {
+  start: Temporal.Instant.from('2026-03-23T00:00:00Z'),
+  end: Temporal.Instant.from('2026-03-24T00:00:00Z'),
+};
+
+const accountAt = (home: string): AccountAccess<CredentialsOf<'caldav'>> => ({
+  accountKey: 'acc_hostile',
+  credentials: { kind: 'caldav', serverUrl: home, calendarHomeUrl: home, ...user },
+  saveCredentials: async () => {},
+});
+const calendarAt = (url: string) => ({
+  providerCalendarId: url,
+  name: 'Work',
+  primary: true,
+  access: 'owner' as const,
+});
+
+describe('CalDAV servers run by strangers', () => {
+  const servers: LoopbackServer[] = [];
+  const serve = async (handle: Parameters<typeof startHttpServer>[0]) => {
+    const server = await startHttpServer(handle);
+    servers.push(server);
+    return server;
+  };
+  let app: TestApp;
+  before(async () => {
+    app = await startTestApp();
+  });
+  after(async () => {
+    await Promise.all(servers.map((s) => s.close()));
+    await app.close();
+  });
+
+  /** Runs `work` while /healthz is asked every 100 ms and RSS is sampled: the slowest answer and the peak. */
+  async function watched(work: () => Promise<unknown>): Promise<{ slowestMs: number; peakRss: number }> {
+    let slowestMs = 0;
+    let peakRss = process.memoryUsage().rss;
+    let running = true;
+    const probe = (async () => {
+      while (running) {
+        const started = performance.now();
+        const health = await app.app.inject({ url: '/healthz' });
+        assert.equal(health.statusCode, 200);
+        slowestMs = Math.max(slowestMs, performance.now() - started);
+        peakRss = Math.max(peakRss, process.memoryUsage().rss);
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+    })();
+    try {
+      await work();
+    } finally {
+      running = false;
+      await probe;
+    }
+    return { slowestMs, peakRss };
+  }
+
+  describe('answers without end', () => {
+    it('stops reading a 300 MB REPORT at the limit: a clear error, memory low, health answering', async () => {
+      const server = await serve((req, res) =>
+        req.method === 'REPORT'
+          ? endless(res, { status: 207, prefix: '<?xml version="1.0"?>' })
+          : res.writeHead(207).end(multistatus('')),
+      );
+      const provider = createCaldavProvider({ http });
+      const calendarUrl = `${server.url}calendars/ana/work/`;
+      const { slowestMs, peakRss } = await watched(() =>
+        rejectsWith(
+          provider.listEvents(accountAt(server.url), calendarAt(calendarUrl), window),
+          'payload_too_large',
+          (error) => {
+            assert.equal(error.details?.reason, 'too_large');
+            assert.match(
+              error.message,
+              /answer for the calendar \(\/calendars\/ana\/work\/\) is larger than the 16 MiB/,
+            );
+          },
+        ),
+      );
+      assert.ok(peakRss < 1024 ** 3, `RSS peaked at ${Math.round(peakRss / 1024 ** 2)} MiB`);
+      assert.ok(slowestMs < 1000, `/healthz took ${Math.round(slowestMs)} ms`);
+    });
+
+    it('stops reading the first PROPFIND of a connect at the limit', async () => {
+      const server = await serve((_, res) => endless(res, { status: 207 }));
+      const { peakRss } = await watched(() =>
+        rejectsWith(
+          connectCaldav({ http }, { serverUrl: `${server.url}dav/`, ...user }),
+          'payload_too_large',
+          (error) =>
+            assert.match(error.message, /answer for the principal \(\/dav\/\) is larger than the 4 MiB/),
+        ),
+      );
+      assert.ok(peakRss < 1024 ** 3, `RSS peaked at ${Math.round(peakRss / 1024 ** 2)} MiB`);
+      assert.equal(server.requests.length, 1, 'discovery ends at the first answer over the limit');
+    });
+
+    it('refuses an answer whose Content-Length is over the limit before reading it', async () => {
+      const server = await serve((_, res) =>
+        endless(res, { status: 207, headers: { 'content-length': String(300 * 1024 * 1024) } }),
+      );
+      await rejectsWith(
+        connectCaldav({ http }, { serverUrl: `${server.url}dav/`, ...user }),
+        'payload_too_large',
+      );
+    });
+  });
+
+  describe('hrefs naming another origin', () => {
+    let elsewhere: LoopbackServer;
+    before(async () => {
+      elsewhere = await serve((_, res) => res.writeHead(207).end(multistatus('')));
+    });
+    const nothingSentElsewhere = () =>
+      assert.deepEqual(
+        elsewhere.requests.filter((r) => r.authorization),
+        [],
+        'the other origin received no credentials',
+      );
+
+    it('never follows a current-user-principal on another origin', async () => {
+      const server = await serve((_, res) =>
+        res.writeHead(207).end(multistatus(response('/dav/', principal(`${elsewhere.url}principals/ana/`)))),
+      );
+      await rejectsWith(
+        connectCaldav({ http }, { serverUrl: `${server.url}dav/`, ...user }),
+        'invalid_request',
+        (error) => {
+          assert.equal(error.details?.field, 'serverUrl');
+          assert.equal(error.details?.reason, 'other_origin');
+          assert.match(
+            error.message,
+            new RegExp(`the principal on another server \\(127\\.0\\.0\\.1:${elsewhere.port}\\)`),
+          );
+        },
+      );
+      assert.equal(elsewhere.requests.length, 0);
+    });
+
+    it('never follows a calendar-home-set or a calendar on another origin', async () => {
+      let homeHref = `${elsewhere.url}calendars/ana/`;
+      const server = await serve((req, res) => {
+        if (req.headers.depth === '1')
+          return res.writeHead(207).end(multistatus(calendarIn(`${elsewhere.url}work/`)));
+        const props = req.url === '/principals/ana/' ? homeSet(homeHref) : principal('/principals/ana/');
+        return res.writeHead(207).end(multistatus(response(req.url ?? '/', props)));
+      });
+      await rejectsWith(
+        connectCaldav({ http }, { serverUrl: `${server.url}dav/`, ...user }),
+        'invalid_request',
+        (error) => assert.equal(error.details?.reason, 'other_origin'),
+      );
+      homeHref = '/calendars/ana/';
+      await rejectsWith(
+        connectCaldav({ http }, { serverUrl: `${server.url}dav/`, ...user }),
+        'invalid_request',
+        (error) => assert.match(error.message, /named a calendar on another server/),
+      );
+      const provider = createCaldavProvider({ http });
+      await rejectsWith(
+        provider.listCalendars(accountAt(`${server.url}calendars/ana/`)),
+        'provider_unavailable',
+        (error) => assert.equal(error.details?.reason, 'other_origin'),
+      );
+      nothingSentElsewhere();
+    });
+
+    it('skips an event object named on another origin', async () => {
+      const server = await serve((_, res) =>
+        res
+          .writeHead(207)
+          .end(multistatus(response(`${elsewhere.url}work/a.ics`, '<d:getetag>"1"</d:getetag>'))),
+      );
+      const provider = createCaldavProvider({ http });
+      const result = await provider.listEvents(
+        accountAt(server.url),
+        calendarAt(`${server.url}work/`),
+        window,
+      );
+      assert.deepEqual(result.occurrences, []);
+      assert.deepEqual(result.skipped, [
+        { providerEventId: `${elsewhere.url}work/a.ics`, reason: 'the server placed it on another server' },
+      ]);
+      nothingSentElsewhere();
+    });
+  });
+
+  describe('private addresses', () => {
+    it('refuses loopback servers when private networks are not allowed, before any request', async () => {
+      const server = await serve((_, res) => res.writeHead(207).end(multistatus('')));
+      for (const serverUrl of [server.url, `http://localhost:${server.port}/`]) {
+        await rejectsWith(
+          connectCaldav({ http, allowPrivateNetworks: false }, { serverUrl, ...user }),
+          'invalid_request',
+          (error) => {
+            assert.equal(error.details?.field, 'serverUrl');
+            assert.match(error.message, /private or local network/);
+          },
+        );
+      }
+      const provider = createCaldavProvider({ http, allowPrivateNetworks: false });
+      await rejectsWith(provider.listCalendars(accountAt(server.url)), 'provider_unavailable', (error) =>
+        assert.equal(error.details?.reason, 'private_address'),
+      );
+      assert.equal(server.requests.length, 0);
+    });
+  });
+
+  describe('addresses that are no CalDAV server', () => {
+    it('gives the same code and message for a closed port, a silent port and one that speaks garbage', async () => {
+      const quick = new ProviderHttp({ maxAttempts: 1, timeoutMs: 300 });
+      const silent = await startSocketServer(() => {});
+      const banner = await startSocketServer((socket) => socket.end('SSH-2.0-OpenSSH_9.6\r\n'));
+      const garbage = await startSocketServer((socket) =>
+        socket.once('data', () =>
+          socket.end('HTTP/1.1 207 Multi-Status\r\nContent-Length: 900\r\n\r\n<d:multi'),
+        ),
+      );
+      servers.push(silent, banner, garbage);
+      const answers = [];
+      for (const port of [await freePort(), silent.port, banner.port, garbage.port]) {
+        const host = `127.0.0.1:${port}`;
+        const error = await connectCaldav(
+          { http: quick },
+          { serverUrl: `http://${host}/dav/`, ...user },
+        ).then(
+          () => assert.fail('connected'),
+          (error: unknown) => error,
+        );
+        assert.ok(error instanceof AppError, String(error));
+        answers.push({
+          code: error.code,
+          details: error.details,
+          message: error.message.replace(host, 'HOST'),
+        });
+      }
+      assert.deepEqual(answers, Array(4).fill(answers[0]));
+      assert.deepEqual(answers[0], {
+        code: 'invalid_request',
+        details: { field: 'serverUrl' },
+        message: 'No CalDAV server answered at HOST; check the address.',
+      });
+    });
+  });
+});

@@ -25,6 +25,8 @@ export interface Config {
   icsAllowPrivateNetworks: boolean;
   /** Timeout of one provider request attempt. */
   providerTimeoutMs: number;
+  /** Worker threads parsing and expanding CalDAV and ICS calendars. */
+  calendarWorkers: number;
   /** Dynamic client registrations accepted per minute from one client address. */
   clientRegistrationsPerMinute: number;
   /** Requests to /mcp and /v1 accepted per minute for one grant. */
@@ -98,6 +100,7 @@ export function loadConfig(env: Env): Config {
   const microsoft = microsoftClient && { ...microsoftClient, tenant: read('MICROSOFT_TENANT') };
   const icsAllowPrivateNetworks = read('ICS_ALLOW_PRIVATE_NETWORKS');
   const providerTimeoutMs = read('PROVIDER_TIMEOUT_MS');
+  const calendarWorkers = read('CALENDAR_WORKERS');
   const clientRegistrationsPerMinute = read('CLIENT_REGISTRATIONS_PER_MINUTE');
   const grantRequestsPerMinute = read('GRANT_REQUESTS_PER_MINUTE');
   const mcpAllowedOrigins = read('MCP_ALLOWED_ORIGINS');
@@ -118,6 +121,7 @@ export function loadConfig(env: Env): Config {
     microsoft,
     icsAllowPrivateNetworks,
     providerTimeoutMs,
+    calendarWorkers,
     clientRegistrationsPerMinute,
     grantRequestsPerMinute,
     mcpAllowedOrigins,

@@ -27,6 +27,8 @@ export interface Config {
   caldavAllowPrivateNetworks: boolean;
   /** Timeout of one provider request attempt. */
   providerTimeoutMs: number;
+  /** Worker threads parsing and expanding CalDAV and ICS calendars. */
+  calendarWorkers: number;
   /** Dynamic client registrations accepted per minute from one client address. */
   clientRegistrationsPerMinute: number;
   /** Requests to /mcp and /v1 accepted per minute for one grant. */
@@ -101,6 +103,7 @@ export function loadConfig(env: Env): Config {
   const icsAllowPrivateNetworks = read('ICS_ALLOW_PRIVATE_NETWORKS');
   const caldavAllowPrivateNetworks = read('CALDAV_ALLOW_PRIVATE_NETWORKS') ?? environment !== 'production';
   const providerTimeoutMs = read('PROVIDER_TIMEOUT_MS');
+  const calendarWorkers = read('CALENDAR_WORKERS');
   const clientRegistrationsPerMinute = read('CLIENT_REGISTRATIONS_PER_MINUTE');
   const grantRequestsPerMinute = read('GRANT_REQUESTS_PER_MINUTE');
   const mcpAllowedOrigins = read('MCP_ALLOWED_ORIGINS');
@@ -122,6 +125,7 @@ export function loadConfig(env: Env): Config {
     icsAllowPrivateNetworks,
     caldavAllowPrivateNetworks,
     providerTimeoutMs,
+    calendarWorkers,
     clientRegistrationsPerMinute,
     grantRequestsPerMinute,
     mcpAllowedOrigins,

@@ -141,6 +141,11 @@ export const configVariables = {
     read: wholeNumber(100, 120_000),
     doc: 'timeout of one request to a calendar provider, in milliseconds (idempotent reads are retried with backoff)',
   },
+  CALENDAR_WORKERS: {
+    default: '2',
+    read: wholeNumber(1, 64),
+    doc: 'worker threads that parse and expand CalDAV and ICS calendars, off the request thread',
+  },
   CLIENT_REGISTRATIONS_PER_MINUTE: {
     default: '10',
     read: wholeNumber(1, 100_000),

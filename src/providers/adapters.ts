@@ -3,6 +3,7 @@ import type { Config } from '../config.ts';
 import type { Clock } from '../lib/clock.ts';
 import { createCaldavProvider } from './caldav/adapter.ts';
 import type { Connectors } from './connectors.ts';
+import { createExpansionPool } from './expansionPool.ts';
 import { createGoogleProvider } from './google/adapter.ts';
 import { googleConfig } from './google/config.ts';
 import { exchangeGoogleCode, googleAuthorizationUrl } from './google/oauth.ts';
@@ -26,9 +27,11 @@ export function createCalendarAdapters(
   httpOptions: ProviderHttpOptions = {},
 ): { providers: Providers; connectors: Connectors } {
   const http = new ProviderHttp({ timeoutMs: config.providerTimeoutMs, ...httpOptions });
+  // One pool for both: together they may not take more threads than configured.
+  const pool = createExpansionPool({ workers: config.calendarWorkers });
   const providers: Providers = {
-    caldav: createCaldavProvider({ http, allowPrivateNetworks: config.caldavAllowPrivateNetworks }),
-    ics: createIcsProvider({ http, allowPrivateNetworks: config.icsAllowPrivateNetworks }),
+    caldav: createCaldavProvider({ http, pool, allowPrivateNetworks: config.caldavAllowPrivateNetworks }),
+    ics: createIcsProvider({ http, allowPrivateNetworks: config.icsAllowPrivateNetworks, pool }),
   };
   const connectors: Connectors = {};
 

@@ -1,10 +1,12 @@
 /**
  * iCalendar text → the occurrences in a window (pure, no I/O). Events are grouped by UID: the
  * master's recurrence set, its RECURRENCE-ID overrides (RANGE=THISANDFUTURE included) and
- * orphan overrides. Anything that cannot be read is reported in `skipped`, never dropped.
+ * orphan overrides. Anything that cannot be read is reported in `skipped`, never dropped; when
+ * the budget runs out the expansion stops there and says how many events it left out.
  */
 import { createHash } from 'node:crypto';
 import { AppError, isAppError } from '../../errors.ts';
+import { type Budget, BudgetExceeded, spend, unlimitedBudget } from '../budget.ts';
 import type { EventsResult, ProviderOccurrence, SkippedItem } from '../providerFacts.ts';
 import { resolveTzid } from '../time/zones.ts';
 import type { TimeWindow } from '../window.ts';
@@ -36,12 +38,15 @@ export interface ExpandOptions {
   managedCopy?: boolean;
   /** Default 5000; the rest are left out and the event is named in `skipped`. */
   maxOccurrencesPerEvent?: number;
+  /** What the expansion may spend; shared by every object of one calendar's read. */
+  budget?: Budget;
 }
 
 const defaultMaxOccurrences = 5000;
 const maxIterations = 200_000;
 
 interface Context {
+  budget: Budget;
   zones: ZoneLookup;
   defaultZone: string | undefined;
   options: ExpandOptions;
@@ -54,9 +59,20 @@ interface Placed {
 
 /** Throws `invalid_request` when the text is not iCalendar at all. */
 export function expandIcs(ics: string, options: ExpandOptions): EventsResult {
-  const calendar = parseCalendar(ics);
+  const budget = options.budget ?? unlimitedBudget();
+  let calendar: ReturnType<typeof parseCalendar>;
+  try {
+    calendar = parseCalendar(ics, budget);
+  } catch (error) {
+    if (error instanceof BudgetExceeded) return { occurrences: [], skipped: [{ reason: error.message }] };
+    throw error;
+  }
   const context: Context = {
-    zones: zoneLookup(calendar.components.filter((component) => component.name === 'vtimezone')),
+    budget,
+    zones: zoneLookup(
+      calendar.components.filter((component) => component.name === 'vtimezone'),
+      budget,
+    ),
     defaultZone: defaultZoneOf(calendar.properties, calendar.components),
     options,
   };
@@ -66,7 +82,8 @@ export function expandIcs(ics: string, options: ExpandOptions): EventsResult {
   }));
   const limit = options.maxOccurrencesPerEvent ?? defaultMaxOccurrences;
   const placed: Placed[] = [];
-  for (const [uid, components] of groupByUid(calendar.components)) {
+  const groups = [...groupByUid(calendar.components)];
+  for (const [index, [uid, components]] of groups.entries()) {
     try {
       const occurrences = expandEvent(uid, components, context);
       if (occurrences.length > limit) {
@@ -77,6 +94,11 @@ export function expandIcs(ics: string, options: ExpandOptions): EventsResult {
       }
       placed.push(...occurrences.slice(0, limit));
     } catch (error) {
+      if (error instanceof BudgetExceeded) {
+        const left = groups.length - index;
+        skipped.push({ reason: `${error.message} (${left} event${left === 1 ? '' : 's'} not read)` });
+        break;
+      }
       skipped.push({
         providerEventId: uid,
         reason: isAppError(error) ? error.message : `malformed event: ${messageOf(error)}`,
@@ -90,8 +112,12 @@ export function expandIcs(ics: string, options: ExpandOptions): EventsResult {
 }
 
 /** The zone a calendar declares (X-WR-TIMEZONE) as an IANA name, if it declares a known one. */
-export function calendarTimeZone(ics: string): string | undefined {
-  const declared = parseCalendar(ics).properties.get('x-wr-timezone');
+export const calendarTimeZone = (ics: string): string | undefined =>
+  declaredZone(parseCalendar(ics, unlimitedBudget(), { components: false }).properties);
+
+/** The zone a calendar declares for itself (X-WR-TIMEZONE), when it names one we know. */
+export function declaredZone(properties: Map<string, string>): string | undefined {
+  const declared = properties.get('x-wr-timezone');
   return declared === undefined ? undefined : resolveTzid(declared);
 }
 
@@ -100,8 +126,7 @@ export function calendarTimeZone(ics: string): string | undefined {
  * X-WR-TIMEZONE, else the one zone all the file's VTIMEZONEs stand for.
  */
 export function defaultZoneOf(properties: Map<string, string>, components: Component[]): string | undefined {
-  const declared = properties.get('x-wr-timezone');
-  const resolved = declared === undefined ? undefined : resolveTzid(declared);
+  const resolved = declaredZone(properties);
   if (resolved !== undefined) return resolved;
   const zones = new Set(
     components
@@ -137,7 +162,7 @@ function generatedUid(component: Component): string {
 }
 
 function expandEvent(uid: string, components: Component[], context: Context): Placed[] {
-  const { zones, defaultZone, options } = context;
+  const { zones, defaultZone, options, budget } = context;
   const master = latest(components.filter((component) => !component.hasProperty('recurrence-id')));
   const series = master === undefined ? undefined : seriesOf(master, context);
   const overrides = readOverrides(
@@ -150,6 +175,7 @@ function expandEvent(uid: string, components: Component[], context: Context): Pl
   // Only occurrences in the window are built; a long series yields many more instances.
   const place = (component: Component, point: Point, span: Temporal.Duration, recurrenceId?: string) => {
     if (!inWindow(point, span, options.window)) return;
+    spend(budget, 'occurrences');
     const recurring = recurrenceId !== undefined;
     const source = {
       providerEventId: uid,
@@ -187,7 +213,7 @@ function placeSeries(
   master: Component,
   series: Series,
   overrides: Map<string, Override>,
-  { zones, defaultZone, options }: Context,
+  { zones, defaultZone, options, budget }: Context,
   place: (component: Component, point: Point, span: Temporal.Duration, recurrenceId?: string) => void,
 ): void {
   if (!master.hasProperty('rrule') && !master.hasProperty('rdate')) {
@@ -204,6 +230,7 @@ function placeSeries(
     keepFrom: options.window.start.epochMilliseconds - unplacedSlackMs - longest - Math.max(0, ...moves),
     stopOrder: options.window.end.epochMilliseconds + unplacedSlackMs - Math.min(0, ...moves),
     maxIterations,
+    budget,
   });
   for (const instance of instances) {
     if (overrides.has(instance.key)) continue;

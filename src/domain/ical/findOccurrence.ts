@@ -4,6 +4,7 @@
  * an override moved far from its original slot is found by a second, wider expansion.
  */
 import ICAL from 'ical.js';
+import type { Budget } from '../budget.ts';
 import type { ProviderOccurrence } from '../providerFacts.ts';
 import { type ExpandOptions, expandIcs } from './expand.ts';
 import { parseCalendar } from './parse.ts';
@@ -25,8 +26,8 @@ function anchorOf(recurrenceId: string): Temporal.Instant | undefined {
 }
 
 /** The date of the series' DTSTART (the master's, else any component's with that UID). */
-function seriesStart(ics: string, uid: string): Temporal.Instant | undefined {
-  const withUid = parseCalendar(ics).components.filter(
+function seriesStart(ics: string, uid: string, budget?: Budget): Temporal.Instant | undefined {
+  const withUid = parseCalendar(ics, budget).components.filter(
     (component) => component.name === 'vevent' && component.getFirstPropertyValue('uid') === uid,
   );
   const master = withUid.find((event) => !event.hasProperty('recurrence-id')) ?? withUid[0];
@@ -41,7 +42,7 @@ export function findOccurrence(
   recurrenceId: string | undefined,
   options: Omit<ExpandOptions, 'window'>,
 ): ProviderOccurrence | undefined {
-  const anchor = recurrenceId === undefined ? seriesStart(ics, uid) : anchorOf(recurrenceId);
+  const anchor = recurrenceId === undefined ? seriesStart(ics, uid, options.budget) : anchorOf(recurrenceId);
   if (anchor === undefined) return undefined;
   for (const days of [2, 400]) {
     const window = { start: anchor.subtract({ hours: 24 * days }), end: anchor.add({ hours: 24 * days }) };

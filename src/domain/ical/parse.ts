@@ -4,6 +4,7 @@
  */
 import ICAL from 'ical.js';
 import { AppError } from '../../errors.ts';
+import { type Budget, spend, unlimitedBudget } from '../budget.ts';
 
 export type Component = InstanceType<typeof ICAL.Component>;
 
@@ -23,8 +24,17 @@ export interface ParsedCalendar {
 const beginLine = /^BEGIN:([A-Za-z0-9-]+)\s*$/i;
 const endLine = /^END:([A-Za-z0-9-]+)\s*$/i;
 
-/** Throws `invalid_request` when the text is not iCalendar at all. */
-export function parseCalendar(text: string): ParsedCalendar {
+/**
+ * Throws `invalid_request` when the text is not iCalendar at all, and BudgetExceeded when it
+ * holds more bytes or components than the budget allows. `components: false` reads only the
+ * calendar-level properties (a feed's name and zone), skipping the costly parse of each component.
+ */
+export function parseCalendar(
+  text: string,
+  budget: Budget = unlimitedBudget(),
+  { components = true }: { components?: boolean } = {},
+): ParsedCalendar {
+  spend(budget, 'bytes', text.length);
   const lines = text.replace(/^\uFEFF/, '').split(/\r\n|\n|\r/);
   const result: ParsedCalendar = { components: [], properties: new Map(), malformed: [] };
   let calendars = 0;
@@ -67,7 +77,10 @@ export function parseCalendar(text: string): ParsedCalendar {
     if (begin !== undefined) depth += 1;
     if (end !== undefined) depth -= 1;
     if (depth === 0) {
-      addComponent(block, result);
+      if (components) {
+        spend(budget, 'items');
+        addComponent(block, result);
+      }
       block = undefined;
     }
   }

@@ -1,10 +1,12 @@
 /**
  * The recurrence set of a master VEVENT: DTSTART, RRULE (iterated by ical.js in the start's
  * wall-clock time), RDATE, minus EXDATE. Work is bounded: generation stops past the window and
- * after a fixed number of iteration steps, so no rule can hang a request.
+ * after a fixed number of iteration steps per rule, and every step and RDATE/EXDATE value is
+ * spent from the work's budget, so neither one rule nor many can hang a request.
  */
 import ICAL from 'ical.js';
 import { AppError } from '../../errors.ts';
+import { type Budget, spend } from '../budget.ts';
 import { spanBetween, spanFromDuration } from './durations.ts';
 import type { Component } from './parse.ts';
 import { ruleStarts } from './ruleIterator.ts';
@@ -42,6 +44,7 @@ export interface SeriesLimits {
   stopOrder: number;
   /** Iteration steps allowed before the series is given up. */
   maxIterations: number;
+  budget: Budget;
 }
 
 /**
@@ -77,6 +80,7 @@ export function seriesInstances(
   }
   for (const rdate of master.getAllProperties('rdate')) {
     for (const { time, span } of rdateValues(rdate, zones, defaultZone)) {
+      spend(limits.budget, 'ruleSteps');
       add(placeInSeries(time, start, defaultZone), span);
     }
   }
@@ -84,6 +88,7 @@ export function seriesInstances(
   const excludedDates = new Set<string>();
   for (const exdate of master.getAllProperties('exdate')) {
     for (const time of readTimes(exdate, zones)) {
+      spend(limits.budget, 'ruleSteps');
       // A DATE exclusion knocks out every instance on that local date.
       if (time.kind === 'date' && start.kind === 'dateTime') excludedDates.add(time.date.toString());
       else excludedKeys.add(keyOf(placeInSeries(time, start, defaultZone)));
@@ -123,7 +128,7 @@ function ruleInstances(
   const first = start.kind === 'date' ? start.date.toPlainDateTime() : start.local;
 
   const points: Point[] = [];
-  for (const local of ruleStarts(recur, first, start.kind === 'date', limits.maxIterations)) {
+  for (const local of ruleStarts(recur, first, start.kind === 'date', limits.maxIterations, limits.budget)) {
     if (isPastUntil(local) || Temporal.PlainDateTime.compare(local, stopAt) >= 0) break;
     if (Temporal.PlainDateTime.compare(local, skipBefore) < 0) continue;
     const point = placeInSeries({ kind: 'dateTime', local }, start, defaultZone);

@@ -1,9 +1,11 @@
 /**
  * One RRULE iterated by ical.js over wall-clock times, without UNTIL (the caller applies it on
- * the series' clock) and with a hard budget of iteration steps.
+ * the series' clock), with a hard limit of iteration steps per rule and each step spent from the
+ * work's budget.
  */
 import ICAL from 'ical.js';
 import { AppError } from '../../errors.ts';
+import { type Budget, spend, unlimitedBudget } from '../budget.ts';
 
 type Recur = InstanceType<typeof ICAL.Recur>;
 
@@ -13,6 +15,7 @@ export function* ruleStarts(
   first: Temporal.PlainDateTime,
   allDay: boolean,
   maxSteps: number,
+  budget: Budget = unlimitedBudget(),
 ): Generator<Temporal.PlainDateTime> {
   const rule = recur.clone();
   rule.until = null;
@@ -33,6 +36,7 @@ export function* ruleStarts(
   let steps = 0;
   const step = () => {
     steps += 1;
+    spend(budget, 'ruleSteps');
     if (steps > maxSteps) {
       throw new AppError(
         'invalid_request',

@@ -4,15 +4,16 @@
  */
 import ICAL from 'ical.js';
 import { AppError } from '../../errors.ts';
+import { type Budget, unlimitedBudget } from '../budget.ts';
 import { resolveTzid } from '../time/zones.ts';
+import { customZoneOffsets, type OffsetAt } from './customZone.ts';
 import type { Component } from './parse.ts';
 
 type Property = InstanceType<typeof ICAL.Property>;
-type Timezone = InstanceType<typeof ICAL.Timezone>;
 export type IcalValue = InstanceType<typeof ICAL.Time>;
 
 /** Where a wall-clock time lives: an IANA zone, or a zone only the file's VTIMEZONE defines. */
-export type Zone = { kind: 'iana'; id: string } | { kind: 'vtimezone'; tzid: string; timezone: Timezone };
+export type Zone = { kind: 'iana'; id: string } | { kind: 'vtimezone'; tzid: string; offsetAt: OffsetAt };
 
 /** A value as written: a date, or a wall-clock time in a zone (no zone = floating). */
 export type IcalTime =
@@ -29,24 +30,33 @@ export type ZoneLookup = (tzid: string) => Zone;
 
 export const utcZone: Zone = { kind: 'iana', id: 'Etc/UTC' };
 
-/** TZID → zone, preferring IANA data over the file's VTIMEZONE; throws for unknown zones. */
-export function zoneLookup(vtimezones: Component[]): ZoneLookup {
-  const defined = new Map<string, Timezone>();
+/**
+ * TZID → zone, preferring IANA data over the file's VTIMEZONE (which is then never evaluated);
+ * a VTIMEZONE is read on first use, within the budget; throws for unknown or unusable zones.
+ */
+export function zoneLookup(vtimezones: Component[], budget: Budget = unlimitedBudget()): ZoneLookup {
+  const defined = new Map<string, Component>();
   for (const component of vtimezones) {
     const tzid = component.getFirstPropertyValue('tzid');
-    if (typeof tzid !== 'string' || tzid === '') continue;
-    try {
-      defined.set(tzid, new ICAL.Timezone(component));
-    } catch {
-      // An unusable VTIMEZONE counts as absent: events using it are reported as unknown zone.
-    }
+    if (typeof tzid === 'string' && tzid !== '' && !defined.has(tzid)) defined.set(tzid, component);
   }
+  const read = new Map<string, Zone | AppError>();
   return (tzid) => {
     const iana = resolveTzid(tzid);
     if (iana !== undefined) return { kind: 'iana', id: iana };
-    const timezone = defined.get(tzid);
-    if (timezone !== undefined) return { kind: 'vtimezone', tzid, timezone };
-    throw new AppError('invalid_request', `unknown time zone "${tzid}"`);
+    const component = defined.get(tzid);
+    if (component === undefined) throw new AppError('invalid_request', `unknown time zone "${tzid}"`);
+    if (!read.has(tzid)) {
+      try {
+        read.set(tzid, { kind: 'vtimezone', tzid, offsetAt: customZoneOffsets(component, tzid, budget) });
+      } catch (error) {
+        if (!(error instanceof AppError)) throw error;
+        read.set(tzid, error);
+      }
+    }
+    const zone = read.get(tzid)!;
+    if (zone instanceof AppError) throw zone;
+    return zone;
   };
 }
 
@@ -115,8 +125,7 @@ export function rawValues(property: Property): unknown[] {
 export function instantOf(local: Temporal.PlainDateTime, zone: Zone): Temporal.Instant {
   if (zone.kind === 'iana')
     return local.toZonedDateTime(zone.id, { disambiguation: 'compatible' }).toInstant();
-  const time = icalValue(local);
-  const offsetSeconds = zone.timezone.utcOffset(time);
+  const offsetSeconds = zone.offsetAt(local);
   return Temporal.Instant.from(`${local.toString()}Z`).subtract({ seconds: offsetSeconds });
 }
 

@@ -7,6 +7,7 @@
 import type { ProviderCalendar } from '../../domain/providerFacts.ts';
 import { AppError, invalidField, isAppError } from '../../errors.ts';
 import { type Clock, systemClock } from '../../lib/clock.ts';
+import { createExpansionPool, type ExpansionPool } from '../expansionPool.ts';
 import type { AccountAccess, CalendarProvider, CredentialsOf } from '../port.ts';
 import type { ProviderHttp } from '../providerHttp.ts';
 import { listCalendarsAt } from './calendars.ts';
@@ -24,6 +25,8 @@ export interface CaldavDeps {
   allowPrivateNetworks?: boolean;
   /** Stamps written objects; the system clock by default. */
   clock?: Clock;
+  /** Where calendars are parsed and expanded; a pool of its own by default. */
+  pool?: ExpansionPool;
 }
 
 export interface CaldavConnection {
@@ -82,6 +85,7 @@ export function createCaldavProvider(deps: CaldavDeps): CalendarProvider<'caldav
   // calendar-user-address-set per account, fetched once per process: it decides organizer 'self'.
   const addresses = new Map<string, Promise<string[]>>();
   const maxRemembered = 10_000;
+  const pool = deps.pool ?? createExpansionPool();
 
   const sessionOf = (account: Account): DavSession => ({
     http: deps.http,
@@ -132,14 +136,14 @@ export function createCaldavProvider(deps: CaldavDeps): CalendarProvider<'caldav
     async listEvents(account, calendar, window) {
       const session = sessionOf(account);
       const url = new URL(calendar.providerCalendarId);
-      return listEventsIn(session, url, window, await selfAddresses(account, session, url));
+      return listEventsIn(session, url, window, await selfAddresses(account, session, url), pool);
     },
 
     async getEvent(account, calendar, providerEventId, recurrenceId) {
       const session = sessionOf(account);
       const url = new URL(calendar.providerCalendarId);
       const self = await selfAddresses(account, session, url);
-      return getEventIn(session, url, providerEventId, recurrenceId, self);
+      return getEventIn(session, url, providerEventId, recurrenceId, self, pool);
     },
 
     writer: createCaldavWriter({ clock: deps.clock ?? systemClock, sessionOf, selfAddresses }),

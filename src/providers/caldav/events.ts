@@ -1,15 +1,15 @@
 /**
  * Events of one CalDAV calendar: a calendar-query REPORT for the window (Radicale ignores
- * `expand`, so the server returns whole objects and we expand them), and a GET for one object.
+ * `expand`, so the server returns whole objects and the expansion pool expands them, off the
+ * request thread and within one budget for the calendar), and a GET for one object.
  *
  * providerEventId is `<object href relative to the calendar>#<UID>`: the href is the resource a
  * later write must address (it need not be derived from the UID), the UID names the event in it.
  */
-import { expandIcs } from '../../domain/ical/expand.ts';
-import { findOccurrence } from '../../domain/ical/findOccurrence.ts';
 import { unplacedSlackMs } from '../../domain/ical/window.ts';
 import type { EventsResult, ProviderOccurrence, SkippedItem } from '../../domain/providerFacts.ts';
 import type { TimeWindow } from '../../domain/window.ts';
+import type { ExpansionPool } from '../expansionPool.ts';
 import { type DavSession, davRequest, multistatus, sameServer, unexpectedAnswer } from './client.ts';
 import { calendarQueryBody, ns, propKey } from './wire.ts';
 
@@ -43,6 +43,7 @@ export async function listEventsIn(
   calendarUrl: URL,
   window: TimeWindow,
   selfAddresses: string[],
+  pool: ExpansionPool,
 ): Promise<EventsResult> {
   // Floating and all-day events are placed later, in a zone not known yet: ask as wide as expandIcs keeps them.
   const slack = { milliseconds: unplacedSlackMs };
@@ -56,6 +57,7 @@ export async function listEventsIn(
   });
   const occurrences: ProviderOccurrence[] = [];
   const skipped: SkippedItem[] = [];
+  const objects: { idOf: (uid: string | undefined) => string; ics: string; version?: string }[] = [];
   for (const response of multistatus(session, answer, 'the calendar')) {
     const object = URL.parse(response.href, answer.url);
     if (object === null || !sameServer(object, answer.url)) {
@@ -72,20 +74,31 @@ export async function listEventsIn(
       continue;
     }
     const version = response.props.get(getetag)?.text.trim() || undefined;
-    try {
-      const result = expandIcs(ics, { window, version, selfAddresses });
-      for (const occurrence of result.occurrences) {
-        occurrences.push({ ...occurrence, providerEventId: idOf(occurrence.providerEventId) });
-      }
-      for (const item of result.skipped) {
-        skipped.push({ ...item, providerEventId: idOf(item.providerEventId) });
-      }
-    } catch (error) {
+    objects.push({ idOf, ics, ...(version !== undefined && { version }) });
+  }
+  const expanded = await pool.expand(
+    objects.map(({ ics, version }) => ({ ics, options: { ...(version !== undefined && { version }) } })),
+    { window, selfAddresses },
+  );
+  for (const [index, result] of expanded.results.entries()) {
+    const { idOf } = objects[index]!;
+    if ('error' in result) {
       skipped.push({
         providerEventId: idOf(undefined),
-        reason: `unreadable iCalendar object: ${(error as Error).message}`,
+        reason: `unreadable iCalendar object: ${result.error}`,
       });
+      continue;
     }
+    for (const occurrence of result.occurrences) {
+      occurrences.push({ ...occurrence, providerEventId: idOf(occurrence.providerEventId) });
+    }
+    for (const item of result.skipped) {
+      skipped.push({ ...item, providerEventId: idOf(item.providerEventId) });
+    }
+  }
+  if (expanded.over !== undefined) {
+    const left = objects.length - expanded.results.length;
+    skipped.push({ reason: `${expanded.over} (${left} object${left === 1 ? '' : 's'} not read)` });
   }
   return { occurrences, skipped };
 }
@@ -96,6 +109,7 @@ export async function getEventIn(
   providerEventId: string,
   recurrenceId: string | undefined,
   selfAddresses: string[],
+  pool: ExpansionPool,
 ): Promise<ProviderOccurrence | undefined> {
   const target = parseEventId(calendarUrl, providerEventId);
   if (target === undefined) return undefined;
@@ -108,6 +122,9 @@ export async function getEventIn(
   if ([403, 404, 410].includes(answer.status)) return undefined;
   if (answer.status !== 200) throw unexpectedAnswer(session, answer, 'the event');
   const version = answer.headers.get('etag') ?? undefined;
-  const occurrence = findOccurrence(answer.body, target.uid, recurrenceId, { version, selfAddresses });
+  const occurrence = await pool.find(answer.body, target.uid, recurrenceId, {
+    ...(version !== undefined && { version }),
+    selfAddresses,
+  });
   return occurrence && { ...occurrence, providerEventId };
 }

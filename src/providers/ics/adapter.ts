@@ -1,11 +1,10 @@
 /**
  * Read-only iCalendar subscriptions (https/webcal feeds): one calendar per feed, events expanded
  * from the whole feed on every read (a 304 makes the repeat cheap). Everything in a feed is a
- * copy managed elsewhere, so nothing in it is editable here.
+ * copy managed elsewhere, so nothing in it is editable here. Feeds are parsed and expanded in
+ * the expansion pool, off the request thread and within its budget.
  */
-import { calendarTimeZone, expandIcs } from '../../domain/ical/expand.ts';
-import { findOccurrence } from '../../domain/ical/findOccurrence.ts';
-import { parseCalendar } from '../../domain/ical/parse.ts';
+import { createExpansionPool, type ExpansionPool } from '../expansionPool.ts';
 import type { AccountAccess, CalendarProvider, CredentialsOf } from '../port.ts';
 import type { ProviderHttp } from '../providerHttp.ts';
 import { createFeedReader, feedFault, normalizeFeedUrl } from './client.ts';
@@ -16,6 +15,8 @@ export interface IcsDeps {
   maxBytes?: number;
   /** Allow feeds on private, loopback and link-local addresses (tests, trusted intranets). */
   allowPrivateNetworks?: boolean;
+  /** Where feeds are parsed and expanded; a pool of its own by default. */
+  pool?: ExpansionPool;
 }
 
 /** X- properties reach us raw; X-WR-CALNAME is TEXT by convention (RFC 5545 §3.3.11 escapes). */
@@ -23,9 +24,9 @@ const textValue = (raw: string) =>
   raw.replaceAll(/\\([\\;,nN])/g, (_, c: string) => (c === 'n' || c === 'N' ? '\n' : c));
 
 /** A reading of the feed's content; when the parser gives up, the feed is at fault and is named. */
-function parsing<T>(read: () => T): T {
+async function parsing<T>(read: () => Promise<T>): Promise<T> {
   try {
-    return read();
+    return await read();
   } catch (error) {
     throw feedFault(
       'not_calendar_data',
@@ -40,6 +41,7 @@ export function createIcsProvider(deps: IcsDeps): CalendarProvider<'ics'> {
     maxBytes: deps.maxBytes ?? 5 * 1024 * 1024,
     allowPrivateNetworks: deps.allowPrivateNetworks ?? false,
   });
+  const pool = deps.pool ?? createExpansionPool();
   const read = (account: AccountAccess<CredentialsOf<'ics'>>) =>
     feeds.read(normalizeFeedUrl(account.credentials.url), account.accountKey);
 
@@ -49,8 +51,9 @@ export function createIcsProvider(deps: IcsDeps): CalendarProvider<'ics'> {
     async listCalendars(account) {
       const url = normalizeFeedUrl(account.credentials.url);
       const ics = await feeds.read(url, account.accountKey);
-      const name = parsing(() => textValue(parseCalendar(ics).properties.get('x-wr-calname') ?? '').trim());
-      const timeZone = parsing(() => calendarTimeZone(ics));
+      const described = await parsing(() => pool.describe(ics));
+      const name = textValue(described.name ?? '').trim();
+      const timeZone = described.timeZone;
       return [
         {
           providerCalendarId: url.href,
@@ -64,12 +67,18 @@ export function createIcsProvider(deps: IcsDeps): CalendarProvider<'ics'> {
 
     async listEvents(account, _calendar, window) {
       const ics = await read(account);
-      return parsing(() => expandIcs(ics, { window, managedCopy: true }));
+      const answer = await pool.expand([{ ics }], { window, managedCopy: true });
+      const [result] = answer.results;
+      if (result === undefined) return { occurrences: [], skipped: [{ reason: answer.over ?? 'not read' }] };
+      return parsing(async () => {
+        if ('error' in result) throw new Error(result.error);
+        return result;
+      });
     },
 
     async getEvent(account, _calendar, providerEventId, recurrenceId) {
       const ics = await read(account);
-      return parsing(() => findOccurrence(ics, providerEventId, recurrenceId, { managedCopy: true }));
+      return parsing(() => pool.find(ics, providerEventId, recurrenceId, { managedCopy: true }));
     },
   };
 }

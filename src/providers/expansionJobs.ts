@@ -1,0 +1,37 @@
+/** The messages between the expansion pool and its workers. */
+import type { BudgetLimits } from '../domain/budget.ts';
+import type { ExpandOptions } from '../domain/ical/expand.ts';
+import type { EventsResult } from '../domain/providerFacts.ts';
+
+type Options = Omit<ExpandOptions, 'budget' | 'window'>;
+
+export type PoolJob = { limits: BudgetLimits } & (
+  | {
+      kind: 'expand';
+      objects: { ics: string; options?: Pick<ExpandOptions, 'version'> }[];
+      options: Options;
+      /** Instants as ISO strings: Temporal values do not cross threads. */
+      window: { start: string; end: string };
+    }
+  | { kind: 'find'; ics: string; uid: string; recurrenceId: string | undefined; options: Options }
+  | { kind: 'describe'; ics: string }
+);
+
+/** One object's occurrences, or why the object itself cannot be read. */
+export type ObjectResult = EventsResult | { error: string };
+
+export interface ExpandAnswer {
+  results: ObjectResult[];
+  /** Set when the budget ran out: the objects after `results` were not read. */
+  over?: string;
+}
+
+export interface JobRequest {
+  id: number;
+  job: PoolJob;
+}
+
+export type JobAnswer =
+  | { id: number; value: unknown }
+  /** `invalid`: the calendar's content is at fault (not iCalendar, over budget), not the service. */
+  | { id: number; error: { message: string; invalid: boolean } };

@@ -1,0 +1,174 @@
+/**
+ * A small pool of worker threads that parse and expand CalDAV and ICS calendars off the request
+ * thread, so one hostile or huge calendar never delays anyone else's request. Each job runs
+ * within a budget (domain/budget.ts) and a hard wall-clock deadline past which its worker is
+ * terminated and replaced; each worker's heap is capped; the queue is bounded and a full one
+ * answers `provider_unavailable` at once.
+ */
+import { Worker } from 'node:worker_threads';
+import { type BudgetLimits, calendarLimits } from '../domain/budget.ts';
+import type { ExpandOptions } from '../domain/ical/expand.ts';
+import type { ProviderOccurrence } from '../domain/providerFacts.ts';
+import { AppError } from '../errors.ts';
+import type { ExpandAnswer, JobAnswer, PoolJob } from './expansionJobs.ts';
+
+export interface ExpansionPoolOptions {
+  /** Worker threads (default 2). */
+  workers?: number;
+  limits?: BudgetLimits;
+  /** Wall-clock milliseconds a job may take before its worker is terminated (default 3 × the budget's time). */
+  hardTimeoutMs?: number;
+  /** Jobs waiting for a worker before new ones are refused (default 32 per worker). */
+  maxQueued?: number;
+  /** Heap of one worker, in MB (default 256). */
+  maxMemoryMb?: number;
+}
+
+type JobInput = PoolJob extends infer J ? (J extends PoolJob ? Omit<J, 'limits'> : never) : never;
+
+interface Pending {
+  job: PoolJob;
+  resolve: (value: unknown) => void;
+  reject: (error: unknown) => void;
+}
+
+interface Slot {
+  worker: Worker;
+  running?: { id: number; pending: Pending; timer: NodeJS.Timeout };
+}
+
+const unavailable = (message: string) => new AppError('provider_unavailable', message);
+
+export interface ExpansionPool {
+  expand(
+    objects: { ics: string; options?: Pick<ExpandOptions, 'version'> }[],
+    options: Omit<ExpandOptions, 'budget'>,
+  ): Promise<ExpandAnswer>;
+  find(
+    ics: string,
+    uid: string,
+    recurrenceId: string | undefined,
+    options: Omit<ExpandOptions, 'budget' | 'window'>,
+  ): Promise<ProviderOccurrence | undefined>;
+  describe(ics: string): Promise<{ name?: string; timeZone?: string }>;
+  close(): Promise<void>;
+}
+
+export function createExpansionPool(options: ExpansionPoolOptions = {}): ExpansionPool {
+  const size = options.workers ?? 2;
+  const limits = options.limits ?? calendarLimits;
+  const hardTimeoutMs = options.hardTimeoutMs ?? limits.timeMs * 3;
+  const maxQueued = options.maxQueued ?? size * 32;
+  const maxMemoryMb = options.maxMemoryMb ?? 256;
+  const slots: Slot[] = [];
+  const queue: Pending[] = [];
+  let nextId = 0;
+
+  function startWorker(): Slot {
+    const worker = new Worker(new URL('./expansionWorker.ts', import.meta.url), {
+      resourceLimits: { maxOldGenerationSizeMb: maxMemoryMb },
+    });
+    // Idle workers never keep the process alive.
+    worker.unref();
+    const slot: Slot = { worker };
+    worker.on('message', (answer: JobAnswer) => {
+      const running = slot.running;
+      if (running === undefined || running.id !== answer.id) return;
+      clearTimeout(running.timer);
+      slot.running = undefined;
+      if ('value' in answer) running.pending.resolve(answer.value);
+      else if (answer.error.invalid)
+        running.pending.reject(new AppError('invalid_request', answer.error.message));
+      else running.pending.reject(new Error(answer.error.message));
+      dispatch();
+    });
+    const lost = (why: string) => {
+      const running = slot.running;
+      slot.running = undefined;
+      retire(slot);
+      if (running !== undefined) {
+        clearTimeout(running.timer);
+        running.pending.reject(unavailable(why));
+      }
+      dispatch();
+    };
+    worker.on('error', (error: Error & { code?: string }) =>
+      lost(
+        error.code === 'ERR_WORKER_OUT_OF_MEMORY'
+          ? 'The calendar needs more memory than one read may take; it was left out.'
+          : 'The calendar could not be read.',
+      ),
+    );
+    worker.on('exit', () => lost('The calendar could not be read.'));
+    slots.push(slot);
+    return slot;
+  }
+
+  function retire(slot: Slot): void {
+    const index = slots.indexOf(slot);
+    if (index >= 0) slots.splice(index, 1);
+    slot.worker.removeAllListeners('exit');
+    void slot.worker.terminate();
+  }
+
+  function dispatch(): void {
+    while (queue.length > 0) {
+      const slot =
+        slots.find((s) => s.running === undefined) ?? (slots.length < size ? startWorker() : undefined);
+      if (slot === undefined) return;
+      const pending = queue.shift()!;
+      const id = nextId++;
+      const timer = setTimeout(() => {
+        // The job overran its deadline: its worker is stopped and a new one takes its place.
+        slot.running = undefined;
+        retire(slot);
+        pending.reject(unavailable('The calendar takes too long to read; it was left out.'));
+        dispatch();
+      }, hardTimeoutMs);
+      slot.running = { id, pending, timer };
+      slot.worker.ref();
+      slot.worker.postMessage({ id, job: pending.job });
+    }
+    for (const slot of slots) if (slot.running === undefined) slot.worker.unref();
+  }
+
+  function submit<T>(input: JobInput): Promise<T> {
+    if (queue.length >= maxQueued) {
+      return Promise.reject(unavailable('Too many calendars are being read at once; try again in a moment.'));
+    }
+    return new Promise<T>((resolve, reject) => {
+      queue.push({
+        job: { ...input, limits } as PoolJob,
+        resolve: resolve as (value: unknown) => void,
+        reject,
+      });
+      dispatch();
+    });
+  }
+
+  return {
+    expand: (objects, { window, ...expandOptions }) =>
+      submit({
+        kind: 'expand',
+        objects,
+        options: expandOptions,
+        window: { start: window.start.toString(), end: window.end.toString() },
+      }),
+    async find(ics, uid, recurrenceId, findOptions) {
+      return (
+        (await submit<ProviderOccurrence | null>({
+          kind: 'find',
+          ics,
+          uid,
+          recurrenceId,
+          options: findOptions,
+        })) ?? undefined
+      );
+    },
+    describe: (ics) => submit({ kind: 'describe', ics }),
+    async close() {
+      for (const pending of queue.splice(0)) pending.reject(unavailable('The service is stopping.'));
+      await Promise.all([...slots].map((slot) => slot.worker.terminate()));
+    },
+  };
+}

@@ -1,0 +1,64 @@
+/**
+ * The worker thread of the expansion pool: parses and expands iCalendar text away from the
+ * request thread, every job within a fresh budget of the limits it is given.
+ */
+import { parentPort } from 'node:worker_threads';
+import { type Budget, BudgetExceeded, createBudget, overBudget } from '../domain/budget.ts';
+import { declaredZone, expandIcs } from '../domain/ical/expand.ts';
+import { findOccurrence } from '../domain/ical/findOccurrence.ts';
+import { parseCalendar } from '../domain/ical/parse.ts';
+import { isAppError } from '../errors.ts';
+import type { JobAnswer, JobRequest, ObjectResult, PoolJob } from './expansionJobs.ts';
+
+function run(job: PoolJob, budget: Budget): unknown {
+  switch (job.kind) {
+    case 'expand': {
+      const window = {
+        start: Temporal.Instant.from(job.window.start),
+        end: Temporal.Instant.from(job.window.end),
+      };
+      const results: ObjectResult[] = [];
+      for (const object of job.objects) {
+        const over = overBudget(budget);
+        if (over !== undefined) return { results, over: over.message };
+        results.push(
+          attempt(() => expandIcs(object.ics, { ...job.options, ...object.options, window, budget })),
+        );
+      }
+      return { results };
+    }
+    case 'find':
+      return findOccurrence(job.ics, job.uid, job.recurrenceId, { ...job.options, budget }) ?? null;
+    case 'describe': {
+      const properties = parseCalendar(job.ics, budget, { components: false }).properties;
+      return { name: properties.get('x-wr-calname'), timeZone: declaredZone(properties) };
+    }
+  }
+}
+
+/** One object's result, or why it could not be read (its own fault, not the calendar's). */
+function attempt(read: () => ObjectResult & object): ObjectResult {
+  try {
+    return read();
+  } catch (error) {
+    if (error instanceof BudgetExceeded) throw error;
+    return { error: (error as Error).message };
+  }
+}
+
+parentPort?.on('message', ({ id, job }: JobRequest) => {
+  let answer: JobAnswer;
+  try {
+    const budget = createBudget(job.limits, () => performance.now());
+    answer = { id, value: run(job, budget) };
+  } catch (error) {
+    answer = {
+      id,
+      error: {
+        message: (error as Error).message,
+        invalid: isAppError(error) || error instanceof BudgetExceeded,
+      },
+    };
+  }
+  parentPort?.postMessage(answer);
+});

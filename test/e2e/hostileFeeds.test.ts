@@ -1,0 +1,137 @@
+/**
+ * Hostile ICS feeds read through the real application (loopback feed server, real adapters,
+ * search_events at /mcp) while the test watches the process: /healthz, polled every 100 ms,
+ * answers within a second throughout, and RSS stays under 1 GB. Each calendar is answered,
+ * whole or marked incomplete, never a stall or a crash.
+ */
+import assert from 'node:assert/strict';
+import { createServer, type Server } from 'node:http';
+import { after, before, describe, it } from 'node:test';
+import { connectAccount } from '../../src/calendars/accounts/connectedAccounts.ts';
+import {
+  hostileZoneCalendar,
+  impossibleRules,
+  manyRdates,
+  ordinaryEvents,
+  secondlyEvents,
+} from '../domain/hostileCalendars.ts';
+import { startTestApp, type TestApp } from '../helpers/app.ts';
+import { grantToken } from '../helpers/grantToken.ts';
+import { seedUser, seedWorkspace } from '../helpers/seed.ts';
+
+const feeds: Record<string, () => string> = {
+  'zone-1600': () => hostileZoneCalendar('1600'),
+  'zone-2026': () => hostileZoneCalendar('2026'),
+  'secondly-20': () => secondlyEvents(20),
+  'impossible-50': () => impossibleRules(50),
+  'ordinary-30000': () => ordinaryEvents(30_000),
+  'rdates-100000': () => manyRdates(100_000),
+};
+
+/** Polls /healthz every 100 ms until stopped; the slowest answer and the largest RSS seen. */
+function watch(baseUrl: string) {
+  let slowest = 0;
+  let largestRss = process.memoryUsage().rss;
+  let running = true;
+  const loop = (async () => {
+    while (running) {
+      const started = performance.now();
+      const answer = await fetch(`${baseUrl}/healthz`, { signal: AbortSignal.timeout(5_000) });
+      assert.equal(answer.status, 200);
+      await answer.body?.cancel();
+      slowest = Math.max(slowest, performance.now() - started);
+      largestRss = Math.max(largestRss, process.memoryUsage().rss);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  })();
+  return async () => {
+    running = false;
+    await loop;
+    return { slowest, largestRss };
+  };
+}
+
+describe('hostile ICS feeds through search_events', () => {
+  let feedServer: Server;
+  let feedBase: string;
+  let testApp: TestApp;
+  let baseUrl: string;
+  let owner: { userId: string; workspaceId: string };
+
+  before(async () => {
+    const bodies = new Map(Object.entries(feeds).map(([name, make]) => [`/${name}.ics`, make()]));
+    feedServer = createServer((request, response) => {
+      const body = bodies.get(request.url ?? '');
+      response.writeHead(body === undefined ? 404 : 200, { 'content-type': 'text/calendar' });
+      response.end(body);
+    });
+    await new Promise<void>((resolve) => feedServer.listen(0, '127.0.0.1', resolve));
+    feedBase = `http://127.0.0.1:${(feedServer.address() as { port: number }).port}`;
+    testApp = await startTestApp({
+      env: { ICS_ALLOW_PRIVATE_NETWORKS: 'true' },
+      adapters: {},
+      listen: true,
+    });
+    baseUrl = testApp.ctx.config.baseUrl;
+    const userId = await seedUser(testApp.ctx.db, 'ida@example.org');
+    owner = { userId, workspaceId: await seedWorkspace(testApp.ctx.db, 'Feeds', [[userId, 'owner']]) };
+  });
+
+  after(async () => {
+    await testApp?.close();
+    feedServer?.close();
+  });
+
+  for (const name of Object.keys(feeds)) {
+    it(`${name}: health answers within 1 s, RSS stays under 1 GB, the calendar is answered`, async () => {
+      const stop = watch(baseUrl);
+      try {
+        const { calendars } = await connectAccount(
+          testApp.ctx,
+          owner,
+          { kind: 'ics', url: `${feedBase}/${name}.ics` },
+          name,
+        );
+        const calendarId = calendars[0]!.id;
+        const { token } = await grantToken(testApp.ctx, {
+          ...owner,
+          calendars: [{ calendarId, detailLevel: 'full' }],
+        });
+        const answer = await fetch(`${baseUrl}/mcp`, {
+          method: 'POST',
+          headers: {
+            authorization: `Bearer ${token}`,
+            'content-type': 'application/json',
+            accept: 'application/json, text/event-stream',
+          },
+          body: JSON.stringify({
+            jsonrpc: '2.0',
+            id: 1,
+            method: 'tools/call',
+            params: {
+              name: 'search_events',
+              arguments: {
+                calendarIds: [calendarId],
+                query: 'plain',
+                start: '2026-03-01T00:00:00Z',
+                end: '2026-03-31T00:00:00Z',
+              },
+            },
+          }),
+        });
+        assert.equal(answer.status, 200);
+        const text = await answer.text();
+        assert.doesNotMatch(text, /"isError":true/);
+        if (name.startsWith('zone-')) {
+          assert.match(text, /"title":"Plain"/, 'the event beside the hostile zone is found');
+          assert.match(text, /\(incomplete\)/, 'the event in the hostile zone is reported');
+        }
+        if (name === 'secondly-20' || name === 'impossible-50') assert.match(text, /\(incomplete\)/);
+      } finally {
+        const { slowest, largestRss } = await stop();
+        assert.ok(slowest < 1_000, `/healthz took ${Math.round(slowest)} ms`);
+        assert.ok(largestRss < 1024 ** 3, `RSS reached ${Math.round(largestRss / 1024 ** 2)} MB`);
+      }
+    });
+  }
+});

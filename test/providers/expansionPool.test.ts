@@ -1,0 +1,62 @@
+/** The expansion pool: work off the request thread, a hard deadline, a bounded queue. */
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { calendarLimits } from '../../src/domain/budget.ts';
+import { createExpansionPool } from '../../src/providers/expansionPool.ts';
+import { hostileZoneCalendar, impossibleRules } from '../domain/hostileCalendars.ts';
+
+const window = {
+  start: Temporal.Instant.from('2026-03-01T00:00:00Z'),
+  end: Temporal.Instant.from('2026-04-01T00:00:00Z'),
+};
+// No budget of its own: only the hard deadline can stop these jobs.
+const unbounded = { ...calendarLimits, ruleSteps: Number.POSITIVE_INFINITY, timeMs: 600_000 };
+
+describe('expansion pool', () => {
+  it('expands in a worker and reports objects it cannot read', async () => {
+    const pool = createExpansionPool({ workers: 1 });
+    try {
+      const answer = await pool.expand([{ ics: hostileZoneCalendar('2026') }, { ics: 'not a calendar' }], {
+        window,
+      });
+      const [zoned, broken] = answer.results;
+      assert.ok(zoned !== undefined && 'occurrences' in zoned);
+      assert.deepEqual(
+        zoned.occurrences.map((occurrence) => occurrence.providerEventId),
+        ['plain'],
+      );
+      assert.deepEqual(broken, { error: 'The text is not an iCalendar document.' });
+    } finally {
+      await pool.close();
+    }
+  });
+
+  it('terminates a job past its hard deadline, and a new worker takes the next job', async () => {
+    const pool = createExpansionPool({ workers: 1, limits: unbounded, hardTimeoutMs: 300 });
+    try {
+      await assert.rejects(pool.expand([{ ics: impossibleRules(50) }], { window }), {
+        code: 'provider_unavailable',
+        message: /takes too long to read/,
+      });
+      const answer = await pool.expand([{ ics: hostileZoneCalendar('1600') }], { window });
+      assert.equal(answer.results.length, 1);
+    } finally {
+      await pool.close();
+    }
+  });
+
+  it('refuses jobs at once when its queue is full', async () => {
+    const pool = createExpansionPool({ workers: 1, limits: unbounded, hardTimeoutMs: 2_000, maxQueued: 1 });
+    try {
+      const running = pool.expand([{ ics: impossibleRules(50) }], { window });
+      const queued = pool.expand([{ ics: impossibleRules(50) }], { window });
+      await assert.rejects(pool.expand([{ ics: impossibleRules(1) }], { window }), {
+        code: 'provider_unavailable',
+        message: /Too many calendars/,
+      });
+      await Promise.allSettled([running, queued]);
+    } finally {
+      await pool.close();
+    }
+  });
+});

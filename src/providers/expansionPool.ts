@@ -34,7 +34,9 @@ interface Pending {
 
 interface Slot {
   worker: Worker;
-  running?: { id: number; pending: Pending; timer: NodeJS.Timeout };
+  /** Set once the worker has loaded its code: a job's deadline runs from then, not from the spawn. */
+  ready: boolean;
+  running?: { id: number; pending: Pending; timer?: NodeJS.Timeout };
 }
 
 const unavailable = (message: string) => new AppError('provider_unavailable', message);
@@ -70,8 +72,13 @@ export function createExpansionPool(options: ExpansionPoolOptions = {}): Expansi
     });
     // Idle workers never keep the process alive.
     worker.unref();
-    const slot: Slot = { worker };
-    worker.on('message', (answer: JobAnswer) => {
+    const slot: Slot = { worker, ready: false };
+    worker.on('message', (answer: JobAnswer | 'ready') => {
+      if (answer === 'ready') {
+        slot.ready = true;
+        armDeadline(slot);
+        return;
+      }
       const running = slot.running;
       if (running === undefined || running.id !== answer.id) return;
       clearTimeout(running.timer);
@@ -111,6 +118,19 @@ export function createExpansionPool(options: ExpansionPoolOptions = {}): Expansi
     void slot.worker.terminate();
   }
 
+  /** Starts the running job's deadline, once its worker is ready to work on it. */
+  function armDeadline(slot: Slot): void {
+    const running = slot.running;
+    if (running === undefined || running.timer !== undefined || !slot.ready) return;
+    running.timer = setTimeout(() => {
+      // The job overran its deadline: its worker is stopped and a new one takes its place.
+      slot.running = undefined;
+      retire(slot);
+      running.pending.reject(unavailable('The calendar takes too long to read; it was left out.'));
+      dispatch();
+    }, hardTimeoutMs);
+  }
+
   function dispatch(): void {
     while (queue.length > 0) {
       const slot =
@@ -118,14 +138,8 @@ export function createExpansionPool(options: ExpansionPoolOptions = {}): Expansi
       if (slot === undefined) return;
       const pending = queue.shift()!;
       const id = nextId++;
-      const timer = setTimeout(() => {
-        // The job overran its deadline: its worker is stopped and a new one takes its place.
-        slot.running = undefined;
-        retire(slot);
-        pending.reject(unavailable('The calendar takes too long to read; it was left out.'));
-        dispatch();
-      }, hardTimeoutMs);
-      slot.running = { id, pending, timer };
+      slot.running = { id, pending };
+      armDeadline(slot);
       slot.worker.ref();
       slot.worker.postMessage({ id, job: pending.job });
     }

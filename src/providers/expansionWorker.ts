@@ -62,3 +62,6 @@ parentPort?.on('message', ({ id, job }: JobRequest) => {
   }
   parentPort?.postMessage(answer);
 });
+
+// Imports are loaded: the pool starts a job's deadline from here.
+parentPort?.postMessage('ready');

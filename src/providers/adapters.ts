@@ -1,6 +1,7 @@
 /** Builds the calendar adapters and connect flows this deployment's configuration allows. */
 import type { Config } from '../config.ts';
 import type { Clock } from '../lib/clock.ts';
+import { guardedFetch } from '../lib/guardedFetch.ts';
 import { createCaldavProvider } from './caldav/adapter.ts';
 import type { Connectors } from './connectors.ts';
 import { createGoogleProvider } from './google/adapter.ts';
@@ -28,7 +29,13 @@ export function createCalendarAdapters(
   const http = new ProviderHttp({ timeoutMs: config.providerTimeoutMs, ...httpOptions });
   const providers: Providers = {
     caldav: createCaldavProvider({ http }),
-    ics: createIcsProvider({ http, allowPrivateNetworks: config.icsAllowPrivateNetworks }),
+    ics: createIcsProvider({
+      // Feeds are where strangers point: each connection goes to the public address it checked.
+      http: config.icsAllowPrivateNetworks
+        ? http
+        : new ProviderHttp({ timeoutMs: config.providerTimeoutMs, ...httpOptions, fetch: guardedFetch() }),
+      allowPrivateNetworks: config.icsAllowPrivateNetworks,
+    }),
   };
   const connectors: Connectors = {};
 

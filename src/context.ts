@@ -3,6 +3,7 @@ import type { Kysely } from 'kysely';
 import type { Config } from './config.ts';
 import type { Clock } from './lib/clock.ts';
 import type { SecretBox } from './lib/encryption.ts';
+import type { GuardedFetchOptions } from './lib/guardedFetch.ts';
 import type { Connectors } from './providers/connectors.ts';
 import type { Providers } from './providers/registry.ts';
 import type { Database } from './store/schema.ts';
@@ -19,8 +20,8 @@ export interface AppContext {
   providers: Providers;
   /** OAuth connect flows of the providers that have a configured client. */
   connectors: Connectors;
-  /** Outbound fetch for Client ID Metadata Documents; the global fetch when absent. */
-  outboundFetch?: typeof fetch;
+  /** Tests only: what the authorization server's guarded fetch may reach besides public addresses. */
+  outboundGuard?: GuardedFetchOptions;
   /** Resolves when the database answers; used by /readyz. */
   ping(): Promise<void>;
 }

@@ -38,8 +38,8 @@ export interface AuthorizationServerDeps {
   onGrantEnded(grantId: string): void;
   /** The site's own pages, which the authorization server relies on but does not render. */
   site: SitePages;
-  /** Outbound requests (Client ID Metadata Documents); the global fetch unless a test injects one. */
-  fetch?: typeof fetch;
+  /** Outbound requests (Client ID Metadata Documents, clients' jwks_uri): lib/guardedFetch.ts. */
+  fetch: typeof fetch;
 }
 
 export interface SitePages {
@@ -204,7 +204,8 @@ export function createAuthorizationServer(deps: AuthorizationServerDeps): Author
       ctx.type = 'html';
       ctx.body = deps.site.errorPage(out.error, out.error_description);
     },
-    ...(deps.fetch ? { fetch: deps.fetch as NonNullable<Configuration['fetch']> } : {}),
+    // oidc-provider's own dispatcher checks addresses only after connecting; ours replaces it.
+    fetch: deps.fetch as NonNullable<Configuration['fetch']>,
   };
 
   const provider = new Provider(issuer, configuration);

@@ -1,5 +1,6 @@
 /** Assembles the authorization side from the application context: keys, server, verifier, grants. */
 import type { AppContext } from '../context.ts';
+import { guardedFetch } from '../lib/guardedFetch.ts';
 import {
   type AuthorizationServer,
   createAuthorizationServer,
@@ -37,7 +38,7 @@ export async function startAuthorization(ctx: AppContext, site: SitePages): Prom
     signingKeys,
     onGrantEnded: (grantId) => verifier.forget(grantId),
     site,
-    ...(ctx.outboundFetch ? { fetch: ctx.outboundFetch } : {}),
+    fetch: guardedFetch({ ...ctx.outboundGuard, httpsOnly: ctx.config.environment === 'production' }),
   });
   return {
     server,

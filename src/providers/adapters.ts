@@ -1,6 +1,7 @@
 /** Builds the calendar adapters and connect flows this deployment's configuration allows. */
 import type { Config } from '../config.ts';
 import type { Clock } from '../lib/clock.ts';
+import { guardedFetch } from '../lib/guardedFetch.ts';
 import { createCaldavProvider } from './caldav/adapter.ts';
 import type { Connectors } from './connectors.ts';
 import { createExpansionPool } from './expansionPool.ts';
@@ -27,11 +28,25 @@ export function createCalendarAdapters(
   httpOptions: ProviderHttpOptions = {},
 ): { providers: Providers; connectors: Connectors } {
   const http = new ProviderHttp({ timeoutMs: config.providerTimeoutMs, ...httpOptions });
+  // Addresses people type (CalDAV servers, feeds) may point anywhere: unless private networks are
+  // allowed, each connection goes to the public address that was checked, resolved once.
+  const publicOnly = (allowPrivateNetworks: boolean) =>
+    allowPrivateNetworks
+      ? http
+      : new ProviderHttp({ timeoutMs: config.providerTimeoutMs, ...httpOptions, fetch: guardedFetch() });
   // One pool for both: together they may not take more threads than configured.
   const pool = createExpansionPool({ workers: config.calendarWorkers });
   const providers: Providers = {
-    caldav: createCaldavProvider({ http, pool, allowPrivateNetworks: config.caldavAllowPrivateNetworks }),
-    ics: createIcsProvider({ http, allowPrivateNetworks: config.icsAllowPrivateNetworks, pool }),
+    caldav: createCaldavProvider({
+      http: publicOnly(config.caldavAllowPrivateNetworks),
+      pool,
+      allowPrivateNetworks: config.caldavAllowPrivateNetworks,
+    }),
+    ics: createIcsProvider({
+      http: publicOnly(config.icsAllowPrivateNetworks),
+      allowPrivateNetworks: config.icsAllowPrivateNetworks,
+      pool,
+    }),
   };
   const connectors: Connectors = {};
 

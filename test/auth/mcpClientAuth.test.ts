@@ -22,7 +22,7 @@ import { mcpToolsList } from '../helpers/mcpRequest.ts';
 import { consentAction, reachConsent, redirectUri, submit } from '../helpers/oauth.ts';
 import { PageClient } from '../helpers/pageClient.ts';
 import { seedCalendars, seedUser, seedWorkspace } from '../helpers/seed.ts';
-import { fetchTrusting, startHttpsServer, type TestHttpsServer } from '../helpers/tls.ts';
+import { startHttpsServer, type TestHttpsServer, trustingGuard } from '../helpers/tls.ts';
 
 const email = 'ana@example.org';
 
@@ -114,7 +114,7 @@ describe('the MCP SDK OAuth client against the service', () => {
         .writeHead(200, { 'content-type': 'application/json', 'cache-control': 'max-age=60' })
         .end(JSON.stringify(document));
     });
-    t = await startTestApp({ listen: true, outboundFetch: fetchTrusting(documents.ca) });
+    t = await startTestApp({ listen: true, outboundGuard: trustingGuard(documents) });
     base = t.ctx.config.baseUrl;
     mcp = `${base}/mcp`;
     const userId = await seedUser(t.ctx.db, email);

@@ -5,6 +5,7 @@ import type { FastifyInstance } from 'fastify';
 import { type Config, loadConfig } from '../../src/config.ts';
 import type { AppContext } from '../../src/context.ts';
 import { createSecretBox } from '../../src/lib/encryption.ts';
+import type { GuardedFetchOptions } from '../../src/lib/guardedFetch.ts';
 import { assemble } from '../../src/main.ts';
 import { createCalendarAdapters } from '../../src/providers/adapters.ts';
 import type { ProviderHttpOptions } from '../../src/providers/providerHttp.ts';
@@ -31,8 +32,8 @@ export interface TestAppOptions {
   adapters?: ProviderHttpOptions;
   /** Listens on a free loopback port with BASE_URL pointing at it (for clients that use fetch). */
   listen?: boolean;
-  /** Outbound fetch for Client ID Metadata Documents. */
-  outboundFetch?: typeof fetch;
+  /** Loosens the authorization server's outbound guard for the test's own servers (resolver, CA, addresses). */
+  outboundGuard?: GuardedFetchOptions;
   /** Calendar adapters to use instead of the configured ones (in-memory providers). */
   providers?: Providers;
 }
@@ -54,7 +55,7 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
     extraRoutes,
     adapters,
     listen = false,
-    outboundFetch,
+    outboundGuard,
     providers,
   } = options;
   const port = listen ? await freePort() : undefined;
@@ -84,7 +85,7 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
       : createCalendarAdapters(config, clock, adapters)),
     ...(providers === undefined ? {} : { providers }),
     ping: () => ping(handle),
-    ...(outboundFetch ? { outboundFetch } : {}),
+    ...(outboundGuard ? { outboundGuard } : {}),
   };
   const app = await assemble(
     ctx,

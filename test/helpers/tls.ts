@@ -1,17 +1,17 @@
 /**
  * HTTPS on this machine for tests: a throwaway self-signed certificate for localhost and
- * 127.0.0.1 (made with the `openssl` CLI), an HTTPS server on a free loopback port, and a
- * fetch that trusts exactly that certificate (for code that fetches https URLs, such as the
+ * 127.0.0.1 (made with the `openssl` CLI), an HTTPS server on a free loopback port, and the
+ * outbound guard's allowance for it (for code that fetches https URLs, such as the
  * authorization server reading Client ID Metadata Documents).
  */
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { createServer, request as httpsRequest, type Server } from 'node:https';
+import { createServer, type Server } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Readable } from 'node:stream';
+import type { GuardedFetchOptions } from '../../src/lib/guardedFetch.ts';
 
 export interface TestCertificate {
   key: string;
@@ -93,46 +93,12 @@ export async function startHttpsServer(
   };
 }
 
-const nullBodyStatuses = new Set([101, 204, 205, 304]);
-
 /**
- * A fetch over node:https that trusts `ca` and follows no redirects. It ignores
- * `init.dispatcher` (oidc-provider passes one that refuses loopback addresses) and honours
- * `init.signal`. Only what the tests need: string or byte bodies.
+ * The outbound guard's allowance for this one server: its certificate trusted, `localhost`
+ * resolving to 127.0.0.1 and that address allowed on its port only.
  */
-export function fetchTrusting(ca: string): typeof fetch {
-  return (async (input: string | URL | Request, init: RequestInit = {}) => {
-    const url = new URL(input instanceof Request ? input.url : input);
-    if (url.protocol !== 'https:') throw new TypeError(`only https URLs: ${url.href}`);
-    const headers = Object.fromEntries(new Headers(init.headers));
-    const body = init.body;
-    if (body !== undefined && body !== null && typeof body !== 'string' && !(body instanceof Uint8Array)) {
-      throw new TypeError('fetchTrusting sends only string or byte bodies');
-    }
-    const message = await new Promise<IncomingMessage>((resolve, reject) => {
-      const request = httpsRequest(url, {
-        method: init.method ?? 'GET',
-        headers,
-        ca,
-        ...(init.signal ? { signal: init.signal } : {}),
-      });
-      request.on('response', resolve);
-      request.on('error', reject);
-      request.end(body ?? undefined);
-    });
-    const responseHeaders = new Headers();
-    for (const [name, value] of Object.entries(message.headers)) {
-      for (const v of [value ?? []].flat()) responseHeaders.append(name, v);
-    }
-    const status = message.statusCode ?? 500;
-    const responseBody = nullBodyStatuses.has(status)
-      ? null
-      : (Readable.toWeb(message) as ReadableStream<Uint8Array>);
-    if (responseBody === null) message.resume();
-    return new Response(responseBody, {
-      status,
-      statusText: message.statusMessage ?? '',
-      headers: responseHeaders,
-    });
-  }) as typeof fetch;
-}
+export const trustingGuard = (server: TestHttpsServer): GuardedFetchOptions => ({
+  ca: server.ca,
+  resolve: async (hostname) => (hostname === 'localhost' ? ['127.0.0.1'] : []),
+  testAllowances: [{ address: '127.0.0.1', port: server.port }],
+});

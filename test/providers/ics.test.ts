@@ -8,7 +8,6 @@ import { after, before, describe, it } from 'node:test';
 import type { ProviderCalendar } from '../../src/domain/providerFacts.ts';
 import { AppError } from '../../src/errors.ts';
 import { createIcsProvider } from '../../src/providers/ics/adapter.ts';
-import { isPublicAddress } from '../../src/providers/networkGuard.ts';
 import type { AccountAccess, CredentialsOf } from '../../src/providers/port.ts';
 import { ProviderHttp } from '../../src/providers/providerHttp.ts';
 
@@ -268,29 +267,5 @@ describe('ICS subscriptions', () => {
       seen.map((s) => s.path),
       ['/to-metadata'],
     );
-  });
-
-  it('classifies addresses', () => {
-    for (const address of [
-      '127.0.0.1',
-      '10.1.2.3',
-      '172.31.0.1',
-      '192.168.1.1',
-      '169.254.169.254',
-      '100.64.0.1',
-      '0.0.0.0',
-      '::1',
-      '::',
-      'fe80::1',
-      'fd00::1',
-      '::ffff:127.0.0.1',
-      '::ffff:7f00:1',
-      'ff02::1',
-    ]) {
-      assert.equal(isPublicAddress(address), false, address);
-    }
-    for (const address of ['93.184.215.14', '1.1.1.1', '2606:4700:4700::1111', '::ffff:1.1.1.1']) {
-      assert.equal(isPublicAddress(address), true, address);
-    }
   });
 });

@@ -6,8 +6,8 @@
  * addresses only unless private networks are allowed, and every answer is read within a limit.
  */
 import { AppError, invalidField, isAppError } from '../../errors.ts';
+import { assertPublicHost } from '../../lib/networkGuard.ts';
 import { readBoundedText } from '../boundedBody.ts';
-import { assertPublicHost } from '../networkGuard.ts';
 import type { ProviderHttp } from '../providerHttp.ts';
 import { requestFollowingRedirects } from '../redirects.ts';
 import { type DavResponse, type PropName, parseMultistatus, propfindBody } from './wire.ts';

@@ -4,8 +4,8 @@
  * and cut off beyond a size limit, and anything that is not an iCalendar object refused.
  */
 import { AppError, invalidField } from '../../errors.ts';
+import { assertPublicHost } from '../../lib/networkGuard.ts';
 import { readBounded } from '../boundedBody.ts';
-import { assertPublicHost } from '../networkGuard.ts';
 import type { ProviderHttp } from '../providerHttp.ts';
 import { requestFollowingRedirects } from '../redirects.ts';
 

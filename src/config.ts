@@ -57,7 +57,7 @@ export class ConfigError extends Error {
 
 type Env = Record<string, string | undefined>;
 
-/** Reads every variable by the table in `configVariables.ts`; here are only the rules across variables. */
+/** Reads every variable by the table in `config/variables.ts`; here are only the rules across variables. */
 export function loadConfig(env: Env): Config {
   const problems: string[] = [];
   const read = variableReader(env, problems);

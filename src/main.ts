@@ -36,6 +36,8 @@ export async function assemble(ctx: AppContext, options: BuildOptions = {}): Pro
     box: ctx.box,
     providers: ctx.providers,
     ids: createEventIds(ctx.secretKey),
+    // Two provider timeouts: room for one retry of an idempotent read, and no more.
+    readDeadlineMs: 2 * ctx.config.providerTimeoutMs,
   };
   return buildApp(ctx, { auth, calendars, version: serviceVersion }, options);
 }

@@ -4,6 +4,11 @@ import type { EventIdCodec } from './eventIds.ts';
 
 export interface CalendarDeps extends AccountDeps {
   ids: EventIdCodec;
+  /**
+   * How long one read may wait for all its calendars; a calendar still reading then is left out
+   * (`timeout`), so one slow or hostile calendar never holds the whole answer.
+   */
+  readDeadlineMs: number;
   /** Told about failures that were not the provider's answer (they are still reported to the caller). */
   onUnexpectedError?: (error: unknown) => void;
   /** Told about a calendar left out for its provider's known failure (a feed too large, a timeout…): one line, no stack. */

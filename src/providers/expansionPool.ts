@@ -27,6 +27,8 @@ export interface ExpansionPoolOptions {
 type JobInput = PoolJob extends infer J ? (J extends PoolJob ? Omit<J, 'limits'> : never) : never;
 
 interface Pending {
+  /** Whose calendar this is (the account key): one owner's backlog never starves the others. */
+  owner: string;
   job: PoolJob;
   resolve: (value: unknown) => void;
   reject: (error: unknown) => void;
@@ -43,16 +45,18 @@ const unavailable = (message: string) => new AppError('provider_unavailable', me
 
 export interface ExpansionPool {
   expand(
+    owner: string,
     objects: { ics: string; options?: Pick<ExpandOptions, 'version'> }[],
     options: Omit<ExpandOptions, 'budget'>,
   ): Promise<ExpandAnswer>;
   find(
+    owner: string,
     ics: string,
     uid: string,
     recurrenceId: string | undefined,
     options: Omit<ExpandOptions, 'budget' | 'window'>,
   ): Promise<ProviderOccurrence | undefined>;
-  describe(ics: string): Promise<{ name?: string; timeZone?: string }>;
+  describe(owner: string, ics: string): Promise<{ name?: string; timeZone?: string }>;
   close(): Promise<void>;
 }
 
@@ -65,6 +69,9 @@ export function createExpansionPool(options: ExpansionPoolOptions = {}): Expansi
   const slots: Slot[] = [];
   const queue: Pending[] = [];
   let nextId = 0;
+  /** When each owner's latest job was dispatched, counted in dispatches. */
+  const lastServed = new Map<string, number>();
+  let dispatched = 0;
 
   function startWorker(): Slot {
     const worker = new Worker(new URL('./expansionWorker.ts', import.meta.url), {
@@ -131,12 +138,34 @@ export function createExpansionPool(options: ExpansionPoolOptions = {}): Expansi
     }, hardTimeoutMs);
   }
 
+  /**
+   * The queued job to run next: of the owner with the fewest jobs running, then the one served
+   * longest ago, then the oldest — so one account's backlog of hostile calendars takes turns
+   * with everyone else's reads instead of holding every worker.
+   */
+  function fairestJob(): number {
+    const running = new Map<string, number>();
+    for (const slot of slots) {
+      const owner = slot.running?.pending.owner;
+      if (owner !== undefined) running.set(owner, (running.get(owner) ?? 0) + 1);
+    }
+    const rank = ({ owner }: Pending) => [running.get(owner) ?? 0, lastServed.get(owner) ?? -1] as const;
+    let best = 0;
+    for (let i = 1; i < queue.length; i++) {
+      const [load, served] = rank(queue[i]!);
+      const [bestLoad, bestServed] = rank(queue[best]!);
+      if (load < bestLoad || (load === bestLoad && served < bestServed)) best = i;
+    }
+    return best;
+  }
+
   function dispatch(): void {
     while (queue.length > 0) {
       const slot =
         slots.find((s) => s.running === undefined) ?? (slots.length < size ? startWorker() : undefined);
       if (slot === undefined) return;
-      const pending = queue.shift()!;
+      const pending = queue.splice(fairestJob(), 1)[0]!;
+      lastServed.set(pending.owner, dispatched++);
       const id = nextId++;
       slot.running = { id, pending };
       armDeadline(slot);
@@ -146,12 +175,13 @@ export function createExpansionPool(options: ExpansionPoolOptions = {}): Expansi
     for (const slot of slots) if (slot.running === undefined) slot.worker.unref();
   }
 
-  function submit<T>(input: JobInput): Promise<T> {
+  function submit<T>(owner: string, input: JobInput): Promise<T> {
     if (queue.length >= maxQueued) {
       return Promise.reject(unavailable('Too many calendars are being read at once; try again in a moment.'));
     }
     return new Promise<T>((resolve, reject) => {
       queue.push({
+        owner,
         job: { ...input, limits } as PoolJob,
         resolve: resolve as (value: unknown) => void,
         reject,
@@ -161,16 +191,16 @@ export function createExpansionPool(options: ExpansionPoolOptions = {}): Expansi
   }
 
   return {
-    expand: (objects, { window, ...expandOptions }) =>
-      submit({
+    expand: (owner, objects, { window, ...expandOptions }) =>
+      submit(owner, {
         kind: 'expand',
         objects,
         options: expandOptions,
         window: { start: window.start.toString(), end: window.end.toString() },
       }),
-    async find(ics, uid, recurrenceId, findOptions) {
+    async find(owner, ics, uid, recurrenceId, findOptions) {
       return (
-        (await submit<ProviderOccurrence | null>({
+        (await submit<ProviderOccurrence | null>(owner, {
           kind: 'find',
           ics,
           uid,
@@ -179,7 +209,7 @@ export function createExpansionPool(options: ExpansionPoolOptions = {}): Expansi
         })) ?? undefined
       );
     },
-    describe: (ics) => submit({ kind: 'describe', ics }),
+    describe: (owner, ics) => submit(owner, { kind: 'describe', ics }),
     async close() {
       for (const pending of queue.splice(0)) pending.reject(unavailable('The service is stopping.'));
       await Promise.all([...slots].map((slot) => slot.worker.terminate()));

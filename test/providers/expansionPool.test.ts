@@ -1,4 +1,4 @@
-/** The expansion pool: work off the request thread, a hard deadline, a bounded queue. */
+/** The expansion pool: work off the request thread, a hard deadline, turns between owners, a bounded queue. */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { calendarLimits } from '../../src/domain/budget.ts';
@@ -16,9 +16,13 @@ describe('expansion pool', () => {
   it('expands in a worker and reports objects it cannot read', async () => {
     const pool = createExpansionPool({ workers: 1 });
     try {
-      const answer = await pool.expand([{ ics: hostileZoneCalendar('2026') }, { ics: 'not a calendar' }], {
-        window,
-      });
+      const answer = await pool.expand(
+        'ana',
+        [{ ics: hostileZoneCalendar('2026') }, { ics: 'not a calendar' }],
+        {
+          window,
+        },
+      );
       const [zoned, broken] = answer.results;
       assert.ok(zoned !== undefined && 'occurrences' in zoned);
       assert.deepEqual(
@@ -34,12 +38,33 @@ describe('expansion pool', () => {
   it('terminates a job past its hard deadline, and a new worker takes the next job', async () => {
     const pool = createExpansionPool({ workers: 1, limits: unbounded, hardTimeoutMs: 300 });
     try {
-      await assert.rejects(pool.expand([{ ics: impossibleRules(50) }], { window }), {
+      await assert.rejects(pool.expand('ana', [{ ics: impossibleRules(50) }], { window }), {
         code: 'provider_unavailable',
         message: /takes too long to read/,
       });
-      const answer = await pool.expand([{ ics: hostileZoneCalendar('1600') }], { window });
+      const answer = await pool.expand('ana', [{ ics: hostileZoneCalendar('1600') }], { window });
       assert.equal(answer.results.length, 1);
+    } finally {
+      await pool.close();
+    }
+  });
+
+  it('takes turns between owners: a backlog of slow calendars does not hold back another account', async () => {
+    const pool = createExpansionPool({ workers: 1, limits: unbounded, hardTimeoutMs: 1_000 });
+    const done: string[] = [];
+    const settle = (label: string, job: Promise<unknown>) =>
+      job.then(
+        () => done.push(label),
+        () => done.push(label),
+      );
+    try {
+      await Promise.all([
+        settle('mallory 1', pool.expand('mallory', [{ ics: impossibleRules(50) }], { window })),
+        settle('mallory 2', pool.expand('mallory', [{ ics: impossibleRules(50) }], { window })),
+        settle('mallory 3', pool.expand('mallory', [{ ics: impossibleRules(50) }], { window })),
+        settle('ana', pool.expand('ana', [{ ics: impossibleRules(1) }], { window })),
+      ]);
+      assert.deepEqual(done, ['mallory 1', 'ana', 'mallory 2', 'mallory 3']);
     } finally {
       await pool.close();
     }
@@ -48,9 +73,9 @@ describe('expansion pool', () => {
   it('refuses jobs at once when its queue is full', async () => {
     const pool = createExpansionPool({ workers: 1, limits: unbounded, hardTimeoutMs: 2_000, maxQueued: 1 });
     try {
-      const running = pool.expand([{ ics: impossibleRules(50) }], { window });
-      const queued = pool.expand([{ ics: impossibleRules(50) }], { window });
-      await assert.rejects(pool.expand([{ ics: impossibleRules(1) }], { window }), {
+      const running = pool.expand('ana', [{ ics: impossibleRules(50) }], { window });
+      const queued = pool.expand('ana', [{ ics: impossibleRules(50) }], { window });
+      await assert.rejects(pool.expand('ana', [{ ics: impossibleRules(1) }], { window }), {
         code: 'provider_unavailable',
         message: /Too many calendars/,
       });

@@ -71,6 +71,24 @@ export function exclusionReason(error: unknown): ExclusionReason | undefined {
   }
 }
 
+/** Rejects with a `timeout` once `ms` have passed; the calendars read by then are answered. */
+function requestDeadline(ms: number): { passed: Promise<never>; clear(): void } {
+  let timer: NodeJS.Timeout | undefined;
+  const passed = new Promise<never>((_, reject) => {
+    timer = setTimeout(
+      () =>
+        reject(
+          new AppError('provider_unavailable', 'The calendar did not answer in time for this read.', {
+            details: { reason: 'timeout' },
+          }),
+        ),
+      ms,
+    );
+  });
+  passed.catch(() => {}); // a read that finished in time never looks at it
+  return { passed, clear: () => clearTimeout(timer) };
+}
+
 export async function readEvents(
   deps: CalendarDeps,
   principal: Principal,
@@ -87,15 +105,17 @@ export async function readEvents(
     );
   }
   const excluded: CalendarExclusion[] = [];
+  const deadline = requestDeadline(deps.readDeadlineMs);
   const perCalendar = await Promise.all(
     chosen.map(async ({ calendar, account, level }) => {
       try {
-        const read = await readCalendarEvents(deps, account, calendar, {
+        const reading = readCalendarEvents(deps, account, calendar, {
           window: request.window,
           detailLevel: level,
           privateDetails: principal.privateDetails,
           ...(request.timeZone === undefined ? {} : { timeZone: request.timeZone }),
         });
+        const read = await Promise.race([reading, deadline.passed]);
         if (read.skipped.length > 0) excluded.push({ calendarId: calendar.id, reason: 'incomplete' });
         return read.events;
       } catch (error) {
@@ -107,6 +127,7 @@ export async function readEvents(
       }
     }),
   );
+  deadline.clear();
   const events = perCalendar.flat().sort(compareEvents);
   // The lists are this request's own: narrowing in place spares a copy of every event.
   for (const placed of events) placed.event = narrowRights(placed.event, principal.scopes);

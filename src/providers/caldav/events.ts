@@ -77,6 +77,7 @@ export async function listEventsIn(
     objects.push({ idOf, ics, ...(version !== undefined && { version }) });
   }
   const expanded = await pool.expand(
+    session.accountKey,
     objects.map(({ ics, version }) => ({ ics, options: { ...(version !== undefined && { version }) } })),
     { window, selfAddresses },
   );
@@ -122,7 +123,7 @@ export async function getEventIn(
   if ([403, 404, 410].includes(answer.status)) return undefined;
   if (answer.status !== 200) throw unexpectedAnswer(session, answer, 'the event');
   const version = answer.headers.get('etag') ?? undefined;
-  const occurrence = await pool.find(answer.body, target.uid, recurrenceId, {
+  const occurrence = await pool.find(session.accountKey, answer.body, target.uid, recurrenceId, {
     ...(version !== undefined && { version }),
     selfAddresses,
   });

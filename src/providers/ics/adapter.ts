@@ -51,7 +51,7 @@ export function createIcsProvider(deps: IcsDeps): CalendarProvider<'ics'> {
     async listCalendars(account) {
       const url = normalizeFeedUrl(account.credentials.url);
       const ics = await feeds.read(url, account.accountKey);
-      const described = await parsing(() => pool.describe(ics));
+      const described = await parsing(() => pool.describe(account.accountKey, ics));
       const name = textValue(described.name ?? '').trim();
       const timeZone = described.timeZone;
       return [
@@ -67,7 +67,7 @@ export function createIcsProvider(deps: IcsDeps): CalendarProvider<'ics'> {
 
     async listEvents(account, _calendar, window) {
       const ics = await read(account);
-      const answer = await pool.expand([{ ics }], { window, managedCopy: true });
+      const answer = await pool.expand(account.accountKey, [{ ics }], { window, managedCopy: true });
       const [result] = answer.results;
       if (result === undefined) return { occurrences: [], skipped: [{ reason: answer.over ?? 'not read' }] };
       return parsing(async () => {
@@ -78,7 +78,9 @@ export function createIcsProvider(deps: IcsDeps): CalendarProvider<'ics'> {
 
     async getEvent(account, _calendar, providerEventId, recurrenceId) {
       const ics = await read(account);
-      return parsing(() => pool.find(ics, providerEventId, recurrenceId, { managedCopy: true }));
+      return parsing(() =>
+        pool.find(account.accountKey, ics, providerEventId, recurrenceId, { managedCopy: true }),
+      );
     },
   };
 }

@@ -25,12 +25,12 @@ describe('/mcp content types', () => {
   });
   after(() => app.close());
 
-  const post = (headers: Record<string, string>, body: BodyInit) =>
+  const post = (headers: Record<string, string>, body: RequestInit['body']) =>
     fetch(url, { method: 'POST', headers: { accept: acceptBoth, ...headers }, body });
 
   const multipart = new FormData();
   multipart.set('jsonrpc', '2.0');
-  const cases: Array<[string, Record<string, string>, BodyInit]> = [
+  const cases: Array<[string, Record<string, string>, RequestInit['body']]> = [
     [
       'a form',
       { 'content-type': 'application/x-www-form-urlencoded' },

@@ -7,17 +7,16 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import * as oauth from 'oauth4webapi';
-import { defaultPolicy } from '../../src/policy/workspacePolicy.ts';
-import { savePolicy } from '../../src/store/workspaces.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { enginesUnderTest } from '../helpers/databases.ts';
 import { grantToken } from '../helpers/grantToken.ts';
 import { callToolRaw, structured, toolError } from '../helpers/mcpSession.ts';
-import { memoryProvider, occurrence, seedMemoryAccount } from '../helpers/memoryCalendars.ts';
+import { memoryProvider, occurrence } from '../helpers/memoryCalendars.ts';
 import { discover, insecure, redirectUri } from '../helpers/oauth.ts';
 import { PageClient } from '../helpers/pageClient.ts';
 import { getEvents } from '../helpers/restClient.ts';
-import { seedUser, seedWorkspace, testPassword } from '../helpers/seed.ts';
+import { testPassword } from '../helpers/seed.ts';
+import { seedWriter } from '../helpers/writer.ts';
 
 const berlin = 'Europe/Berlin';
 const window = { start: '2026-03-02T00:00:00+01:00', end: '2026-03-03T00:00:00+01:00' };
@@ -43,6 +42,7 @@ for (const engine of await enginesUnderTest()) {
     let token: string;
     let restToken: string;
     let workspaceId: string;
+    let userId: string;
 
     before(async () => {
       t = await startTestApp({
@@ -51,21 +51,9 @@ for (const engine of await enginesUnderTest()) {
         providers: { google: provider },
       });
       mcp = `${t.ctx.config.baseUrl}/mcp`;
-      const userId = await seedUser(t.ctx.db, 'ana@example.org');
-      workspaceId = await seedWorkspace(t.ctx.db, 'Acme', [[userId, 'owner']]);
-      await savePolicy(
-        t.ctx.db,
-        workspaceId,
-        { ...defaultPolicy, allowedScopes: ['calendar:read', 'calendar:write'] },
-        0,
-      );
-      [work] = (await seedMemoryAccount(t.ctx, { userId, workspaceId }, provider)) as [string];
-      ({ token } = await grantToken(t.ctx, {
-        userId,
-        workspaceId,
-        calendars: [{ calendarId: work, detailLevel: 'full' }],
-        scopes: ['calendar:read', 'calendar:write'],
-      }));
+      const writer = await seedWriter(t.ctx, provider);
+      ({ userId, workspaceId, token } = writer);
+      [work] = writer.calendars as [string];
       ({ token: restToken } = await grantToken(t.ctx, {
         userId,
         workspaceId,

@@ -48,7 +48,8 @@ export async function insertAccount(
       user_id: account.userId,
       workspace_id: account.workspaceId,
       provider: account.provider,
-      label: account.label,
+      // An OAuth account's label is the provider's name for it: cleaned like calendar names.
+      label: withoutStrayControlCharacters(account.label),
       credentials: sealedCredentials,
       status: 'active',
       status_reason: null,

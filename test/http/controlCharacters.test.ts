@@ -7,6 +7,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import * as oauth from 'oauth4webapi';
+import { newId } from '../../src/lib/ids.ts';
+import { findAccount, insertAccount } from '../../src/store/connectedAccounts.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { enginesUnderTest } from '../helpers/databases.ts';
 import { grantToken } from '../helpers/grantToken.ts';
@@ -69,6 +71,13 @@ for (const engine of await enginesUnderTest()) {
         (listed.calendars as Array<{ name: string }>).map((c) => c.name),
         ['Work'],
       );
+    });
+
+    it("stores an OAuth account's label from the provider without its control characters", async () => {
+      const id = newId('acc');
+      const account = { id, userId, workspaceId, provider: 'google' as const, createdAt: 0 };
+      await insertAccount(t.ctx.db, { ...account, label: 'ana\u0000@example.org' }, 'sealed');
+      assert.equal((await findAccount(t.ctx.db, id))?.label, 'ana@example.org');
     });
 
     it('answers ids with NUL as unknown ids: calendar_not_permitted', async () => {

@@ -32,6 +32,7 @@ export const errorCatalogue = {
   insufficient_scope: { status: 403, message: 'The grant does not hold the scope this needs.' },
   calendar_not_permitted: { status: 403, message: 'This calendar is not part of the grant.' },
   forbidden: { status: 403, message: 'This is not allowed here.' },
+  not_confirmed: { status: 403, message: 'The user did not confirm this change: nothing was changed.' },
   // A write refused for the event's editBlockedReason: the code is the reason.
   calendar_read_only: { status: 403, message: 'This calendar is read-only for the user.' },
   access_denied: { status: 403, message: 'This assistant may not change this event.' },

@@ -1,8 +1,8 @@
 /**
  * Resource-side verification of access tokens, one module for `/mcp` and `/v1`: signature,
- * issuer, exactly this resource as audience, expiry, environment, then the live grant (revoked,
- * member removed, client blocked → refused at once; looked up again after at most two seconds)
- * and the scopes the route needs. Failures carry the RFC 6750 / RFC 9728 challenges.
+ * issuer, exactly this resource as audience, expiry, not issued in the future (beyond a minute
+ * of skew), environment, then the live grant (revoked, member removed, client blocked → refused
+ * at once; looked up again after at most two seconds) and the scopes the route needs. Failures carry the RFC 6750 / RFC 9728 challenges.
  */
 
 import { createLocalJWKSet, type JWTPayload, jwtVerify } from 'jose';
@@ -35,6 +35,8 @@ export interface BearerDeps {
 }
 
 const grantCacheMs = 2000;
+/** How far a token's iat may lie ahead of this machine's clock (the issuer's clock may run ahead). */
+const futureSkewSeconds = 60;
 const lastUseResolutionMs = 60_000;
 
 interface LiveGrant {
@@ -116,6 +118,10 @@ export function createBearerVerifier(deps: BearerDeps): BearerVerifier {
       } catch {
         throw invalid(resource, 'The access token is invalid or has expired.');
       }
+      // jose refuses a future nbf, and checks exp, against the wall clock; a future iat it lets pass.
+      const wallSeconds = Temporal.Now.instant().epochMilliseconds / 1000;
+      if (payload.iat! > wallSeconds + futureSkewSeconds)
+        throw invalid(resource, 'The access token was issued in the future.');
       // Exactly one audience, this one: a token for another resource is not accepted here.
       if (payload.aud !== resource.url) throw invalid(resource, 'The access token is for another resource.');
       if (payload.env !== deps.environment)

@@ -1,7 +1,10 @@
 /**
  * What a client registration may contain beyond oidc-provider's own checks: redirect URIs over
- * https, or plain http only to this machine (native apps, RFC 8252); bounded sizes. Pure.
+ * https, or plain http only to this machine (native apps, RFC 8252); bounded sizes; no control
+ * characters in any text (client_name is shown on consent and stored with the grant). Pure.
  */
+import { hasControlCharacters } from '../lib/text.ts';
+
 export const clientLimits = {
   redirectUris: 10,
   uriLength: 2000,
@@ -16,6 +19,10 @@ export function registrationProblem(client: {
   redirect_uris?: unknown;
   client_name?: unknown;
 }): string | undefined {
+  for (const [key, value] of Object.entries(client)) {
+    if ([value].flat().some((v) => typeof v === 'string' && hasControlCharacters(v)))
+      return `${key} cannot contain control characters.`;
+  }
   const uris = client.redirect_uris;
   if (Array.isArray(uris)) {
     if (uris.length > clientLimits.redirectUris)

@@ -11,6 +11,7 @@ import type { AppContext } from '../context.ts';
 import { AppError } from '../errors.ts';
 import { registerMcpRoutes } from '../mcp/routes.ts';
 import { registerRestRoutes } from '../rest/routes.ts';
+import { registerPageInputCheck } from '../web/pageInput.ts';
 import { registerPages } from '../web/pages/index.ts';
 import { registerVisitor } from '../web/visitor.ts';
 import { registerErrorHandling } from './errorHandling.ts';
@@ -78,6 +79,7 @@ export async function buildApp(
   });
 
   registerVisitor(app, ctx);
+  registerPageInputCheck(app);
   registerOps(app, ctx);
   registerAuthorizationRoutes(app, auth.server, ctx.config.clientRegistrationsPerMinute);
   registerRestRoutes(app, ctx, auth, calendars);

@@ -78,7 +78,8 @@ export async function registerMcpRoutes(
 
   await app.register(async (mcp) => {
     // The SDK reads the JSON-RPC body itself (a parse error is a JSON-RPC error, not a 400 page).
-    mcp.removeContentTypeParser('application/json');
+    // No other content type is parsed here: forms, text and the rest are 415 unsupported_media_type.
+    mcp.removeAllContentTypeParsers();
     mcp.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, done) =>
       done(null, body),
     );

@@ -7,6 +7,7 @@
 import type { CalendarDeps } from '../calendars/calendarDeps.ts';
 import type { Principal } from '../policy/principal.ts';
 import type { Scope } from '../policy/workspacePolicy.ts';
+import type { Confirm } from './confirmation.ts';
 
 export type JsonSchema = Record<string, unknown>;
 
@@ -15,6 +16,8 @@ export interface ToolContext {
   calendars: CalendarDeps;
   /** Key for page cursors. */
   secretKey: Buffer;
+  /** Asks the person before a step that cannot be undone, where the client can ask (confirmation.ts). */
+  confirm: Confirm;
 }
 
 export interface ToolOutcome {

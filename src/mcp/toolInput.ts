@@ -4,6 +4,7 @@
  */
 import { Ajv, type ErrorObject } from 'ajv';
 import { AppError, invalidField } from '../errors.ts';
+import { hasStrayControlCharacters } from '../lib/text.ts';
 import type { JsonSchema, ToolDefinition } from './tool.ts';
 
 const ajv = new Ajv({ allErrors: false, strict: true });
@@ -41,6 +42,26 @@ function toAppError(error: ErrorObject): AppError {
   return invalidField(field, `${field} ${error.message ?? 'is invalid'}.`);
 }
 
+/**
+ * Ids are left to their own checks, which answer calendar_not_permitted as for any unknown id;
+ * every other text with a control character (NUL among them) is refused, naming the argument.
+ */
+const idArguments = new Set(['calendarIds', 'calendarId', 'eventId', 'occurrenceId']);
+
+function refuseControlCharacters(value: unknown, path: string): void {
+  if (typeof value === 'string') {
+    if (hasStrayControlCharacters(value))
+      throw invalidField(path, `${path} cannot contain control characters.`);
+  } else if (Array.isArray(value)) {
+    value.forEach((item, index) => void refuseControlCharacters(item, `${path}.${index}`));
+  } else if (value !== null && typeof value === 'object') {
+    for (const [key, item] of Object.entries(value)) {
+      if (path === '' && idArguments.has(key)) continue;
+      refuseControlCharacters(item, path === '' ? key : `${path}.${key}`);
+    }
+  }
+}
+
 export function checkToolInput(tool: ToolDefinition, args: unknown): unknown {
   let validate = validators.get(tool.inputSchema);
   if (validate === undefined) {
@@ -49,5 +70,6 @@ export function checkToolInput(tool: ToolDefinition, args: unknown): unknown {
   }
   const input = args ?? {};
   if (!validate(input)) throw toAppError(validate.errors![0]!);
+  refuseControlCharacters(input, '');
   return input;
 }

@@ -3,7 +3,7 @@ import type { Kysely } from 'kysely';
 import { AppError, invalidField } from '../errors.ts';
 import { type Clock, epochMs } from '../lib/clock.ts';
 import { newId } from '../lib/ids.ts';
-import { requiredText } from '../lib/text.ts';
+import { hasControlCharacters, requiredText } from '../lib/text.ts';
 import type { Database } from '../store/schema.ts';
 import { deleteUserSessions } from '../store/sessions.ts';
 import { clearFailures, failuresSince, recordFailure } from '../store/signInFailures.ts';
@@ -20,8 +20,30 @@ import { checkPasswordRules, decoyHash, hashPassword, verifyPassword } from './p
 
 type Db = Kysely<Database>;
 
-/** Five wrong passwords for one address within 15 minutes lock it for the rest of that window. */
-export const signInThrottle = { maxFailures: 5, windowMs: 15 * 60 * 1000 };
+/**
+ * Five wrong passwords for one address within 15 minutes lock it, for the rest of that window, to
+ * every client that has failed on it in the window: the owner, signing in from elsewhere, still
+ * gets in. A client is the address the request came from (behind TRUST_PROXY, the one the proxy
+ * reports, which a client may choose), so past `maxFailuresFromAll` the address is locked to all.
+ */
+export const signInThrottle = { maxFailures: 5, maxFailuresFromAll: 50, windowMs: 15 * 60 * 1000 };
+
+/** When the address opens again for this client, or undefined when it is open now. */
+async function lockedUntil(
+  db: Db,
+  subject: string,
+  client: string,
+  now: number,
+): Promise<number | undefined> {
+  const { maxFailures, maxFailuresFromAll, windowMs } = signInThrottle;
+  const since = now - windowMs;
+  const failures = await failuresSince(db, subject, since);
+  if (failures.length < maxFailures) return undefined;
+  const dropsBelow = (limit: number) => failures[failures.length - limit]! + windowMs;
+  if (failures.length >= maxFailuresFromAll) return dropsBelow(maxFailuresFromAll);
+  const own = await failuresSince(db, subject, since, client);
+  return own.length === 0 ? undefined : Math.min(dropsBelow(maxFailures), own[own.length - 1]! + windowMs);
+}
 
 export interface NewUser {
   email: unknown;
@@ -63,28 +85,36 @@ export async function createUser(db: Db, clock: Clock, input: NewUser): Promise<
 }
 
 /**
- * Checks an e-mail and password. Unknown addresses cost the same as wrong passwords and give the
- * same answer, so sign-in is no oracle for which addresses have accounts.
+ * Checks an e-mail and password from a client (see signInThrottle). Unknown addresses cost the
+ * same as wrong passwords and give the same answer, so sign-in is no oracle for which addresses
+ * have accounts.
  */
-export async function authenticate(db: Db, clock: Clock, email: unknown, password: unknown): Promise<string> {
+export async function authenticate(
+  db: Db,
+  clock: Clock,
+  email: unknown,
+  password: unknown,
+  client: string,
+): Promise<string> {
   if (typeof email !== 'string' || email.trim() === '')
     throw invalidField('email', 'Enter your e-mail address.');
+  // No account has such an address: refusing it tells nothing, and keeps NUL away from the database.
+  if (hasControlCharacters(email)) throw invalidField('email', 'Enter a valid e-mail address.');
   if (typeof password !== 'string' || password === '') throw invalidField('password', 'Enter your password.');
   const subject = emailKey(email);
   const now = epochMs(clock);
-  const failures = await failuresSince(db, subject, now - signInThrottle.windowMs);
-  if (failures.length >= signInThrottle.maxFailures) {
-    const unlockAt = failures[failures.length - signInThrottle.maxFailures]! + signInThrottle.windowMs;
+  const unlockAt = await lockedUntil(db, subject, client, now);
+  if (unlockAt !== undefined) {
     const retryAfter = Math.max(1, Math.ceil((unlockAt - now) / 1000));
     throw new AppError('rate_limited', 'Too many failed sign-in attempts. Try again later.', { retryAfter });
   }
   const credentials = await findCredentials(db, subject);
   const ok = await verifyPassword(password, credentials?.passwordHash ?? (await decoyHash()));
   if (!ok || credentials === undefined) {
-    await recordFailure(db, subject, now);
+    await recordFailure(db, subject, client, now);
     throw new AppError('invalid_credentials', 'The e-mail address or password is not right.');
   }
-  await clearFailures(db, subject);
+  await clearFailures(db, subject, client);
   return credentials.id;
 }
 

@@ -2,6 +2,7 @@
 import type { Kysely } from 'kysely';
 import type { CalendarAccess, ProviderCalendar, ProviderKind } from '../domain/providerFacts.ts';
 import { newId } from '../lib/ids.ts';
+import { withoutStrayControlCharacters } from '../lib/text.ts';
 import { type ConnectedAccountsTable, type Database, flag } from './schema.ts';
 
 type Db = Kysely<Database>;
@@ -47,7 +48,8 @@ export async function insertAccount(
       user_id: account.userId,
       workspace_id: account.workspaceId,
       provider: account.provider,
-      label: account.label,
+      // An OAuth account's label is the provider's name for it: cleaned like calendar names.
+      label: withoutStrayControlCharacters(account.label),
       credentials: sealedCredentials,
       status: 'active',
       status_reason: null,
@@ -144,11 +146,15 @@ export async function syncCalendars(
   now: number,
 ): Promise<CalendarRecord[]> {
   const existing = new Map((await calendarsOfAccount(db, accountId)).map((c) => [c.providerCalendarId, c]));
-  for (const calendar of listed) {
+  // What a provider lists is stored cleaned, not refused: a NUL in a calendar's name is the
+  // provider's doing, and PostgreSQL cannot store it.
+  const clean = withoutStrayControlCharacters;
+  for (const listedCalendar of listed) {
+    const calendar = { ...listedCalendar, providerCalendarId: clean(listedCalendar.providerCalendarId) };
     const values = {
-      name: calendar.name,
-      time_zone: calendar.timeZone ?? null,
-      color: calendar.color ?? null,
+      name: clean(calendar.name),
+      time_zone: calendar.timeZone === undefined ? null : clean(calendar.timeZone),
+      color: calendar.color === undefined ? null : clean(calendar.color),
       is_primary: calendar.primary,
       access: calendar.access,
       updated_at: now,

@@ -1,5 +1,5 @@
 /** Opens the configured engine (embedded SQLite by default, PostgreSQL with a URL) and migrates it. */
-import { mkdirSync } from 'node:fs';
+import { closeSync, fchmodSync, mkdirSync, openSync } from 'node:fs';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { Kysely, PostgresDialect, sql } from 'kysely';
@@ -30,9 +30,23 @@ export const sqlitePathIn = (dataDir: string): string => {
   return join(dataDir, 'calendar-access.sqlite');
 };
 
+/**
+ * Creates the database file 0600 (or narrows an existing one) before SQLite opens it: SQLite gives
+ * the -wal and -shm files the main file's mode, so none is readable by other users.
+ */
+function ownerOnly(path: string): void {
+  const fd = openSync(path, 'a', 0o600);
+  try {
+    fchmodSync(fd, 0o600);
+  } finally {
+    closeSync(fd);
+  }
+}
+
 export function openDatabase(options: DatabaseOptions): DatabaseHandle {
   if (options.databaseUrl !== undefined) return openPostgres(options.databaseUrl, options);
   const path = options.sqlitePath ?? ':memory:';
+  if (path !== ':memory:') ownerOnly(path);
   const db = new Kysely<Database>({
     dialect: new NodeSqliteDialect(() => {
       const sqlite = new DatabaseSync(path);

@@ -1,5 +1,6 @@
 /** The record of writes apps attempted on people's calendars: metadata only, never event content. */
 import type { Kysely } from 'kysely';
+import { withoutStrayControlCharacters } from '../lib/text.ts';
 import type { Database } from './schema.ts';
 
 type Db = Kysely<Database>;
@@ -32,6 +33,9 @@ export interface EventWriteRow extends EventWriteEntry {
   calendarName: string | null;
 }
 
+/** The ids a client sent are recorded as sent, refused ones too, less what PostgreSQL cannot store. */
+const asSent = (id: string | null) => id && withoutStrayControlCharacters(id);
+
 export async function recordEventWrite(db: Db, entry: EventWriteEntry): Promise<void> {
   await db
     .insertInto('event_writes')
@@ -40,9 +44,9 @@ export async function recordEventWrite(db: Db, entry: EventWriteEntry): Promise<
       workspace_id: entry.workspaceId,
       grant_id: entry.grantId,
       client_id: entry.clientId,
-      calendar_id: entry.calendarId,
-      event_id: entry.eventId,
-      occurrence_id: entry.occurrenceId,
+      calendar_id: asSent(entry.calendarId),
+      event_id: asSent(entry.eventId),
+      occurrence_id: asSent(entry.occurrenceId),
       action: entry.action,
       scope: entry.scope,
       outcome: entry.outcome,

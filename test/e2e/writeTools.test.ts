@@ -28,6 +28,7 @@ import {
   occurrence,
   ownFacts,
   seedMemoryAccount,
+  weeklyOccurrence,
 } from '../helpers/memoryCalendars.ts';
 import { PageClient } from '../helpers/pageClient.ts';
 import { seedUser, seedWorkspace, testPassword } from '../helpers/seed.ts';
@@ -37,17 +38,7 @@ const window = { start: '2026-03-23T00:00:00+01:00', end: '2026-04-06T00:00:00+0
 const allScopes: Scope[] = ['calendar:read', 'calendar:write', 'calendar:rsvp'];
 const writeTools = ['create_event', 'update_event', 'delete_event', 'respond_to_event'];
 
-const weekly = (index: number) => {
-  const start = Temporal.PlainDate.from('2026-03-23').add({ days: 7 * index });
-  return occurrence({
-    providerEventId: 'standup',
-    recurrenceId: `${start}T08:00:00Z`,
-    start: `${start}T09:00:00`,
-    timeZone: berlin,
-    title: 'Standup',
-    facts: { ...ownFacts, recurring: true, version: '"s1"' },
-  });
-};
+const weekly = (index: number) => weeklyOccurrence(index, 'Standup');
 
 /** Fresh calendars for every test: the writes change them. */
 function seedCalendars(): Map<string, MemoryCalendar> {

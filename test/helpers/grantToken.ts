@@ -20,6 +20,9 @@ export interface GrantSpec {
   privateDetails?: boolean;
   resource?: ResourceName;
   clientId?: string;
+  /** Seconds from now for the token's iat (default 0) and nbf (absent by default). */
+  issuedIn?: number;
+  validIn?: number;
 }
 
 export async function grantToken(
@@ -42,7 +45,7 @@ export async function grantToken(
   });
   const [key] = await loadSigningKeys(ctx.db, ctx.box, ctx.config.environment, ctx.clock);
   const now = Math.floor(Temporal.Now.instant().epochMilliseconds / 1000);
-  const token = await new SignJWT({
+  const jwt = new SignJWT({
     sub: spec.userId,
     client_id: clientId,
     scope: scopes.join(' '),
@@ -52,8 +55,9 @@ export async function grantToken(
     .setProtectedHeader({ alg: 'ES256', typ: 'at+jwt', kid: key!.kid })
     .setIssuer(issuerFor(ctx.config.baseUrl))
     .setAudience(protectedResources(ctx.config.baseUrl)[spec.resource ?? 'mcp'].url)
-    .setIssuedAt(now)
-    .setExpirationTime(now + 3600)
-    .sign(await importJWK(key!, 'ES256'));
+    .setIssuedAt(now + (spec.issuedIn ?? 0))
+    .setExpirationTime(now + 3600);
+  if (spec.validIn !== undefined) jwt.setNotBefore(now + spec.validIn);
+  const token = await jwt.sign(await importJWK(key!, 'ES256'));
   return { token, grantId };
 }

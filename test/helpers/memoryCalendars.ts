@@ -61,6 +61,19 @@ export function occurrence(fields: Partial<ProviderOccurrence> & { start: string
   };
 }
 
+/** The index-th occurrence of a weekly series (Mondays 09:00 Berlin from 23 March 2026) the user owns. */
+export function weeklyOccurrence(index: number, title: string): ProviderOccurrence {
+  const start = Temporal.PlainDate.from('2026-03-23').add({ days: 7 * index });
+  return occurrence({
+    providerEventId: 'standup',
+    recurrenceId: `${start}T08:00:00Z`,
+    start: `${start}T09:00:00`,
+    timeZone: 'Europe/Berlin',
+    title,
+    facts: { ...ownFacts, recurring: true, version: '"s1"' },
+  });
+}
+
 /** One provider kind whose calendars live in the map given (keyed by provider calendar id). */
 export function memoryProvider<K extends 'caldav' | 'google'>(
   kind: K,

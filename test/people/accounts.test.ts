@@ -17,6 +17,9 @@ const handle = openDatabase({ sqlitePath: ':memory:' });
 const db = handle.db;
 const clock = new TestClock();
 
+/** The client the sign-ins come from. */
+const here = '203.0.113.7';
+
 const rejectsWith = (promise: Promise<unknown>, code: string) =>
   assert.rejects(promise, (error: unknown) => error instanceof AppError && error.code === code);
 
@@ -48,34 +51,43 @@ describe('accounts', () => {
 
   it('signs in by address in any case, and answers the same for unknown addresses and wrong passwords', async () => {
     const id = await seedUser(db, 'sam@example.org');
-    assert.equal(await authenticate(db, clock, 'SAM@example.org', testPassword), id);
-    await rejectsWith(authenticate(db, clock, 'sam@example.org', 'wrong password!'), 'invalid_credentials');
+    assert.equal(await authenticate(db, clock, 'SAM@example.org', testPassword, here), id);
     await rejectsWith(
-      authenticate(db, clock, 'nobody@example.org', 'wrong password!'),
+      authenticate(db, clock, 'sam@example.org', 'wrong password!', here),
       'invalid_credentials',
     );
-    await rejectsWith(authenticate(db, clock, '', 'x'), 'invalid_request');
+    await rejectsWith(
+      authenticate(db, clock, 'nobody@example.org', 'wrong password!', here),
+      'invalid_credentials',
+    );
+    await rejectsWith(authenticate(db, clock, '', 'x', here), 'invalid_request');
   });
 
   it('locks an address after five failures for the rest of the window, then lets it in again', async () => {
     const id = await seedUser(db, 'lock@example.org');
     for (let i = 0; i < signInThrottle.maxFailures; i++) {
-      await rejectsWith(authenticate(db, clock, 'lock@example.org', `wrong ${i}`), 'invalid_credentials');
+      await rejectsWith(
+        authenticate(db, clock, 'lock@example.org', `wrong ${i}`, here),
+        'invalid_credentials',
+      );
       clock.advance({ seconds: 10 });
     }
     // Locked even with the right password: guessing cannot continue.
-    await assert.rejects(authenticate(db, clock, 'lock@example.org', testPassword), (error: unknown) => {
-      assert.ok(error instanceof AppError);
-      assert.equal(error.code, 'rate_limited');
-      assert.equal(error.status, 429);
-      assert.equal(error.retryAfter, 15 * 60 - 50);
-      return true;
-    });
+    await assert.rejects(
+      authenticate(db, clock, 'lock@example.org', testPassword, here),
+      (error: unknown) => {
+        assert.ok(error instanceof AppError);
+        assert.equal(error.code, 'rate_limited');
+        assert.equal(error.status, 429);
+        assert.equal(error.retryAfter, 15 * 60 - 50);
+        return true;
+      },
+    );
     // Another address is not affected.
     await seedUser(db, 'other@example.org');
-    await authenticate(db, clock, 'other@example.org', testPassword);
+    await authenticate(db, clock, 'other@example.org', testPassword, here);
     clock.advance({ minutes: 15 });
-    assert.equal(await authenticate(db, clock, 'lock@example.org', testPassword), id);
+    assert.equal(await authenticate(db, clock, 'lock@example.org', testPassword, here), id);
   });
 
   it('changes a password only with the current one, and ends the other sessions', async () => {
@@ -96,7 +108,7 @@ describe('accounts', () => {
     await changePassword(db, clock, id, { ...input, current: testPassword });
     assert.equal(await resolveSession(db, clock, kept), id);
     assert.equal(await resolveSession(db, clock, other), undefined);
-    assert.equal(await authenticate(db, clock, 'pat@example.org', 'a brand new secret'), id);
+    assert.equal(await authenticate(db, clock, 'pat@example.org', 'a brand new secret', here), id);
   });
 
   it('expires sessions after their lifetime', async () => {
@@ -118,7 +130,7 @@ describe('housekeeping', () => {
     const id = await seedUser(h.db, 'sweep@example.org');
     const live = await startSession(h.db, c, id, 48);
     await startSession(h.db, c, id, 1);
-    await authenticate(h.db, c, 'sweep@example.org', 'wrong password 1').catch(() => {});
+    await authenticate(h.db, c, 'sweep@example.org', 'wrong password 1', here).catch(() => {});
     const link = await issueFirstRunToken(h.db, c);
     assert.equal(link, undefined, 'users exist, so no first-run link');
     const ws = await seedWorkspace(h.db, 'W', [[id, 'owner']]);

@@ -16,6 +16,7 @@ export const deleteEvent: ToolDefinition = {
   description: [
     'Deletes an event the assistant may edit (canEdit true). For a recurring event, scope is required: "occurrence" with occurrenceId deletes that one occurrence only, "series" every occurrence.',
     'If the event changed since the service read it, nothing is deleted and the answer is a conflict with the event as it now is.',
+    'Deleting a whole series first asks the user to confirm, when this client can ask the user (MCP elicitation); when it cannot, the series is deleted without asking, so make sure the user wants that. If the user declines, nothing is deleted and the answer is not_confirmed.',
     outcomeRule,
   ].join(' '),
   scopes: ['calendar:write'],
@@ -37,8 +38,12 @@ export const deleteEvent: ToolDefinition = {
   ),
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: true },
 
-  async run(args: DeleteArguments, { principal, calendars }) {
+  async run(args: DeleteArguments, { principal, calendars, confirm }) {
     const address = addressOf(args);
+    if (args.scope === 'series')
+      confirm(
+        'Your assistant asks to delete every occurrence of a repeating event in your calendar. Delete the whole series?',
+      );
     const result = await remove(calendars, principal, address);
     return writeOutcome({ ok: true, outcome: result.outcome, deleted: address }, result.confirmedByRead);
   },

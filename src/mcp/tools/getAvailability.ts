@@ -35,7 +35,7 @@ export const getAvailability: ToolDefinition = {
     },
     ['ok', 'busy', 'truncated'],
   ),
-  annotations: { readOnlyHint: true, openWorldHint: false },
+  annotations: { readOnlyHint: true, openWorldHint: true },
 
   async run(args: ReadArguments, { principal, calendars }) {
     const request = toReadRequest(args);

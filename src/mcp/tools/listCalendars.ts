@@ -3,12 +3,15 @@ import { grantedCalendars } from '../../calendars/reads/grantedCalendars.ts';
 import { calendarListSchema } from '../../calendars/reads/schemas.ts';
 import { closedObject } from '../../lib/jsonSchema.ts';
 import type { ToolDefinition } from '../tool.ts';
+import { untrustedContentRule } from './readArguments.ts';
 
 export const listCalendars: ToolDefinition = {
   name: 'list_calendars',
   title: 'List calendars',
-  description:
+  description: [
     'Lists the calendars the user shared with this assistant: id (pass it as calendarIds to the other tools), name, provider, whether it is read-only, the detail level the assistant sees (full, titles, or busy = times only), and its time zone when known. excluded counts calendars left out and why (not selected by the user, account needs reconnecting).',
+    untrustedContentRule,
+  ].join(' '),
   scopes: ['calendar:read'],
   inputSchema: closedObject({}),
   outputSchema: closedObject(
@@ -19,7 +22,7 @@ export const listCalendars: ToolDefinition = {
     },
     ['ok', 'calendars', 'excluded'],
   ),
-  annotations: { readOnlyHint: true, openWorldHint: false },
+  annotations: { readOnlyHint: true, openWorldHint: true },
 
   async run(_args: Record<string, never>, { principal, calendars }) {
     const { data, meta } = await grantedCalendars(calendars.db, principal);

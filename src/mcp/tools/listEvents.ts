@@ -8,6 +8,7 @@ import {
   type ReadArguments,
   readArgumentSchemas,
   toReadRequest,
+  untrustedContentRule,
   windowRule,
   withExclusions,
 } from './readArguments.ts';
@@ -25,6 +26,7 @@ export const listEvents: ToolDefinition = {
   description: [
     "Lists the events of the given calendars in a time window, recurring events expanded into their occurrences, ordered by start. Fields beyond the time show as far as each calendar's detail level allows.",
     windowRule,
+    untrustedContentRule,
     `limit (1 to 250, default ${defaultLimit}) sets the page size; when nextCursor is present, call again with the same arguments and that cursor for the next page.`,
     'truncated is true when more pages follow or a calendar could not be read completely (the text says which).',
   ].join(' '),
@@ -56,7 +58,7 @@ export const listEvents: ToolDefinition = {
     },
     ['ok', 'termine', 'truncated'],
   ),
-  annotations: { readOnlyHint: true, openWorldHint: false },
+  annotations: { readOnlyHint: true, openWorldHint: true },
 
   async run(args: ListArguments, { principal, calendars, secretKey }) {
     const request = toReadRequest(args);

@@ -15,6 +15,7 @@ import {
   type ReadArguments,
   readArgumentSchemas,
   toReadRequest,
+  untrustedContentRule,
   windowRule,
   withExclusions,
 } from './readArguments.ts';
@@ -33,6 +34,7 @@ export const searchEvents: ToolDefinition = {
     'Searches the events of the given calendars in a time window for a text and returns the matching occurrences (recurring events are expanded), ordered by start.',
     'Every word of the query must occur in an event, in any order, ignoring case and accents; the title, description, categories and keywords are searched, as far as the calendar\'s detail level shows them. Locations and participants are never searched. On a busy-only calendar the title is a placeholder ("Busy"), so hidden content cannot match: a missing hit proves nothing.',
     windowRule,
+    untrustedContentRule,
     `limit (1 to 50, default ${defaultLimit}) caps the events returned; matched counts all matches found. When truncated is true, more may match: narrow the window or the query.`,
     'Each event says whether the assistant may edit or respond (canEdit, canRespond) and, when not, why (editBlockedReason).',
   ].join(' '),
@@ -68,7 +70,7 @@ export const searchEvents: ToolDefinition = {
     },
     ['ok', 'termine', 'matched', 'truncated', 'searchedFields'],
   ),
-  annotations: { readOnlyHint: true, openWorldHint: false },
+  annotations: { readOnlyHint: true, openWorldHint: true },
 
   async run(args: SearchArguments, { principal, calendars }) {
     const words = queryWords(args.query);

@@ -50,7 +50,7 @@ export function registerSignInPages(app: FastifyInstance, ctx: AppContext, auth:
     const next = safeNext(form.next);
     let userId: string;
     try {
-      userId = await authenticate(ctx.db, ctx.clock, form.email, form.password);
+      userId = await authenticate(ctx.db, ctx.clock, form.email, form.password, request.ip);
     } catch (error) {
       const e = correctable(error);
       if (e.retryAfter !== undefined) reply.header('retry-after', String(e.retryAfter));

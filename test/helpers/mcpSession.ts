@@ -21,23 +21,27 @@ export interface McpReply {
   body: unknown;
 }
 
+/** The JSON messages of an SSE stream, in order. */
+export const sseMessages = (text: string): unknown[] =>
+  text
+    .split(/\r?\n\r?\n/)
+    .map((block) =>
+      block
+        .split(/\r?\n/)
+        .filter((line) => line.startsWith('data:'))
+        .map((line) => line.slice(5).trimStart())
+        .join('\n'),
+    )
+    .filter((data) => data !== '')
+    .map((data) => JSON.parse(data) as unknown);
+
 /** Reads an answer of `/mcp`: JSON (problem+json, JSON-RPC) or an SSE stream of exactly one message. */
 export async function readMcpReply(response: Response): Promise<McpReply> {
   const text = await response.text();
   const contentType = response.headers.get('content-type') ?? '';
   let body: unknown;
   if (contentType.startsWith('text/event-stream')) {
-    const messages = text
-      .split(/\r?\n\r?\n/)
-      .map((block) =>
-        block
-          .split(/\r?\n/)
-          .filter((line) => line.startsWith('data:'))
-          .map((line) => line.slice(5).trimStart())
-          .join('\n'),
-      )
-      .filter((data) => data !== '')
-      .map((data) => JSON.parse(data) as unknown);
+    const messages = sseMessages(text);
     assert.equal(messages.length, 1, `one message on the stream, got: ${text}`);
     body = messages[0];
   } else {

@@ -10,6 +10,7 @@ import { AppError } from '../../src/errors.ts';
 import { connectCaldav, createCaldavProvider } from '../../src/providers/caldav/adapter.ts';
 import type { AccountAccess, CredentialsOf } from '../../src/providers/port.ts';
 import { ProviderHttp } from '../../src/providers/providerHttp.ts';
+import { hostileZoneCalendar } from '../domain/hostileCalendars.ts';
 import { freePort, startTestApp, type TestApp } from '../helpers/app.ts';
 import { rejectsWith } from '../helpers/appErrors.ts';
 import {
@@ -33,6 +34,11 @@ const calendarIn = (href: string) =>
   );
 
 const user = { username: 'ana', password: 'secret-password' };
+/** The month of the events in the hostile calendars. */
+const hostileWindow = {
+  start: Temporal.Instant.from('2026-03-01T00:00:00Z'),
+  end: Temporal.Instant.from('2026-04-01T00:00:00Z'),
+};
 const http = new ProviderHttp({ maxAttempts: 1, timeoutMs: 10_000 });
 const window = {
   start: Temporal.Instant.from('2026-03-23T00:00:00Z'),
@@ -90,6 +96,49 @@ describe('CalDAV servers run by strangers', () => {
     }
     return { slowestMs, peakRss };
   }
+
+  describe('calendar data that would never finish', () => {
+    it("reads a REPORT holding the FREQ=SECONDLY zones: other events answered, the zone's reported, health answering", async () => {
+      const data = (ics: string) =>
+        `<c:calendar-data>${ics.replaceAll('&', '&amp;').replaceAll('<', '&lt;')}</c:calendar-data>`;
+      const objects = [
+        hostileZoneCalendar('1600', 'Hostile/Old'),
+        hostileZoneCalendar('2026', 'Hostile/New'),
+      ];
+      const server = await serve((req, res) =>
+        res
+          .writeHead(207)
+          .end(
+            req.method === 'REPORT'
+              ? multistatus(
+                  objects
+                    .map((ics, i) =>
+                      response(
+                        `/calendars/ana/work/hostile-${i}.ics`,
+                        `<d:getetag>"${i}"</d:getetag>${data(ics)}`,
+                      ),
+                    )
+                    .join(''),
+                )
+              : multistatus(''),
+          ),
+      );
+      const provider = createCaldavProvider({ http });
+      const calendarUrl = `${server.url}calendars/ana/work/`;
+      let read: Awaited<ReturnType<typeof provider.listEvents>> | undefined;
+      const { slowestMs, peakRss } = await watched(async () => {
+        read = await provider.listEvents(accountAt(server.url), calendarAt(calendarUrl), hostileWindow);
+      });
+      assert.deepEqual(
+        read!.occurrences.map((o) => o.title),
+        ['Plain', 'Plain'],
+      );
+      assert.ok(read!.skipped.length >= 2, JSON.stringify(read!.skipped));
+      for (const item of read!.skipped) assert.match(item.reason, /time zone/);
+      assert.ok(peakRss < 1024 ** 3, `RSS peaked at ${Math.round(peakRss / 1024 ** 2)} MiB`);
+      assert.ok(slowestMs < 1000, `/healthz took ${Math.round(slowestMs)} ms`);
+    });
+  });
 
   describe('answers without end', () => {
     it('stops reading a 300 MB REPORT at the limit: a clear error, memory low, health answering', async () => {

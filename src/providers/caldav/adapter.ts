@@ -146,6 +146,6 @@ export function createCaldavProvider(deps: CaldavDeps): CalendarProvider<'caldav
       return getEventIn(session, url, providerEventId, recurrenceId, self, pool);
     },
 
-    writer: createCaldavWriter({ clock: deps.clock ?? systemClock, sessionOf, selfAddresses }),
+    writer: createCaldavWriter({ clock: deps.clock ?? systemClock, pool, sessionOf, selfAddresses }),
   };
 }

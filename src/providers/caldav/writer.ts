@@ -6,23 +6,21 @@
  */
 
 import type { WriteTarget } from '../../domain/eventChanges.ts';
-import { findOccurrence } from '../../domain/ical/findOccurrence.ts';
 import { editObject, newEventObject, type ObjectEdit } from '../../domain/ical/objectEdits.ts';
 import type { ProviderCalendar } from '../../domain/providerFacts.ts';
 import { AppError } from '../../errors.ts';
 import type { Clock } from '../../lib/clock.ts';
+import type { ExpansionPool } from '../expansionPool.ts';
 import type { AccountAccess, CredentialsOf, EventWriter } from '../port.ts';
 import { type DavAnswer, type DavSession, davRequest, unexpectedAnswer } from './client.ts';
 import { parseEventId } from './events.ts';
 
 type Account = AccountAccess<CredentialsOf<'caldav'>>;
 
-/** Whether the series still has that occurrence: an edit must never make up a new one. */
-const hasOccurrence = (ics: string, uid: string, recurrenceId: string) =>
-  findOccurrence(ics, uid, recurrenceId, {}) !== undefined;
-
 export interface CaldavWriterDeps {
   clock: Clock;
+  /** Expands the object off the request thread, within a calendar's budget, as reads do. */
+  pool: ExpansionPool;
   sessionOf(account: Account): DavSession;
   selfAddresses(account: Account, session: DavSession, calendarUrl: URL): Promise<string[]>;
 }
@@ -67,7 +65,11 @@ export function createCaldavWriter(deps: CaldavWriterDeps): EventWriter<'caldav'
     // The If-Match below guards the PUT; this check refuses early and keeps the edit on the text read.
     const etag = current.headers.get('etag');
     if (etag !== null && etag !== write.version) throw versionConflict();
-    if (write.recurrenceId !== undefined && !hasOccurrence(current.body, uid, write.recurrenceId)) {
+    // The series must still have that occurrence: an edit must never make up a new one.
+    if (
+      write.recurrenceId !== undefined &&
+      (await deps.pool.find(session.accountKey, current.body, uid, write.recurrenceId, {})) === undefined
+    ) {
       throw new AppError('not_found', 'This occurrence is no longer in the series.');
     }
     const body = editObject(current.body, uid, edit, deps.clock.now());

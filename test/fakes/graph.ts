@@ -5,15 +5,24 @@
  * `events/{id}/instances`, accept/decline/tentativelyAccept), paging with `@odata.nextLink`,
  * `Prefer: outlook.timezone`, Graph error bodies, and knobs for faults (429/503/401/412,
  * delays before or after a write is applied) and for counting concurrent requests per token.
+ * For sync: delta queries on calendar views (`graph/delta.ts`), change notifications through
+ * webhooks (`graph/subscriptions.ts`) and a count of every request by method and kind.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { MicrosoftConfig } from '../../src/providers/microsoft/config.ts';
+import { DeltaTracker } from './graph/delta.ts';
 import { badSegment, calendarEvents, notAllowed, notFound } from './graph/events.ts';
 import { graphError, json, oauthError, type Reply, send } from './graph/http.ts';
 import { FakeIdentity, type IssuedTokens } from './graph/identity.ts';
 import type { FakeGraphCalendarSeed, FakeGraphEventSeed, FakeGraphUserSeed } from './graph/store.ts';
+import {
+  type ChangeType,
+  type FakeSubscription,
+  type LifecycleEvent,
+  SubscriptionHub,
+} from './graph/subscriptions.ts';
 import { findItem, updateItem } from './graph/writes.ts';
 
 export type { IssuedTokens } from './graph/identity.ts';
@@ -23,6 +32,7 @@ export type {
   FakeGraphUserSeed,
   FakeSeries,
 } from './graph/store.ts';
+export type { FakeSubscription, LifecycleEvent } from './graph/subscriptions.ts';
 
 export interface FakeGraphOptions {
   clientId?: string;
@@ -37,7 +47,19 @@ export interface FakeGraphOptions {
   /** Most items per page whatever `$top` asks (Graph pages server-side too); default 1000. */
   maxPageSize?: number;
   tokenLifetimeSeconds?: number;
+  /** How long a subscription's validation handshake may take (Graph: 10 s). */
+  validationTimeoutMs?: number;
 }
+
+/** What a request is, for counting: the identity platform's token endpoints, or an API kind. */
+export type FakeGraphRequestKind =
+  | 'token'
+  | 'calendars'
+  | 'calendarView'
+  | 'delta'
+  | 'event'
+  | 'write'
+  | 'subscription';
 
 /** What the next requests get instead of a normal answer (`api` requests unless `target` says). */
 export type FakeGraphFault = {
@@ -97,6 +119,10 @@ export class FakeGraph {
   readonly #peak = new Map<string, number>();
   readonly #closing = new AbortController();
   readonly #handling = new Set<Promise<void>>();
+  readonly #delta = new DeltaTracker();
+  readonly #hub: SubscriptionHub;
+  /** `METHOD kind` → requests since the last reset. */
+  readonly #counts = new Map<string, number>();
   #signInAs: string | undefined;
 
   static async start(options: FakeGraphOptions = {}): Promise<FakeGraph> {
@@ -112,6 +138,7 @@ export class FakeGraph {
     this.url = `http://127.0.0.1:${port}`;
     this.apiBaseUrl = `${this.url}/v1.0`;
     this.users = structuredClone(options.users ?? []);
+    this.#hub = new SubscriptionHub(options.validationTimeoutMs ?? 10_000);
     this.identity = new FakeIdentity(
       {
         clientId: options.clientId ?? 'fake-graph-client',
@@ -168,9 +195,51 @@ export class FakeGraph {
     for (let i = 0; i < count; i++) this.#faults.push({ ...fault, target: fault.target ?? 'api' });
   }
 
-  /** Resolves once every request received so far is handled (delays included). */
+  /** Resolves once every request received so far is handled (delays included) and every notification sent. */
   async settled(): Promise<void> {
     while (this.#handling.size > 0) await Promise.all(this.#handling);
+    await this.#hub.settled();
+  }
+
+  /** Requests since the last reset, of one kind and/or method (all when neither is given). */
+  requestCount(filter: { kind?: FakeGraphRequestKind; method?: string } = {}): number {
+    let total = 0;
+    for (const [key, count] of this.#counts) {
+      const [method, kind] = key.split(' ');
+      if ((filter.kind ?? kind) === kind && (filter.method ?? method) === method) total += count;
+    }
+    return total;
+  }
+
+  /** Requests since the last reset, by `METHOD kind` (`GET delta`, `PATCH write`, `POST token`…). */
+  requestCounts(): Record<string, number> {
+    return Object.fromEntries(this.#counts);
+  }
+
+  resetRequestCounts(): void {
+    this.#counts.clear();
+  }
+
+  /** Invalidates delta and skip tokens (all, or one calendar's): following them answers 410. */
+  invalidateDeltaTokens(calendarId?: string): void {
+    this.#delta.invalidate(calendarId);
+  }
+
+  /** The subscriptions as they stand (expired ones included until deleted). */
+  subscriptions(): FakeSubscription[] {
+    return [...this.#hub.subscriptions.values()];
+  }
+
+  /** Moves a subscription's expiry into the past: it stops notifying. */
+  expireSubscription(id: string): void {
+    const subscription = this.#hub.subscriptions.get(id);
+    if (subscription === undefined) throw new Error(`No subscription ${id} in the fake.`);
+    subscription.expirationDateTime = Temporal.Now.instant().subtract({ seconds: 1 });
+  }
+
+  /** Sends a lifecycle notification to the subscription's lifecycleNotificationUrl. */
+  sendLifecycleNotification(id: string, lifecycleEvent: LifecycleEvent): void {
+    this.#hub.lifecycle(id, lifecycleEvent);
   }
 
   /** The events and series masters of a calendar as stored (all mailboxes searched). */
@@ -190,7 +259,9 @@ export class FakeGraph {
         const invalid = updateItem(item, properties);
         if (invalid !== undefined)
           throw new Error(`Not a Graph event change: ${JSON.stringify(invalid.body)}`);
-        return findItem(calendar, eventId)!.changeKey;
+        const changeKey = findItem(calendar, eventId)!.changeKey;
+        this.#hub.notify(user.email, calendar.id, 'updated', eventId, `W/"${changeKey}"`);
+        return changeKey;
       }
     }
     throw new Error(`No event ${eventId} in the fake.`);
@@ -222,6 +293,7 @@ export class FakeGraph {
     const identityPath = /^\/[^/]+\/oauth2\/v2\.0\/(authorize|token)$/.exec(url.pathname);
     if (identityPath) {
       this.requests.push({ method, path: url.pathname, query: url.searchParams });
+      this.#count(method, 'token');
       const fault = this.#takeFault('token', method);
       if (fault?.delayMs) await this.#wait(fault.delayMs);
       if (fault?.status !== undefined) return send(res, faultReply(fault));
@@ -244,6 +316,7 @@ export class FakeGraph {
     const body = text === '' ? undefined : parseJson(text);
     const path = url.pathname.slice('/v1.0'.length);
     this.requests.push({ method, path, query: url.searchParams, accessToken, prefer, ifMatch, body });
+    this.#count(method, kindOf(method, path));
     const gone = this.#countInFlight(accessToken ?? '', res);
     if (this.latencyMs > 0) await this.#wait(this.latencyMs);
     const fault = this.#takeFault('api', method);
@@ -252,9 +325,14 @@ export class FakeGraph {
     if (fault?.status !== undefined) return send(res, faultReply(fault));
     // A client that timed out meanwhile has gone: its request is never handled (nothing applied).
     if (gone()) return;
-    const reply = this.#api({ method, path, url, accessToken, prefer, ifMatch, body });
+    const reply = await this.#api({ method, path, url, accessToken, prefer, ifMatch, body });
     if (fault?.delayMs && answersAfterwards) await this.#wait(fault.delayMs);
     send(res, reply);
+  }
+
+  #count(method: string, kind: FakeGraphRequestKind): void {
+    const key = `${method} ${kind}`;
+    this.#counts.set(key, (this.#counts.get(key) ?? 0) + 1);
   }
 
   /** Counts the request while it is open; the answer says whether the client has gone away. */
@@ -296,7 +374,7 @@ export class FakeGraph {
     prefer: string | undefined;
     ifMatch: string | undefined;
     body: unknown;
-  }): Reply {
+  }): Promise<Reply> | Reply {
     const { method, path, url, accessToken, prefer } = request;
     const email = accessToken === undefined ? undefined : this.identity.accessTokens.get(accessToken);
     const user = this.users.find((candidate) => candidate.email === email);
@@ -312,6 +390,15 @@ export class FakeGraph {
       );
     }
     const segments = path.split('/').filter(Boolean).map(decodeURIComponent);
+    if (segments[0] === 'subscriptions')
+      return this.#hub.answer({
+        method,
+        below: segments.slice(1),
+        body: request.body,
+        email: user.email,
+        calendarIds: user.calendars.map((calendar) => calendar.id),
+        apiBaseUrl: this.apiBaseUrl,
+      });
     const [me, collection, ...rest] = segments;
     if (me !== 'me') return badSegment(url);
     const readOnly = (reply: () => Reply) => (method === 'GET' ? reply() : notAllowed());
@@ -334,6 +421,11 @@ export class FakeGraph {
       const found = calendar;
       if (under.length === 0) return readOnly(() => json(renderCalendar(user, found)));
       below = under;
+    } else if (collection === 'calendarView' && rest.length === 1 && rest[0] === 'delta') {
+      // The default calendar's view.
+      calendar = user.calendars.find((candidate) => candidate.isDefaultCalendar) ?? user.calendars[0];
+      if (calendar === undefined) return notFound();
+      below = ['calendarView', 'delta'];
     } else if (collection === 'events' && rest[0] !== undefined) {
       const eventId = rest[0];
       calendar = user.calendars.find((candidate) => findItem(candidate, eventId) !== undefined);
@@ -341,19 +433,46 @@ export class FakeGraph {
       below = ['events', ...rest];
     } else return badSegment(url);
 
-    return calendarEvents(calendar, {
+    const owner = calendar.owner ?? ownerOf(user);
+    const zone = preferredZone(prefer);
+    if (below[0] === 'calendarView' && below[1] === 'delta' && below.length === 2) {
+      if (method !== 'GET') return notAllowed();
+      return this.#delta.answer({
+        url,
+        endpoint: `${this.url}${url.pathname}`,
+        calendar,
+        owner,
+        zone,
+        prefer,
+        maxPageSize: this.#options.maxPageSize ?? 1000,
+      });
+    }
+    const reply = calendarEvents(calendar, {
       method,
       url,
       below,
       body: request.body,
       ifMatch: request.ifMatch,
       email: user.email,
-      owner: calendar.owner ?? ownerOf(user),
+      owner,
       mailbox: user.calendars,
-      zone: preferredZone(prefer),
+      zone,
       now: Temporal.Now.instant(),
       page: (pageUrl, items, headers) => this.#page(pageUrl, items, headers),
     });
+    if (method !== 'GET' && reply.status < 300)
+      this.#notifyWrite(user.email, calendar.id, method, below, reply);
+    return reply;
+  }
+
+  /** A write that succeeded notifies the subscriptions covering its calendar. */
+  #notifyWrite(email: string, calendarId: string, method: string, below: string[], reply: Reply): void {
+    const written = reply.body as { id?: string; '@odata.etag'?: string } | undefined;
+    const eventId = below[1] ?? written?.id;
+    if (eventId === undefined) return;
+    const changeType: ChangeType =
+      method === 'DELETE' ? 'deleted' : below[1] === undefined ? 'created' : 'updated';
+    this.#hub.notify(email, calendarId, changeType, eventId, written?.['@odata.etag']);
   }
 
   #me(user: FakeGraphUserSeed): Record<string, unknown> {
@@ -385,6 +504,17 @@ export class FakeGraph {
     }
     return json(body, headers);
   }
+}
+
+/** The kind a request is counted under. */
+function kindOf(method: string, path: string): FakeGraphRequestKind {
+  const segments = path.split('/').filter(Boolean);
+  if (segments[0] === 'subscriptions') return 'subscription';
+  if (segments.at(-1) === 'delta') return 'delta';
+  if (method !== 'GET') return 'write';
+  if (segments.includes('calendarView')) return 'calendarView';
+  if (segments.includes('events')) return 'event';
+  return 'calendars';
 }
 
 const ownerOf = (user: FakeGraphUserSeed) => ({ name: user.displayName ?? user.email, address: user.email });

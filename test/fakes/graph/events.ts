@@ -56,10 +56,7 @@ export function calendarEvents(calendar: FakeGraphCalendarSeed, request: EventRe
     if (method !== 'GET') return notAllowed();
     const window = timeWindow(url);
     if ('status' in window) return window;
-    const visible = items
-      .flatMap((item) => (item.type === 'seriesMaster' ? seriesInstances(item) : [item]))
-      .filter((item) => inWindow(item, window.from, window.to));
-    return request.page(url, byStart(visible).map(render), headers);
+    return request.page(url, viewItems(calendar, window.from, window.to).map(render), headers);
   }
   if (sub !== 'events') return badSegment(url);
 
@@ -105,6 +102,18 @@ export function calendarEvents(calendar: FakeGraphCalendarSeed, request: EventRe
     return invalid ?? { status: 202 };
   }
   return badSegment(url);
+}
+
+/** What calendarView shows in a window: single events and series instances, never masters, by start. */
+export function viewItems(
+  calendar: FakeGraphCalendarSeed,
+  from: Temporal.Instant,
+  to: Temporal.Instant,
+): StoredItem[] {
+  const items = (calendar.events ?? [])
+    .map(storedEvent)
+    .flatMap((item) => (item.type === 'seriesMaster' ? seriesInstances(item) : [item]));
+  return byStart(items.filter((item) => inWindow(item, from, to)));
 }
 
 /** Why a write is refused before anything is applied: rights, body, version. */
@@ -155,7 +164,7 @@ function filtered(items: StoredItem[], filter: string | null): StoredItem[] | Re
 }
 
 /** startDateTime/endDateTime: with an offset, or else read as UTC. */
-function timeWindow(url: URL): { from: Temporal.Instant; to: Temporal.Instant } | Reply {
+export function timeWindow(url: URL): { from: Temporal.Instant; to: Temporal.Instant } | Reply {
   const read = (name: string): Temporal.Instant | undefined => {
     const value = url.searchParams.get(name);
     if (value === null) return undefined;

@@ -8,7 +8,10 @@
  *   google.inject({ status: 429, retryAfter: '1' });
  *   google.inject({ method: 'PATCH', delayMs: 800, phase: 'after' });   // applied, answered late
  *   google.calendars.changeEvent(calendarId, eventId, { summary: 'x' }); // someone else's change
- *   await google.settled();                     // delayed requests handled (or dropped)
+ *   google.calendars.expireSyncTokens(calendarId);   // next syncToken use answers 410
+ *   google.counts.count({ kind: 'events.list' }); google.counts.reset();
+ *   google.channels.expire(channelId);          // or advance the shared clock past its expiration
+ *   await google.settled();                     // delayed requests handled (or dropped), notifications sent
  *   await google.close();
  */
 import { createServer, type Server } from 'node:http';
@@ -18,8 +21,11 @@ import type { Clock } from '../../src/lib/clock.ts';
 import { systemClock } from '../../src/lib/clock.ts';
 import { type GoogleConfig, googleConfig } from '../../src/providers/google/config.ts';
 import { type FakeCalendarSeed, FakeCalendars } from './google/calendar.ts';
+import { FakeChannels } from './google/channels.ts';
+import { RequestCounts } from './google/counts.ts';
 import { type FakeRequest, type FakeResponse, googleError, readRequest, send } from './google/http.ts';
 import { FakeOAuth } from './google/oauth.ts';
+import { apiPrefix, routeOf } from './google/routes.ts';
 
 export type { FakeCalendarSeed } from './google/calendar.ts';
 
@@ -33,7 +39,7 @@ export interface FakeGoogleOptions {
   calendars?: FakeCalendarSeed[];
   /** Default 3600, as Google. */
   accessTokenTtlSeconds?: number;
-  /** Decides token and code expiry; share a TestClock with the adapter to expire tokens. */
+  /** Decides token, code and channel expiry; share a TestClock with the adapter to expire them. */
   clock?: Clock;
   /** Largest page served whatever maxResults asks (Google may return fewer). Default 2500. */
   maxPageSize?: number;
@@ -77,14 +83,16 @@ export interface LoggedRequest {
   body?: unknown;
 }
 
-const apiPrefix = '/calendar/v3';
-
 export class FakeGoogle {
   readonly url: string;
   readonly oauth: FakeOAuth;
   readonly calendars: FakeCalendars;
+  /** Push channels opened with events.watch, and the notifications sent on them. */
+  readonly channels: FakeChannels;
   /** Every request answered, in order. */
   readonly requests: LoggedRequest[] = [];
+  /** Every request received, by kind and method; `reset()` between phases of a test. */
+  readonly counts = new RequestCounts();
   readonly #server: Server;
   readonly #faults: Array<FakeFault & { times: number }> = [];
   readonly #handling = new Set<Promise<void>>();
@@ -100,6 +108,7 @@ export class FakeGoogle {
   private constructor(server: Server, options: FakeGoogleOptions) {
     this.#server = server;
     this.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    const clock = options.clock ?? systemClock;
     const redirectUris = options.redirectUris ?? ['http://127.0.0.1/connect/google/callback'];
     this.#settings = {
       clientId: options.clientId ?? 'fake-client-id.apps.googleusercontent.com',
@@ -111,9 +120,16 @@ export class FakeGoogle {
       redirectUris,
       user: { sub: '100000000000000000001', email: 'person@example.com', ...options.user },
       accessTokenTtlSeconds: options.accessTokenTtlSeconds ?? 3600,
-      clock: options.clock ?? systemClock,
+      clock,
     });
-    this.calendars = new FakeCalendars(options.calendars ?? [], options.maxPageSize ?? 2500);
+    this.channels = new FakeChannels({
+      clock,
+      apiUrl: `${this.url}${apiPrefix}`,
+      closing: this.#closing.signal,
+    });
+    this.calendars = new FakeCalendars(options.calendars ?? [], options.maxPageSize ?? 2500, (id, state) =>
+      this.channels.changed(id, state),
+    );
     server.on('request', (req, res) => {
       let left = false;
       res.on('close', () => {
@@ -154,6 +170,7 @@ export class FakeGoogle {
   /** Resolves once every request received so far is handled (delays included) or dropped. */
   async settled(): Promise<void> {
     while (this.#handling.size > 0) await Promise.all(this.#handling);
+    await this.channels.settled();
   }
 
   async close(): Promise<void> {
@@ -163,6 +180,7 @@ export class FakeGoogle {
   }
 
   #log(request: FakeRequest): LoggedRequest {
+    this.counts.record(routeOf(request.method, request.url.pathname).kind, request.method);
     const logged: LoggedRequest = {
       method: request.method,
       url: request.url.pathname + request.url.search,
@@ -214,15 +232,19 @@ export class FakeGoogle {
   }
 
   #handle(request: FakeRequest): FakeResponse {
-    const path = request.url.pathname;
-    if (path === '/o/oauth2/v2/auth') return this.oauth.authorize(request);
-    if (path === '/token') return this.oauth.token(request);
-    if (path.startsWith(`${apiPrefix}/`)) {
-      return (
-        this.oauth.check(request.headers.authorization, { write: request.method !== 'GET' }) ??
-        this.calendars.handle(request, path.slice(apiPrefix.length))
-      );
+    const route = routeOf(request.method, request.url.pathname);
+    if (route.kind === 'authorize') return this.oauth.authorize(request);
+    if (route.kind === 'token') return this.oauth.token(request);
+    if (!request.url.pathname.startsWith(`${apiPrefix}/`)) return googleError(404);
+    const denied = this.oauth.check(request.headers.authorization, { write: route.kind === 'write' });
+    if (denied !== undefined) return denied;
+    if (route.kind === 'stop') return this.channels.stop(request.body);
+    if (route.kind === 'watch') {
+      const calendarId = route.calendarId ?? '';
+      return this.calendars.has(calendarId)
+        ? this.channels.watch(calendarId, request.body)
+        : googleError(404);
     }
-    return googleError(404);
+    return route.kind === 'other' ? googleError(404) : this.calendars.handle(request, route);
   }
 }

@@ -3,9 +3,13 @@
  * insert, patch and delete in `writes.ts`).
  * Documented behaviour it reproduces: paging with nextPageToken (pages may be smaller than
  * maxResults), timeMin/timeMax as exclusive bounds on end/start, singleEvents expansion with
- * exceptions, orderBy=startTime only with singleEvents, nextSyncToken/syncToken (410 once
- * tokens are expired), 404 notFound, 410 deleted, and the reduced views Google gives to
- * free/busy readers and to readers of private events.
+ * exceptions, orderBy=startTime only with singleEvents, 404 notFound, 410 deleted, and the
+ * reduced views Google gives to free/busy readers and to readers of private events.
+ * Incremental sync (guides/sync, events.list reference): nextSyncToken on the last page only;
+ * a syncToken listing returns every item changed since, deletions included as `cancelled`
+ * tombstones, paged the same way; the parameters Google forbids with syncToken answer 400;
+ * an expired token answers 410 `fullSyncRequired`. Every change is reported to `onChange`
+ * (the push channels).
  */
 import type {
   GoogleAccessRole,
@@ -15,6 +19,8 @@ import type {
 } from '../../../src/providers/google/wire.ts';
 import { type FakeRequest, type FakeResponse, googleError, json } from './http.ts';
 import { expandSeries, instantOf, sameOriginalStart } from './recurrence.ts';
+import type { Route } from './routes.ts';
+import { type Listing, PageCursors, SyncTokens } from './syncTokens.ts';
 import { type EventStore, type FoundEvent, handleWrite } from './writes.ts';
 
 export interface FakeCalendarSeed {
@@ -46,33 +52,54 @@ interface Calendar {
   events: Map<string, Stored>;
 }
 
-const pageToken = {
-  encode: (offset: number) => Buffer.from(JSON.stringify({ offset })).toString('base64url'),
-  decode(token: string): number | undefined {
-    try {
-      const { offset } = JSON.parse(Buffer.from(token, 'base64url').toString('utf8'));
-      return Number.isInteger(offset) && offset >= 0 ? offset : undefined;
-    } catch {
-      return undefined;
-    }
-  },
-};
+/** What the change was to the calendar's events: Google's X-Goog-Resource-State. */
+export type ChangeState = 'exists' | 'not_exists';
+
+/** Parameters the events.list reference forbids together with syncToken. */
+const notWithSyncToken = [
+  'iCalUID',
+  'orderBy',
+  'privateExtendedProperty',
+  'q',
+  'sharedExtendedProperty',
+  'timeMin',
+  'timeMax',
+  'updatedMin',
+];
 
 export class FakeCalendars implements EventStore {
   readonly #calendars = new Map<string, Calendar>();
   readonly #maxPageSize: number;
+  readonly #syncTokens = new SyncTokens();
+  readonly #cursors = new PageCursors();
+  readonly #onChange: (calendarId: string, state: ChangeState) => void;
   #seq = 0;
-  /** Sync tokens issued at or before this sequence number answer 410. */
-  #syncFloor = 0;
 
-  constructor(seeds: FakeCalendarSeed[], maxPageSize: number) {
+  constructor(
+    seeds: FakeCalendarSeed[],
+    maxPageSize: number,
+    onChange: (calendarId: string, state: ChangeState) => void = () => {},
+  ) {
     this.#maxPageSize = maxPageSize;
+    this.#onChange = onChange;
     for (const seed of seeds) this.addCalendar(seed);
   }
 
   addCalendar({ events = [], ...seed }: FakeCalendarSeed): void {
     this.#calendars.set(seed.id, { seed, events: new Map() });
     for (const event of events) this.putEvent(seed.id, event);
+  }
+
+  /** The calendar is gone (deleted, or unshared): its API answers 404, its channels hear `not_exists`. */
+  removeCalendar(calendarId: string): void {
+    this.#calendar(calendarId);
+    this.#calendars.delete(calendarId);
+    this.#syncTokens.expire(calendarId);
+    this.#onChange(calendarId, 'not_exists');
+  }
+
+  has(calendarId: string): boolean {
+    return this.#calendars.has(calendarId);
   }
 
   /** Inserts or replaces an event; it gets a new etag and sequence number. */
@@ -92,6 +119,7 @@ export class FakeCalendars implements EventStore {
       ...event,
     };
     calendar.events.set(id, { event: stored, seq, deleted: false });
+    this.#onChange(calendarId, 'exists');
     return stored;
   }
 
@@ -99,6 +127,7 @@ export class FakeCalendars implements EventStore {
     const stored = this.#calendar(calendarId).events.get(eventId);
     if (stored === undefined) throw new Error(`no event ${eventId}`);
     Object.assign(stored, { seq: ++this.#seq, deleted: true });
+    this.#onChange(calendarId, 'exists');
   }
 
   /** The event or instance with this id as the API serves it (deleted ones included); undefined when unknown. */
@@ -146,41 +175,35 @@ export class FakeCalendars implements EventStore {
     return (JSON.parse(String(response.body)) as GoogleEvent).etag ?? '';
   }
 
-  /** Every sync token issued so far becomes invalid (Google: 410 fullSyncRequired). */
-  expireSyncTokens(): void {
-    this.#syncFloor = this.#seq;
+  /**
+   * Every sync token issued so far (for one calendar, or all) becomes invalid: its next use
+   * answers 410 fullSyncRequired, as after Google invalidates tokens.
+   */
+  expireSyncTokens(calendarId?: string): void {
+    this.#syncTokens.expire(calendarId);
   }
 
-  /** `path` is relative to `/calendar/v3`. */
-  handle(request: FakeRequest, path: string): FakeResponse {
-    const segments = path.split('/').slice(1).map(decodeURIComponent);
+  /** The calendarList and events endpoints (not watch). */
+  handle(request: FakeRequest, route: Route): FakeResponse {
     const query = request.url.searchParams;
-    if (request.method !== 'GET') {
-      const calendarId = segments[1] ?? '';
-      if (segments[0] !== 'calendars' || segments[2] !== 'events' || segments.length > 4)
-        return googleError(404);
-      if (!this.#calendars.has(calendarId)) return googleError(404);
+    if (route.kind === 'calendarList') return this.#calendarList(request);
+    if (route.kind === 'calendarList.get') return this.#calendarListEntry(route.calendarId ?? '');
+    const calendar = this.#calendars.get(route.calendarId ?? '');
+    if (calendar === undefined) return googleError(404);
+    if (route.kind === 'write') {
       return handleWrite(this, {
         method: request.method,
-        calendarId,
-        eventId: segments[3],
+        calendarId: calendar.seed.id,
+        eventId: route.eventId,
         body: request.body,
         query,
         ifMatch: request.headers['if-match'],
       });
     }
-    if (segments[0] === 'users' && segments[1] === 'me' && segments[2] === 'calendarList') {
-      if (segments.length === 3) return this.#calendarList(query);
-      if (segments.length === 4) return this.#calendarListEntry(segments[3]!);
-    }
-    if (segments[0] === 'calendars' && segments[2] === 'events') {
-      const calendar = this.#calendars.get(segments[1]!);
-      if (calendar === undefined) return googleError(404);
-      if (segments.length === 3) return this.#eventsList(calendar, query);
-      if (segments.length === 4) return this.#eventsGet(calendar, segments[3]!);
-      if (segments.length === 5 && segments[4] === 'instances')
-        return this.#instances(calendar, segments[3]!, query);
-    }
+    const eventId = route.eventId ?? '';
+    if (route.kind === 'events.list') return this.#eventsList(calendar, request, query);
+    if (route.kind === 'events.get') return this.#eventsGet(calendar, eventId);
+    if (route.kind === 'events.instances') return this.#instances(calendar, eventId, request, query);
     return googleError(404);
   }
 
@@ -201,9 +224,14 @@ export class FakeCalendars implements EventStore {
     };
   }
 
-  #calendarList(query: URLSearchParams): FakeResponse {
-    const entries = [...this.#calendars.values()].map((calendar) => this.#entry(calendar));
-    return this.#page(entries, query, 100, 250, { kind: 'calendar#calendarList', etag: '"list"' });
+  #calendarList(request: FakeRequest): FakeResponse {
+    return this.#page(
+      request,
+      () => ({ items: [...this.#calendars.values()].map((calendar) => this.#entry(calendar)) }),
+      100,
+      250,
+      { kind: 'calendar#calendarList', etag: '"list"' },
+    );
   }
 
   #calendarListEntry(id: string): FakeResponse {
@@ -211,7 +239,7 @@ export class FakeCalendars implements EventStore {
     return calendar === undefined ? googleError(404) : json(this.#entry(calendar));
   }
 
-  #eventsList(calendar: Calendar, query: URLSearchParams): FakeResponse {
+  #eventsList(calendar: Calendar, request: FakeRequest, query: URLSearchParams): FakeResponse {
     const singleEvents = query.get('singleEvents') === 'true';
     const syncToken = query.get('syncToken');
     if (query.get('orderBy') === 'startTime' && !singleEvents) {
@@ -222,38 +250,56 @@ export class FakeCalendars implements EventStore {
     }
     let since: number | undefined;
     if (syncToken !== null) {
-      if (query.has('timeMin') || query.has('timeMax') || query.has('orderBy')) {
+      const refused = notWithSyncToken.find((name) => query.has(name));
+      if (refused !== undefined)
         return googleError(400, {
           reason: 'invalid',
-          message: 'Sync token cannot be combined with these parameters.',
+          message: `${refused} cannot be combined with syncToken.`,
+          parameter: refused,
         });
-      }
-      since = Number(Buffer.from(syncToken, 'base64url').toString('utf8'));
-      if (!Number.isInteger(since))
-        return googleError(400, { reason: 'invalid', message: 'Invalid sync token value.' });
-      if (since <= this.#syncFloor) return googleError(410);
+      // "All events deleted since the previous list request will always be in the result set
+      // and it is not allowed to set showDeleted to False."
+      if (query.get('showDeleted') === 'false')
+        return googleError(400, { reason: 'invalid', message: 'Invalid value.', parameter: 'showDeleted' });
+      const position = this.#syncTokens.check(syncToken, calendar.seed.id);
+      if (position === 'invalid')
+        return googleError(400, {
+          reason: 'invalid',
+          message: 'Invalid sync token value.',
+          parameter: 'syncToken',
+        });
+      // A page of an incremental listing repeats its syncToken, so it too answers 410 once expired.
+      if (position === 'expired') return googleError(410, { parameter: 'syncToken' });
+      since = position;
     }
-    const zone = query.get('timeZone') ?? calendar.seed.timeZone;
-    const stored = [...calendar.events.values()].filter((entry) => since === undefined || entry.seq > since);
-    // Incremental results always include deletions, as tombstones.
-    const showDeleted = since !== undefined || query.get('showDeleted') === 'true';
-    let items = singleEvents
-      ? this.#expanded(calendar, stored, showDeleted)
-      : this.#asStored(stored, showDeleted);
     const bounds = this.#bounds(query);
     if ('status' in bounds) return bounds;
-    items = items.filter((event) => event.status === 'cancelled' || overlaps(event, bounds, zone));
-    // Free/busy readers see busy time only.
-    if (calendar.seed.accessRole === 'freeBusyReader')
-      items = items.filter((e) => e.transparency !== 'transparent');
-    if (query.get('orderBy') === 'startTime') {
-      items.sort((a, b) =>
-        Temporal.Instant.compare(instantOf(a.start ?? {}, zone), instantOf(b.start ?? {}, zone)),
-      );
-    }
     return this.#page(
-      items.map((event) => this.#view(calendar, event)),
-      query,
+      request,
+      () => {
+        const zone = query.get('timeZone') ?? calendar.seed.timeZone;
+        const stored = [...calendar.events.values()].filter(
+          (entry) => since === undefined || entry.seq > since,
+        );
+        const showDeleted = since !== undefined || query.get('showDeleted') === 'true';
+        let items = singleEvents
+          ? this.#expanded(calendar, stored, showDeleted)
+          : this.#asStored(stored, showDeleted);
+        items = items.filter((event) => event.status === 'cancelled' || overlaps(event, bounds, zone));
+        // Free/busy readers see busy time only.
+        if (calendar.seed.accessRole === 'freeBusyReader')
+          items = items.filter((e) => e.transparency !== 'transparent');
+        if (query.get('orderBy') === 'startTime') {
+          items.sort((a, b) =>
+            Temporal.Instant.compare(instantOf(a.start ?? {}, zone), instantOf(b.start ?? {}, zone)),
+          );
+        }
+        return {
+          items: items.map((event) => this.#view(calendar, event)),
+          // Google issues the next sync position on the last page: the listing's own position.
+          last: { nextSyncToken: this.#syncTokens.issue(calendar.seed.id, this.#seq) },
+        };
+      },
       250,
       2500,
       {
@@ -264,8 +310,6 @@ export class FakeCalendars implements EventStore {
         timeZone: calendar.seed.timeZone,
         accessRole: calendar.seed.accessRole,
         defaultReminders: calendar.seed.defaultReminders ?? [],
-        // Google issues the next sync position on the last page.
-        last: { nextSyncToken: Buffer.from(String(this.#seq)).toString('base64url') },
       },
     );
   }
@@ -282,24 +326,33 @@ export class FakeCalendars implements EventStore {
     return event === undefined ? googleError(404) : json(this.#view(calendar, event));
   }
 
-  #instances(calendar: Calendar, eventId: string, query: URLSearchParams): FakeResponse {
+  #instances(
+    calendar: Calendar,
+    eventId: string,
+    request: FakeRequest,
+    query: URLSearchParams,
+  ): FakeResponse {
     const master = calendar.events.get(eventId);
     if (master === undefined || master.deleted) return googleError(404);
     const zone = calendar.seed.timeZone;
-    const showDeleted = query.get('showDeleted') === 'true';
-    let items = master.event.recurrence
-      ? this.#expanded(calendar, [master], showDeleted).filter((event) => event.recurringEventId === eventId)
-      : [master.event];
-    const originalStart = query.get('originalStart');
-    if (originalStart !== null) {
-      items = items.filter((event) => sameOriginalStart(event.originalStartTime, originalStart, zone));
-    }
     const bounds = this.#bounds(query);
     if ('status' in bounds) return bounds;
-    items = items.filter((event) => overlaps(event, bounds, zone));
     return this.#page(
-      items.map((event) => this.#view(calendar, event)),
-      query,
+      request,
+      () => {
+        const showDeleted = query.get('showDeleted') === 'true';
+        let items = master.event.recurrence
+          ? this.#expanded(calendar, [master], showDeleted).filter(
+              (event) => event.recurringEventId === eventId,
+            )
+          : [master.event];
+        const originalStart = query.get('originalStart');
+        if (originalStart !== null) {
+          items = items.filter((event) => sameOriginalStart(event.originalStartTime, originalStart, zone));
+        }
+        items = items.filter((event) => overlaps(event, bounds, zone));
+        return { items: items.map((event) => this.#view(calendar, event)) };
+      },
       250,
       2500,
       {
@@ -313,14 +366,24 @@ export class FakeCalendars implements EventStore {
     );
   }
 
+  /**
+   * Items as stored (singleEvents=false). "Cancelled instances of recurring events (but not the
+   * underlying recurring event) will still be included if showDeleted and singleEvents are both
+   * False": a cancelled exception is listed, a deleted item only with showDeleted.
+   */
   #asStored(stored: Stored[], showDeleted: boolean): GoogleEvent[] {
     return stored
       .filter((entry) => showDeleted || !entry.deleted)
       .map((entry) => (entry.deleted ? tombstone(entry.event) : entry.event))
-      .filter((event) => showDeleted || event.status !== 'cancelled');
+      .filter((event) => showDeleted || event.status !== 'cancelled' || event.recurringEventId !== undefined);
   }
 
-  /** Masters become their instances, with exceptions in place of the instances they replace. */
+  /**
+   * Masters become their instances, with exceptions in place of the instances they replace.
+   * "If showDeleted and singleEvents are both True, only single instances of deleted events
+   * (but not the underlying recurring events) are returned": a deleted series is listed as
+   * its cancelled instances.
+   */
   #expanded(calendar: Calendar, stored: Stored[], showDeleted: boolean): GoogleEvent[] {
     const zone = calendar.seed.timeZone;
     const all = [...calendar.events.values()];
@@ -328,7 +391,13 @@ export class FakeCalendars implements EventStore {
     for (const entry of stored) {
       const { event } = entry;
       if (entry.deleted) {
-        if (showDeleted) result.push(tombstone(event));
+        if (!showDeleted) continue;
+        const master =
+          event.recurringEventId === undefined ? undefined : calendar.events.get(event.recurringEventId);
+        // A deleted series' exceptions are among the instances its own tombstones name.
+        if (master?.deleted && stored.includes(master)) continue;
+        if (event.recurrence === undefined) result.push(tombstone(event));
+        else result.push(...expandSeries(event, zone).map(tombstone));
         continue;
       }
       if (event.recurringEventId !== undefined && calendar.events.has(event.recurringEventId)) {
@@ -398,26 +467,36 @@ export class FakeCalendars implements EventStore {
     return event;
   }
 
-  #page<T>(
-    items: T[],
-    query: URLSearchParams,
+  /**
+   * One page of a listing: the first request computes it (`list`), later pages read the same
+   * listing through their cursor, whatever changed since.
+   */
+  #page(
+    request: FakeRequest,
+    list: () => Omit<Listing<unknown>, 'scope'>,
     defaultSize: number,
     largestSize: number,
-    envelope: Record<string, unknown> & { last?: Record<string, unknown> },
+    fields: Record<string, unknown>,
   ): FakeResponse {
-    const { last, ...fields } = envelope;
+    const query = request.url.searchParams;
     const token = query.get('pageToken');
-    const offset = token === null ? 0 : pageToken.decode(token);
-    if (offset === undefined)
-      return googleError(400, { reason: 'invalid', message: 'Invalid page token value.' });
+    const scope = request.url.pathname;
+    const resumed =
+      token === null ? { listing: { scope, ...list() }, offset: 0 } : this.#cursors.resume(token, scope);
+    if (resumed === undefined)
+      return googleError(400, {
+        reason: 'invalid',
+        message: 'Invalid page token value.',
+        parameter: 'pageToken',
+      });
+    const { listing, offset } = resumed;
     const asked = Math.min(Number(query.get('maxResults') ?? defaultSize) || defaultSize, largestSize);
-    const size = Math.min(asked, this.#maxPageSize);
-    const end = offset + size;
-    const more = end < items.length;
+    const end = offset + Math.min(asked, this.#maxPageSize);
+    const more = end < listing.items.length;
     return json({
       ...fields,
-      ...(more ? { nextPageToken: pageToken.encode(end) } : last),
-      items: items.slice(offset, end),
+      ...(more ? { nextPageToken: this.#cursors.open(listing, end) } : listing.last),
+      items: listing.items.slice(offset, end),
     });
   }
 }

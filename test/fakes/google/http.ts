@@ -53,7 +53,14 @@ const defaults: Record<number, { reason: string; domain: string; message: string
 
 export function googleError(
   status: number,
-  options: { reason?: string; message?: string; domain?: string; headers?: Record<string, string> } = {},
+  options: {
+    reason?: string;
+    message?: string;
+    domain?: string;
+    headers?: Record<string, string>;
+    /** The query parameter at fault, named as Google names it (`locationType: parameter`). */
+    parameter?: string;
+  } = {},
 ): FakeResponse {
   const known = defaults[status] ?? { reason: 'unknown', domain: 'global', message: `HTTP ${status}` };
   const reason = options.reason ?? known.reason;
@@ -65,7 +72,14 @@ export function googleError(
   return json(
     {
       error: {
-        errors: [{ domain, reason, message }],
+        errors: [
+          {
+            domain,
+            reason,
+            message,
+            ...(options.parameter ? { locationType: 'parameter', location: options.parameter } : {}),
+          },
+        ],
         code: status,
         message,
         ...(statusNames[status] ? { status: statusNames[status] } : {}),

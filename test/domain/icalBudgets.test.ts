@@ -13,7 +13,14 @@ import {
 } from '../../src/domain/budget.ts';
 import { expandIcs } from '../../src/domain/ical/expand.ts';
 import { findOccurrence } from '../../src/domain/ical/findOccurrence.ts';
-import { hostileZoneCalendar, impossibleRules, manyRdates, secondlyEvents } from './hostileCalendars.ts';
+import { parseCalendar } from '../../src/domain/ical/parse.ts';
+import {
+  hostileZoneCalendar,
+  impossibleRules,
+  manyRdates,
+  ordinaryEvents,
+  secondlyEvents,
+} from './hostileCalendars.ts';
 import { window } from './icalFixtures.ts';
 
 const march2026 = window('2026-03-01T00:00:00Z', '2026-04-01T00:00:00Z');
@@ -32,6 +39,26 @@ describe('budget', () => {
     clock = 11;
     assert.equal(overBudget(timed)?.kind, 'timeMs');
     assert.throws(() => spend(timed, 'bytes', 1000), { kind: 'timeMs' });
+  });
+});
+
+describe('the calendar-level properties alone', () => {
+  it("reads a feed's name and zone without parsing or counting its events", () => {
+    const feed = ordinaryEvents(100).replace(
+      'X-WR-TIMEZONE:Etc/UTC',
+      'X-WR-CALNAME:Big feed\r\nX-WR-TIMEZONE:Europe/Vienna',
+    );
+    const budget = budgetOf({ items: 10 });
+    const parsed = parseCalendar(feed, budget, { components: false });
+    assert.equal(parsed.properties.get('x-wr-calname'), 'Big feed');
+    assert.equal(parsed.properties.get('x-wr-timezone'), 'Europe/Vienna');
+    assert.deepEqual(parsed.components, []);
+    assert.equal(budget.spent.items, 0);
+    // The whole parse of the same feed is over that budget.
+    assert.throws(() => parseCalendar(feed, budgetOf({ items: 10 })), {
+      name: 'BudgetExceeded',
+      kind: 'items',
+    });
   });
 });
 

@@ -10,6 +10,7 @@ import type {
   ProviderCalendar,
   ProviderKind,
   ProviderOccurrence,
+  SkippedItem,
 } from '../domain/providerFacts.ts';
 import type { TimeWindow } from '../domain/window.ts';
 
@@ -114,4 +115,76 @@ export interface CalendarProvider<K extends ProviderKind = ProviderKind> {
   ): Promise<ProviderOccurrence | undefined>;
   /** Present when the provider accepts writes. */
   readonly writer?: EventWriter<K>;
+  /** Incremental sync of one calendar into the service's copy (every adapter has one). */
+  readonly sync?: CalendarSync<K>;
+  /** Change notifications (Google watch channels, Graph subscriptions). */
+  readonly push?: PushChannels<K>;
+}
+
+/** What one sync of a calendar is asked for. */
+export interface SyncRequest {
+  /** Occurrences are copied inside it (all-day and floating ones within a day of it). */
+  horizon: TimeWindow;
+  /** The position saved with the last complete sync (the adapter's own opaque text); absent → a full sync. */
+  state?: string;
+  /** The version of each item the copy holds (for providers that compare versions: CalDAV without sync-collection, ICS). */
+  knownVersions(): Promise<ReadonlyMap<string, string>>;
+}
+
+/** One provider item (Google/Graph event or instance, CalDAV object, ICS UID) and its occurrences in the horizon. */
+export interface SyncedItem {
+  /** The item's key at the provider: Google/Graph event id, CalDAV object href, ICS UID. Unique per calendar. */
+  key: string;
+  /** ETag, changeKey, or a hash of the content: changes when the item changes. */
+  version: string;
+  /** Its occurrences inside the horizon; empty when none fall there (the item is kept, its version known). */
+  occurrences: ProviderOccurrence[];
+}
+
+/**
+ * One step of a sync, applied by the caller in one transaction before the next is asked for.
+ * A full sync marks every batch `full`: items of the copy not upserted by it are removed when
+ * its last batch is applied. A rejected `state` (Google 410, Graph syncStateNotFound, CalDAV
+ * invalid sync-token) makes the adapter start over as a full sync, in the same iteration.
+ */
+export interface SyncBatch {
+  full: boolean;
+  upserts: SyncedItem[];
+  /** Keys of items removed at the provider (a key the copy does not hold is ignored). */
+  removals: string[];
+  skipped: SkippedItem[];
+  /** Only on the last batch: the position to save with it; a sync that ends without it is incomplete. */
+  nextState?: string;
+}
+
+export interface CalendarSync<K extends ProviderKind = ProviderKind> {
+  /** Errors as listEvents (AppError with the same codes and reasons), thrown between batches. */
+  syncCalendar(
+    account: AccountAccess<CredentialsOf<K>>,
+    calendar: ProviderCalendar,
+    request: SyncRequest,
+  ): AsyncIterable<SyncBatch>;
+}
+
+/** A running notification channel, as the provider identifies it. */
+export interface PushChannel {
+  /** Google: the channel id we chose; Graph: the subscription id. */
+  channelId: string;
+  /** Google's resourceId (needed to stop the channel). */
+  resourceId?: string;
+  /** Epoch milliseconds when the provider stops sending. */
+  expiresAt: number;
+}
+
+export interface PushChannels<K extends ProviderKind = ProviderKind> {
+  /**
+   * Asks the provider to send change notifications for the calendar to `address` (https),
+   * carrying `token` (Google X-Goog-Channel-Token, Graph clientState) so they can be checked.
+   */
+  watch(
+    account: AccountAccess<CredentialsOf<K>>,
+    calendar: ProviderCalendar,
+    request: { channelId: string; address: string; token: string; expiresAt: number },
+  ): Promise<PushChannel>;
+  stop(account: AccountAccess<CredentialsOf<K>>, channel: PushChannel): Promise<void>;
 }

@@ -1,7 +1,7 @@
 /** The Google Calendar adapter behind the provider port. */
 
 import type { EventsResult, ProviderCalendar, ProviderOccurrence } from '../../domain/providerFacts.ts';
-import type { TimeWindow } from '../../domain/window.ts';
+import { nearWindow } from '../nearWindow.ts';
 import type { CalendarProvider } from '../port.ts';
 import { createGoogleClient, type EventPage, type GoogleClient } from './client.ts';
 import { createGoogleEventWrites } from './eventWrites.ts';
@@ -47,7 +47,7 @@ export function createGoogleProvider(deps: GoogleProviderDeps): CalendarProvider
       for (const event of page.items) {
         const mapped = mapEvent(event, contextOf(calendar, page));
         if ('skipped' in mapped) result.skipped.push(mapped.skipped);
-        else if (overlaps(mapped.occurrence, window)) result.occurrences.push(mapped.occurrence);
+        else if (nearWindow(mapped.occurrence, window)) result.occurrences.push(mapped.occurrence);
       }
       return result;
     },
@@ -93,14 +93,4 @@ function withVersion(occurrence: ProviderOccurrence, version: string | undefined
 async function defaultRemindersFor(client: GoogleClient, calendarId: string, event: GoogleEvent) {
   if (!event.reminders?.useDefault || event.start?.dateTime === undefined) return [];
   return (await client.calendarListEntry(calendarId)).defaultReminders ?? [];
-}
-
-/** Timed occurrences are held to the window exactly; all-day ones are left for the core to place. */
-function overlaps(occurrence: ProviderOccurrence, window: TimeWindow): boolean {
-  if (occurrence.timeZone === undefined) return true;
-  const start = Temporal.PlainDateTime.from(occurrence.start).toZonedDateTime(occurrence.timeZone);
-  const end = start.add(Temporal.Duration.from(occurrence.duration));
-  const [from, to] = [start.toInstant(), end.toInstant()];
-  if (Temporal.Instant.compare(from, window.end) >= 0) return false;
-  return Temporal.Instant.compare(to, window.start) > 0 || Temporal.Instant.compare(from, window.start) >= 0;
 }

@@ -9,9 +9,9 @@ import type {
   ProviderOccurrence,
   SkippedItem,
 } from '../../domain/providerFacts.ts';
-import type { TimeWindow } from '../../domain/window.ts';
 import { AppError } from '../../errors.ts';
 import type { Clock } from '../../lib/clock.ts';
+import { nearWindow } from '../nearWindow.ts';
 import type { CalendarProvider } from '../port.ts';
 import type { ProviderHttp } from '../providerHttp.ts';
 import { GraphClient } from './client.ts';
@@ -65,7 +65,7 @@ export function createMicrosoftProvider(deps: {
       for (const event of events) {
         const result = mapEvent(event, calendar);
         if ('skipped' in result) skipped.push(result.skipped);
-        else if (overlaps(result.occurrence, window)) occurrences.push(result.occurrence);
+        else if (nearWindow(result.occurrence, window)) occurrences.push(result.occurrence);
       }
       return { occurrences, skipped };
     },
@@ -114,21 +114,6 @@ const unreadable = (reason: string) =>
   new AppError('provider_unavailable', `${providerName} returned an event this service cannot read.`, {
     details: { reason },
   });
-
-/** Timed occurrences must overlap the window; all-day ones may be a day off (the core places them). */
-function overlaps(occurrence: ProviderOccurrence, window: TimeWindow): boolean {
-  const timed = occurrence.timeZone !== undefined;
-  const start = Temporal.PlainDateTime.from(occurrence.start).toZonedDateTime(occurrence.timeZone ?? 'UTC');
-  const end = start.add(Temporal.Duration.from(occurrence.duration)).toInstant();
-  const from = timed ? window.start : window.start.subtract(day);
-  const to = timed ? window.end : window.end.add(day);
-  const startsBeforeEnd = Temporal.Instant.compare(start.toInstant(), to) < 0;
-  // A zero-length occurrence is in the window when it starts inside it.
-  const endsAfterStart = end.equals(start.toInstant())
-    ? Temporal.Instant.compare(end, from) >= 0
-    : Temporal.Instant.compare(end, from) > 0;
-  return startsBeforeEnd && endsAfterStart;
-}
 
 /** Near the series' first start (to within a day: all-day masters come in their own zone). */
 function seriesStart(master: GraphEvent): Temporal.Instant | undefined {

@@ -123,7 +123,7 @@ const ctx: AppContext = {
   connectors: {},
   ping: () => ping(handle),
 };
-const app = await assemble(ctx, { logger: false });
+const { app, sync } = await assemble(ctx, { logger: false });
 const serviceUrl = await app.listen({ host: '127.0.0.1', port: 0 });
 
 const owner = await seedAccount(ctx);

@@ -29,6 +29,12 @@ export interface Config {
   providerTimeoutMs: number;
   /** Worker threads parsing and expanding CalDAV and ICS calendars. */
   calendarWorkers: number;
+  sync: {
+    intervalSeconds: number;
+    maxAgeSeconds: number;
+    horizonPastDays: number;
+    horizonFutureDays: number;
+  };
   /** Dynamic client registrations accepted per minute from one client address. */
   clientRegistrationsPerMinute: number;
   /** Requests to /mcp and /v1 accepted per minute for one grant. */
@@ -104,6 +110,12 @@ export function loadConfig(env: Env): Config {
   const caldavAllowPrivateNetworks = read('CALDAV_ALLOW_PRIVATE_NETWORKS') ?? environment !== 'production';
   const providerTimeoutMs = read('PROVIDER_TIMEOUT_MS');
   const calendarWorkers = read('CALENDAR_WORKERS');
+  const sync = {
+    intervalSeconds: read('SYNC_INTERVAL_SECONDS'),
+    maxAgeSeconds: read('SYNC_MAX_AGE_SECONDS'),
+    horizonPastDays: read('SYNC_HORIZON_PAST_DAYS'),
+    horizonFutureDays: read('SYNC_HORIZON_FUTURE_DAYS'),
+  };
   const clientRegistrationsPerMinute = read('CLIENT_REGISTRATIONS_PER_MINUTE');
   const grantRequestsPerMinute = read('GRANT_REQUESTS_PER_MINUTE');
   const mcpAllowedOrigins = read('MCP_ALLOWED_ORIGINS');
@@ -126,6 +138,7 @@ export function loadConfig(env: Env): Config {
     caldavAllowPrivateNetworks,
     providerTimeoutMs,
     calendarWorkers,
+    sync,
     clientRegistrationsPerMinute,
     grantRequestsPerMinute,
     mcpAllowedOrigins,

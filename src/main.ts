@@ -3,8 +3,9 @@
  * application → server. `assemble` is the one place the parts are put together; the tests and
  * benchmarks use it too, so what they run is what `npm start` runs.
  */
+import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import { startAuthorization } from './auth/setup.ts';
 import type { CalendarDeps } from './calendars/calendarDeps.ts';
 import { createEventIds } from './calendars/eventIds.ts';
@@ -17,36 +18,67 @@ import { loadOrCreateKeyFile } from './lib/secretKeyFile.ts';
 import { sweep, sweepIntervalMs } from './people/housekeeping.ts';
 import { issueFirstRunToken } from './people/onboarding.ts';
 import { createCalendarAdapters } from './providers/adapters.ts';
-import { migrateToLatest, openConfiguredDatabase, ping } from './store/database.ts';
+import { engineOf, migrateToLatest, openConfiguredDatabase, ping } from './store/database.ts';
+import { syncSettings } from './sync/horizon.ts';
+import { createSyncService, type SyncService } from './sync/syncService.ts';
 import { sitePages } from './web/sitePages.ts';
 
 const exitConfigError = 78; // EX_CONFIG
+/** How often an instance looks for calendars due a sync (each is synced every SYNC_INTERVAL_SECONDS). */
+const syncRoundMs = 10_000;
 
 /** The service's version, as package.json says; MCP clients see it in the server info. */
 const serviceVersion = (
   JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }
 ).version;
 
+export interface Assembled {
+  app: FastifyInstance;
+  /** Keeps the calendars' copies; `start` runs its rounds (tests run them by hand). */
+  sync: SyncService;
+}
+
 /** The application on a context: the authorization server, the calendar services, every surface. */
-export async function assemble(ctx: AppContext, options: BuildOptions = {}): Promise<FastifyInstance> {
+export async function assemble(ctx: AppContext, options: BuildOptions = {}): Promise<Assembled> {
   const auth = await startAuthorization(ctx, sitePages(ctx));
+  const account = { db: ctx.db, clock: ctx.clock, box: ctx.box, providers: ctx.providers };
+  let log: FastifyBaseLogger | undefined;
+  const sync = createSyncService(
+    {
+      ...account,
+      owner: `instance-${randomUUID()}`,
+      settings: syncSettings(ctx.config.sync),
+      // Which calendar and what came of it; never content.
+      log: (entry) =>
+        entry.outcome === 'failed'
+          ? log?.warn(entry, 'calendar sync failed')
+          : log?.info(entry, 'calendar synced'),
+    },
+    {
+      engine: engineOf(ctx.db),
+      onRoundError: (error) => log?.error({ err: error }, 'sync round failed'),
+      // A read waits for a stale calendar's sync no longer than one provider request may take.
+      readWaitMs: Math.min(ctx.config.providerTimeoutMs, 5_000),
+    },
+  );
   const calendars: CalendarDeps = {
-    db: ctx.db,
-    clock: ctx.clock,
-    box: ctx.box,
-    providers: ctx.providers,
+    ...account,
     ids: createEventIds(ctx.secretKey),
     // Two provider timeouts: room for one retry of an idempotent read, and no more.
     readDeadlineMs: 2 * ctx.config.providerTimeoutMs,
+    copies: sync,
   };
-  return buildApp(ctx, { auth, calendars, version: serviceVersion }, options);
+  const app = await buildApp(ctx, { auth, calendars, version: serviceVersion }, options);
+  log = app.log;
+  app.addHook('onClose', () => sync.stop());
+  return { app, sync };
 }
 
 async function start(config: Config): Promise<void> {
   const secretKey = config.secretKey ?? loadOrCreateKeyFile(config.dataDir);
   const database = openConfiguredDatabase(config);
   await migrateToLatest(database);
-  const app = await assemble({
+  const { app, sync } = await assemble({
     config,
     db: database.db,
     clock: systemClock,
@@ -74,6 +106,7 @@ async function start(config: Config): Promise<void> {
   process.once('SIGTERM', () => void shutdown('SIGTERM'));
 
   await app.listen({ host: config.host, port: config.port });
+  sync.start(syncRoundMs);
   const storage = database.engine === 'sqlite' ? `embedded SQLite in ${config.dataDir}` : 'PostgreSQL';
   process.stdout.write(
     `Calendar Access Service (${config.environment}) on ${config.baseUrl}, storage: ${storage}\n`,

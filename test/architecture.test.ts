@@ -27,6 +27,7 @@ const allowed: Record<string, string[]> = {
   'providers/': [...core, 'config.ts'],
   'people/': services,
   'calendars/': ['providers/', ...services],
+  'sync/': ['calendars/', 'providers/', ...services],
   'context.ts': ['providers/', ...services],
   'auth/': surface,
   'mcp/': ['auth/', ...surface],

@@ -146,6 +146,26 @@ export const configVariables = {
     read: wholeNumber(1, 64),
     doc: 'worker threads that parse and expand CalDAV and ICS calendars, off the request thread',
   },
+  SYNC_INTERVAL_SECONDS: {
+    default: '300',
+    read: wholeNumber(10, 86_400),
+    doc: 'how often each copied calendar is synced when no change notification arrives',
+  },
+  SYNC_MAX_AGE_SECONDS: {
+    default: '60',
+    read: wholeNumber(0, 86_400),
+    doc: 'a read first syncs a calendar whose copy is older than this (the answer says when that fails)',
+  },
+  SYNC_HORIZON_PAST_DAYS: {
+    default: '365',
+    read: wholeNumber(1, 3_650),
+    doc: 'days before today that the copy of a calendar holds (earlier windows are read live)',
+  },
+  SYNC_HORIZON_FUTURE_DAYS: {
+    default: '730',
+    read: wholeNumber(1, 3_650),
+    doc: 'days after today that the copy of a calendar holds (later windows are read live)',
+  },
   CLIENT_REGISTRATIONS_PER_MINUTE: {
     default: '10',
     read: wholeNumber(1, 100_000),

@@ -4,6 +4,7 @@
  */
 import type { DetailLevel } from './detailLevels.ts';
 import type { Event, Privacy } from './event.ts';
+import type { ProviderOccurrence } from './providerFacts.ts';
 
 export function visibleLevel(
   level: DetailLevel,
@@ -55,5 +56,36 @@ export function mask(event: Event, level: DetailLevel): Event {
     ...(event.locations === undefined ? {} : { locations: event.locations }),
     ...(event.workingLocation === undefined ? {} : { workingLocation: event.workingLocation }),
     ...(event.responseStatus === undefined ? {} : { responseStatus: event.responseStatus }),
+  };
+}
+
+/**
+ * An occurrence reduced to what `level` can ever show, for the synced copy: masking it again at
+ * read time gives what masking the full occurrence gives. Edit facts, privacy and times stay
+ * (every level needs them); text a level never shows is not kept.
+ */
+export function forCopy(occurrence: ProviderOccurrence, level: DetailLevel): ProviderOccurrence {
+  if (level === 'full') return occurrence;
+  const {
+    title,
+    locations,
+    workingLocation,
+    responseStatus,
+    description: _description,
+    virtualLocations: _virtualLocations,
+    links: _links,
+    categories: _categories,
+    keywords: _keywords,
+    color: _color,
+    alerts: _alerts,
+    ...always
+  } = occurrence;
+  if (level === 'busy') return always;
+  return {
+    ...always,
+    ...(title === undefined ? {} : { title }),
+    ...(locations === undefined ? {} : { locations }),
+    ...(workingLocation === undefined ? {} : { workingLocation }),
+    ...(responseStatus === undefined ? {} : { responseStatus }),
   };
 }

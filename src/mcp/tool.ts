@@ -22,8 +22,8 @@ export interface ToolContext {
 
 export interface ToolOutcome {
   structured: Record<string, unknown>;
-  /** Said in words next to the JSON, e.g. which calendars could not be searched completely. */
-  note?: string;
+  /** Said in words next to the JSON, one text part each: calendars not read completely, stale copies. */
+  notes?: string[];
 }
 
 export interface ToolDefinition {

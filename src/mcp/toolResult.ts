@@ -11,7 +11,7 @@ export function successResult(outcome: ToolOutcome): CallToolResult {
   const json = { type: 'text' as const, text: JSON.stringify(outcome.structured) };
   return {
     structuredContent: outcome.structured,
-    content: outcome.note === undefined ? [json] : [json, { type: 'text', text: outcome.note }],
+    content: [json, ...(outcome.notes ?? []).map((text) => ({ type: 'text' as const, text }))],
   };
 }
 

@@ -39,7 +39,7 @@ export function registerRestRoutes(
       value: cursor,
       field: 'cursor',
     });
-    const { events, excluded } = await readEvents(
+    const { events, excluded, stale } = await readEvents(
       {
         ...calendars,
         onUnexpectedError: (error) => request.log.error({ err: error }, 'calendar read failed'),
@@ -51,7 +51,11 @@ export function registerRestRoutes(
     const page = pager.page(events, limit);
     return {
       data: page.items.map((p) => p.event),
-      meta: { excluded, ...(page.nextCursor === undefined ? {} : { nextCursor: page.nextCursor }) },
+      meta: {
+        excluded,
+        ...(stale.length === 0 ? {} : { stale }),
+        ...(page.nextCursor === undefined ? {} : { nextCursor: page.nextCursor }),
+      },
     };
   });
 }

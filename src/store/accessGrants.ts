@@ -2,6 +2,7 @@
 import type { Kysely } from 'kysely';
 import type { DetailLevel } from '../domain/detailLevels.ts';
 import type { Scope } from '../policy/workspacePolicy.ts';
+import { dropUnreachedCopies } from './calendarCopies.ts';
 import { type AccessGrantsTable, type Database, flag } from './schema.ts';
 
 type Db = Kysely<Database>;
@@ -213,6 +214,8 @@ export async function markGrantsRevoked(
       ? query.where('id', '=', filter.id)
       : query.where('workspace_id', '=', filter.workspaceId).where('client_id', '=', filter.clientId);
   const rows = await query.returning('id').execute();
+  // A calendar no live grant reaches any more keeps no copy.
+  if (rows.length > 0) await dropUnreachedCopies(db);
   return rows.map((r) => r.id);
 }
 

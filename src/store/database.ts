@@ -2,7 +2,7 @@
 import { closeSync, fchmodSync, mkdirSync, openSync } from 'node:fs';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
-import { Kysely, PostgresDialect, sql } from 'kysely';
+import { Kysely, PostgresAdapter, PostgresDialect, sql } from 'kysely';
 import { Migrator } from 'kysely/migration';
 import pg from 'pg';
 import { migrations } from './migrations/index.ts';
@@ -24,6 +24,10 @@ export interface DatabaseOptions {
   sqlitePath?: string;
   maxConnections?: number;
 }
+
+/** Which engine a database handle runs on. */
+export const engineOf = (db: Kysely<Database>): Engine =>
+  db.getExecutor().adapter instanceof PostgresAdapter ? 'postgres' : 'sqlite';
 
 export const sqlitePathIn = (dataDir: string): string => {
   mkdirSync(dataDir, { recursive: true, mode: 0o700 });

@@ -195,6 +195,54 @@ export interface WriteKeysTable {
   created_at: number;
 }
 
+export interface CalendarCopiesTable {
+  calendar_id: string;
+  /** The highest detail level a live grant gives the calendar: what the copy holds. */
+  level: string;
+  /** The adapter's opaque position after the last complete sync; null → the next sync is full. */
+  sync_state: string | null;
+  /** Bumped by every full sync: items it did not see are removed when it completes. */
+  generation: number;
+  horizon_start: number | null;
+  horizon_end: number | null;
+  /** When the last sync completed; null until the first one has. */
+  synced_at: number | null;
+  attempted_at: number | null;
+  next_sync_at: number;
+  /** Failed syncs in a row. */
+  failures: number;
+  failure_reason: string | null;
+  lease_owner: string | null;
+  lease_until: number | null;
+  items: number;
+  skipped: number;
+  /** Bumped with every applied batch: what a cached read of the copy is checked against. */
+  version: number;
+  /** The longest occurrence, in ms: how far before a window an overlapping one may start. */
+  longest_ms: number;
+  created_at: number;
+}
+
+export interface CopyItemsTable {
+  calendar_id: string;
+  item_key: string;
+  version: string;
+  generation: number;
+  skipped_reason: string | null;
+}
+
+export interface CopyOccurrencesTable {
+  id: Generated<number>;
+  calendar_id: string;
+  item_key: string;
+  start_ms: number;
+  end_ms: number;
+  /** The ProviderOccurrence as JSON. */
+  data: string;
+  title_text: string;
+  body_text: string;
+}
+
 export interface Database {
   users: UsersTable;
   sessions: SessionsTable;
@@ -214,6 +262,9 @@ export interface Database {
   workspace_clients: WorkspaceClientsTable;
   event_writes: EventWritesTable;
   write_keys: WriteKeysTable;
+  calendar_copies: CalendarCopiesTable;
+  copy_items: CopyItemsTable;
+  copy_occurrences: CopyOccurrencesTable;
 }
 
 export const flag = (value: Flag): boolean => value === true || value === 1;

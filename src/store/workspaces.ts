@@ -2,6 +2,7 @@ import { type Kysely, PostgresAdapter } from 'kysely';
 import type { DetailLevel } from '../domain/detailLevels.ts';
 import type { Role } from '../policy/roles.ts';
 import type { Scope, WorkspacePolicy } from '../policy/workspacePolicy.ts';
+import { dropUnreachedCopies } from './calendarCopies.ts';
 import { type Database, flag } from './schema.ts';
 
 type Db = Kysely<Database>;
@@ -130,6 +131,8 @@ export async function deleteMembership(db: Db, workspaceId: string, userId: stri
     .where('workspace_id', '=', workspaceId)
     .where('user_id', '=', userId)
     .execute();
+  // Their grants in this workspace no longer reach their calendars: no copy stays behind.
+  await dropUnreachedCopies(db);
 }
 
 export async function findPolicy(db: Db, workspaceId: string): Promise<WorkspacePolicy | undefined> {

@@ -11,10 +11,13 @@ import { createCalendarAdapters } from '../../src/providers/adapters.ts';
 import type { ProviderHttpOptions } from '../../src/providers/providerHttp.ts';
 import type { Providers } from '../../src/providers/registry.ts';
 import { type DatabaseHandle, migrateToLatest, openDatabase, ping } from '../../src/store/database.ts';
+import type { SyncService } from '../../src/sync/syncService.ts';
 import { TestClock } from './clock.ts';
 
 export interface TestApp {
   app: FastifyInstance;
+  /** The calendars' copies: tests run its rounds (`runDue`) themselves; none run on a timer. */
+  sync: SyncService;
   ctx: AppContext;
   clock: TestClock;
   database: DatabaseHandle;
@@ -87,7 +90,7 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
     ping: () => ping(handle),
     ...(outboundGuard ? { outboundGuard } : {}),
   };
-  const app = await assemble(
+  const { app, sync } = await assemble(
     ctx,
     logLines ? { logStream: { write: (line: string) => void logLines.push(line) } } : { logger: false },
   );
@@ -96,6 +99,7 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
   if (port !== undefined) await app.listen({ host: '127.0.0.1', port });
   return {
     app,
+    sync,
     ctx,
     clock,
     database: handle,

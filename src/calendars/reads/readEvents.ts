@@ -5,7 +5,7 @@
  * A calendar that cannot be read is reported in `excluded`, never silently left out.
  */
 
-import type { DetailLevel } from '../../domain/detailLevels.ts';
+import { type DetailLevel, lowerDetail } from '../../domain/detailLevels.ts';
 import { compareEvents, type PlacedEvent } from '../../domain/occurrences.ts';
 import type { ReadRequest } from '../../domain/readRequest.ts';
 import { AppError, isAppError } from '../../errors.ts';
@@ -13,7 +13,7 @@ import { narrowRights } from '../../policy/eventRights.ts';
 import type { Principal } from '../../policy/principal.ts';
 import type { CalendarDeps } from '../calendarDeps.ts';
 import { permittedCalendars } from '../permittedCalendars.ts';
-import { needsTimeZone, readCalendarEvents } from './calendarEvents.ts';
+import { needsTimeZone, readCalendarEvents, readCopiedEvents } from './calendarEvents.ts';
 
 /** Why a calendar is missing from a read, each in words for the MCP text (a closed list: OpenAPI enumerates it). */
 export const exclusionMeanings = {
@@ -43,6 +43,14 @@ export interface EventsRead {
   excluded: CalendarExclusion[];
   /** The effective detail level of each requested calendar. */
   levels: Map<string, DetailLevel>;
+  /** Calendars answered from a copy older than the freshness allows (its sync failed just now). */
+  stale: StaleCopy[];
+}
+
+export interface StaleCopy {
+  calendarId: string;
+  /** When the copy was last synced, as an ISO instant. */
+  syncedAt: string;
 }
 
 /** Reasons the adapters give (`details.reason`) that are passed on as they are. */
@@ -105,16 +113,35 @@ export async function readEvents(
     );
   }
   const excluded: CalendarExclusion[] = [];
+  const stale: StaleCopy[] = [];
   const deadline = requestDeadline(deps.readDeadlineMs);
+  const copies =
+    deps.copies === undefined
+      ? new Map()
+      : await deps.copies.forRead(
+          chosen.map((t) => t.calendar.id),
+          request.window,
+        );
   const perCalendar = await Promise.all(
     chosen.map(async ({ calendar, account, level }) => {
       try {
-        const reading = readCalendarEvents(deps, account, calendar, {
+        const options = {
           window: request.window,
           detailLevel: level,
           privateDetails: principal.privateDetails,
           ...(request.timeZone === undefined ? {} : { timeZone: request.timeZone }),
-        });
+        };
+        const copy = copies.get(calendar.id);
+        // A copy holding less than this grant's level cannot answer it (a resync is on its way).
+        const fromCopy = copy !== undefined && lowerDetail(copy.level, level) === level;
+        if (fromCopy && copy.stale)
+          stale.push({
+            calendarId: calendar.id,
+            syncedAt: Temporal.Instant.fromEpochMilliseconds(copy.syncedAt).toString(),
+          });
+        const reading = fromCopy
+          ? readCopiedEvents(deps, calendar, copy, options)
+          : readCalendarEvents(deps, account, calendar, options);
         const read = await Promise.race([reading, deadline.passed]);
         if (read.skipped.length > 0) excluded.push({ calendarId: calendar.id, reason: 'incomplete' });
         return read.events;
@@ -134,5 +161,6 @@ export async function readEvents(
   excluded.sort(
     (a, b) => request.calendarIds.indexOf(a.calendarId) - request.calendarIds.indexOf(b.calendarId),
   );
-  return { events, excluded, levels: new Map(chosen.map((t) => [t.calendar.id, t.level])) };
+  stale.sort((a, b) => request.calendarIds.indexOf(a.calendarId) - request.calendarIds.indexOf(b.calendarId));
+  return { events, excluded, levels: new Map(chosen.map((t) => [t.calendar.id, t.level])), stale };
 }

@@ -49,12 +49,23 @@ export const eventExclusionSchema = closed(
   ['calendarId', 'reason'],
 );
 
+/** A calendar answered from a copy older than the freshness allows: its sync failed just now. */
+export const staleCopySchema = closed(
+  { calendarId: string, syncedAt: { type: 'string', format: 'date-time' } },
+  ['calendarId', 'syncedAt'],
+);
+
 export const eventListSchema = closed(
   {
     data: { type: 'array', items: eventSchema },
-    meta: closed({ excluded: { type: 'array', items: eventExclusionSchema }, nextCursor: string }, [
-      'excluded',
-    ]),
+    meta: closed(
+      {
+        excluded: { type: 'array', items: eventExclusionSchema },
+        stale: { type: 'array', items: staleCopySchema },
+        nextCursor: string,
+      },
+      ['excluded'],
+    ),
   },
   ['data', 'meta'],
 );

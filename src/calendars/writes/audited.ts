@@ -43,16 +43,22 @@ export async function audited<T extends { outcome: WriteOutcome }>(
       errorCode,
       at: epochMs(deps.clock),
     });
+  // The copy shows what the provider now holds before the caller is answered (read-your-writes).
+  const refreshCopy = async () => {
+    if (subject.calendarId !== null) await deps.copies?.afterWrite(subject.calendarId);
+  };
   let result: T;
   try {
     result = await run();
   } catch (error) {
+    if (isAppError(error) && error.code === 'write_outcome_unknown') await refreshCopy();
     await record(
       isAppError(error) ? outcomeOf(error) : 'unknown',
       isAppError(error) ? error.code : 'internal_error',
     );
     throw error;
   }
+  await refreshCopy();
   await record(result.outcome, null);
   return result;
 }

@@ -8,7 +8,7 @@ import {
   readArgumentSchemas,
   toReadRequest,
   windowRule,
-  withExclusions,
+  withReadNotes,
 } from './readArguments.ts';
 
 const instant = { type: 'string', description: 'RFC 3339 date-time with offset.' } as const;
@@ -39,7 +39,8 @@ export const getAvailability: ToolDefinition = {
 
   async run(args: ReadArguments, { principal, calendars }) {
     const request = toReadRequest(args);
-    const { events, excluded } = await readEvents(calendars, principal, request);
+    const read = await readEvents(calendars, principal, request);
+    const { events, excluded } = read;
     const show = (instant: Temporal.Instant) =>
       request.timeZone === undefined
         ? instant.toString()
@@ -49,6 +50,6 @@ export const getAvailability: ToolDefinition = {
       busy: busyIntervals(events, request.window).map((s) => ({ start: show(s.start), end: show(s.end) })),
       truncated: excluded.length > 0,
     };
-    return withExclusions(structured, excluded);
+    return withReadNotes(structured, read, calendars.clock.now());
   },
 };

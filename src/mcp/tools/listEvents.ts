@@ -10,7 +10,7 @@ import {
   toReadRequest,
   untrustedContentRule,
   windowRule,
-  withExclusions,
+  withReadNotes,
 } from './readArguments.ts';
 
 const defaultLimit = 100;
@@ -63,7 +63,8 @@ export const listEvents: ToolDefinition = {
   async run(args: ListArguments, { principal, calendars, secretKey }) {
     const request = toReadRequest(args);
     const pager = createPager(secretKey, principal.grantId, request, { value: args.cursor, field: 'cursor' });
-    const { events, excluded } = await readEvents(calendars, principal, request);
+    const read = await readEvents(calendars, principal, request);
+    const { events, excluded } = read;
     const page = pager.page(events, args.limit ?? defaultLimit);
     const structured = {
       ok: true,
@@ -71,6 +72,6 @@ export const listEvents: ToolDefinition = {
       truncated: page.nextCursor !== undefined || excluded.length > 0,
       ...(page.nextCursor === undefined ? {} : { nextCursor: page.nextCursor }),
     };
-    return withExclusions(structured, excluded);
+    return withReadNotes(structured, read, calendars.clock.now());
   },
 };

@@ -3,7 +3,7 @@
  * their turn into a ReadRequest. Bounds live in the schema and in `parseReadRequest`.
  */
 
-import { type ExclusionReason, exclusionMeanings } from '../../calendars/reads/readEvents.ts';
+import { type EventsRead, exclusionMeanings } from '../../calendars/reads/readEvents.ts';
 import {
   maxCalendarsPerRequest,
   maxTimeZoneLength,
@@ -59,14 +59,37 @@ export const toReadRequest = (args: ReadArguments): ReadRequest =>
   parseReadRequest(args, { calendarIds: 'calendarIds', start: 'start', end: 'end', timeZone: 'timeZone' });
 
 /** The outcome of a read tool, with words about calendars that could not be read (completely). */
-export function withExclusions(
+/**
+ * The tool's answer with what the read could not do said in words: calendars left out or read
+ * in part, and calendars answered from a copy older than the freshness allows (with its age).
+ */
+export function withReadNotes(
   structured: Record<string, unknown>,
-  excluded: ReadonlyArray<{ calendarId: string; reason: ExclusionReason }>,
+  read: Pick<EventsRead, 'excluded' | 'stale'>,
+  now: Temporal.Instant,
 ): ToolOutcome {
-  if (excluded.length === 0) return { structured };
-  const list = excluded.map((e) => `${e.calendarId} (${exclusionMeanings[e.reason]})`).join(', ');
-  return {
-    structured,
-    note: `Not every calendar could be read completely, so the result may miss events: ${list}.`,
-  };
+  const notes: string[] = [];
+  if (read.excluded.length > 0) {
+    const list = read.excluded.map((e) => `${e.calendarId} (${exclusionMeanings[e.reason]})`).join(', ');
+    notes.push(`Not every calendar could be read completely, so the result may miss events: ${list}.`);
+  }
+  if (read.stale.length > 0) {
+    const list = read.stale
+      .map(
+        (s) =>
+          `${s.calendarId} (as of ${s.syncedAt}, ${ageInWords(Temporal.Instant.from(s.syncedAt), now)} ago)`,
+      )
+      .join(', ');
+    notes.push(
+      `These calendars could not be reached just now and were answered from the service's last copy of them, so recent changes may be missing: ${list}.`,
+    );
+  }
+  return notes.length === 0 ? { structured } : { structured, notes };
+}
+
+function ageInWords(then: Temporal.Instant, now: Temporal.Instant): string {
+  const minutes = Math.max(0, Math.round(now.since(then).total('minutes')));
+  if (minutes < 120) return `${minutes} minute${minutes === 1 ? '' : 's'}`;
+  const hours = Math.round(minutes / 60);
+  return hours < 48 ? `${hours} hours` : `${Math.round(hours / 24)} days`;
 }

@@ -17,7 +17,7 @@ import {
   toReadRequest,
   untrustedContentRule,
   windowRule,
-  withExclusions,
+  withReadNotes,
 } from './readArguments.ts';
 
 const defaultLimit = 25;
@@ -76,7 +76,8 @@ export const searchEvents: ToolDefinition = {
     const words = queryWords(args.query);
     if (words.length === 0) throw invalidField('query', 'query must contain at least one word.');
     const request = toReadRequest(args);
-    const { events, excluded, levels } = await readEvents(calendars, principal, request);
+    const read = await readEvents(calendars, principal, request);
+    const { events, excluded, levels } = read;
     const matches = events.filter((placed) => matchesWords(placed.event, words));
     const limit = args.limit ?? defaultLimit;
     const searched = new Set<SearchableField>([...levels.values()].flatMap(fieldsSearchedAt));
@@ -87,6 +88,6 @@ export const searchEvents: ToolDefinition = {
       truncated: matches.length > limit || excluded.length > 0,
       searchedFields: searchableFields.filter((f) => searched.has(f)),
     };
-    return withExclusions(structured, excluded);
+    return withReadNotes(structured, read, calendars.clock.now());
   },
 };

@@ -119,7 +119,9 @@ export function writeOutcome(structured: Record<string, unknown>, confirmedByRea
   return confirmedByRead
     ? {
         structured,
-        note: 'The calendar did not confirm in time; a fresh read shows the change was made, so do not repeat it.',
+        notes: [
+          'The calendar did not confirm in time; a fresh read shows the change was made, so do not repeat it.',
+        ],
       }
     : { structured };
 }

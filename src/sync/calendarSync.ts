@@ -1,0 +1,139 @@
+/**
+ * One sync of one calendar's copy: the lease taken (or already held), the adapter's batches
+ * applied one transaction at a time, the position saved only with the last one; a failure leaves
+ * the copy as it was, counts, and puts the next try off (the provider's Retry-After, else a
+ * doubling backoff up to the sync interval). The log says which calendar and why, never content.
+ */
+import { type AccountDeps, withAccount } from '../calendars/accounts/connectedAccounts.ts';
+import { exclusionReason } from '../calendars/reads/readEvents.ts';
+import { isAppError } from '../errors.ts';
+import { epochMs } from '../lib/clock.ts';
+import { listingSync } from '../providers/listingSync.ts';
+import { providerFor } from '../providers/registry.ts';
+import {
+  applyBatch,
+  copyForSync,
+  failuresSoFar,
+  itemVersions,
+  LeaseLost,
+  recordSyncFailure,
+  takeLease,
+} from '../store/calendarCopies.ts';
+import { findAccount, findCalendars } from '../store/connectedAccounts.ts';
+import { type SyncSettings, syncHorizon } from './horizon.ts';
+
+export interface SyncDeps extends AccountDeps {
+  /** This instance's name on the leases it takes. */
+  owner: string;
+  settings: SyncSettings;
+  log?: (entry: SyncLogEntry) => void;
+}
+
+export interface SyncLogEntry {
+  calendarId: string;
+  outcome: 'synced' | 'failed';
+  full?: boolean;
+  batches?: number;
+  upserts?: number;
+  removals?: number;
+  reason?: string;
+  failures?: number;
+}
+
+export type SyncOutcome = 'synced' | 'failed' | 'busy' | 'gone';
+
+/** Longest a sync may hold a calendar between two batches before another instance may take it over. */
+export const leaseMs = 120_000;
+const firstRetryMs = 30_000;
+
+/** How long to wait before trying a failing calendar again. */
+function retryDelay(error: unknown, failures: number, intervalMs: number): number {
+  const asked = isAppError(error) ? error.retryAfter : undefined;
+  if (asked !== undefined) return Math.max(asked * 1000, 1000);
+  return Math.min(firstRetryMs * 2 ** failures, intervalMs);
+}
+
+export async function syncCalendar(
+  deps: SyncDeps,
+  calendarId: string,
+  options: { leased?: boolean } = {},
+): Promise<SyncOutcome> {
+  const now = epochMs(deps.clock);
+  if (!options.leased && !(await takeLease(deps.db, calendarId, deps.owner, now, leaseMs))) return 'busy';
+  const [copy, [calendar]] = await Promise.all([
+    copyForSync(deps.db, calendarId),
+    findCalendars(deps.db, [calendarId]),
+  ]);
+  const account = calendar && (await findAccount(deps.db, calendar.accountId));
+  if (copy === undefined || calendar === undefined || account === undefined) return 'gone';
+
+  const horizon = syncHorizon(deps.clock.now(), deps.settings);
+  // The horizon moves with the days; a copy whose end has fallen a week behind is synced anew.
+  const movedOn =
+    copy.horizonEnd === null || copy.horizonEnd < horizon.end.epochMilliseconds - 7 * 86_400_000;
+  const state = movedOn ? undefined : (copy.state ?? undefined);
+  const provider = providerFor(deps.providers, account.provider);
+  const sync = provider.sync ?? listingSync(provider);
+  const totals = { batches: 0, upserts: 0, removals: 0, full: false };
+  let runGeneration: number | undefined;
+  let completed = false;
+  try {
+    await withAccount(deps, account, async (access) => {
+      const batches = sync.syncCalendar(access, calendar, {
+        horizon,
+        ...(state === undefined ? {} : { state }),
+        knownVersions: () => itemVersions(deps.db, calendarId),
+      });
+      for await (const batch of batches) {
+        const at = epochMs(deps.clock);
+        runGeneration = await applyBatch(deps.db, {
+          calendarId,
+          owner: deps.owner,
+          now: at,
+          leaseMs,
+          full: batch.full,
+          upserts: batch.upserts,
+          removals: batch.removals,
+          skipped: batch.skipped.map((item, i) => ({
+            key: item.providerEventId ?? `skipped:${i}`,
+            reason: item.reason,
+          })),
+          ...(batch.full ? { runGeneration } : {}),
+          ...(batch.nextState === undefined
+            ? {}
+            : {
+                end: {
+                  state: batch.nextState,
+                  horizon: { start: horizon.start.epochMilliseconds, end: horizon.end.epochMilliseconds },
+                  nextSyncAt: at + deps.settings.intervalMs,
+                },
+              }),
+        });
+        if (!batch.full) runGeneration = undefined;
+        totals.batches += 1;
+        totals.upserts += batch.upserts.length;
+        totals.removals += batch.removals.length;
+        totals.full ||= batch.full;
+        if (batch.nextState !== undefined) {
+          completed = true;
+          break;
+        }
+      }
+    });
+    if (!completed) throw new Error('the sync ended without a position');
+    deps.log?.({ calendarId, outcome: 'synced', ...totals });
+    return 'synced';
+  } catch (error) {
+    if (error instanceof LeaseLost) return 'busy';
+    const reason = exclusionReason(error) ?? 'provider_unavailable';
+    const failures = await failuresSoFar(deps.db, calendarId);
+    await recordSyncFailure(deps.db, calendarId, deps.owner, {
+      reason,
+      nextSyncAt: epochMs(deps.clock) + retryDelay(error, failures, deps.settings.intervalMs),
+      forgetState: false,
+    });
+    deps.log?.({ calendarId, outcome: 'failed', reason, failures: failures + 1 });
+    if (exclusionReason(error) === undefined && !isAppError(error)) throw error;
+    return 'failed';
+  }
+}

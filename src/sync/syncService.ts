@@ -1,0 +1,155 @@
+/**
+ * The sync service of one instance: single-flight syncs per calendar, the periodic round (copies
+ * follow the grants, due calendars leased and synced a few at a time), and what reads and writes
+ * ask of the copies (calendars/calendarDeps.ts#CalendarCopies).
+ */
+import type { CalendarCopies, CopyForRead } from '../calendars/calendarDeps.ts';
+import type { TimeWindow } from '../domain/window.ts';
+import { epochMs } from '../lib/clock.ts';
+import { copiesOf, leaseDue, markDue, reconcileCopies } from '../store/calendarCopies.ts';
+import { leaseMs, type SyncDeps, type SyncOutcome, syncCalendar } from './calendarSync.ts';
+import { insideHorizon } from './horizon.ts';
+
+export interface SyncService extends CalendarCopies {
+  /** Syncs one calendar now (joins a sync of it already running here). */
+  syncNow(calendarId: string): Promise<SyncOutcome>;
+  /** One round: copies reconciled with the grants, then the due calendars synced. */
+  runDue(): Promise<number>;
+  /** Makes a calendar due at once (a push notification, "Sync now"). */
+  markDue(calendarId: string): Promise<void>;
+  /** Runs rounds every `everyMs` until stopped. */
+  start(everyMs: number): void;
+  stop(): Promise<void>;
+}
+
+export interface SyncServiceOptions {
+  engine: 'sqlite' | 'postgres';
+  /** Calendars synced at once by one instance. */
+  concurrency?: number;
+  /** How long a read waits for the sync of a stale copy before answering from it. */
+  readWaitMs: number;
+  /** Told about a round that failed as a whole (the database away). */
+  onRoundError?: (error: unknown) => void;
+}
+
+export function createSyncService(deps: SyncDeps, options: SyncServiceOptions): SyncService {
+  const running = new Map<string, Promise<SyncOutcome>>();
+  const concurrency = options.concurrency ?? 2;
+  let timer: NodeJS.Timeout | undefined;
+  let stopped = false;
+  let round: Promise<unknown> = Promise.resolve();
+
+  function syncNow(calendarId: string, leased = false): Promise<SyncOutcome> {
+    const current = running.get(calendarId);
+    if (current !== undefined) return current;
+    const started = syncCalendar(deps, calendarId, { leased }).finally(() => running.delete(calendarId));
+    running.set(calendarId, started);
+    return started;
+  }
+
+  async function runDue(): Promise<number> {
+    const now = epochMs(deps.clock);
+    await reconcileCopies(deps.db, now);
+    const due = await leaseDue(deps.db, options.engine, deps.owner, now, leaseMs, concurrency * 4);
+    let next = 0;
+    const worker = async () => {
+      while (next < due.length) {
+        const calendarId = due[next++]!;
+        await syncNow(calendarId, true).catch(options.onRoundError);
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(concurrency, due.length) }, worker));
+    return due.length;
+  }
+
+  /** Waits for `work` at most `ms`; the work goes on either way. */
+  const waitAtMost = (work: Promise<unknown>, ms: number) => {
+    let timeout: NodeJS.Timeout | undefined;
+    return Promise.race([
+      work.catch(() => {}),
+      new Promise((resolve) => {
+        timeout = setTimeout(resolve, ms);
+      }),
+    ]).finally(() => clearTimeout(timeout));
+  };
+
+  async function forRead(
+    calendarIds: readonly string[],
+    window: TimeWindow,
+  ): Promise<Map<string, CopyForRead>> {
+    const span = { startMs: window.start.epochMilliseconds, endMs: window.end.epochMilliseconds };
+    const usable = (copies: Awaited<ReturnType<typeof copiesOf>>) =>
+      [...copies.values()].filter(
+        (c) => c.syncedAt !== null && insideHorizon(span, { start: c.horizonStart, end: c.horizonEnd }),
+      );
+    const now = epochMs(deps.clock);
+    const before = usable(await copiesOf(deps.db, calendarIds));
+    const stale = before.filter((c) => now - c.syncedAt! > deps.settings.maxAgeMs || c.nextSyncAt <= now);
+    if (stale.length === 0)
+      return new Map(before.map((c) => [c.calendarId, { ...c, syncedAt: c.syncedAt!, stale: false }]));
+    await waitAtMost(Promise.all(stale.map((c) => syncNow(c.calendarId))), options.readWaitMs);
+    const after = epochMs(deps.clock);
+    const copies = usable(
+      await copiesOf(
+        deps.db,
+        before.map((c) => c.calendarId),
+      ),
+    );
+    return new Map(
+      copies.map((c) => [
+        c.calendarId,
+        {
+          ...c,
+          syncedAt: c.syncedAt!,
+          stale: after - c.syncedAt! > deps.settings.maxAgeMs || c.nextSyncAt <= after,
+        },
+      ]),
+    );
+  }
+
+  async function afterWrite(calendarId: string): Promise<void> {
+    const work = (async () => {
+      // A sync that started before the write may not see it: wait for it, then sync once more.
+      await running.get(calendarId)?.catch(() => {});
+      return syncNow(calendarId);
+    })();
+    let outcome: SyncOutcome | undefined;
+    await waitAtMost(
+      work.then((done) => {
+        outcome = done;
+      }),
+      options.readWaitMs,
+    );
+    // Not synced in time (or held elsewhere): the next read syncs it first.
+    if (outcome !== 'synced' && outcome !== 'gone') await markDue(deps.db, calendarId, epochMs(deps.clock));
+  }
+
+  return {
+    syncNow: (calendarId) => syncNow(calendarId),
+    runDue,
+    markDue: (calendarId) => markDue(deps.db, calendarId, epochMs(deps.clock)),
+    forRead,
+    afterWrite,
+    start(everyMs) {
+      stopped = false;
+      const tick = () => {
+        round = runDue()
+          .catch(options.onRoundError)
+          .finally(() => {
+            if (stopped) return;
+            timer = setTimeout(tick, everyMs);
+            timer.unref();
+          });
+      };
+      timer = setTimeout(tick, 0);
+      timer.unref();
+    },
+    async stop() {
+      stopped = true;
+      clearTimeout(timer);
+      timer = undefined;
+      await round;
+      await Promise.allSettled(running.values());
+    },
+  };
+}

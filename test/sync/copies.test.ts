@@ -1,0 +1,258 @@
+/**
+ * The synced copies on both engines: copies follow the grants (created at the highest level,
+ * deleted with the last grant or the membership), a sync's batches each in one transaction with
+ * the position saved only with the last, a full sync removing what it did not see, leases that
+ * keep two syncs of one calendar apart and pass on when one dies, and failures that keep the copy.
+ */
+import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import { after, before, describe, it } from 'node:test';
+import { loadConfig } from '../../src/config.ts';
+import type { AppContext } from '../../src/context.ts';
+import type { ProviderOccurrence } from '../../src/domain/providerFacts.ts';
+import { AppError } from '../../src/errors.ts';
+import { createSecretBox } from '../../src/lib/encryption.ts';
+import type { CalendarProvider, SyncBatch, SyncRequest } from '../../src/providers/port.ts';
+import { insertGrant, markGrantsRevoked } from '../../src/store/accessGrants.ts';
+import { copiesOf, occurrencesNear, reconcileCopies } from '../../src/store/calendarCopies.ts';
+import type { DatabaseHandle } from '../../src/store/database.ts';
+import { deleteMembership } from '../../src/store/workspaces.ts';
+import { leaseMs } from '../../src/sync/calendarSync.ts';
+import { createSyncService, type SyncService } from '../../src/sync/syncService.ts';
+import { TestClock } from '../helpers/clock.ts';
+import { enginesUnderTest } from '../helpers/databases.ts';
+import { memoryProvider, occurrence, seedMemoryAccount } from '../helpers/memoryCalendars.ts';
+import { seedUser, seedWorkspace } from '../helpers/seed.ts';
+
+const settings = { intervalMs: 300_000, maxAgeMs: 60_000, horizonPastDays: 365, horizonFutureDays: 730 };
+
+const at = (start: string, id: string, title = id): ProviderOccurrence =>
+  occurrence({ providerEventId: id, start, timeZone: 'Europe/Berlin', title, description: `About ${title}` });
+
+/** A provider whose sync yields the batches a test scripts, one script per sync. */
+function scriptedProvider(scripts: Array<(request: SyncRequest) => AsyncGenerator<SyncBatch>>) {
+  const base = memoryProvider('google', new Map([['cal-1', { name: 'One', occurrences: [] }]]));
+  const requests: SyncRequest[] = [];
+  const provider: CalendarProvider<'google'> = {
+    ...base,
+    sync: {
+      syncCalendar(_account, _calendar, request) {
+        requests.push(request);
+        const script = scripts.shift();
+        if (script === undefined) throw new Error('no sync scripted');
+        return script(request);
+      },
+    },
+  };
+  return { provider, requests };
+}
+
+const item = (key: string, occurrences: ProviderOccurrence[], version = 'v1') => ({
+  key,
+  version,
+  occurrences,
+});
+
+for (const engine of await enginesUnderTest()) {
+  describe(`synced copies (${engine.name})`, { skip: engine.skip }, () => {
+    let handle: DatabaseHandle;
+    before(async () => {
+      handle = await engine.open();
+    });
+    after(() => handle.close());
+
+    async function setUp(provider: CalendarProvider<'google'>, clock = new TestClock()) {
+      const secretKey = randomBytes(32);
+      const ctx = {
+        config: loadConfig({ APP_ENV: 'test' }),
+        db: handle.db,
+        clock,
+        secretKey,
+        box: createSecretBox(secretKey),
+        providers: { google: provider },
+        connectors: {},
+        ping: async () => {},
+      } as AppContext;
+      const userId = await seedUser(handle.db, `${randomBytes(4).toString('hex')}@example.test`);
+      const workspaceId = await seedWorkspace(handle.db, 'W', [[userId, 'owner']]);
+      const [calendarId] = await seedMemoryAccount(ctx, { userId, workspaceId }, provider);
+      const grantId = `grt_${randomBytes(6).toString('hex')}`;
+      await insertGrant(handle.db, {
+        id: grantId,
+        userId,
+        workspaceId,
+        clientId: 'c',
+        clientName: 'C',
+        scopes: ['calendar:read'],
+        privateDetails: false,
+        calendars: [{ calendarId: calendarId!, detailLevel: 'titles' }],
+        createdAt: 0,
+      });
+      const service = (owner: string): SyncService =>
+        createSyncService(
+          { db: handle.db, clock, box: ctx.box, providers: ctx.providers, owner, settings },
+          { engine: engine.name, readWaitMs: 1000 },
+        );
+      return { ctx, calendarId: calendarId!, grantId, userId, workspaceId, clock, service };
+    }
+
+    const copyOf = async (calendarId: string) => (await copiesOf(handle.db, [calendarId])).get(calendarId);
+    const march = { startMs: Date.parse('2026-03-01T00:00:00Z'), endMs: Date.parse('2026-04-01T00:00:00Z') };
+
+    it('copies a granted calendar at its level, and deletes the copy with the last grant', async () => {
+      const provider = memoryProvider(
+        'google',
+        new Map([['cal-1', { name: 'One', occurrences: [at('2026-03-10T09:00:00', 'a', 'Dentist')] }]]),
+      );
+      const { calendarId, grantId, service } = await setUp(provider);
+      assert.equal(await service('one').runDue(), 1);
+      const copy = await copyOf(calendarId);
+      assert.equal(copy?.level, 'titles');
+      assert.notEqual(copy?.syncedAt, null);
+      const [held] = await occurrencesNear(handle.db, calendarId, march, copy!.longestMs);
+      assert.equal(held?.title, 'Dentist');
+      // Titles is the highest level granted: the description was never copied.
+      assert.equal(held?.description, undefined);
+
+      await markGrantsRevoked(handle.db, { id: grantId }, 'test', 1);
+      assert.equal(await copyOf(calendarId), undefined);
+      const left = await handle.db
+        .selectFrom('copy_occurrences')
+        .select('id')
+        .where('calendar_id', '=', calendarId)
+        .execute();
+      assert.deepEqual(left, []);
+    });
+
+    it('deletes the copy when the person leaves the workspace', async () => {
+      const provider = memoryProvider('google', new Map([['cal-1', { name: 'One', occurrences: [] }]]));
+      const { calendarId, workspaceId, userId, service } = await setUp(provider);
+      await service('one').runDue();
+      assert.ok(await copyOf(calendarId));
+      await deleteMembership(handle.db, workspaceId, userId);
+      assert.equal(await copyOf(calendarId), undefined);
+    });
+
+    it('keeps every applied batch but saves the position only with the last', async () => {
+      const failing = new AppError('provider_unavailable', 'down', { details: { reason: 'server_error' } });
+      const { provider, requests } = scriptedProvider([
+        async function* () {
+          yield {
+            full: true,
+            upserts: [item('a', [at('2026-03-10T09:00:00', 'a')])],
+            removals: [],
+            skipped: [],
+          };
+          throw failing;
+        },
+        async function* () {
+          yield {
+            full: true,
+            upserts: [item('b', [at('2026-03-11T09:00:00', 'b')])],
+            removals: [],
+            skipped: [],
+          };
+          yield { full: true, upserts: [], removals: [], skipped: [], nextState: 'token-1' };
+        },
+        async function* () {
+          yield {
+            full: false,
+            upserts: [item('c', [at('2026-03-12T09:00:00', 'c')])],
+            removals: ['b'],
+            skipped: [],
+            nextState: 'token-2',
+          };
+        },
+      ]);
+      const { calendarId, service, clock } = await setUp(provider);
+      const one = service('one');
+      await one.runDue();
+      let copy = await copyOf(calendarId);
+      assert.equal(copy?.syncedAt, null, 'not complete: never synced');
+      assert.equal(copy?.hasState, false);
+      assert.equal(copy?.failures, 1);
+      assert.equal(copy?.failureReason, 'provider_unavailable');
+      const titles = async () =>
+        (await occurrencesNear(handle.db, calendarId, march, 0)).map((o) => o.providerEventId).sort();
+      assert.deepEqual(await titles(), ['a'], 'the applied batch stays');
+
+      // The retry is put off (30 s, doubling), then a full sync replaces what the first left.
+      assert.equal(await one.runDue(), 0);
+      clock.advance({ seconds: 31 });
+      await one.runDue();
+      assert.equal(requests[1]?.state, undefined);
+      assert.deepEqual(await titles(), ['b'], 'the full sync removed what it did not see');
+      copy = await copyOf(calendarId);
+      assert.equal(copy?.failures, 0);
+      assert.equal(copy?.hasState, true);
+
+      clock.advance({ seconds: settings.intervalMs / 1000 });
+      await one.runDue();
+      assert.equal(requests[2]?.state, 'token-1');
+      assert.deepEqual(await titles(), ['c']);
+    });
+
+    it('lets one sync at a time hold a calendar, and passes a dead one’s lease on', async () => {
+      let release: () => void = () => {};
+      const gate = new Promise<void>((resolve) => {
+        release = resolve;
+      });
+      const { provider } = scriptedProvider([
+        async function* () {
+          yield {
+            full: true,
+            upserts: [item('a', [at('2026-03-10T09:00:00', 'a')])],
+            removals: [],
+            skipped: [],
+          };
+          await gate;
+          yield { full: true, upserts: [], removals: [], skipped: [], nextState: 'slow' };
+        },
+        async function* () {
+          yield {
+            full: true,
+            upserts: [item('b', [at('2026-03-11T09:00:00', 'b')])],
+            removals: [],
+            skipped: [],
+            nextState: 'taken-over',
+          };
+        },
+      ]);
+      const { calendarId, service, clock } = await setUp(provider);
+      const [first, second] = [service('first'), service('second')];
+      await reconcileCopies(handle.db, clock.now().epochMilliseconds);
+      const slow = first.syncNow(calendarId);
+      // While the first holds the lease, the second cannot sync the calendar.
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      assert.equal(await second.syncNow(calendarId), 'busy');
+      // The first stalls past its lease: the second takes the calendar over...
+      clock.advance({ milliseconds: leaseMs + 1 });
+      assert.equal(await second.syncNow(calendarId), 'synced');
+      // ...and the first, waking up, finds its lease gone and writes nothing.
+      release();
+      assert.equal(await slow, 'busy');
+      const copy = await copyOf(calendarId);
+      assert.equal(copy?.hasState, true);
+      const ids = (await occurrencesNear(handle.db, calendarId, march, 0)).map((o) => o.providerEventId);
+      assert.deepEqual(ids, ['b']);
+    });
+
+    it('waits as long as the provider asks after a 429', async () => {
+      const limited = new AppError('provider_unavailable', 'slow down', {
+        retryAfter: 600,
+        details: { reason: 'rate_limited', status: 429 },
+      });
+      const { provider } = scriptedProvider([
+        // biome-ignore lint/correctness/useYield: it fails before its first batch
+        async function* () {
+          throw limited;
+        },
+      ]);
+      const { calendarId, service, clock } = await setUp(provider);
+      await service('one').runDue();
+      const copy = await copyOf(calendarId);
+      assert.equal(copy?.nextSyncAt, clock.now().epochMilliseconds + 600_000);
+      assert.equal(copy?.failureReason, 'provider_unavailable');
+    });
+  });
+}

@@ -108,28 +108,56 @@ async function measure(name: string, origin: string, target: Target, row: Row = 
   };
 }
 
-const handle = openDatabase({ sqlitePath: ':memory:' });
-await migrateToLatest(handle);
-// One grant sends every request: its per-minute budget must not be what is measured.
-const config = loadConfig({ APP_ENV: 'test', LOG_LEVEL: 'silent', GRANT_REQUESTS_PER_MINUTE: '10000000' });
-const secretKey = randomBytes(32);
-const ctx: AppContext = {
-  config,
-  db: handle.db,
-  clock: systemClock,
-  secretKey,
-  box: createSecretBox(secretKey),
-  providers: { google: benchProvider },
-  connectors: {},
-  ping: () => ping(handle),
+/** Live listings the provider answered: a read served by fresh copies makes none. */
+let providerReads = 0;
+const countedProvider = {
+  ...benchProvider,
+  listEvents: (...args: Parameters<typeof benchProvider.listEvents>) => {
+    providerReads += 1;
+    return benchProvider.listEvents(...args);
+  },
 };
-const { app, sync } = await assemble(ctx, { logger: false });
-const serviceUrl = await app.listen({ host: '127.0.0.1', port: 0 });
 
+/** The service on a database of its own, with the provider given. */
+async function service(providers: AppContext['providers']) {
+  const handle = openDatabase({ sqlitePath: ':memory:' });
+  await migrateToLatest(handle);
+  // One grant sends every request: its per-minute budget must not be what is measured. The
+  // copies stay fresh through the run (a stale one would be synced by the reads measured).
+  const config = loadConfig({
+    APP_ENV: 'test',
+    LOG_LEVEL: 'silent',
+    GRANT_REQUESTS_PER_MINUTE: '10000000',
+    SYNC_MAX_AGE_SECONDS: '86400',
+    SYNC_HORIZON_PAST_DAYS: '3650',
+  });
+  const secretKey = randomBytes(32);
+  const ctx: AppContext = {
+    config,
+    db: handle.db,
+    clock: systemClock,
+    secretKey,
+    box: createSecretBox(secretKey),
+    providers,
+    connectors: {},
+    ping: () => ping(handle),
+  };
+  const { app, sync } = await assemble(ctx, { logger: false });
+  const url = await app.listen({ host: '127.0.0.1', port: 0 });
+  return { handle, ctx, app, sync, url };
+}
+
+const { handle, ctx, app, sync, url: serviceUrl } = await service({ google: countedProvider });
 const owner = await seedAccount(ctx);
 const calendars = owner.calendarIds.map((calendarId) => ({ calendarId, detailLevel: 'full' as const }));
 const mcpToken = (await grantToken(ctx, { ...owner, calendars, resource: 'mcp' })).token;
 const v1Token = (await grantToken(ctx, { ...owner, calendars, resource: 'v1' })).token;
+
+// The first sync of every calendar, as the rounds of one instance make it.
+const fullSyncStarted = performance.now();
+while ((await sync.runDue()) > 0);
+const fullSyncMs = performance.now() - fullSyncStarted;
+providerReads = 0;
 
 const searchArguments = { calendarIds: owner.calendarIds, query: searchWord, ...window };
 const mcpHeaders = (token: string) => ({
@@ -187,8 +215,8 @@ interface Answer {
 }
 
 /** Sends the request once; its answer is what the baseline will serve. */
-async function answer(name: string, target: Target): Promise<Answer> {
-  const response = await fetch(`${serviceUrl}${target.path}`, {
+async function answer(name: string, target: Target, origin = serviceUrl): Promise<Answer> {
+  const response = await fetch(`${origin}${target.path}`, {
     method: target.method ?? 'GET',
     ...(target.headers === undefined ? {} : { headers: target.headers }),
     ...(target.body === undefined ? {} : { body: target.body }),
@@ -300,6 +328,38 @@ for (const [letter, name, target, baselinePath] of [
   );
   rows.push(base, await measure(name, serviceUrl, target, { ...read, baseline: base }));
 }
+const copyRows = rows.slice(-6).filter((r) => r.baseline !== undefined);
+const providerReadsByCopyRows = providerReads;
+
+// The same search through the live path: a service keeping no copy, its provider answering after 50 ms.
+const slow = await service({
+  google: {
+    ...benchProvider,
+    listEvents: async (...args: Parameters<typeof benchProvider.listEvents>) => {
+      await sleep(50);
+      return benchProvider.listEvents(...args);
+    },
+  },
+});
+const slowOwner = await seedAccount(slow.ctx);
+const slowCalendars = slowOwner.calendarIds.map((calendarId) => ({
+  calendarId,
+  detailLevel: 'full' as const,
+}));
+const slowToken = (await grantToken(slow.ctx, { ...slowOwner, calendars: slowCalendars, resource: 'mcp' }))
+  .token;
+const liveSearch = modernCall(slowToken, 'search_events', {
+  ...searchArguments,
+  calendarIds: slowOwner.calendarIds,
+});
+checkSearch(
+  'live search_events',
+  await answer('live search_events', { ...liveSearch, path: `${slow.url}/mcp` }, ''),
+);
+const liveRow = await measure('MCP search_events, live, provider 50 ms', slow.url, liveSearch, read);
+rows.push(liveRow);
+await slow.app.close();
+await slow.handle.close();
 // One connection: concurrent renames of one event would race for its version and measure conflicts.
 const write = { connections: 1 };
 const baseE = await measure(
@@ -343,3 +403,28 @@ for (const r of rows) {
     `${r.name.padEnd(40)}${String(r.connections).padStart(6)}${String(r.completed).padStart(8)}${r.requestsPerSecond.toFixed(r.requestsPerSecond < 10 ? 2 : 0).padStart(10)}${String(r.p50).padStart(9)}${String(r.p99).padStart(9)}  ${ratio}`,
   );
 }
+
+// The bars the synced copies must hold; a broken one fails the run.
+const copySearch = copyRows[0]!;
+const bars: Array<[string, string, boolean]> = [
+  ...copyRows.map((r): [string, string, boolean] => {
+    const ratio = r.requestsPerSecond / r.baseline!.requestsPerSecond;
+    return [`${r.name} from the copies: ≥ 0.05 of its baseline`, ratio.toPrecision(3), ratio >= 0.05];
+  }),
+  [
+    'p50 of the live search (provider 50 ms) ÷ p50 from the copies: ≥ 20',
+    (liveRow.p50 / Math.max(copySearch.p50, 0.5)).toFixed(1),
+    liveRow.p50 >= 20 * Math.max(copySearch.p50, 0.5),
+  ],
+  [
+    'provider listings during the reads from fresh copies: 0',
+    String(providerReadsByCopyRows),
+    providerReadsByCopyRows === 0,
+  ],
+];
+out('');
+out(
+  `full sync of ${calendarCount} × ${eventsPerCalendar} events into the copies: ${(fullSyncMs / 1000).toFixed(2)} s`,
+);
+for (const [bar, value, held] of bars) out(`${held ? 'ok    ' : 'BROKEN'} ${bar}: ${value}`);
+if (bars.some(([, , held]) => !held)) process.exitCode = 1;

@@ -9,6 +9,7 @@ import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import { startAuthorization } from './auth/setup.ts';
 import type { CalendarDeps } from './calendars/calendarDeps.ts';
 import { createEventIds } from './calendars/eventIds.ts';
+import { createCopyViews } from './calendars/reads/copyViews.ts';
 import { type Config, ConfigError, loadConfig } from './config.ts';
 import type { AppContext } from './context.ts';
 import { type BuildOptions, buildApp } from './http/app.ts';
@@ -67,6 +68,7 @@ export async function assemble(ctx: AppContext, options: BuildOptions = {}): Pro
     // Two provider timeouts: room for one retry of an idempotent read, and no more.
     readDeadlineMs: 2 * ctx.config.providerTimeoutMs,
     copies: sync,
+    copyViews: createCopyViews(),
   };
   const app = await buildApp(ctx, { auth, calendars, version: serviceVersion }, options);
   log = app.log;

@@ -3,9 +3,11 @@ import type { DetailLevel } from '../domain/detailLevels.ts';
 import type { TimeWindow } from '../domain/window.ts';
 import type { AccountDeps } from './accounts/connectedAccounts.ts';
 import type { EventIdCodec } from './eventIds.ts';
+import type { CopyViews } from './reads/copyViews.ts';
 
 /** A calendar's synced copy, usable for one read's window. */
 export interface CopyForRead {
+  calendarId: string;
   /** The level the copy holds: a read at a higher one is live. */
   level: DetailLevel;
   /** When its last sync completed (epoch ms). */
@@ -16,6 +18,11 @@ export interface CopyForRead {
   skipped: number;
   /** The longest occurrence it holds, in ms (how far back an overlapping one may start). */
   longestMs: number;
+  /** The span it holds (epoch ms). */
+  horizonStart: number;
+  horizonEnd: number;
+  /** Changes with every applied batch: what an in-memory view of it is checked against. */
+  version: number;
 }
 
 /** What reads and writes ask of the synced copies (the sync service gives it; absent → every read is live). */
@@ -37,6 +44,8 @@ export interface CalendarDeps extends AccountDeps {
    */
   readDeadlineMs: number;
   copies?: CalendarCopies;
+  /** The copies placed and masked in memory, per kind of reader (given with `copies`). */
+  copyViews?: CopyViews;
   /** Told about failures that were not the provider's answer (they are still reported to the caller). */
   onUnexpectedError?: (error: unknown) => void;
   /** Told about a calendar left out for its provider's known failure (a feed too large, a timeout…): one line, no stack. */

@@ -92,7 +92,7 @@ export function placeOccurrence(occurrence: ProviderOccurrence, placementZone: s
 }
 
 /** Overlap of [start, end) with [windowStart, windowEnd), in epoch nanoseconds; a zero-length occurrence counts when it starts inside. */
-function overlapsNs(start: bigint, end: bigint, windowStart: bigint, windowEnd: bigint): boolean {
+export function overlapsNs(start: bigint, end: bigint, windowStart: bigint, windowEnd: bigint): boolean {
   if (start === end) return windowStart <= start && start < windowEnd;
   return start < windowEnd && windowStart < end;
 }

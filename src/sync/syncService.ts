@@ -73,38 +73,44 @@ export function createSyncService(deps: SyncDeps, options: SyncServiceOptions): 
     ]).finally(() => clearTimeout(timeout));
   };
 
+  /** The copies that can answer a read of `span`, each said stale or not at `now`. */
+  async function usableCopies(
+    calendarIds: readonly string[],
+    span: { startMs: number; endMs: number },
+    now: number,
+  ): Promise<CopyForRead[]> {
+    const usable: CopyForRead[] = [];
+    for (const c of (await copiesOf(deps.db, calendarIds)).values()) {
+      if (c.syncedAt === null || c.horizonStart === null || c.horizonEnd === null) continue;
+      if (!insideHorizon(span, { start: c.horizonStart, end: c.horizonEnd })) continue;
+      const stale = now - c.syncedAt > deps.settings.maxAgeMs || c.nextSyncAt <= now;
+      usable.push({
+        ...c,
+        syncedAt: c.syncedAt,
+        horizonStart: c.horizonStart,
+        horizonEnd: c.horizonEnd,
+        stale,
+      });
+    }
+    return usable;
+  }
+
   async function forRead(
     calendarIds: readonly string[],
     window: TimeWindow,
   ): Promise<Map<string, CopyForRead>> {
     const span = { startMs: window.start.epochMilliseconds, endMs: window.end.epochMilliseconds };
-    const usable = (copies: Awaited<ReturnType<typeof copiesOf>>) =>
-      [...copies.values()].filter(
-        (c) => c.syncedAt !== null && insideHorizon(span, { start: c.horizonStart, end: c.horizonEnd }),
+    let copies = await usableCopies(calendarIds, span, epochMs(deps.clock));
+    const stale = copies.filter((c) => c.stale);
+    if (stale.length > 0) {
+      await waitAtMost(Promise.all(stale.map((c) => syncNow(c.calendarId))), options.readWaitMs);
+      copies = await usableCopies(
+        copies.map((c) => c.calendarId),
+        span,
+        epochMs(deps.clock),
       );
-    const now = epochMs(deps.clock);
-    const before = usable(await copiesOf(deps.db, calendarIds));
-    const stale = before.filter((c) => now - c.syncedAt! > deps.settings.maxAgeMs || c.nextSyncAt <= now);
-    if (stale.length === 0)
-      return new Map(before.map((c) => [c.calendarId, { ...c, syncedAt: c.syncedAt!, stale: false }]));
-    await waitAtMost(Promise.all(stale.map((c) => syncNow(c.calendarId))), options.readWaitMs);
-    const after = epochMs(deps.clock);
-    const copies = usable(
-      await copiesOf(
-        deps.db,
-        before.map((c) => c.calendarId),
-      ),
-    );
-    return new Map(
-      copies.map((c) => [
-        c.calendarId,
-        {
-          ...c,
-          syncedAt: c.syncedAt!,
-          stale: after - c.syncedAt! > deps.settings.maxAgeMs || c.nextSyncAt <= after,
-        },
-      ]),
-    );
+    }
+    return new Map(copies.map((c) => [c.calendarId, c]));
   }
 
   async function afterWrite(calendarId: string): Promise<void> {

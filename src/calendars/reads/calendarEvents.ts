@@ -10,10 +10,8 @@ import type { TimeWindow } from '../../domain/window.ts';
 import { AppError } from '../../errors.ts';
 import { providerDetailCap } from '../../policy/consent.ts';
 import { providerFor } from '../../providers/registry.ts';
-import { occurrencesNear } from '../../store/calendarCopies.ts';
 import type { CalendarRecord, ConnectedAccount } from '../../store/connectedAccounts.ts';
 import { type AccountDeps, withAccount } from '../accounts/connectedAccounts.ts';
-import type { CopyForRead } from '../calendarDeps.ts';
 
 export interface ReadOptions {
   window: TimeWindow;
@@ -65,28 +63,6 @@ export async function readCalendarEvents(
   return {
     events: toEvents(occurrences, calendarView(calendar, options), deps.ids, options.window),
     skipped,
-  };
-}
-
-/**
- * The same read from the calendar's synced copy: the occurrences the adapter reported when it
- * last synced, placed, masked and given rights by the very same code as a live read.
- */
-export async function readCopiedEvents(
-  deps: AccountDeps & { ids: EventIds },
-  calendar: CalendarRecord,
-  copy: CopyForRead,
-  options: ReadOptions,
-): Promise<CalendarEvents> {
-  const occurrences = await occurrencesNear(
-    deps.db,
-    calendar.id,
-    { startMs: options.window.start.epochMilliseconds, endMs: options.window.end.epochMilliseconds },
-    copy.longestMs,
-  );
-  return {
-    events: toEvents(occurrences, calendarView(calendar, options), deps.ids, options.window),
-    skipped: copy.skipped > 0 ? [{ reason: `${copy.skipped} items could not be read at the last sync` }] : [],
   };
 }
 

@@ -13,7 +13,7 @@ import { narrowRights } from '../../policy/eventRights.ts';
 import type { Principal } from '../../policy/principal.ts';
 import type { CalendarDeps } from '../calendarDeps.ts';
 import { permittedCalendars } from '../permittedCalendars.ts';
-import { needsTimeZone, readCalendarEvents, readCopiedEvents } from './calendarEvents.ts';
+import { needsTimeZone, readCalendarEvents } from './calendarEvents.ts';
 
 /** Why a calendar is missing from a read, each in words for the MCP text (a closed list: OpenAPI enumerates it). */
 export const exclusionMeanings = {
@@ -133,15 +133,16 @@ export async function readEvents(
         };
         const copy = copies.get(calendar.id);
         // A copy holding less than this grant's level cannot answer it (a resync is on its way).
-        const fromCopy = copy !== undefined && lowerDetail(copy.level, level) === level;
-        if (fromCopy && copy.stale)
-          stale.push({
-            calendarId: calendar.id,
-            syncedAt: Temporal.Instant.fromEpochMilliseconds(copy.syncedAt).toString(),
-          });
-        const reading = fromCopy
-          ? readCopiedEvents(deps, calendar, copy, options)
-          : readCalendarEvents(deps, account, calendar, options);
+        if (copy !== undefined && deps.copyViews !== undefined && lowerDetail(copy.level, level) === level) {
+          if (copy.stale)
+            stale.push({
+              calendarId: calendar.id,
+              syncedAt: Temporal.Instant.fromEpochMilliseconds(copy.syncedAt).toString(),
+            });
+          if (copy.skipped > 0) excluded.push({ calendarId: calendar.id, reason: 'incomplete' });
+          return await deps.copyViews.read(deps, calendar, copy, { ...options, scopes: principal.scopes });
+        }
+        const reading = readCalendarEvents(deps, account, calendar, options);
         const read = await Promise.race([reading, deadline.passed]);
         if (read.skipped.length > 0) excluded.push({ calendarId: calendar.id, reason: 'incomplete' });
         return read.events;
@@ -156,8 +157,13 @@ export async function readEvents(
   );
   deadline.clear();
   const events = perCalendar.flat().sort(compareEvents);
-  // The lists are this request's own: narrowing in place spares a copy of every event.
-  for (const placed of events) placed.event = narrowRights(placed.event, principal.scopes);
+  // Narrowed copies of the events read live; those of the copies' views come narrowed already
+  // (and are shared between reads, so never changed here).
+  for (let i = 0; i < events.length; i++) {
+    const placed = events[i]!;
+    const narrowed = narrowRights(placed.event, principal.scopes);
+    if (narrowed !== placed.event) events[i] = { ...placed, event: narrowed };
+  }
   excluded.sort(
     (a, b) => request.calendarIds.indexOf(a.calendarId) - request.calendarIds.indexOf(b.calendarId),
   );

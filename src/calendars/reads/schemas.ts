@@ -51,7 +51,10 @@ export const eventExclusionSchema = closed(
 
 /** A calendar answered from a copy older than the freshness allows: its sync failed just now. */
 export const staleCopySchema = closed(
-  { calendarId: string, syncedAt: { type: 'string', format: 'date-time' } },
+  {
+    calendarId: string,
+    syncedAt: { type: 'string', description: 'When the copy was last synced: an ISO 8601 instant in UTC.' },
+  },
   ['calendarId', 'syncedAt'],
 );
 

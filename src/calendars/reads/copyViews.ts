@@ -1,0 +1,116 @@
+/**
+ * A calendar's copy as one kind of reader sees it, kept in memory: every occurrence of the
+ * horizon placed, masked, given ids and rights once, in the one order — so a read of a window
+ * is a binary search and a slice, not thousands of placements. A view is used only while the
+ * copy's version (bumped by every applied batch, on any instance) is the one it was built from;
+ * the views together hold a bounded number of events, the least recently used dropped first.
+ */
+import type { DetailLevel } from '../../domain/detailLevels.ts';
+import {
+  compareEvents,
+  type EventIds,
+  overlapsNs,
+  type PlacedEvent,
+  toEvents,
+} from '../../domain/occurrences.ts';
+import { narrowRights } from '../../policy/eventRights.ts';
+import type { Scope } from '../../policy/workspacePolicy.ts';
+import { occurrencesNear } from '../../store/calendarCopies.ts';
+import type { CalendarRecord } from '../../store/connectedAccounts.ts';
+import type { AccountDeps } from '../accounts/connectedAccounts.ts';
+import type { CopyForRead } from '../calendarDeps.ts';
+import { calendarView, type ReadOptions } from './calendarEvents.ts';
+
+interface View {
+  version: number;
+  /** In the order of compareEvents. */
+  events: PlacedEvent[];
+  /** The longest event, in ns: how far before a window an overlapping one may start. */
+  longestNs: bigint;
+}
+
+export interface CopyViews {
+  /** The events of the calendar's copy in the window, rights narrowed to `scopes`, in order. */
+  read(
+    deps: AccountDeps & { ids: EventIds },
+    calendar: CalendarRecord,
+    copy: CopyForRead,
+    options: ReadOptions & { scopes: readonly Scope[] },
+  ): Promise<PlacedEvent[]>;
+}
+
+const wholeCopy = (copy: CopyForRead) => ({
+  start: Temporal.Instant.fromEpochMilliseconds(copy.horizonStart),
+  end: Temporal.Instant.fromEpochMilliseconds(copy.horizonEnd),
+});
+
+/** First index whose start is at or after `ns`. */
+function firstFrom(events: readonly PlacedEvent[], ns: bigint): number {
+  let [lo, hi] = [0, events.length];
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (events[mid]!.startNs < ns) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+export function createCopyViews(maxEvents = 100_000): CopyViews {
+  const views = new Map<string, View>();
+  let held = 0;
+
+  function remember(key: string, view: View): void {
+    const old = views.get(key);
+    if (old !== undefined) held -= old.events.length;
+    views.delete(key);
+    views.set(key, view);
+    held += view.events.length;
+    for (const [oldest, dropped] of views) {
+      if (held <= maxEvents || oldest === key) break;
+      views.delete(oldest);
+      held -= dropped.events.length;
+    }
+  }
+
+  return {
+    async read(deps, calendar, copy, options) {
+      const view = calendarView(calendar, options);
+      const level: DetailLevel = view.detailLevel;
+      const canWrite = options.scopes.includes('calendar:write');
+      const canRsvp = options.scopes.includes('calendar:rsvp');
+      const key = [calendar.id, level, view.privateDetails, view.placementZone ?? '', canWrite, canRsvp].join(
+        '\u0000',
+      );
+      let cached = views.get(key);
+      if (cached === undefined || cached.version !== copy.version) {
+        const horizon = wholeCopy(copy);
+        const occurrences = await occurrencesNear(
+          deps.db,
+          calendar.id,
+          { startMs: copy.horizonStart, endMs: copy.horizonEnd },
+          copy.longestMs,
+        );
+        const events = toEvents(occurrences, view, deps.ids, horizon);
+        let longestNs = 0n;
+        for (const placed of events) {
+          placed.event = narrowRights(placed.event, options.scopes);
+          if (placed.endNs - placed.startNs > longestNs) longestNs = placed.endNs - placed.startNs;
+        }
+        cached = { version: copy.version, events: events.sort(compareEvents), longestNs };
+        remember(key, cached);
+      } else {
+        remember(key, cached); // most recently used
+      }
+      const start = options.window.start.epochNanoseconds;
+      const end = options.window.end.epochNanoseconds;
+      const found: PlacedEvent[] = [];
+      const { events } = cached;
+      for (let i = firstFrom(events, start - cached.longestNs); i < events.length; i++) {
+        const placed = events[i]!;
+        if (placed.startNs >= end) break;
+        if (overlapsNs(placed.startNs, placed.endNs, start, end)) found.push(placed);
+      }
+      return found;
+    },
+  };
+}

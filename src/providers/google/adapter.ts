@@ -1,13 +1,15 @@
 /** The Google Calendar adapter behind the provider port. */
 
-import type { EventsResult, ProviderCalendar, ProviderOccurrence } from '../../domain/providerFacts.ts';
+import type { EventsResult, ProviderOccurrence } from '../../domain/providerFacts.ts';
 import { nearWindow } from '../nearWindow.ts';
 import type { CalendarProvider } from '../port.ts';
 import { createGoogleClient, type EventPage, type GoogleClient } from './client.ts';
 import { createGoogleEventWrites } from './eventWrites.ts';
-import { mapCalendar, mapEvent } from './mapping.ts';
+import { mapCalendar, mapEvent, mappingContext } from './mapping.ts';
 import type { GoogleAuthDeps } from './oauth.ts';
+import { createGooglePush } from './push.ts';
 import { createGoogleSessions, type GoogleAccount } from './session.ts';
+import { createGoogleSync } from './sync.ts';
 import type { GoogleEvent } from './wire.ts';
 import { createGoogleWriter } from './writer.ts';
 
@@ -32,6 +34,8 @@ export function createGoogleProvider(deps: GoogleProviderDeps): CalendarProvider
   return {
     kind: 'google',
     writer,
+    sync: createGoogleSync(clientFor),
+    push: createGooglePush(sessions.open, deps.config.apiBaseUrl, deps.clock),
 
     async listCalendars(account) {
       const entries = await clientFor(account).calendarList();
@@ -45,7 +49,7 @@ export function createGoogleProvider(deps: GoogleProviderDeps): CalendarProvider
       });
       const result: EventsResult = { occurrences: [], skipped: [] };
       for (const event of page.items) {
-        const mapped = mapEvent(event, contextOf(calendar, page));
+        const mapped = mapEvent(event, mappingContext(calendar, page));
         if ('skipped' in mapped) result.skipped.push(mapped.skipped);
         else if (nearWindow(mapped.occurrence, window)) result.occurrences.push(mapped.occurrence);
       }
@@ -70,19 +74,13 @@ export function createGoogleProvider(deps: GoogleProviderDeps): CalendarProvider
       }
       const event = page?.items[0];
       if (page === undefined || event === undefined || event.status === 'cancelled') return undefined;
-      const mapped = mapEvent(event, contextOf(calendar, page));
+      const mapped = mapEvent(event, mappingContext(calendar, page));
       if (!('occurrence' in mapped)) return undefined;
       // A write to the whole series is checked against the master's etag, not the instance's.
       return master === undefined ? mapped.occurrence : withVersion(mapped.occurrence, master.etag);
     },
   };
 }
-
-const contextOf = (calendar: ProviderCalendar, page: EventPage) => ({
-  timeZone: calendar.timeZone ?? page.timeZone,
-  access: calendar.access,
-  defaultReminders: page.defaultReminders,
-});
 
 function withVersion(occurrence: ProviderOccurrence, version: string | undefined): ProviderOccurrence {
   const { version: _, ...facts } = occurrence.facts;

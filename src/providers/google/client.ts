@@ -1,9 +1,12 @@
 /**
  * The Calendar API v3 calls the adapter needs, with paging over `nextPageToken`. A 410 while
  * paging (an expired page or sync position) restarts the listing once from the beginning.
+ * Answers are read within a byte limit.
  */
+import { calendarLimits } from '../../domain/budget.ts';
 import { AppError } from '../../errors.ts';
 import type { Clock } from '../../lib/clock.ts';
+import { readBoundedText } from '../boundedBody.ts';
 import { providerName } from './config.ts';
 import { googleFailure, isGone, isMissing } from './errors.ts';
 import type { GoogleSession } from './session.ts';
@@ -38,24 +41,52 @@ export interface GoogleClient {
     eventId: string,
     query: { originalStart?: string; maxResults?: number },
   ): Promise<EventPage | undefined>;
+  /**
+   * One page of the sync listing: every instance, deleted ones as `cancelled`, from the
+   * beginning (no syncToken) or changed since `syncToken`; `pageToken` continues a listing.
+   */
+  syncPage(calendarId: string, position: SyncPosition): Promise<GoogleEventList>;
 }
+
+export interface SyncPosition {
+  syncToken?: string;
+  pageToken?: string;
+}
+
+/** Items per sync page: each page is one batch the caller applies in one transaction. */
+export const syncPageSize = 250;
+/** A sync page of 250 events; Google's largest event resources are tens of kilobytes. */
+const syncPageBytes = 16 * 1024 * 1024;
 
 export const calendarPath = (calendarId: string): string => `/calendars/${encodeURIComponent(calendarId)}`;
 
+/** A successful answer's JSON, read within `maxBytes`. */
+export async function readGoogleJson<T>(response: Response, maxBytes: number): Promise<T> {
+  const text = await readBoundedText(response, { maxBytes, what: `${providerName}'s answer` });
+  try {
+    return JSON.parse(text) as T;
+  } catch (error) {
+    throw unreadable(response.status, error);
+  }
+}
+
+export const unreadable = (status: number, cause?: unknown): AppError =>
+  new AppError('provider_unavailable', `${providerName} sent an unreadable answer.`, {
+    cause,
+    details: { reason: 'bad_response', status },
+  });
+
 export function createGoogleClient(session: GoogleSession, apiBaseUrl: string, clock: Clock): GoogleClient {
-  async function getJson<T>(path: string, query: Record<string, string> = {}): Promise<T> {
+  async function getJson<T>(
+    path: string,
+    query: Record<string, string> = {},
+    maxBytes = calendarLimits.bytes,
+  ): Promise<T> {
     const url = new URL(`${apiBaseUrl}${path}`);
     for (const [key, value] of Object.entries(query)) url.searchParams.set(key, value);
     const response = await session.get(url.href);
     if (!response.ok) throw await googleFailure(response, clock.now());
-    try {
-      return (await response.json()) as T;
-    } catch (error) {
-      throw new AppError('provider_unavailable', `${providerName} sent an unreadable answer.`, {
-        cause: error,
-        details: { reason: 'bad_response', status: response.status },
-      });
-    }
+    return readGoogleJson<T>(response, maxBytes);
   }
 
   async function orUndefined<T>(read: Promise<T>): Promise<T | undefined> {
@@ -120,6 +151,23 @@ export function createGoogleClient(session: GoogleSession, apiBaseUrl: string, c
       const path = `${calendarPath(calendarId)}/events/${encodeURIComponent(eventId)}/instances`;
       const page = await orUndefined(getJson<GoogleEventList>(path, params));
       return page && eventPage([page]);
+    },
+    async syncPage(calendarId, position) {
+      // Nothing Google forbids with syncToken (orderBy, timeMin, timeMax, q…); deletions must show.
+      const query: Record<string, string> = {
+        singleEvents: 'true',
+        showDeleted: 'true',
+        maxResults: String(syncPageSize),
+      };
+      // Later pages repeat the syncToken, as Google's sync guide does.
+      if (position.syncToken !== undefined) query.syncToken = position.syncToken;
+      if (position.pageToken !== undefined) query.pageToken = position.pageToken;
+      const page = await getJson<GoogleEventList>(`${calendarPath(calendarId)}/events`, query, syncPageBytes);
+      // More items than asked for would make a batch larger than the caller can bound.
+      const items: unknown = page?.items;
+      if (items !== undefined && (!Array.isArray(items) || items.length > syncPageSize))
+        throw unreadable(200);
+      return page;
     },
   };
 }

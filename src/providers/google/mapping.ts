@@ -34,6 +34,16 @@ export interface MappingContext {
   defaultReminders: GoogleReminder[];
 }
 
+/** The context a listing gives its events: the calendar's own zone first, then the listing's. */
+export const mappingContext = (
+  calendar: ProviderCalendar,
+  listing: { timeZone?: string; defaultReminders: GoogleReminder[] },
+): MappingContext => ({
+  timeZone: calendar.timeZone ?? listing.timeZone,
+  access: calendar.access,
+  defaultReminders: listing.defaultReminders,
+});
+
 export type Mapped = { occurrence: ProviderOccurrence } | { skipped: SkippedItem };
 
 const accessByRole: Record<GoogleAccessRole, CalendarAccess> = {

@@ -148,3 +148,14 @@ export interface GoogleErrorBody {
     errors?: Array<{ domain?: string; reason?: string; message?: string }>;
   };
 }
+
+/** A push channel as events.watch answers it; int64 members travel as strings. */
+export interface GoogleChannel {
+  kind?: 'api#channel';
+  id?: string;
+  resourceId?: string;
+  resourceUri?: string;
+  token?: string;
+  /** Epoch milliseconds. */
+  expiration?: string;
+}

@@ -1,7 +1,8 @@
 /**
  * Reading an iCalendar subscription: conditional GET against an in-memory cache (a 304 reuses the
- * last body), redirects followed by hand with the SSRF guard on every hop, the body streamed
- * and cut off beyond a size limit, and anything that is not an iCalendar object refused.
+ * last body) or with the validators a sync kept, redirects followed by hand with the SSRF guard
+ * on every hop, the body streamed and cut off beyond a size limit, and anything that is not an
+ * iCalendar object refused.
  */
 import { AppError, invalidField } from '../../errors.ts';
 import { assertPublicHost } from '../../lib/networkGuard.ts';
@@ -102,7 +103,11 @@ export function createFeedReader(options: FeedReaderOptions) {
    * The feed as the server has it now, or undefined on 304 Not Modified: only possible when
    * `validators` name a version, and then that version is still current.
    */
-  async function request(feedUrl: URL, accountKey: string, validators: FeedValidators) {
+  async function readChanged(
+    feedUrl: URL,
+    accountKey: string,
+    validators: FeedValidators,
+  ): Promise<FeedVersion | undefined> {
     const key = feedUrl.href;
     const headers: Record<string, string> = { accept: 'text/calendar, text/plain;q=0.5, */*;q=0.1' };
     if (validators.etag) headers['if-none-match'] = validators.etag;
@@ -128,29 +133,20 @@ export function createFeedReader(options: FeedReaderOptions) {
     assertIcalendar(body, response.headers.get('content-type'));
     const etag = response.headers.get('etag') ?? undefined;
     const lastModified = response.headers.get('last-modified') ?? undefined;
-    const read: Cached = { body, validators: { etag, lastModified }, bytes: bytes.byteLength };
+    const version: Cached = { body, validators: { etag, lastModified }, bytes: bytes.byteLength };
     // Whoever asks next (a read or a sync) can then ask conditionally.
-    if (etag !== undefined || lastModified !== undefined) remember(key, read);
+    if (etag !== undefined || lastModified !== undefined) remember(key, version);
     else forget(key);
-    return read;
+    return version;
   }
 
   /** The feed's text, from the network or (on 304 Not Modified) from the cache. */
   async function read(feedUrl: URL, accountKey: string): Promise<string> {
     const cached = cache.get(feedUrl.href);
-    const fresh = await request(feedUrl, accountKey, cached?.validators ?? {});
+    const fresh = await readChanged(feedUrl, accountKey, cached?.validators ?? {});
     if (fresh !== undefined) return fresh.body;
     remember(feedUrl.href, cached!); // most recently used
     return cached!.body;
-  }
-
-  /** The feed unless the version `validators` name is still current (then undefined). */
-  async function readChanged(
-    feedUrl: URL,
-    accountKey: string,
-    validators: FeedValidators,
-  ): Promise<FeedVersion | undefined> {
-    return request(feedUrl, accountKey, validators);
   }
 
   return { read, readChanged };

@@ -24,6 +24,8 @@ export interface ExpandAnswer {
   results: ObjectResult[];
   /** Set when the budget ran out: the objects after `results` were not read. */
   over?: string;
+  /** Set when the budget ran out anywhere, the last object included: some result may be partial. */
+  exhausted?: true;
 }
 
 export interface JobRequest {

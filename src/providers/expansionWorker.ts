@@ -20,12 +20,13 @@ function run(job: PoolJob, budget: Budget): unknown {
       const results: ObjectResult[] = [];
       for (const object of job.objects) {
         const over = overBudget(budget);
-        if (over !== undefined) return { results, over: over.message };
+        if (over !== undefined) return { results, over: over.message, exhausted: true };
         results.push(
           attempt(() => expandIcs(object.ics, { ...job.options, ...object.options, window, budget })),
         );
       }
-      return { results };
+      // An object's expansion stops where the budget ran out and reports it only among its skipped.
+      return overBudget(budget) === undefined ? { results } : { results, exhausted: true };
     }
     case 'find':
       return findOccurrence(job.ics, job.uid, job.recurrenceId, { ...job.options, budget }) ?? null;

@@ -1,13 +1,15 @@
 /**
  * Read-only iCalendar subscriptions (https/webcal feeds): one calendar per feed, events expanded
- * from the whole feed on every read (a 304 makes the repeat cheap). Everything in a feed is a
- * copy managed elsewhere, so nothing in it is editable here. Feeds are parsed and expanded in
- * the expansion pool, off the request thread and within its budget.
+ * from the whole feed on every read (a 304 makes the repeat cheap) and on every sync of the copy
+ * (sync.ts). Everything in a feed is a copy managed elsewhere, so nothing in it is editable here.
+ * Feeds are parsed and expanded in the expansion pool, off the request thread and within its budget.
  */
 import { createExpansionPool, type ExpansionPool } from '../expansionPool.ts';
 import type { AccountAccess, CalendarProvider, CredentialsOf } from '../port.ts';
 import type { ProviderHttp } from '../providerHttp.ts';
-import { createFeedReader, feedFault, normalizeFeedUrl } from './client.ts';
+import { createFeedReader, normalizeFeedUrl } from './client.ts';
+import { feedEvents, parsing } from './feedEvents.ts';
+import { createIcsSync } from './sync.ts';
 
 export interface IcsDeps {
   http: ProviderHttp;
@@ -22,18 +24,6 @@ export interface IcsDeps {
 /** X- properties reach us raw; X-WR-CALNAME is TEXT by convention (RFC 5545 §3.3.11 escapes). */
 const textValue = (raw: string) =>
   raw.replaceAll(/\\([\\;,nN])/g, (_, c: string) => (c === 'n' || c === 'N' ? '\n' : c));
-
-/** A reading of the feed's content; when the parser gives up, the feed is at fault and is named. */
-async function parsing<T>(read: () => Promise<T>): Promise<T> {
-  try {
-    return await read();
-  } catch (error) {
-    throw feedFault(
-      'not_calendar_data',
-      `The calendar feed is not valid iCalendar: ${(error as Error).message}`,
-    );
-  }
-}
 
 export function createIcsProvider(deps: IcsDeps): CalendarProvider<'ics'> {
   const feeds = createFeedReader({
@@ -66,14 +56,13 @@ export function createIcsProvider(deps: IcsDeps): CalendarProvider<'ics'> {
     },
 
     async listEvents(account, _calendar, window) {
-      const ics = await read(account);
-      const answer = await pool.expand(account.accountKey, [{ ics }], { window, managedCopy: true });
-      const [result] = answer.results;
-      if (result === undefined) return { occurrences: [], skipped: [{ reason: answer.over ?? 'not read' }] };
-      return parsing(async () => {
-        if ('error' in result) throw new Error(result.error);
-        return result;
-      });
+      const { occurrences, skipped } = await feedEvents(
+        pool,
+        account.accountKey,
+        await read(account),
+        window,
+      );
+      return { occurrences, skipped };
     },
 
     async getEvent(account, _calendar, providerEventId, recurrenceId) {
@@ -82,5 +71,7 @@ export function createIcsProvider(deps: IcsDeps): CalendarProvider<'ics'> {
         pool.find(account.accountKey, ics, providerEventId, recurrenceId, { managedCopy: true }),
       );
     },
+
+    sync: createIcsSync(feeds, pool),
   };
 }

@@ -1,7 +1,8 @@
 /**
  * Reading an iCalendar subscription: conditional GET against an in-memory cache (a 304 reuses the
- * last body), redirects followed by hand with the SSRF guard on every hop, the body streamed
- * and cut off beyond a size limit, and anything that is not an iCalendar object refused.
+ * last body) or with the validators a sync kept, redirects followed by hand with the SSRF guard
+ * on every hop, the body streamed and cut off beyond a size limit, and anything that is not an
+ * iCalendar object refused.
  */
 import { AppError, invalidField } from '../../errors.ts';
 import { assertPublicHost } from '../../lib/networkGuard.ts';
@@ -17,10 +18,19 @@ export interface FeedReaderOptions {
   cacheBytes?: number;
 }
 
-interface Cached {
-  etag: string | null;
-  lastModified: string | null;
+/** What names one version of a feed for conditional requests (RFC 9110 §13.1). */
+export interface FeedValidators {
+  etag?: string;
+  lastModified?: string;
+}
+
+/** A feed's text and the validators of that version. */
+export interface FeedVersion {
   body: string;
+  validators: FeedValidators;
+}
+
+interface Cached extends FeedVersion {
   bytes: number;
 }
 
@@ -89,13 +99,19 @@ export function createFeedReader(options: FeedReaderOptions) {
     if (!options.allowPrivateNetworks) await assertPublicHost(next);
   }
 
-  /** The feed's text, from the network or (on 304 Not Modified) from the cache. */
-  async function read(feedUrl: URL, accountKey: string): Promise<string> {
+  /**
+   * The feed as the server has it now, or undefined on 304 Not Modified: only possible when
+   * `validators` name a version, and then that version is still current.
+   */
+  async function readChanged(
+    feedUrl: URL,
+    accountKey: string,
+    validators: FeedValidators,
+  ): Promise<FeedVersion | undefined> {
     const key = feedUrl.href;
-    const cached = cache.get(key);
     const headers: Record<string, string> = { accept: 'text/calendar, text/plain;q=0.5, */*;q=0.1' };
-    if (cached?.etag) headers['if-none-match'] = cached.etag;
-    if (cached?.lastModified) headers['if-modified-since'] = cached.lastModified;
+    if (validators.etag) headers['if-none-match'] = validators.etag;
+    if (validators.lastModified) headers['if-modified-since'] = validators.lastModified;
     const { response } = await requestFollowingRedirects(
       options.http,
       { url: key, headers, idempotent: true, accountKey, provider },
@@ -106,10 +122,8 @@ export function createFeedReader(options: FeedReaderOptions) {
           feedFault('too_many_redirects', `The calendar feed redirected more than ${maxRedirects} times.`),
       },
     );
-    if (response.status === 304 && cached !== undefined) {
-      remember(key, cached); // most recently used
-      return cached.body;
-    }
+    const conditional = validators.etag !== undefined || validators.lastModified !== undefined;
+    if (response.status === 304 && conditional) return undefined;
     if (response.status !== 200) {
       await response.body?.cancel();
       throw statusError(response.status);
@@ -117,16 +131,28 @@ export function createFeedReader(options: FeedReaderOptions) {
     const bytes = await readBounded(response, { maxBytes: options.maxBytes, what: provider });
     const body = new TextDecoder().decode(bytes);
     assertIcalendar(body, response.headers.get('content-type'));
-    const etag = response.headers.get('etag');
-    const lastModified = response.headers.get('last-modified');
-    if (etag !== null || lastModified !== null)
-      remember(key, { etag, lastModified, body, bytes: bytes.byteLength });
+    const etag = response.headers.get('etag') ?? undefined;
+    const lastModified = response.headers.get('last-modified') ?? undefined;
+    const version: Cached = { body, validators: { etag, lastModified }, bytes: bytes.byteLength };
+    // Whoever asks next (a read or a sync) can then ask conditionally.
+    if (etag !== undefined || lastModified !== undefined) remember(key, version);
     else forget(key);
-    return body;
+    return version;
   }
 
-  return { read };
+  /** The feed's text, from the network or (on 304 Not Modified) from the cache. */
+  async function read(feedUrl: URL, accountKey: string): Promise<string> {
+    const cached = cache.get(feedUrl.href);
+    const fresh = await readChanged(feedUrl, accountKey, cached?.validators ?? {});
+    if (fresh !== undefined) return fresh.body;
+    remember(feedUrl.href, cached!); // most recently used
+    return cached!.body;
+  }
+
+  return { read, readChanged };
 }
+
+export type FeedReader = ReturnType<typeof createFeedReader>;
 
 function statusError(status: number): AppError {
   if (status === 404 || status === 410) {

@@ -1,0 +1,18 @@
+/** Canonical JSON: the same text for equal values, whatever order their keys were written in. */
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { canonicalJson } from '../../src/lib/canonicalJson.ts';
+
+describe('canonicalJson', () => {
+  it('orders the keys of every object, nested ones and those inside arrays included', () => {
+    const one = { b: 1, a: { d: [{ y: 1, x: 2 }], c: null } };
+    const other = { a: { c: null, d: [{ x: 2, y: 1 }] }, b: 1 };
+    assert.equal(canonicalJson(one), '{"a":{"c":null,"d":[{"x":2,"y":1}]},"b":1}');
+    assert.equal(canonicalJson(other), canonicalJson(one));
+  });
+
+  it('keeps the order of arrays and drops what JSON drops', () => {
+    assert.notEqual(canonicalJson([1, 2]), canonicalJson([2, 1]));
+    assert.equal(canonicalJson({ a: undefined, b: 'x' }), '{"b":"x"}');
+  });
+});

@@ -3,7 +3,7 @@
  * follow the grants, due calendars leased and synced a few at a time), and what reads and writes
  * ask of the copies (calendars/calendarDeps.ts#CalendarCopies).
  */
-import type { CalendarCopies, CopyForRead } from '../calendars/calendarDeps.ts';
+import type { CalendarCopies, CopyForRead } from '../calendars/copies.ts';
 import type { TimeWindow } from '../domain/window.ts';
 import { epochMs } from '../lib/clock.ts';
 import { copiesOf, leaseDue, markDue, reconcileCopies } from '../store/calendarCopies.ts';

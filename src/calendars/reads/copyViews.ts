@@ -18,7 +18,7 @@ import type { Scope } from '../../policy/workspacePolicy.ts';
 import { occurrencesNear } from '../../store/calendarCopies.ts';
 import type { CalendarRecord } from '../../store/connectedAccounts.ts';
 import type { AccountDeps } from '../accounts/connectedAccounts.ts';
-import type { CopyForRead } from '../calendarDeps.ts';
+import type { CopyForRead } from '../copies.ts';
 import { calendarView, type ReadOptions } from './calendarEvents.ts';
 
 interface View {

@@ -1,0 +1,34 @@
+/** What the read and write services ask of the calendars' synced copies (the sync service answers). */
+import type { DetailLevel } from '../domain/detailLevels.ts';
+import type { TimeWindow } from '../domain/window.ts';
+
+/** A calendar's synced copy, usable for one read's window. */
+export interface CopyForRead {
+  calendarId: string;
+  /** The level the copy holds: a read at a higher one is live. */
+  level: DetailLevel;
+  /** When its last sync completed (epoch ms). */
+  syncedAt: number;
+  /** Older than the freshness allows and not synced for this read: the answer says so. */
+  stale: boolean;
+  /** Items the adapter could not read: the calendar is `incomplete`. */
+  skipped: number;
+  /** The longest occurrence it holds, in ms (how far back an overlapping one may start). */
+  longestMs: number;
+  /** The span it holds (epoch ms). */
+  horizonStart: number;
+  horizonEnd: number;
+  /** Changes with every applied batch: what an in-memory view of it is checked against. */
+  version: number;
+}
+
+/** What reads and writes ask of the synced copies (the sync service gives it; absent → every read is live). */
+export interface CalendarCopies {
+  /**
+   * The copies that can answer a read of `window` (synced, the window inside their horizon),
+   * stale ones synced first within a short wait. Calendars missing from the map are read live.
+   */
+  forRead(calendarIds: readonly string[], window: TimeWindow): Promise<Map<string, CopyForRead>>;
+  /** After a write the provider confirmed: the copy shows it before the caller is answered. */
+  afterWrite(calendarId: string): Promise<void>;
+}

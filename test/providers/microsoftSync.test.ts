@@ -378,6 +378,88 @@ describe('failures', () => {
   });
 });
 
+/** A Graph whose delta pages are changed on their way (a hostile or broken answer). */
+const rewriting =
+  (edit: (page: Record<string, unknown>) => Response | Record<string, unknown>): typeof fetch =>
+  async (url, init) => {
+    const response = await fetch(url, init);
+    if (!String(url).includes('/delta') || !response.ok) return response;
+    const edited = edit((await response.json()) as Record<string, unknown>);
+    return edited instanceof Response ? edited : Response.json(edited);
+  };
+
+describe('hostile answers', () => {
+  test('a next page on another host is never fetched', async () => {
+    const elsewhere = await startCountingServer();
+    try {
+      const using = provider(
+        rewriting((page) => ({ ...page, '@odata.nextLink': `http://127.0.0.1:${elsewhere.port}/v1.0/next` })),
+      );
+      const error = await rejectsWith(sync('cal-busy', undefined, using, june), 'provider_unavailable');
+      assert.equal(error.details?.reason, 'other_origin');
+      assert.equal(elsewhere.connections, 0);
+    } finally {
+      await elsewhere.close();
+    }
+  });
+
+  test('pages too large, unreadable, or without an end are refused', async () => {
+    const huge = rewriting(
+      () => new Response('{}', { headers: { 'content-length': String(64 * 1024 * 1024) } }),
+    );
+    const tooLarge = await rejectsWith(
+      sync('cal-busy', undefined, provider(huge), june),
+      'payload_too_large',
+    );
+    assert.equal(tooLarge.details?.reason, 'too_large');
+
+    const garbled = rewriting(
+      () => new Response('{"value": [', { headers: { 'content-type': 'application/json' } }),
+    );
+    const unreadable = await rejectsWith(
+      sync('cal-busy', undefined, provider(garbled), june),
+      'provider_unavailable',
+    );
+    assert.equal(unreadable.details?.reason, 'unreadable');
+
+    const endless = rewriting(({ '@odata.deltaLink': _link, '@odata.nextLink': _next, ...page }) => page);
+    const noEnd = await rejectsWith(
+      sync('cal-busy', undefined, provider(endless), june),
+      'provider_unavailable',
+    );
+    assert.equal(noEnd.details?.reason, 'unreadable');
+  });
+
+  test('more entries than one calendar may hold end the sync', async () => {
+    const flood = rewriting((page) => ({
+      ...page,
+      value: Array.from({ length: 50_001 }, (_, i) => ({
+        id: `gone-${i}`,
+        '@removed': { reason: 'deleted' },
+      })),
+    }));
+    const error = await rejectsWith(
+      sync('cal-busy', undefined, provider(flood), june),
+      'provider_unavailable',
+    );
+    assert.equal(error.details?.reason, 'too_large');
+  });
+
+  test('entries without an id are skipped; removals are keys', async () => {
+    const odd = rewriting((page) => ({
+      ...page,
+      value: [{ subject: 'no id' }, null, { id: 'busy-1', '@removed': { reason: 'deleted' } }],
+    }));
+    const batches = await sync('cal-busy', undefined, provider(odd), june);
+    assert.deepEqual(
+      batches.flatMap((batch) => batch.removals),
+      ['busy-1', 'busy-1', 'busy-1'],
+    );
+    assert.equal(batches.flatMap((batch) => batch.skipped).length, 6);
+    assert.deepEqual(upserted(batches), []);
+  });
+});
+
 describe('push', () => {
   let receiver: WebhookReceiver;
   beforeEach(async () => {

@@ -1,6 +1,7 @@
 /**
  * Finding one event at Graph: by id (undefined once it is gone), and one instance of a series
- * by the recurrence id the adapter reports for it (its original start).
+ * by the recurrence id the adapter reports for it (its original start); and what every read
+ * of a calendar shares: its path, the fields asked for, a view's range.
  */
 
 import type { ProviderCalendar } from '../../domain/providerFacts.ts';

@@ -87,7 +87,7 @@ async function readPage(round: Round, url: string) {
     if (!round.full || !stateRejected(error)) throw error;
     throw new AppError('provider_unavailable', `${providerName} lost its place in the listing.`, {
       cause: error,
-      details: { reason: 'sync_state_lost', ...(error as AppError).details },
+      details: { ...(error as AppError).details, reason: 'sync_state_lost' },
     });
   }
 }

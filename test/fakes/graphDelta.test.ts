@@ -1,8 +1,7 @@
 /** The fake Graph's delta queries, request counts and change notifications, over plain HTTP. */
 import assert from 'node:assert/strict';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { afterEach, beforeEach, describe, test } from 'node:test';
+import { WebhookReceiver } from '../helpers/webhookReceiver.ts';
 import { FakeGraph, type FakeGraphUserSeed } from './graph.ts';
 
 const window = 'startDateTime=2026-06-01T00:00:00Z&endDateTime=2026-07-01T00:00:00Z';
@@ -246,49 +245,10 @@ describe('request counts', () => {
   });
 });
 
-/** A loopback webhook receiver: echoes validation tokens (unless told otherwise) and keeps what it is sent. */
-class Receiver {
-  readonly received: Array<{ path: string; body: { value: Array<Record<string, unknown>> } }> = [];
-  readonly validations: string[] = [];
-  echo: 'right' | 'wrong' = 'right';
-  readonly #server: Server;
-  readonly url: string;
-
-  static async start(): Promise<Receiver> {
-    const server = createServer();
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    return new Receiver(server);
-  }
-
-  private constructor(server: Server) {
-    this.#server = server;
-    this.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-    server.on('request', async (req, res) => {
-      const chunks: Buffer[] = [];
-      for await (const chunk of req) chunks.push(chunk as Buffer);
-      const url = new URL(req.url ?? '/', this.url);
-      const validationToken = url.searchParams.get('validationToken');
-      if (validationToken !== null) {
-        this.validations.push(url.pathname);
-        res.writeHead(200, { 'content-type': 'text/plain' });
-        res.end(this.echo === 'right' ? validationToken : 'something else');
-        return;
-      }
-      this.received.push({ path: url.pathname, body: JSON.parse(Buffer.concat(chunks).toString('utf8')) });
-      res.writeHead(202).end();
-    });
-  }
-
-  close(): Promise<void> {
-    this.#server.closeAllConnections();
-    return new Promise((resolve) => this.#server.close(() => resolve()));
-  }
-}
-
 describe('change notifications', () => {
-  let receiver: Receiver;
+  let receiver: WebhookReceiver;
   beforeEach(async () => {
-    receiver = await Receiver.start();
+    receiver = await WebhookReceiver.start();
   });
   afterEach(() => receiver.close());
 

@@ -1,17 +1,12 @@
 /**
  * The Microsoft Graph calendar provider: calendars of the signed-in mailbox (own, shared,
- * delegated), their expanded occurrences from `calendarView`, and writes (`writer.ts`).
+ * delegated), their expanded occurrences from `calendarView`, writes (`writer.ts`), delta sync
+ * (`sync.ts`) and webhook subscriptions (`push.ts`).
  */
 
-import type {
-  EventsResult,
-  ProviderCalendar,
-  ProviderOccurrence,
-  SkippedItem,
-} from '../../domain/providerFacts.ts';
+import type { EventsResult, ProviderCalendar, ProviderOccurrence } from '../../domain/providerFacts.ts';
 import { AppError } from '../../errors.ts';
 import type { Clock } from '../../lib/clock.ts';
-import { nearWindow } from '../nearWindow.ts';
 import type { CalendarProvider } from '../port.ts';
 import type { ProviderHttp } from '../providerHttp.ts';
 import { GraphClient } from './client.ts';
@@ -24,13 +19,15 @@ import {
   instantOrUndefined,
   pageSize,
   readEvent,
+  viewWindow,
 } from './eventLookup.ts';
-import { mapCalendar, mapEvent } from './mapping.ts';
+import { mapCalendar, mapEvent, mapNear } from './mapping.ts';
+import { createMicrosoftPush } from './push.ts';
+import { createMicrosoftSync } from './sync.ts';
 import type { GraphCalendar, GraphEvent, GraphUser } from './wire.ts';
 import { createMicrosoftWriter } from './writer.ts';
 
 const calendarFields = 'id,name,hexColor,isDefaultCalendar,canEdit,owner';
-const day = Temporal.Duration.from({ hours: 24 });
 
 export function createMicrosoftProvider(deps: {
   http: ProviderHttp;
@@ -42,6 +39,8 @@ export function createMicrosoftProvider(deps: {
   return {
     kind: 'microsoft',
     writer: createMicrosoftWriter(client),
+    sync: createMicrosoftSync(client),
+    push: createMicrosoftPush(client, deps.clock),
 
     async listCalendars(account) {
       const [me, calendars] = await Promise.all([
@@ -53,21 +52,16 @@ export function createMicrosoftProvider(deps: {
     },
 
     async listEvents(account, calendar, window): Promise<EventsResult> {
-      // A day's margin each side: Graph places all-day events in their own zone, the core in another.
       const events = await client.getAll<GraphEvent>(account, `${calendarPath(calendar)}/calendarView`, {
-        startDateTime: window.start.subtract(day).toString(),
-        endDateTime: window.end.add(day).toString(),
+        ...viewWindow(window),
         $select: eventFields,
         $top: pageSize,
       });
-      const occurrences: ProviderOccurrence[] = [];
-      const skipped: SkippedItem[] = [];
-      for (const event of events) {
-        const result = mapEvent(event, calendar);
-        if ('skipped' in result) skipped.push(result.skipped);
-        else if (nearWindow(result.occurrence, window)) occurrences.push(result.occurrence);
-      }
-      return { occurrences, skipped };
+      const mapped = events.map((event) => mapNear(event, calendar, window));
+      return {
+        occurrences: mapped.flatMap((event) => event.occurrences),
+        skipped: mapped.flatMap((event) => event.skipped),
+      };
     },
 
     async getEvent(account, calendar, providerEventId, recurrenceId) {

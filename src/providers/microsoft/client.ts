@@ -1,10 +1,11 @@
 /**
  * Graph as a connected account: bearer tokens (one refresh on a first 401, then
- * reconnect_required), typed JSON, paging over `@odata.nextLink`, and writes sent once.
+ * reconnect_required), typed JSON, paging over `@odata.nextLink` (pages read within a limit),
+ * and writes sent once.
  */
 import { AppError } from '../../errors.ts';
 import { providerName } from './config.ts';
-import { graphJson, graphWriteFailure } from './errors.ts';
+import { graphJson, graphPage, graphWriteFailure } from './errors.ts';
 import { type OAuthDeps, refreshTokens } from './oauth.ts';
 import { type GraphWrite, graphGet, graphWrite, type MicrosoftAccount, TokenKeeper } from './session.ts';
 import type { GraphPage } from './wire.ts';
@@ -15,7 +16,7 @@ export type GraphQuery = Record<string, string>;
 export class GraphClient {
   readonly #deps: OAuthDeps;
   readonly #tokens: TokenKeeper;
-  readonly #origin: string;
+  readonly #root: URL;
 
   constructor(deps: OAuthDeps) {
     this.#deps = deps;
@@ -23,28 +24,51 @@ export class GraphClient {
       clock: deps.clock,
       refresh: (accountKey, refreshToken) => refreshTokens(deps, accountKey, refreshToken),
     });
-    this.#origin = new URL(deps.config.apiBaseUrl).origin;
+    this.#root = new URL(`${deps.config.apiBaseUrl}/`);
   }
 
   /** `path` below the API root, e.g. `/me/calendars`. */
   async get<T>(account: MicrosoftAccount, path: string, query: GraphQuery = {}): Promise<T> {
-    const url = this.#url(path, query);
+    const url = this.url(path, query);
     return graphJson<T>(await this.#authorized(account, (token) => this.#read(account, url, token)));
   }
 
   /** Every item of a collection, following `@odata.nextLink` page by page. */
   async getAll<T>(account: MicrosoftAccount, path: string, query: GraphQuery = {}): Promise<T[]> {
     const items: T[] = [];
-    let url: string | undefined = this.#url(path, query);
+    let url: string | undefined = this.url(path, query);
     while (url !== undefined) {
-      const next: string = url;
-      const page = await graphJson<GraphPage<T>>(
-        await this.#authorized(account, (token) => this.#read(account, next, token)),
-      );
+      const page: GraphPage<T> = await this.page<T>(account, url);
       items.push(...page.value);
-      url = this.#nextLink(page['@odata.nextLink']);
+      url = page['@odata.nextLink'];
     }
     return items;
+  }
+
+  /**
+   * One page of a collection at `url`, a link Graph gave (followed only below the API root:
+   * the bearer token goes nowhere else); `maxPageSize` is sent as Graph's `odata.maxpagesize`.
+   */
+  async page<T>(account: MicrosoftAccount, url: string, maxPageSize?: number): Promise<GraphPage<T>> {
+    if (!this.isApiLink(url))
+      throw new AppError('provider_unavailable', `${providerName} sent a next-page link to another host.`, {
+        details: { reason: 'other_origin' },
+      });
+    return graphPage<T>(
+      await this.#authorized(account, (token) => this.#read(account, url, token, maxPageSize)),
+    );
+  }
+
+  /** Whether `link` is an address below the configured API root (and carries no user name). */
+  isApiLink(link: string): boolean {
+    if (!URL.canParse(link)) return false;
+    const url = new URL(link);
+    return (
+      url.origin === this.#root.origin &&
+      url.pathname.startsWith(this.#root.pathname) &&
+      url.username === '' &&
+      url.password === ''
+    );
   }
 
   /**
@@ -56,7 +80,7 @@ export class GraphClient {
     path: string,
     write: Omit<GraphWrite, 'url'>,
   ): Promise<T | undefined> {
-    const request = { ...write, url: this.#url(path, {}) };
+    const request = { ...write, url: this.url(path, {}) };
     const response = await this.#authorized(account, (token) =>
       graphWrite(this.#deps.http, request, token, account.accountKey),
     );
@@ -74,22 +98,16 @@ export class GraphClient {
     }
   }
 
-  #read(account: MicrosoftAccount, url: string, token: string): Promise<Response> {
-    return graphGet(this.#deps.http, url, token, account.accountKey);
+  #read(account: MicrosoftAccount, url: string, token: string, maxPageSize?: number): Promise<Response> {
+    return graphGet(this.#deps.http, url, token, account.accountKey, maxPageSize);
   }
 
-  #url(path: string, query: GraphQuery): string {
+  /** The address of `path` below the API root, with `query`. */
+  url(path: string, query: GraphQuery): string {
     const search = Object.entries(query)
       .map(([name, value]) => `${name}=${encodeURIComponent(value)}`)
       .join('&');
     return `${this.#deps.config.apiBaseUrl}${path}${search === '' ? '' : `?${search}`}`;
-  }
-
-  /** Only links back to Graph itself are followed: the bearer token goes nowhere else. */
-  #nextLink(link: string | undefined): string | undefined {
-    if (link === undefined) return undefined;
-    if (URL.canParse(link) && new URL(link).origin === this.#origin) return link;
-    throw new AppError('provider_unavailable', `${providerName} sent a next-page link to another host.`);
   }
 
   async #authorized(

@@ -1,7 +1,8 @@
 /** The typed error for a Graph answer that is not 2xx, to a read or to a write. */
 import { AppError } from '../../errors.ts';
+import { readBoundedText } from '../boundedBody.ts';
 import { providerName } from './config.ts';
-import type { GraphErrorBody } from './wire.ts';
+import type { GraphErrorBody, GraphPage } from './wire.ts';
 
 async function errorDetails(response: Response) {
   const body = (await response.json().catch(() => ({}))) as GraphErrorBody;
@@ -70,3 +71,26 @@ export async function graphJson<T>(response: Response): Promise<T> {
   if (!response.ok) throw await graphFailure(response);
   return (await response.json()) as T;
 }
+
+/** Most bytes one page of a collection may take (a few hundred events with long bodies fit). */
+const maxPageBytes = 32 * 1024 * 1024;
+
+/** A 2xx page of a collection, read within maxPageBytes, or the typed error. */
+export async function graphPage<T>(response: Response): Promise<GraphPage<T>> {
+  if (!response.ok) throw await graphFailure(response);
+  const text = await readBoundedText(response, { maxBytes: maxPageBytes, what: `${providerName}'s answer` });
+  let page: GraphPage<T>;
+  try {
+    page = JSON.parse(text) as GraphPage<T>;
+  } catch (cause) {
+    throw unreadablePage(cause);
+  }
+  if (!Array.isArray(page?.value)) throw unreadablePage(undefined);
+  return page;
+}
+
+const unreadablePage = (cause: unknown) =>
+  new AppError('provider_unavailable', `${providerName} sent a page this service cannot read.`, {
+    cause,
+    details: { reason: 'unreadable' },
+  });

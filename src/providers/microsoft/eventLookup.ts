@@ -1,11 +1,13 @@
 /**
  * Finding one event at Graph: by id (undefined once it is gone), and one instance of a series
- * by the recurrence id the adapter reports for it (its original start).
+ * by the recurrence id the adapter reports for it (its original start); and what every read
+ * of a calendar shares: its path, the fields asked for, a view's range.
  */
 
 import type { ProviderCalendar } from '../../domain/providerFacts.ts';
+import type { TimeWindow } from '../../domain/window.ts';
 import { isAppError } from '../../errors.ts';
-import type { GraphClient } from './client.ts';
+import type { GraphClient, GraphQuery } from './client.ts';
 import { mapEvent } from './mapping.ts';
 import type { MicrosoftAccount } from './session.ts';
 import type { GraphEvent } from './wire.ts';
@@ -20,6 +22,14 @@ export const pageSize = '100';
 // Outlook keeps a moved occurrence between its neighbours, so a month either side finds it
 // for daily, weekly and monthly series.
 const instanceSearch = Temporal.Duration.from({ hours: 24 * 31 });
+
+const day = Temporal.Duration.from({ hours: 24 });
+
+/** A calendar view's range for `window`, a day wider each side: Graph places all-day events in their own zone, the core in another. */
+export const viewWindow = (window: TimeWindow): GraphQuery => ({
+  startDateTime: window.start.subtract(day).toString(),
+  endDateTime: window.end.add(day).toString(),
+});
 
 export const calendarPath = (calendar: ProviderCalendar) =>
   `/me/calendars/${encodeURIComponent(calendar.providerCalendarId)}`;

@@ -12,6 +12,8 @@ import type {
   SkippedItem,
 } from '../../domain/providerFacts.ts';
 import { resolveTzid } from '../../domain/time/zones.ts';
+import type { TimeWindow } from '../../domain/window.ts';
+import { nearWindow } from '../nearWindow.ts';
 import { htmlToText } from './htmlText.ts';
 import type {
   GraphCalendar,
@@ -82,6 +84,17 @@ export function mapEvent(event: GraphEvent, calendar: ProviderCalendar): MappedE
       facts,
     }),
   };
+}
+
+/** An event as a read of `window` reports it (listings and sync alike): its occurrence if near the window, or why it is skipped. */
+export function mapNear(
+  event: GraphEvent,
+  calendar: ProviderCalendar,
+  window: TimeWindow,
+): { occurrences: ProviderOccurrence[]; skipped: SkippedItem[] } {
+  const result = mapEvent(event, calendar);
+  if ('skipped' in result) return { occurrences: [], skipped: [result.skipped] };
+  return { occurrences: nearWindow(result.occurrence, window) ? [result.occurrence] : [], skipped: [] };
 }
 
 type Identity = Pick<ProviderOccurrence, 'providerEventId' | 'recurrenceId'>;

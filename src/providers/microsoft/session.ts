@@ -74,15 +74,18 @@ export class TokenKeeper {
 // Every date-time comes back in UTC; each event's own zone is in originalStartTimeZone.
 const utcTimes = 'outlook.timezone="UTC"';
 
+/** A read; `maxPageSize` asks for pages of at most that many items (Graph's `odata.maxpagesize`). */
 export function graphGet(
   http: ProviderHttp,
   url: string,
   accessToken: string,
   accountKey: string,
+  maxPageSize?: number,
 ): Promise<Response> {
+  const prefer = maxPageSize === undefined ? utcTimes : `${utcTimes}, odata.maxpagesize=${maxPageSize}`;
   return http.request({
     url,
-    headers: { authorization: `Bearer ${accessToken}`, accept: 'application/json', prefer: utcTimes },
+    headers: { authorization: `Bearer ${accessToken}`, accept: 'application/json', prefer },
     idempotent: true,
     accountKey,
     provider: providerName,

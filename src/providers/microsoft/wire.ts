@@ -6,6 +6,16 @@
 export interface GraphPage<T> {
   value: T[];
   '@odata.nextLink'?: string;
+  /** On the last page of a delta round: where the changes since are asked for. */
+  '@odata.deltaLink'?: string;
+}
+
+/** An entry of a delta page: an event, or the id of one that left the view. */
+export type GraphDeltaEntry = GraphEvent & { '@removed'?: { reason?: string } };
+
+export interface GraphSubscription {
+  id: string;
+  expirationDateTime: string;
 }
 
 export interface GraphErrorBody {

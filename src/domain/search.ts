@@ -55,11 +55,21 @@ export type SearchableField = (typeof searchableFields)[number];
 export const fieldsSearchedAt = (level: DetailLevel): SearchableField[] =>
   level === 'full' ? [...searchableFields] : ['title'];
 
+/** Events read from a copy are the same objects read after read: their folded text is kept with them. */
+const folded = new WeakMap<Event, string>();
+
 /** The searchable text of an event as it is returned: masking has already removed hidden text. */
 function searchableText(event: Event): string {
-  return foldText(
-    [event.title, event.description ?? '', ...(event.categories ?? []), ...(event.keywords ?? [])].join('\n'),
-  );
+  let text = folded.get(event);
+  if (text === undefined) {
+    text = foldText(
+      [event.title, event.description ?? '', ...(event.categories ?? []), ...(event.keywords ?? [])].join(
+        '\n',
+      ),
+    );
+    folded.set(event, text);
+  }
+  return text;
 }
 
 export function matchesWords(event: Event, words: readonly string[]): boolean {

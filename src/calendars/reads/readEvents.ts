@@ -6,6 +6,7 @@
  */
 
 import { type DetailLevel, lowerDetail } from '../../domain/detailLevels.ts';
+import type { Event } from '../../domain/event.ts';
 import { compareEvents, type PlacedEvent } from '../../domain/occurrences.ts';
 import type { ReadRequest } from '../../domain/readRequest.ts';
 import { AppError, isAppError } from '../../errors.ts';
@@ -97,10 +98,16 @@ function requestDeadline(ms: number): { passed: Promise<never>; clear(): void } 
   return { passed, clear: () => clearTimeout(timer) };
 }
 
+export interface ReadFilter {
+  /** Only events it keeps are returned (a search's words): applied per calendar, before the merge. */
+  keep?: (event: Event) => boolean;
+}
+
 export async function readEvents(
   deps: CalendarDeps,
   principal: Principal,
   request: ReadRequest,
+  filter: ReadFilter = {},
 ): Promise<EventsRead> {
   const chosen = await permittedCalendars(deps.db, principal, request.calendarIds);
   // Decided for every calendar before any provider call: no zone is ever guessed.
@@ -140,12 +147,18 @@ export async function readEvents(
               syncedAt: Temporal.Instant.fromEpochMilliseconds(copy.syncedAt).toString(),
             });
           if (copy.skipped > 0) excluded.push({ calendarId: calendar.id, reason: 'incomplete' });
-          return await deps.copyViews.read(deps, calendar, copy, { ...options, scopes: principal.scopes });
+          const events = await deps.copyViews.read(deps, calendar, copy, {
+            ...options,
+            scopes: principal.scopes,
+          });
+          return filter.keep === undefined ? events : events.filter((placed) => filter.keep!(placed.event));
         }
         const reading = readCalendarEvents(deps, account, calendar, options);
         const read = await Promise.race([reading, deadline.passed]);
         if (read.skipped.length > 0) excluded.push({ calendarId: calendar.id, reason: 'incomplete' });
-        return read.events;
+        return filter.keep === undefined
+          ? read.events
+          : read.events.filter((placed) => filter.keep!(placed.event));
       } catch (error) {
         const reason = exclusionReason(error);
         if (reason === undefined) deps.onUnexpectedError?.(error);

@@ -76,9 +76,10 @@ export const searchEvents: ToolDefinition = {
     const words = queryWords(args.query);
     if (words.length === 0) throw invalidField('query', 'query must contain at least one word.');
     const request = toReadRequest(args);
-    const read = await readEvents(calendars, principal, request);
-    const { events, excluded, levels } = read;
-    const matches = events.filter((placed) => matchesWords(placed.event, words));
+    const read = await readEvents(calendars, principal, request, {
+      keep: (event) => matchesWords(event, words),
+    });
+    const { events: matches, excluded, levels } = read;
     const limit = args.limit ?? defaultLimit;
     const searched = new Set<SearchableField>([...levels.values()].flatMap(fieldsSearchedAt));
     const structured = {

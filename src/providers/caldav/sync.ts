@@ -62,7 +62,11 @@ function positionOf(state: string | undefined): Position | undefined {
   return undefined;
 }
 
-/** The members' objects: multiget, then expansion in the pool (one budget per chunk). */
+/**
+ * The members' objects: multiget, then expansion in the pool (one budget per chunk). An object
+ * the budget did not reach is only reported skipped, never upserted with occurrences it may
+ * have: live reads leave it out too.
+ */
 async function fetchChunk(
   run: Run,
   members: Member[],

@@ -393,17 +393,29 @@ describe('CalDAV sync with servers that answer what Radicale never would', () =>
     return body;
   };
 
-  /** A server at /dav/cal/: sync-collection answers by token, multigets with what was asked (and more). */
+  /**
+   * A server at /dav/cal/: sync-collection answers by token (a 207 body, or another status and
+   * body), PROPFIND answers by Depth, multigets with what was asked (and one object more).
+   */
   async function serve(
-    rounds: Record<string, string>,
-  ): Promise<{ server: LoopbackServer; multigets: string[] }> {
+    rounds: Record<string, string | { status: number; body: string }>,
+    propfinds: Record<string, string> = {},
+  ): Promise<{ server: LoopbackServer; multigets: string[]; bodies: string[] }> {
     const multigets: string[] = [];
+    const bodies: string[] = [];
     const server = await startHttpServer(async (request: IncomingMessage, response: ServerResponse) => {
       const body = await bodyOf(request);
-      const answer = (xml: string) => response.writeHead(207, { 'content-type': 'application/xml' }).end(xml);
-      if (request.method !== 'REPORT') return answer(multistatus(''));
+      bodies.push(body);
+      const answer = (xml: string, status = 207) =>
+        response.writeHead(status, { 'content-type': 'application/xml' }).end(xml);
+      if (request.method !== 'REPORT') {
+        return answer(propfinds[String(request.headers.depth)] ?? multistatus(''));
+      }
       const token = /<d:sync-token>([^<]*)<\/d:sync-token>/.exec(body)?.[1];
-      if (token !== undefined) return answer(rounds[token] ?? multistatus(''));
+      if (token !== undefined) {
+        const round = rounds[token] ?? multistatus('');
+        return typeof round === 'string' ? answer(round) : answer(round.body, round.status);
+      }
       multigets.push(body);
       const asked = [...body.matchAll(/<d:href>([^<]*)<\/d:href>/g)].map((m) => m[1]!);
       return answer(
@@ -420,7 +432,7 @@ describe('CalDAV sync with servers that answer what Radicale never would', () =>
       );
     });
     servers.push(server);
-    return { server, multigets };
+    return { server, multigets, bodies };
   }
   const run = (server: LoopbackServer, state: string) =>
     collect(
@@ -494,6 +506,54 @@ describe('CalDAV sync with servers that answer what Radicale never would', () =>
     await rejectsWith(run(server, 'sync:t0'), 'provider_unavailable', (error) =>
       assert.equal(error.details?.reason, 'unexpected_answer'),
     );
+  });
+
+  it('a 409 naming DAV:valid-sync-token starts over with the initial token, every batch full', async () => {
+    const { server, bodies } = await serve({
+      old: { status: 409, body: '<?xml version="1.0"?><error xmlns="DAV:"><valid-sync-token/></error>' },
+      '': multistatus(
+        `${member('/dav/cal/a.ics', '<d:getetag>"1"</d:getetag>')}<d:sync-token>t1</d:sync-token>`,
+      ),
+    });
+    const batches = await run(server, 'sync:old');
+    assert.deepEqual(
+      batches.map((batch) => [batch.full, keysOf([batch]), batch.nextState]),
+      [[true, [`${server.url}dav/cal/a.ics`], 'sync:t1']],
+    );
+    assert.equal(bodies.filter((body) => body.includes('<d:sync-token></d:sync-token>')).length, 1);
+  });
+
+  it('a 409 without that precondition is an error, not a reason to start over', async () => {
+    const { server } = await serve({ old: { status: 409, body: '<error xmlns="DAV:"><other/></error>' } });
+    await rejectsWith(run(server, 'sync:old'), 'provider_unavailable', (error) =>
+      assert.equal(error.details?.reason, 'unexpected_answer'),
+    );
+  });
+
+  it('a calendar whose supported-report-set lacks sync-collection is synced by ctag and ETags', async () => {
+    const own = member(
+      '/dav/cal/',
+      '<cs:getctag xmlns:cs="http://calendarserver.org/ns/">c1</cs:getctag><d:supported-report-set><d:supported-report><d:report><c:calendar-multiget/></d:report></d:supported-report></d:supported-report-set>',
+    );
+    const { server, bodies } = await serve(
+      {},
+      {
+        '0': multistatus(own),
+        '1': multistatus(`${own}${member('/dav/cal/a.ics', '<d:getetag>"1"</d:getetag>')}`),
+      },
+    );
+    const batches = await collect(
+      sync.syncCalendar(
+        accountAt(server.url),
+        calendarAt(`${server.url}dav/cal/`),
+        requestFor(new Map(), undefined),
+      ),
+    );
+    assert.deepEqual(
+      batches.map((batch) => [batch.full, keysOf([batch]), batch.nextState]),
+      [[true, [`${server.url}dav/cal/a.ics`], 'ctag:c1']],
+    );
+    assert.ok(!bodies.some((body) => body.includes('sync-collection')), 'no sync-collection REPORT sent');
   });
 
   it('refuses a listing of more members than one calendar may hold, before fetching any', async () => {

@@ -9,6 +9,7 @@
  *
  *   const proxy = await FaultProxy.start(radicale.url);     // use proxy.url as the server URL
  *   proxy.inject({ method: 'PUT', path: /\.ics$/, delayMs: 800, phase: 'after' });
+ *   proxy.inject({ method: 'REPORT', body: /sync-collection/, status: 501, times: Infinity });
  *   …the call times out…
  *   await proxy.settled();        // every held request forwarded or dropped
  *   proxy.requests;               // [{ method, path, status, forwarded }] in arrival order
@@ -24,6 +25,8 @@ export interface FaultMatch {
   method: string;
   /** Tested against the request path (with query); any path when absent. */
   path?: RegExp;
+  /** Tested against the request body (one REPORT from another); any body when absent. */
+  body?: RegExp;
   /** How many matching requests the fault applies to; default 1. */
   times?: number;
 }
@@ -86,9 +89,12 @@ export class FaultProxy {
     await new Promise<void>((resolve) => this.#server.close(() => resolve()));
   }
 
-  #take(method: string, path: string): ProxyFault | undefined {
+  #take(method: string, path: string, body: string): ProxyFault | undefined {
     const index = this.#faults.findIndex(
-      ({ fault }) => fault.method === method && (fault.path === undefined || fault.path.test(path)),
+      ({ fault }) =>
+        fault.method === method &&
+        (fault.path === undefined || fault.path.test(path)) &&
+        (fault.body === undefined || fault.body.test(body)),
     );
     const entry = this.#faults[index];
     if (entry === undefined) return undefined;
@@ -104,7 +110,7 @@ export class FaultProxy {
     const path = req.url ?? '/';
     const entry: ProxiedRequest = { method, path, status: 0, forwarded: false };
     this.requests.push(entry);
-    const fault = this.#take(method, path);
+    const fault = this.#take(method, path, Buffer.concat(chunks).toString('utf8'));
     if (fault !== undefined && 'status' in fault) {
       entry.status = fault.status;
       res.writeHead(fault.status, fault.retryAfter === undefined ? {} : { 'retry-after': fault.retryAfter });

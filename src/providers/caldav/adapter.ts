@@ -1,7 +1,8 @@
 /**
  * The CalDAV adapter (any RFC 4791 server; tested against Radicale): Basic authentication,
  * the calendar home discovered once and kept in the credentials, calendars from the home,
- * events from calendar-query REPORTs expanded here, writes as conditional PUT/DELETE.
+ * events from calendar-query REPORTs expanded here, writes as conditional PUT/DELETE, sync by
+ * sync-collection (or ctag and ETags).
  */
 
 import type { ProviderCalendar } from '../../domain/providerFacts.ts';
@@ -14,6 +15,7 @@ import { listCalendarsAt } from './calendars.ts';
 import type { DavSession } from './client.ts';
 import { discoverCalendarHome, noServerAt, parseServerUrl, principalAddresses } from './discovery.ts';
 import { getEventIn, listEventsIn } from './events.ts';
+import { createCaldavSync } from './sync.ts';
 import { createCaldavWriter } from './writer.ts';
 
 type CaldavCredentials = CredentialsOf<'caldav'>;
@@ -147,5 +149,7 @@ export function createCaldavProvider(deps: CaldavDeps): CalendarProvider<'caldav
     },
 
     writer: createCaldavWriter({ clock: deps.clock ?? systemClock, pool, sessionOf, selfAddresses }),
+
+    sync: createCaldavSync({ pool, sessionOf, selfAddresses }),
   };
 }

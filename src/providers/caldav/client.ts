@@ -157,10 +157,19 @@ export function unexpectedAnswer(session: DavSession, answer: DavAnswer, what: s
 }
 
 /** A 207 answer's responses, or the error its absence means. */
-export function multistatus(session: DavSession, answer: DavAnswer, what: string): DavResponse[] {
+export const multistatus = (session: DavSession, answer: DavAnswer, what: string): DavResponse[] =>
+  readMultistatus(session, answer, what, parseMultistatus);
+
+/** A 207 answer read by `parse`, or the error its absence means. */
+export function readMultistatus<T>(
+  session: DavSession,
+  answer: DavAnswer,
+  what: string,
+  parse: (xml: string) => T,
+): T {
   if (answer.status !== 207) throw unexpectedAnswer(session, answer, what);
   try {
-    return parseMultistatus(answer.body);
+    return parse(answer.body);
   } catch (error) {
     throw fail(
       session,

@@ -9,6 +9,8 @@ export const ns = {
   dav: 'DAV:',
   caldav: 'urn:ietf:params:xml:ns:caldav',
   apple: 'http://apple.com/ns/ical/',
+  /** CalendarServer's extensions: getctag, the collection's version before RFC 6578. */
+  calendarserver: 'http://calendarserver.org/ns/',
 } as const;
 
 export interface XmlElement {
@@ -22,7 +24,12 @@ export interface XmlElement {
 /** A property name as namespace + local name. */
 export type PropName = readonly [namespace: string, name: string];
 
-const prefixes: Record<string, string> = { [ns.dav]: 'd', [ns.caldav]: 'c', [ns.apple]: 'a' };
+const prefixes: Record<string, string> = {
+  [ns.dav]: 'd',
+  [ns.caldav]: 'c',
+  [ns.apple]: 'a',
+  [ns.calendarserver]: 'cs',
+};
 const declarations = Object.entries(prefixes)
   .map(([uri, prefix]) => `xmlns:${prefix}="${uri}"`)
   .join(' ');
@@ -51,6 +58,31 @@ export function calendarQueryBody(start: Temporal.Instant, end: Temporal.Instant
     '<c:filter><c:comp-filter name="VCALENDAR"><c:comp-filter name="VEVENT">' +
     `<c:time-range start="${icalUtc(start)}" end="${icalUtc(end)}"/>` +
     '</c:comp-filter></c:comp-filter></c:filter></c:calendar-query>'
+  );
+}
+
+/** Text for XML content: hrefs and sync-tokens come from the server and may hold `&` or `<`. */
+const escapeXml = (text: string): string =>
+  text.replaceAll('&', '&amp;').replaceAll('<', '&lt;').replaceAll('>', '&gt;');
+
+/**
+ * RFC 6578 §3.2 sync-collection: the members changed since `token` (every member when empty)
+ * with their ETags, one level deep.
+ */
+export function syncCollectionBody(token: string): string {
+  return (
+    `<?xml version="1.0" encoding="utf-8"?>\n<d:sync-collection ${declarations}>` +
+    `<d:sync-token>${escapeXml(token)}</d:sync-token><d:sync-level>1</d:sync-level>` +
+    '<d:prop><d:getetag/></d:prop></d:sync-collection>'
+  );
+}
+
+/** RFC 4791 §7.9 calendar-multiget: these objects (absolute paths) with their ETags and data. */
+export function multigetBody(paths: readonly string[]): string {
+  const hrefs = paths.map((path) => `<d:href>${escapeXml(path)}</d:href>`).join('');
+  return (
+    `<?xml version="1.0" encoding="utf-8"?>\n<c:calendar-multiget ${declarations}>` +
+    `<d:prop><d:getetag/><c:calendar-data/></d:prop>${hrefs}</c:calendar-multiget>`
   );
 }
 
@@ -128,12 +160,36 @@ export interface DavResponse {
 
 export const propKey = ([namespace, name]: PropName): string => `{${namespace}}${name}`;
 
-/** The responses of a 207 Multi-Status body; throws when it is not one. */
-export function parseMultistatus(xml: string): DavResponse[] {
+function multistatusRoot(xml: string): XmlElement {
   const root = parseXml(xml);
   if (root.ns !== ns.dav || root.name !== 'multistatus') {
     throw new Error(`expected DAV:multistatus, got {${root.ns}}${root.name}`);
   }
+  return root;
+}
+
+/** The responses of a 207 Multi-Status body; throws when it is not one. */
+export const parseMultistatus = (xml: string): DavResponse[] => responsesOf(multistatusRoot(xml));
+
+/** A sync-collection answer (RFC 6578 §3.2): the responses and the collection's new sync-token. */
+export function parseSyncCollection(xml: string): { responses: DavResponse[]; token?: string } {
+  const root = multistatusRoot(xml);
+  const token = child(root, ns.dav, 'sync-token')?.text.trim() || undefined;
+  return { responses: responsesOf(root), ...(token !== undefined && { token }) };
+}
+
+/** The preconditions a DAV:error body names (RFC 4918 §16), as propKeys; none when it is not one. */
+export function errorConditions(xml: string): string[] {
+  try {
+    const root = parseXml(xml);
+    if (root.ns !== ns.dav || root.name !== 'error') return [];
+    return root.children.map((condition) => propKey([condition.ns, condition.name]));
+  } catch {
+    return [];
+  }
+}
+
+function responsesOf(root: XmlElement): DavResponse[] {
   return children(root, ns.dav, 'response').map((response) => {
     const props = new Map<string, XmlElement>();
     for (const propstat of children(response, ns.dav, 'propstat')) {

@@ -13,7 +13,7 @@ import type { Clock } from '../../lib/clock.ts';
 import type { ExpansionPool } from '../expansionPool.ts';
 import type { AccountAccess, CredentialsOf, EventWriter } from '../port.ts';
 import { type DavAnswer, type DavSession, davRequest, unexpectedAnswer } from './client.ts';
-import { parseEventId } from './events.ts';
+import { parseEventId } from './objects.ts';
 
 type Account = AccountAccess<CredentialsOf<'caldav'>>;
 

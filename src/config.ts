@@ -30,6 +30,7 @@ export interface Config {
   /** Worker threads parsing and expanding CalDAV and ICS calendars. */
   calendarWorkers: number;
   sync: {
+    roundSeconds: number;
     intervalSeconds: number;
     maxAgeSeconds: number;
     horizonPastDays: number;
@@ -111,6 +112,7 @@ export function loadConfig(env: Env): Config {
   const providerTimeoutMs = read('PROVIDER_TIMEOUT_MS');
   const calendarWorkers = read('CALENDAR_WORKERS');
   const sync = {
+    roundSeconds: read('SYNC_ROUND_SECONDS'),
     intervalSeconds: read('SYNC_INTERVAL_SECONDS'),
     maxAgeSeconds: read('SYNC_MAX_AGE_SECONDS'),
     horizonPastDays: read('SYNC_HORIZON_PAST_DAYS'),

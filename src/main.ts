@@ -25,8 +25,6 @@ import { createSyncService, type SyncService } from './sync/syncService.ts';
 import { sitePages } from './web/sitePages.ts';
 
 const exitConfigError = 78; // EX_CONFIG
-/** How often an instance looks for calendars due a sync (each is synced every SYNC_INTERVAL_SECONDS). */
-const syncRoundMs = 10_000;
 
 /** The service's version, as package.json says; MCP clients see it in the server info. */
 const serviceVersion = (
@@ -108,7 +106,7 @@ async function start(config: Config): Promise<void> {
   process.once('SIGTERM', () => void shutdown('SIGTERM'));
 
   await app.listen({ host: config.host, port: config.port });
-  sync.start(syncRoundMs);
+  sync.start(config.sync.roundSeconds * 1000);
   const storage = database.engine === 'sqlite' ? `embedded SQLite in ${config.dataDir}` : 'PostgreSQL';
   process.stdout.write(
     `Calendar Access Service (${config.environment}) on ${config.baseUrl}, storage: ${storage}\n`,

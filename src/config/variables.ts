@@ -151,6 +151,11 @@ export const configVariables = {
     read: wholeNumber(10, 86_400),
     doc: 'how often each copied calendar is synced when no change notification arrives',
   },
+  SYNC_ROUND_SECONDS: {
+    default: '10',
+    read: wholeNumber(1, 3_600),
+    doc: 'how often an instance looks for calendars due a sync (new grants, intervals passed, notifications)',
+  },
   SYNC_MAX_AGE_SECONDS: {
     default: '60',
     read: wholeNumber(0, 86_400),

@@ -9,6 +9,7 @@ export interface SyncSettings {
 }
 
 export function syncSettings(sync: {
+  roundSeconds: number;
   intervalSeconds: number;
   maxAgeSeconds: number;
   horizonPastDays: number;

@@ -64,6 +64,8 @@ export function createBearerVerifier(deps: BearerDeps): BearerVerifier {
   const publicKeys = deps.signingKeys.map(({ d: _private, ...publicPart }) => publicPart);
   const keySet = createLocalJWKSet({ keys: publicKeys });
   const cache = new Map<string, { value: LiveGrant | undefined; until: number }>();
+  // A client sends the same token for its whole life (minutes): its signature is checked once.
+  const verified = new Map<string, JWTPayload>();
   const lastTouched = new Map<string, number>();
 
   const invalid = (resource: ProtectedResource, message: string) =>
@@ -107,19 +109,29 @@ export function createBearerVerifier(deps: BearerDeps): BearerVerifier {
           challenge: `Bearer resource_metadata="${resource.metadataUrl}", scope="${resource.scopes.join(' ')}"`,
         });
       }
-      let payload: JWTPayload;
-      try {
-        ({ payload } = await jwtVerify(match[1]!, keySet, {
-          issuer: deps.issuer,
-          algorithms: [signingAlgorithm],
-          typ: 'at+jwt',
-          requiredClaims: ['exp', 'iat', 'client_id', 'aud'],
-        }));
-      } catch {
-        throw invalid(resource, 'The access token is invalid or has expired.');
-      }
-      // jose refuses a future nbf, and checks exp, against the wall clock; a future iat it lets pass.
+      const token = match[1]!;
       const wallSeconds = Temporal.Now.instant().epochMilliseconds / 1000;
+      let payload = verified.get(token);
+      // jose refuses a future nbf, and checks exp, against the wall clock; a remembered token is
+      // held to the same (a future iat jose lets pass: checked below for both).
+      if (payload !== undefined && (payload.exp! <= wallSeconds || (payload.nbf ?? 0) > wallSeconds)) {
+        verified.delete(token);
+        payload = undefined;
+      }
+      if (payload === undefined) {
+        try {
+          ({ payload } = await jwtVerify(token, keySet, {
+            issuer: deps.issuer,
+            algorithms: [signingAlgorithm],
+            typ: 'at+jwt',
+            requiredClaims: ['exp', 'iat', 'client_id', 'aud'],
+          }));
+        } catch {
+          throw invalid(resource, 'The access token is invalid or has expired.');
+        }
+        if (verified.size >= 10_000) verified.clear();
+        verified.set(token, payload);
+      }
       if (payload.iat! > wallSeconds + futureSkewSeconds)
         throw invalid(resource, 'The access token was issued in the future.');
       // Exactly one audience, this one: a token for another resource is not accepted here.

@@ -35,10 +35,15 @@ export interface Span {
 
 /** An event with its instants as epoch nanoseconds: ordering and overlap compare these cheaply. */
 export interface PlacedEvent {
+  /** `startNs` in whole milliseconds (truncated): a number compares faster than a bigint, and orders alike. */
+  startMs: number;
   startNs: bigint;
   endNs: bigint;
   event: Event;
 }
+
+/** The start in whole milliseconds, as PlacedEvent keeps it. */
+export const startMsOf = (startNs: bigint): number => Number(startNs / 1_000_000n);
 
 interface ParsedDuration {
   duration: Temporal.Duration;
@@ -109,12 +114,41 @@ const compareStrings = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 
 /** Start instant, then calendar, then occurrence: the one order of every event list. */
 export const compareEvents = (a: PlacedEvent, b: PlacedEvent): number =>
-  a.startNs < b.startNs
-    ? -1
-    : a.startNs > b.startNs
-      ? 1
-      : compareStrings(a.event.calendarId, b.event.calendarId) ||
-        compareStrings(a.event.occurrenceId, b.event.occurrenceId);
+  a.startMs !== b.startMs
+    ? a.startMs - b.startMs
+    : a.startNs < b.startNs
+      ? -1
+      : a.startNs > b.startNs
+        ? 1
+        : compareStrings(a.event.calendarId, b.event.calendarId) ||
+          compareStrings(a.event.occurrenceId, b.event.occurrenceId);
+
+/**
+ * Lists each in the order of `compareEvents`, merged into one in that order (pairwise, n·log k
+ * comparisons); a single non-empty list is returned as it is.
+ */
+export function mergeOrdered(lists: readonly PlacedEvent[][]): PlacedEvent[] {
+  let round = lists.filter((list) => list.length > 0);
+  if (round.length === 0) return [];
+  while (round.length > 1) {
+    const next: PlacedEvent[][] = [];
+    for (let i = 0; i < round.length; i += 2) {
+      const [a, b] = [round[i]!, round[i + 1]];
+      if (b === undefined) {
+        next.push(a);
+        continue;
+      }
+      const merged = new Array<PlacedEvent>(a.length + b.length);
+      let [x, y, k] = [0, 0, 0];
+      while (x < a.length && y < b.length) merged[k++] = compareEvents(a[x]!, b[y]!) <= 0 ? a[x++]! : b[y++]!;
+      while (x < a.length) merged[k++] = a[x++]!;
+      while (y < b.length) merged[k++] = b[y++]!;
+      next.push(merged);
+    }
+    round = next;
+  }
+  return round[0]!;
+}
 
 /** Sets an optional member only when it has a value (empty lists are left out, too). */
 function put<K extends keyof Event>(event: Event, key: K, value: Event[K] | undefined): void {
@@ -173,7 +207,7 @@ export function toEvents(
   for (const occurrence of occurrences) {
     const { startNs, endNs } = placeNs(occurrence, view.placementZone);
     if (!overlapsNs(startNs, endNs, windowStart, windowEnd)) continue;
-    placed.push({ startNs, endNs, event: visibleEvent(occurrence, view, ids) });
+    placed.push({ startMs: startMsOf(startNs), startNs, endNs, event: visibleEvent(occurrence, view, ids) });
   }
   return placed.sort(compareEvents);
 }

@@ -55,24 +55,15 @@ export type SearchableField = (typeof searchableFields)[number];
 export const fieldsSearchedAt = (level: DetailLevel): SearchableField[] =>
   level === 'full' ? [...searchableFields] : ['title'];
 
-/** Events read from a copy are the same objects read after read: their folded text is kept with them. */
-const folded = new WeakMap<Event, string>();
+/** The searchable text of an event as it is returned (masking has already removed hidden text), folded. */
+export const searchableText = (event: Event): string =>
+  foldText(
+    [event.title, event.description ?? '', ...(event.categories ?? []), ...(event.keywords ?? [])].join('\n'),
+  );
 
-/** The searchable text of an event as it is returned: masking has already removed hidden text. */
-function searchableText(event: Event): string {
-  let text = folded.get(event);
-  if (text === undefined) {
-    text = foldText(
-      [event.title, event.description ?? '', ...(event.categories ?? []), ...(event.keywords ?? [])].join(
-        '\n',
-      ),
-    );
-    folded.set(event, text);
-  }
-  return text;
-}
+/** Whether a folded text holds every word. */
+export const holdsWords = (text: string, words: readonly string[]): boolean =>
+  words.every((word) => text.includes(word));
 
-export function matchesWords(event: Event, words: readonly string[]): boolean {
-  const text = searchableText(event);
-  return words.every((word) => text.includes(word));
-}
+export const matchesWords = (event: Event, words: readonly string[]): boolean =>
+  holdsWords(searchableText(event), words);

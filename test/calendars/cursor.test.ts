@@ -25,6 +25,7 @@ function placed(start: string, calendarId: string, occurrenceId: string): Placed
   const instant = Temporal.Instant.from(start);
   const end = instant.add({ hours: 1 });
   return {
+    startMs: instant.epochMilliseconds,
     startNs: instant.epochNanoseconds,
     endNs: end.epochNanoseconds,
     event: {

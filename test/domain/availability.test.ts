@@ -18,6 +18,7 @@ function placed(
 ): PlacedEvent {
   counter += 1;
   return {
+    startMs: at(start).epochMilliseconds,
     startNs: at(start).epochNanoseconds,
     endNs: at(end).epochNanoseconds,
     event: {

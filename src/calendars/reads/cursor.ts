@@ -3,7 +3,7 @@
  * event returned (start instant, calendar id, occurrence id), so events added or removed
  * meanwhile never shift a page, bound by a MAC to the grant and the exact request.
  */
-import { compareEvents, type PlacedEvent } from '../../domain/occurrences.ts';
+import { compareEvents, type PlacedEvent, startMsOf } from '../../domain/occurrences.ts';
 import type { ReadRequest } from '../../domain/readRequest.ts';
 import { invalidField } from '../../errors.ts';
 import { constantTimeEqual, mac } from '../../lib/secrets.ts';
@@ -69,6 +69,7 @@ export function createPager(
       let from = 0;
       if (after !== undefined) {
         const marker = {
+          startMs: startMsOf(after.startNs),
           startNs: after.startNs,
           event: { calendarId: after.calendarId, occurrenceId: after.occurrenceId },
         } as PlacedEvent;

@@ -6,9 +6,9 @@
  */
 
 import { type DetailLevel, lowerDetail } from '../../domain/detailLevels.ts';
-import type { Event } from '../../domain/event.ts';
-import { compareEvents, type PlacedEvent } from '../../domain/occurrences.ts';
+import { mergeOrdered, type PlacedEvent } from '../../domain/occurrences.ts';
 import type { ReadRequest } from '../../domain/readRequest.ts';
+import { matchesWords } from '../../domain/search.ts';
 import { AppError, isAppError } from '../../errors.ts';
 import { narrowRights } from '../../policy/eventRights.ts';
 import type { Principal } from '../../policy/principal.ts';
@@ -99,8 +99,8 @@ function requestDeadline(ms: number): { passed: Promise<never>; clear(): void } 
 }
 
 export interface ReadFilter {
-  /** Only events it keeps are returned (a search's words): applied per calendar, before the merge. */
-  keep?: (event: Event) => boolean;
+  /** Only events whose visible text holds every (folded) word: applied per calendar, before the merge. */
+  words?: readonly string[];
 }
 
 export async function readEvents(
@@ -147,18 +147,23 @@ export async function readEvents(
               syncedAt: Temporal.Instant.fromEpochMilliseconds(copy.syncedAt).toString(),
             });
           if (copy.skipped > 0) excluded.push({ calendarId: calendar.id, reason: 'incomplete' });
-          const events = await deps.copyViews.read(deps, calendar, copy, {
+          return await deps.copyViews.read(deps, calendar, copy, {
             ...options,
             scopes: principal.scopes,
+            ...(filter.words === undefined ? {} : { words: filter.words }),
           });
-          return filter.keep === undefined ? events : events.filter((placed) => filter.keep!(placed.event));
         }
         const reading = readCalendarEvents(deps, account, calendar, options);
         const read = await Promise.race([reading, deadline.passed]);
         if (read.skipped.length > 0) excluded.push({ calendarId: calendar.id, reason: 'incomplete' });
-        return filter.keep === undefined
-          ? read.events
-          : read.events.filter((placed) => filter.keep!(placed.event));
+        const { words } = filter;
+        const kept =
+          words === undefined
+            ? read.events
+            : read.events.filter((placed) => matchesWords(placed.event, words));
+        // This read's own events, narrowed in place (a copy's view comes narrowed, and is shared).
+        for (const placed of kept) placed.event = narrowRights(placed.event, principal.scopes);
+        return kept;
       } catch (error) {
         const reason = exclusionReason(error);
         if (reason === undefined) deps.onUnexpectedError?.(error);
@@ -169,14 +174,8 @@ export async function readEvents(
     }),
   );
   deadline.clear();
-  const events = perCalendar.flat().sort(compareEvents);
-  // Narrowed copies of the events read live; those of the copies' views come narrowed already
-  // (and are shared between reads, so never changed here).
-  for (let i = 0; i < events.length; i++) {
-    const placed = events[i]!;
-    const narrowed = narrowRights(placed.event, principal.scopes);
-    if (narrowed !== placed.event) events[i] = { ...placed, event: narrowed };
-  }
+  // Each calendar's events come in the one order; merging them keeps it.
+  const events = mergeOrdered(perCalendar);
   excluded.sort(
     (a, b) => request.calendarIds.indexOf(a.calendarId) - request.calendarIds.indexOf(b.calendarId),
   );

@@ -1,13 +1,7 @@
 /** `search_events`: the specification's search tool, to the letter (input and output closed). */
 import { readEvents } from '../../calendars/reads/readEvents.ts';
 import { eventSchema } from '../../domain/eventSchema.ts';
-import {
-  fieldsSearchedAt,
-  matchesWords,
-  queryWords,
-  type SearchableField,
-  searchableFields,
-} from '../../domain/search.ts';
+import { fieldsSearchedAt, queryWords, type SearchableField, searchableFields } from '../../domain/search.ts';
 import { invalidField } from '../../errors.ts';
 import { closedObject } from '../../lib/jsonSchema.ts';
 import type { ToolDefinition } from '../tool.ts';
@@ -76,9 +70,7 @@ export const searchEvents: ToolDefinition = {
     const words = queryWords(args.query);
     if (words.length === 0) throw invalidField('query', 'query must contain at least one word.');
     const request = toReadRequest(args);
-    const read = await readEvents(calendars, principal, request, {
-      keep: (event) => matchesWords(event, words),
-    });
+    const read = await readEvents(calendars, principal, request, { words });
     const { events: matches, excluded, levels } = read;
     const limit = args.limit ?? defaultLimit;
     const searched = new Set<SearchableField>([...levels.values()].flatMap(fieldsSearchedAt));

@@ -42,8 +42,6 @@ export interface SyncLogEntry {
 
 export type SyncOutcome = 'synced' | 'failed' | 'busy' | 'gone';
 
-/** Longest a sync may hold a calendar between two batches before another instance may take it over. */
-export const leaseMs = 120_000;
 const firstRetryMs = 30_000;
 
 /** How long to wait before trying a failing calendar again. */
@@ -59,7 +57,7 @@ export async function syncCalendar(
   options: { leased?: boolean } = {},
 ): Promise<SyncOutcome> {
   const now = epochMs(deps.clock);
-  if (!options.leased && !(await takeLease(deps.db, calendarId, deps.owner, now, leaseMs))) return 'busy';
+  if (!options.leased && !(await takeLease(deps.db, calendarId, deps.owner, now, deps.settings.leaseMs))) return 'busy';
   const [copy, [calendar]] = await Promise.all([
     copyForSync(deps.db, calendarId),
     findCalendars(deps.db, [calendarId]),
@@ -90,7 +88,7 @@ export async function syncCalendar(
           calendarId,
           owner: deps.owner,
           now: at,
-          leaseMs,
+          leaseMs: deps.settings.leaseMs,
           full: batch.full,
           upserts: batch.upserts,
           removals: batch.removals,

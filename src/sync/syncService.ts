@@ -7,7 +7,7 @@ import type { CalendarCopies, CopyForRead } from '../calendars/copies.ts';
 import type { TimeWindow } from '../domain/window.ts';
 import { epochMs } from '../lib/clock.ts';
 import { copiesOf, leaseDue, markDue, reconcileCopies } from '../store/calendarCopies.ts';
-import { leaseMs, type SyncDeps, type SyncOutcome, syncCalendar } from './calendarSync.ts';
+import { type SyncDeps, type SyncOutcome, syncCalendar } from './calendarSync.ts';
 import { insideHorizon } from './horizon.ts';
 
 export interface SyncService extends CalendarCopies {
@@ -50,7 +50,7 @@ export function createSyncService(deps: SyncDeps, options: SyncServiceOptions): 
   async function runDue(): Promise<number> {
     const now = epochMs(deps.clock);
     await reconcileCopies(deps.db, now);
-    const due = await leaseDue(deps.db, options.engine, deps.owner, now, leaseMs, concurrency * 4);
+    const due = await leaseDue(deps.db, options.engine, deps.owner, now, deps.settings.leaseMs, concurrency * 4);
     let next = 0;
     const worker = async () => {
       while (next < due.length) {

@@ -31,6 +31,7 @@ export interface Config {
   calendarWorkers: number;
   sync: {
     roundSeconds: number;
+    leaseSeconds: number;
     intervalSeconds: number;
     maxAgeSeconds: number;
     horizonPastDays: number;
@@ -113,6 +114,7 @@ export function loadConfig(env: Env): Config {
   const calendarWorkers = read('CALENDAR_WORKERS');
   const sync = {
     roundSeconds: read('SYNC_ROUND_SECONDS'),
+    leaseSeconds: read('SYNC_LEASE_SECONDS'),
     intervalSeconds: read('SYNC_INTERVAL_SECONDS'),
     maxAgeSeconds: read('SYNC_MAX_AGE_SECONDS'),
     horizonPastDays: read('SYNC_HORIZON_PAST_DAYS'),

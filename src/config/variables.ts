@@ -156,6 +156,11 @@ export const configVariables = {
     read: wholeNumber(1, 3_600),
     doc: 'how often an instance looks for calendars due a sync (new grants, intervals passed, notifications)',
   },
+  SYNC_LEASE_SECONDS: {
+    default: '120',
+    read: wholeNumber(5, 3_600),
+    doc: 'how long a sync may hold a calendar between two pages before another instance takes it over (longer than one provider request with its retries)',
+  },
   SYNC_MAX_AGE_SECONDS: {
     default: '60',
     read: wholeNumber(0, 86_400),

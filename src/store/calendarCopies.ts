@@ -180,8 +180,9 @@ export async function copyForSync(
 }
 
 /**
- * Takes the lease of one calendar's copy when no live lease holds it (a crashed instance's lease
- * expires). One UPDATE: the engines' row locking makes it exclusive.
+ * Takes the lease of one calendar's copy when no live lease of another owner holds it (a crashed
+ * instance's lease expires); the owner's own lease is renewed. One UPDATE: the engines' row
+ * locking makes it exclusive.
  */
 export async function takeLease(
   db: Db,
@@ -194,7 +195,9 @@ export async function takeLease(
     .updateTable('calendar_copies')
     .set({ lease_owner: owner, lease_until: now + leaseMs, attempted_at: now })
     .where('calendar_id', '=', calendarId)
-    .where((eb) => eb.or([eb('lease_until', 'is', null), eb('lease_until', '<', now)]))
+    .where((eb) =>
+      eb.or([eb('lease_until', 'is', null), eb('lease_until', '<', now), eb('lease_owner', '=', owner)]),
+    )
     .executeTakeFirst();
   return Number(result.numUpdatedRows) === 1;
 }

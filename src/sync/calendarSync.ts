@@ -42,8 +42,6 @@ export interface SyncLogEntry {
 
 export type SyncOutcome = 'synced' | 'failed' | 'busy' | 'gone';
 
-/** Longest a sync may hold a calendar between two batches before another instance may take it over. */
-export const leaseMs = 120_000;
 const firstRetryMs = 30_000;
 
 /** How long to wait before trying a failing calendar again. */
@@ -53,13 +51,11 @@ function retryDelay(error: unknown, failures: number, intervalMs: number): numbe
   return Math.min(firstRetryMs * 2 ** failures, intervalMs);
 }
 
-export async function syncCalendar(
-  deps: SyncDeps,
-  calendarId: string,
-  options: { leased?: boolean } = {},
-): Promise<SyncOutcome> {
+export async function syncCalendar(deps: SyncDeps, calendarId: string): Promise<SyncOutcome> {
   const now = epochMs(deps.clock);
-  if (!options.leased && !(await takeLease(deps.db, calendarId, deps.owner, now, leaseMs))) return 'busy';
+  // Also when a round leased it: while it waited for its turn, the lease may have expired and
+  // passed to another instance, which is then the one to ask the provider.
+  if (!(await takeLease(deps.db, calendarId, deps.owner, now, deps.settings.leaseMs))) return 'busy';
   const [copy, [calendar]] = await Promise.all([
     copyForSync(deps.db, calendarId),
     findCalendars(deps.db, [calendarId]),
@@ -90,7 +86,7 @@ export async function syncCalendar(
           calendarId,
           owner: deps.owner,
           now: at,
-          leaseMs,
+          leaseMs: deps.settings.leaseMs,
           full: batch.full,
           upserts: batch.upserts,
           removals: batch.removals,

@@ -3,6 +3,8 @@ import type { TimeWindow } from '../domain/window.ts';
 
 export interface SyncSettings {
   intervalMs: number;
+  /** How long a sync may hold a calendar between two batches before another instance may take it over. */
+  leaseMs: number;
   maxAgeMs: number;
   horizonPastDays: number;
   horizonFutureDays: number;
@@ -10,6 +12,7 @@ export interface SyncSettings {
 
 export function syncSettings(sync: {
   roundSeconds: number;
+  leaseSeconds: number;
   intervalSeconds: number;
   maxAgeSeconds: number;
   horizonPastDays: number;
@@ -17,6 +20,7 @@ export function syncSettings(sync: {
 }): SyncSettings {
   return {
     intervalMs: sync.intervalSeconds * 1000,
+    leaseMs: sync.leaseSeconds * 1000,
     maxAgeMs: sync.maxAgeSeconds * 1000,
     horizonPastDays: sync.horizonPastDays,
     horizonFutureDays: sync.horizonFutureDays,

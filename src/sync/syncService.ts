@@ -7,7 +7,7 @@ import type { CalendarCopies, CopyForRead } from '../calendars/copies.ts';
 import type { TimeWindow } from '../domain/window.ts';
 import { epochMs } from '../lib/clock.ts';
 import { copiesOf, leaseDue, markDue, reconcileCopies } from '../store/calendarCopies.ts';
-import { leaseMs, type SyncDeps, type SyncOutcome, syncCalendar } from './calendarSync.ts';
+import { type SyncDeps, type SyncOutcome, syncCalendar } from './calendarSync.ts';
 import { insideHorizon } from './horizon.ts';
 
 export interface SyncService extends CalendarCopies {
@@ -39,10 +39,10 @@ export function createSyncService(deps: SyncDeps, options: SyncServiceOptions): 
   let stopped = false;
   let round: Promise<unknown> = Promise.resolve();
 
-  function syncNow(calendarId: string, leased = false): Promise<SyncOutcome> {
+  function syncNow(calendarId: string): Promise<SyncOutcome> {
     const current = running.get(calendarId);
     if (current !== undefined) return current;
-    const started = syncCalendar(deps, calendarId, { leased }).finally(() => running.delete(calendarId));
+    const started = syncCalendar(deps, calendarId).finally(() => running.delete(calendarId));
     running.set(calendarId, started);
     return started;
   }
@@ -50,12 +50,19 @@ export function createSyncService(deps: SyncDeps, options: SyncServiceOptions): 
   async function runDue(): Promise<number> {
     const now = epochMs(deps.clock);
     await reconcileCopies(deps.db, now);
-    const due = await leaseDue(deps.db, options.engine, deps.owner, now, leaseMs, concurrency * 4);
+    const due = await leaseDue(
+      deps.db,
+      options.engine,
+      deps.owner,
+      now,
+      deps.settings.leaseMs,
+      concurrency * 4,
+    );
     let next = 0;
     const worker = async () => {
       while (next < due.length) {
         const calendarId = due[next++]!;
-        await syncNow(calendarId, true).catch(options.onRoundError);
+        await syncNow(calendarId).catch(options.onRoundError);
       }
     };
     await Promise.all(Array.from({ length: Math.min(concurrency, due.length) }, worker));
@@ -131,7 +138,7 @@ export function createSyncService(deps: SyncDeps, options: SyncServiceOptions): 
   }
 
   return {
-    syncNow: (calendarId) => syncNow(calendarId),
+    syncNow,
     runDue,
     markDue: (calendarId) => markDue(deps.db, calendarId, epochMs(deps.clock)),
     forRead,

@@ -47,8 +47,8 @@ async function onServer(statement: string): Promise<void> {
   }
 }
 
-/** A new empty database on the test server, dropped when the handle closes. */
-async function freshPostgres(): Promise<DatabaseHandle> {
+/** A new empty database on the test server, dropped when the handle closes; `url` names it for other processes. */
+export async function freshPostgres(): Promise<DatabaseHandle & { url: string }> {
   const name = `test_${randomBytes(6).toString('hex')}`;
   await onServer(`create database ${name}`);
   const url = new URL(postgresUrl);
@@ -56,6 +56,7 @@ async function freshPostgres(): Promise<DatabaseHandle> {
   const handle = openDatabase({ databaseUrl: url.href, maxConnections: 4 });
   return {
     ...handle,
+    url: url.href,
     close: async () => {
       await handle.close();
       // Not `with (force)`: the pool's clients may still be saying goodbye, and the server
@@ -65,10 +66,16 @@ async function freshPostgres(): Promise<DatabaseHandle> {
   };
 }
 
-export async function enginesUnderTest(): Promise<EngineUnderTest[]> {
+/** Why `what` must be skipped here, said loudly; undefined when PostgreSQL answers. In CI its absence throws. */
+export async function postgresSkip(what: string): Promise<string | undefined> {
   const problem = await postgresProblem();
   if (problem !== undefined && process.env.CI) throw new Error(`${problem} (required in CI)`);
-  if (problem !== undefined) process.stderr.write(`\n*** SKIPPING PostgreSQL storage tests: ${problem}\n\n`);
+  if (problem !== undefined) process.stderr.write(`\n*** SKIPPING ${what}: ${problem}\n\n`);
+  return problem;
+}
+
+export async function enginesUnderTest(): Promise<EngineUnderTest[]> {
+  const problem = await postgresSkip('PostgreSQL storage tests');
   return [
     {
       name: 'sqlite',

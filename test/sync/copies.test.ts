@@ -17,14 +17,19 @@ import { insertGrant, markGrantsRevoked } from '../../src/store/accessGrants.ts'
 import { copiesOf, occurrencesNear, reconcileCopies } from '../../src/store/calendarCopies.ts';
 import type { DatabaseHandle } from '../../src/store/database.ts';
 import { deleteMembership } from '../../src/store/workspaces.ts';
-import { leaseMs } from '../../src/sync/calendarSync.ts';
 import { createSyncService, type SyncService } from '../../src/sync/syncService.ts';
 import { TestClock } from '../helpers/clock.ts';
 import { enginesUnderTest } from '../helpers/databases.ts';
 import { memoryProvider, occurrence, seedMemoryAccount } from '../helpers/memoryCalendars.ts';
 import { seedUser, seedWorkspace } from '../helpers/seed.ts';
 
-const settings = { intervalMs: 300_000, maxAgeMs: 60_000, horizonPastDays: 365, horizonFutureDays: 730 };
+const settings = {
+  intervalMs: 300_000,
+  leaseMs: 120_000,
+  maxAgeMs: 60_000,
+  horizonPastDays: 365,
+  horizonFutureDays: 730,
+};
 
 const at = (start: string, id: string, title = id): ProviderOccurrence =>
   occurrence({ providerEventId: id, start, timeZone: 'Europe/Berlin', title, description: `About ${title}` });
@@ -226,7 +231,7 @@ for (const engine of await enginesUnderTest()) {
       await new Promise((resolve) => setTimeout(resolve, 20));
       assert.equal(await second.syncNow(calendarId), 'busy');
       // The first stalls past its lease: the second takes the calendar over...
-      clock.advance({ milliseconds: leaseMs + 1 });
+      clock.advance({ milliseconds: settings.leaseMs + 1 });
       assert.equal(await second.syncNow(calendarId), 'synced');
       // ...and the first, waking up, finds its lease gone and writes nothing.
       release();

@@ -14,6 +14,7 @@ import {
   toEvents,
 } from '../../domain/occurrences.ts';
 import { holdsWords, searchableText } from '../../domain/search.ts';
+import { mayHold, trigramMask, trigramSignatures } from '../../domain/trigramSignatures.ts';
 import { narrowRights } from '../../policy/eventRights.ts';
 import type { Scope } from '../../policy/workspacePolicy.ts';
 import { occurrencesNear } from '../../store/calendarCopies.ts';
@@ -28,40 +29,8 @@ interface View {
   events: PlacedEvent[];
   /** The longest event, in ns: how far before a window an overlapping one may start. */
   longestNs: bigint;
-  /** The events' folded searchable texts, made at the first search of the view. */
-  search?: SearchText;
-}
-
-/**
- * Every event's folded text in one string, each followed by a NUL, with where each begins: a
- * search scans the window's part of it with one native indexOf per hit, not one call per event.
- */
-interface SearchText {
-  text: string;
-  /** offsets[i] is where event i's text begins; offsets[n] is the end. */
-  offsets: Int32Array;
-}
-
-function searchTextOf(events: readonly PlacedEvent[]): SearchText {
-  const parts = events.map((placed) => searchableText(placed.event));
-  const offsets = new Int32Array(parts.length + 1);
-  let at = 0;
-  for (let i = 0; i < parts.length; i++) {
-    offsets[i] = at;
-    at += parts[i]!.length + 1;
-  }
-  offsets[parts.length] = at;
-  return { text: `${parts.join('\u0000')}\u0000`, offsets };
-}
-
-/** The event whose text holds position `pos`: the last i in [lo, hi) with offsets[i] ≤ pos. */
-function eventAt(offsets: Int32Array, pos: number, lo: number, hi: number): number {
-  while (hi - lo > 1) {
-    const mid = (lo + hi) >>> 1;
-    if (offsets[mid]! <= pos) lo = mid;
-    else hi = mid;
-  }
-  return lo;
+  /** The events' folded searchable texts and their trigram signatures, made at the first search of the view. */
+  search?: { texts: string[]; signatures: Uint32Array };
 }
 
 export interface CopyViews {
@@ -151,22 +120,14 @@ export function createCopyViews(maxEvents = 100_000): CopyViews {
         for (let i = lo; i < hi; i++) keep(i);
         return found;
       }
-      cached.search ??= searchTextOf(events);
-      const { text, offsets } = cached.search;
-      const textOf = (i: number) => text.slice(offsets[i]!, offsets[i + 1]! - 1);
-      // A word holding the separator could match across two events: such a query is checked per event.
-      if (words.some((word) => word.includes('\u0000'))) {
-        for (let i = lo; i < hi; i++) if (holdsWords(textOf(i), words)) keep(i);
-        return found;
+      if (cached.search === undefined) {
+        const texts = events.map((placed) => searchableText(placed.event));
+        cached.search = { texts, signatures: trigramSignatures(texts) };
       }
-      const [first, ...rest] = [...words].sort((a, b) => b.length - a.length);
-      const stop = offsets[hi]!;
-      for (let pos = offsets[lo]!; ; ) {
-        pos = text.indexOf(first!, pos);
-        if (pos < 0 || pos >= stop) break;
-        const i = eventAt(offsets, pos, lo, hi);
-        if (rest.length === 0 || holdsWords(textOf(i), rest)) keep(i);
-        pos = offsets[i + 1]!;
+      const { texts, signatures } = cached.search;
+      const mask = trigramMask(words);
+      for (let i = lo; i < hi; i++) {
+        if (mayHold(signatures, i, mask) && holdsWords(texts[i]!, words)) keep(i);
       }
       return found;
     },

@@ -5,8 +5,9 @@
  * fresh provider check, versioned write, audit row) run on a seeded account of 20 calendars ×
  * 1,000 events (bench/seed.ts); each is compared with its own baseline.
  */
-import { randomBytes } from 'node:crypto';
+import { spawnSync } from 'node:child_process';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { fileURLToPath } from 'node:url';
 import {
   CLIENT_CAPABILITIES_META_KEY,
   CLIENT_INFO_META_KEY,
@@ -14,24 +15,21 @@ import {
 } from '@modelcontextprotocol/server';
 import autocannon from 'autocannon';
 import Fastify from 'fastify';
-import { loadConfig } from '../src/config.ts';
-import type { AppContext } from '../src/context.ts';
-import { systemClock } from '../src/lib/clock.ts';
-import { createSecretBox } from '../src/lib/encryption.ts';
-import { assemble } from '../src/main.ts';
 import { defaultPolicy } from '../src/policy/workspacePolicy.ts';
-import { migrateToLatest, openDatabase, ping } from '../src/store/database.ts';
 import { savePolicy } from '../src/store/workspaces.ts';
 import { grantToken } from '../test/helpers/grantToken.ts';
 import {
   benchProvider,
   calendarCount,
   eventsPerCalendar,
+  heldCalendars,
   matchEvery,
   searchWord,
   seedAccount,
   window,
 } from './seed.ts';
+import { service } from './service.ts';
+import { bigCalendarEvents, syncFigures } from './syncFigures.ts';
 
 const durationSeconds = Number(process.env.BENCH_SECONDS ?? 5);
 const connections = 10;
@@ -118,36 +116,7 @@ const countedProvider = {
   },
 };
 
-/** The service on a database of its own, with the provider given. */
-async function service(providers: AppContext['providers']) {
-  const handle = openDatabase({ sqlitePath: ':memory:' });
-  await migrateToLatest(handle);
-  // One grant sends every request: its per-minute budget must not be what is measured. The
-  // copies stay fresh through the run (a stale one would be synced by the reads measured).
-  const config = loadConfig({
-    APP_ENV: 'test',
-    LOG_LEVEL: 'silent',
-    GRANT_REQUESTS_PER_MINUTE: '10000000',
-    SYNC_MAX_AGE_SECONDS: '86400',
-    SYNC_HORIZON_PAST_DAYS: '3650',
-  });
-  const secretKey = randomBytes(32);
-  const ctx: AppContext = {
-    config,
-    db: handle.db,
-    clock: systemClock,
-    secretKey,
-    box: createSecretBox(secretKey),
-    providers,
-    connectors: {},
-    ping: () => ping(handle),
-  };
-  const { app, sync } = await assemble(ctx, { logger: false });
-  const url = await app.listen({ host: '127.0.0.1', port: 0 });
-  return { handle, ctx, app, sync, url };
-}
-
-const { handle, ctx, app, sync, url: serviceUrl } = await service({ google: countedProvider });
+const { ctx, sync, url: serviceUrl, close: closeService } = await service({ google: countedProvider });
 const owner = await seedAccount(ctx);
 const calendars = owner.calendarIds.map((calendarId) => ({ calendarId, detailLevel: 'full' as const }));
 const mcpToken = (await grantToken(ctx, { ...owner, calendars, resource: 'mcp' })).token;
@@ -360,8 +329,7 @@ checkSearch(
 );
 const liveRow = await measure('MCP search_events, live, provider 50 ms', slow.url, liveSearch, read);
 rows.push(liveRow);
-await slow.app.close();
-await slow.handle.close();
+await slow.close();
 // One connection: concurrent renames of one event would race for its version and measure conflicts.
 const write = { connections: 1 };
 const baseE = await measure(
@@ -382,9 +350,21 @@ const attempts = await ctx.db
   .execute();
 if (attempts.length !== 1 || attempts[0]?.outcome !== 'applied')
   throw new Error(`update_event: not every rename was made: ${JSON.stringify(attempts)}`);
-await app.close();
+await closeService();
 await baseline.close();
-await handle.close();
+
+// A 10,000-event Google calendar synced in full, then after one change.
+const figures = await syncFigures(service);
+// Memory with 100,000 events held, in a process of its own.
+const held = spawnSync(
+  process.execPath,
+  ['--expose-gc', fileURLToPath(new URL('./heldEvents.ts', import.meta.url))],
+  {
+    encoding: 'utf8',
+  },
+);
+if (held.status !== 0) throw new Error(`holding events failed: ${held.stderr}`);
+const heldRssMb = Number(held.stdout.trim().split('\n').at(-1)) / 1024 / 1024;
 
 const size = (a: Answer) => `${(Buffer.byteLength(a.body) / 1024).toFixed(1)} KiB`;
 const out = (line: string) => process.stdout.write(`${line}\n`);
@@ -423,10 +403,29 @@ const bars: Array<[string, string, boolean]> = [
     String(providerReadsByCopyRows),
     providerReadsByCopyRows === 0,
   ],
+  [
+    `provider requests of an incremental sync of ${bigCalendarEvents} events after one change: ≤ 3`,
+    String(figures.incrementalRequests),
+    figures.incrementalRequests <= 3,
+  ],
+  [
+    'its time ÷ the full sync’s: < 0.01',
+    (figures.incrementalMs / figures.fullMs).toFixed(4),
+    figures.incrementalMs < figures.fullMs / 100,
+  ],
+  [
+    `RSS holding ${heldCalendars * eventsPerCalendar} events: ≤ 300 MB`,
+    `${heldRssMb.toFixed(0)} MB`,
+    heldRssMb <= 300,
+  ],
 ];
 out('');
 out(
   `full sync of ${calendarCount} × ${eventsPerCalendar} events into the copies: ${(fullSyncMs / 1000).toFixed(2)} s`,
+);
+out(
+  `Google calendar of ${bigCalendarEvents} events: full sync ${(figures.fullMs / 1000).toFixed(2)} s in ${figures.fullRequests} requests; ` +
+    `after one change ${figures.incrementalMs.toFixed(1)} ms in ${figures.incrementalRequests}`,
 );
 for (const [bar, value, held] of bars) out(`${held ? 'ok    ' : 'BROKEN'} ${bar}: ${value}`);
 if (bars.some(([, , held]) => !held)) process.exitCode = 1;

@@ -13,6 +13,8 @@ import {
 import { seedUser, seedWorkspace } from '../test/helpers/seed.ts';
 
 export const calendarCount = 20;
+/** Calendars of the memory row: 100 × 1,000 events held in the copies. */
+export const heldCalendars = 100;
 export const eventsPerCalendar = 1000;
 /** Every `matchEvery`-th title carries the search word: 2,000 matches of 20,000. */
 export const matchEvery = 10;
@@ -35,7 +37,8 @@ const topics = [
 const description = (i: number) =>
   `Agenda:\n1. Status of the open items from last time (see the shared notes).\n2. ${topics[i % topics.length]}: decisions needed before the end of the week.\n3. Risks and dependencies on other teams.\n\nJoin from the meeting room or with the link in the invitation. Please read the document beforehand and add your questions at the end. Ref #${1000 + i}.`;
 
-function calendar(c: number): MemoryCalendar {
+/** The c-th calendar of the account: its events made anew on each call. */
+export function benchCalendar(c: number): MemoryCalendar {
   const occurrences = Array.from({ length: eventsPerCalendar }, (_, i) => {
     // ~32 a day, all inside the window in Berlin time (07:00–18:45 local).
     const day = 1 + (i % 31);
@@ -57,19 +60,24 @@ function calendar(c: number): MemoryCalendar {
   return { name: `Calendar ${c + 1}`, timeZone: 'Europe/Berlin', occurrences };
 }
 
+/** A provider holding `count` such calendars. */
+export const benchCalendars = (count: number) =>
+  memoryProvider(
+    'google',
+    new Map(
+      Array.from({ length: count }, (_, c) => [`cal-${c + 1}@group.calendar.google.com`, benchCalendar(c)]),
+    ),
+  );
+
 /** The provider to put in the AppContext; `seedAccount` stores its account once the app's database exists. */
-export const benchProvider = memoryProvider(
-  'google',
-  new Map(
-    Array.from({ length: calendarCount }, (_, c) => [`cal-${c + 1}@group.calendar.google.com`, calendar(c)]),
-  ),
-);
+export const benchProvider = benchCalendars(calendarCount);
 
 export async function seedAccount(
   ctx: AppContext,
+  provider = benchProvider,
 ): Promise<{ userId: string; workspaceId: string; calendarIds: string[] }> {
   const userId = await seedUser(ctx.db, 'bench@example.test');
   const workspaceId = await seedWorkspace(ctx.db, 'Bench', [[userId, 'owner']]);
-  const calendarIds = await seedMemoryAccount(ctx, { userId, workspaceId }, benchProvider);
+  const calendarIds = await seedMemoryAccount(ctx, { userId, workspaceId }, provider);
   return { userId, workspaceId, calendarIds };
 }

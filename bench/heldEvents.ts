@@ -1,0 +1,55 @@
+/**
+ * Run by `npm run bench` in a process of its own: the service holding 100,000 events in its
+ * copies (100 calendars × 1,000, on a database file), every calendar read once so its view
+ * is in memory too; prints the process's resident memory in bytes.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { CalendarProvider } from '../src/providers/port.ts';
+import { grantToken } from '../test/helpers/grantToken.ts';
+import { benchCalendar, heldCalendars, seedAccount, window } from './seed.ts';
+import { service } from './service.ts';
+
+const dir = mkdtempSync(join(tmpdir(), 'bench-held-'));
+try {
+  // The provider makes each calendar's events when asked, so that what stays in memory is the service's.
+  const ids = Array.from({ length: heldCalendars }, (_, c) => `cal-${c + 1}@group.calendar.google.com`);
+  const provider: CalendarProvider<'google'> = {
+    kind: 'google',
+    listCalendars: async () =>
+      ids.map((id, c) => ({
+        providerCalendarId: id,
+        name: `Calendar ${c + 1}`,
+        timeZone: 'Europe/Berlin',
+        primary: false,
+        access: 'owner' as const,
+      })),
+    listEvents: async (_account, calendar) => ({
+      occurrences: benchCalendar(ids.indexOf(calendar.providerCalendarId)).occurrences,
+      skipped: [],
+    }),
+    getEvent: async () => undefined,
+  };
+  const { ctx, sync, url, close } = await service({ google: provider }, join(dir, 'held.sqlite'));
+  const owner = await seedAccount(ctx, provider);
+  const calendars = owner.calendarIds.map((calendarId) => ({ calendarId, detailLevel: 'full' as const }));
+  const token = (await grantToken(ctx, { ...owner, calendars, resource: 'v1' })).token;
+  while ((await sync.runDue()) > 0);
+  for (let i = 0; i < owner.calendarIds.length; i += 20) {
+    const query = new URLSearchParams({
+      calendar_id: owner.calendarIds.slice(i, i + 20).join(','),
+      ...window,
+    });
+    const response = await fetch(`${url}/v1/events?${query}`, {
+      headers: { authorization: `Bearer ${token}` },
+    });
+    if (!response.ok) throw new Error(`held events: ${response.status}`);
+    await response.arrayBuffer();
+  }
+  globalThis.gc?.();
+  process.stdout.write(`${process.memoryUsage().rss}\n`);
+  await close();
+} finally {
+  rmSync(dir, { recursive: true, force: true });
+}

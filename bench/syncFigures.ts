@@ -1,0 +1,83 @@
+/**
+ * The sync figures of `npm run bench`: a 10,000-event Google calendar (the fake Google, over
+ * loopback HTTP) synced in full and then incrementally after one change, through the service's
+ * own sync engine and database — requests to the provider and time, each.
+ */
+import { connectAccount } from '../src/calendars/accounts/connectedAccounts.ts';
+import type { AppContext } from '../src/context.ts';
+import { systemClock } from '../src/lib/clock.ts';
+import { createGoogleProvider } from '../src/providers/google/adapter.ts';
+import { ProviderHttp } from '../src/providers/providerHttp.ts';
+import { reconcileCopies } from '../src/store/calendarCopies.ts';
+import type { SyncService } from '../src/sync/syncService.ts';
+import { FakeGoogle } from '../test/fakes/google.ts';
+import { grantToken } from '../test/helpers/grantToken.ts';
+import { seedUser, seedWorkspace } from '../test/helpers/seed.ts';
+
+export const bigCalendarEvents = 10_000;
+const calendarId = 'big@group.calendar.google.com';
+
+/** 10,000 one-hour events, four a day from 2026-01-05, in Berlin. */
+function events() {
+  return Array.from({ length: bigCalendarEvents }, (_, i) => {
+    const day = Temporal.PlainDate.from('2026-01-05').add({ days: Math.floor(i / 4) });
+    const start = Temporal.PlainDateTime.from(`${day}T${String(8 + 2 * (i % 4)).padStart(2, '0')}:00:00`);
+    const at = (t: Temporal.PlainDateTime) => ({ dateTime: t.toString(), timeZone: 'Europe/Berlin' });
+    return { id: `big${i}`, summary: `Meeting ${i}`, start: at(start), end: at(start.add({ hours: 1 })) };
+  });
+}
+
+export interface SyncFigures {
+  fullMs: number;
+  fullRequests: number;
+  incrementalMs: number;
+  incrementalRequests: number;
+}
+
+/** Measures on a service built by `service` with the given Google provider. */
+export async function syncFigures(
+  service: (
+    providers: AppContext['providers'],
+  ) => Promise<{ ctx: AppContext; sync: SyncService; close(): Promise<void> }>,
+): Promise<SyncFigures> {
+  const google = await FakeGoogle.start({
+    clock: systemClock,
+    calendars: [
+      { id: calendarId, summary: 'Big', timeZone: 'Europe/Berlin', accessRole: 'owner', events: events() },
+    ],
+    maxPageSize: 2500,
+  });
+  const http = new ProviderHttp({ timeoutMs: 30_000 });
+  const { ctx, sync, close } = await service({
+    google: createGoogleProvider({ http, config: google.config(), clock: systemClock }),
+  });
+  try {
+    const userId = await seedUser(ctx.db, 'sync@example.test');
+    const workspaceId = await seedWorkspace(ctx.db, 'Sync', [[userId, 'owner']]);
+    const { calendars } = await connectAccount(
+      ctx,
+      { userId, workspaceId },
+      { kind: 'google', ...google.oauth.issue() },
+      'sync@example.test',
+    );
+    const id = calendars[0]!.id;
+    await grantToken(ctx, { userId, workspaceId, calendars: [{ calendarId: id, detailLevel: 'full' }] });
+    await reconcileCopies(ctx.db, systemClock.now().epochMilliseconds);
+
+    google.counts.reset();
+    let started = performance.now();
+    if ((await sync.syncNow(id)) !== 'synced') throw new Error('the full sync failed');
+    const fullMs = performance.now() - started;
+    const fullRequests = google.counts.count({});
+
+    google.calendars.changeEvent(calendarId, 'big5000', { summary: 'Meeting 5000 (moved)' });
+    google.counts.reset();
+    started = performance.now();
+    if ((await sync.syncNow(id)) !== 'synced') throw new Error('the incremental sync failed');
+    const incrementalMs = performance.now() - started;
+    return { fullMs, fullRequests, incrementalMs, incrementalRequests: google.counts.count({}) };
+  } finally {
+    await close();
+    await google.close();
+  }
+}

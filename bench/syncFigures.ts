@@ -30,7 +30,9 @@ function events() {
 export interface SyncFigures {
   fullMs: number;
   fullRequests: number;
+  /** The median of five. */
   incrementalMs: number;
+  /** The most any of the five made. */
   incrementalRequests: number;
 }
 
@@ -70,12 +72,19 @@ export async function syncFigures(
     const fullMs = performance.now() - started;
     const fullRequests = google.counts.count({});
 
-    google.calendars.changeEvent(calendarId, 'big5000', { summary: 'Meeting 5000 (moved)' });
-    google.counts.reset();
-    started = performance.now();
-    if ((await sync.syncNow(id)) !== 'synced') throw new Error('the incremental sync failed');
-    const incrementalMs = performance.now() - started;
-    return { fullMs, fullRequests, incrementalMs, incrementalRequests: google.counts.count({}) };
+    // One change, then one sync, five times: the median time, the most requests.
+    const times: number[] = [];
+    let incrementalRequests = 0;
+    for (let round = 0; round < 5; round++) {
+      google.calendars.changeEvent(calendarId, `big${1000 * (round + 1)}`, { summary: `Moved ${round}` });
+      google.counts.reset();
+      started = performance.now();
+      if ((await sync.syncNow(id)) !== 'synced') throw new Error('the incremental sync failed');
+      times.push(performance.now() - started);
+      incrementalRequests = Math.max(incrementalRequests, google.counts.count({}));
+    }
+    const incrementalMs = times.sort((a, b) => a - b)[2]!;
+    return { fullMs, fullRequests, incrementalMs, incrementalRequests };
   } finally {
     await close();
     await google.close();

@@ -59,7 +59,7 @@ function firstFrom(events: readonly PlacedEvent[], ns: bigint): number {
   return lo;
 }
 
-export function createCopyViews(maxEvents = 100_000): CopyViews {
+export function createCopyViews(maxEvents = 50_000): CopyViews {
   const views = new Map<string, View>();
   let held = 0;
 

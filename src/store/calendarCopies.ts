@@ -180,9 +180,12 @@ export async function copyForSync(
 }
 
 /**
- * Takes the lease of one calendar's copy when no live lease of another owner holds it (a crashed
- * instance's lease expires); the owner's own lease is renewed. One UPDATE: the engines' row
- * locking makes it exclusive.
+ * Takes the lease of one calendar's copy for a sync asked for now (a read, a write, a person):
+ * when no live lease holds it (a crashed instance's lease expires) or this instance's own does.
+ * A round's calendar, leased by `leaseDue` and waiting for its turn, is `keptBy` its owner
+ * instead: only while the lease is still its own — if it passed to another instance meanwhile,
+ * that one syncs it, even when it has already finished and let go. One UPDATE each: the
+ * engines' row locking makes it exclusive.
  */
 export async function takeLease(
   db: Db,
@@ -190,13 +193,16 @@ export async function takeLease(
   owner: string,
   now: number,
   leaseMs: number,
+  keptBy = false,
 ): Promise<boolean> {
   const result = await db
     .updateTable('calendar_copies')
     .set({ lease_owner: owner, lease_until: now + leaseMs, attempted_at: now })
     .where('calendar_id', '=', calendarId)
     .where((eb) =>
-      eb.or([eb('lease_until', 'is', null), eb('lease_until', '<', now), eb('lease_owner', '=', owner)]),
+      keptBy
+        ? eb('lease_owner', '=', owner)
+        : eb.or([eb('lease_until', 'is', null), eb('lease_until', '<', now), eb('lease_owner', '=', owner)]),
     )
     .executeTakeFirst();
   return Number(result.numUpdatedRows) === 1;

@@ -51,11 +51,10 @@ function retryDelay(error: unknown, failures: number, intervalMs: number): numbe
   return Math.min(firstRetryMs * 2 ** failures, intervalMs);
 }
 
-export async function syncCalendar(deps: SyncDeps, calendarId: string): Promise<SyncOutcome> {
+/** `leased`: a round leased the calendar; it is synced only while that lease is still this instance's. */
+export async function syncCalendar(deps: SyncDeps, calendarId: string, leased = false): Promise<SyncOutcome> {
   const now = epochMs(deps.clock);
-  // Also when a round leased it: while it waited for its turn, the lease may have expired and
-  // passed to another instance, which is then the one to ask the provider.
-  if (!(await takeLease(deps.db, calendarId, deps.owner, now, deps.settings.leaseMs))) return 'busy';
+  if (!(await takeLease(deps.db, calendarId, deps.owner, now, deps.settings.leaseMs, leased))) return 'busy';
   const [copy, [calendar]] = await Promise.all([
     copyForSync(deps.db, calendarId),
     findCalendars(deps.db, [calendarId]),

@@ -39,10 +39,10 @@ export function createSyncService(deps: SyncDeps, options: SyncServiceOptions): 
   let stopped = false;
   let round: Promise<unknown> = Promise.resolve();
 
-  function syncNow(calendarId: string): Promise<SyncOutcome> {
+  function syncNow(calendarId: string, leased = false): Promise<SyncOutcome> {
     const current = running.get(calendarId);
     if (current !== undefined) return current;
-    const started = syncCalendar(deps, calendarId).finally(() => running.delete(calendarId));
+    const started = syncCalendar(deps, calendarId, leased).finally(() => running.delete(calendarId));
     running.set(calendarId, started);
     return started;
   }
@@ -62,7 +62,7 @@ export function createSyncService(deps: SyncDeps, options: SyncServiceOptions): 
     const worker = async () => {
       while (next < due.length) {
         const calendarId = due[next++]!;
-        await syncNow(calendarId).catch(options.onRoundError);
+        await syncNow(calendarId, true).catch(options.onRoundError);
       }
     };
     await Promise.all(Array.from({ length: Math.min(concurrency, due.length) }, worker));
@@ -138,7 +138,7 @@ export function createSyncService(deps: SyncDeps, options: SyncServiceOptions): 
   }
 
   return {
-    syncNow,
+    syncNow: (calendarId) => syncNow(calendarId),
     runDue,
     markDue: (calendarId) => markDue(deps.db, calendarId, epochMs(deps.clock)),
     forRead,

@@ -14,9 +14,10 @@ import { AppError } from '../../src/errors.ts';
 import { createSecretBox } from '../../src/lib/encryption.ts';
 import type { CalendarProvider, SyncBatch, SyncRequest } from '../../src/providers/port.ts';
 import { insertGrant, markGrantsRevoked } from '../../src/store/accessGrants.ts';
-import { copiesOf, occurrencesNear, reconcileCopies } from '../../src/store/calendarCopies.ts';
+import { copiesOf, leaseDue, occurrencesNear, reconcileCopies } from '../../src/store/calendarCopies.ts';
 import type { DatabaseHandle } from '../../src/store/database.ts';
 import { deleteMembership } from '../../src/store/workspaces.ts';
+import { syncCalendar } from '../../src/sync/calendarSync.ts';
 import { createSyncService, type SyncService } from '../../src/sync/syncService.ts';
 import { TestClock } from '../helpers/clock.ts';
 import { enginesUnderTest } from '../helpers/databases.ts';
@@ -98,7 +99,15 @@ for (const engine of await enginesUnderTest()) {
           { db: handle.db, clock, box: ctx.box, providers: ctx.providers, owner, settings },
           { engine: engine.name, readWaitMs: 1000 },
         );
-      return { ctx, calendarId: calendarId!, grantId, userId, workspaceId, clock, service };
+      const deps = (owner: string) => ({
+        db: handle.db,
+        clock,
+        box: ctx.box,
+        providers: ctx.providers,
+        owner,
+        settings,
+      });
+      return { ctx, calendarId: calendarId!, grantId, userId, workspaceId, clock, service, deps };
     }
 
     const copyOf = async (calendarId: string) => (await copiesOf(handle.db, [calendarId])).get(calendarId);
@@ -240,6 +249,27 @@ for (const engine of await enginesUnderTest()) {
       assert.equal(copy?.hasState, true);
       const ids = (await occurrencesNear(handle.db, calendarId, march, 0)).map((o) => o.providerEventId);
       assert.deepEqual(ids, ['b']);
+    });
+
+    it('never syncs a round’s calendar whose lease passed to another instance while it waited', async () => {
+      const { provider, requests } = scriptedProvider([
+        async function* () {
+          yield { full: true, upserts: [], removals: [], skipped: [], nextState: 'by-second' };
+        },
+      ]);
+      const { calendarId, service, clock, deps } = await setUp(provider);
+      const now = clock.now().epochMilliseconds;
+      await reconcileCopies(handle.db, now);
+      // The first instance's round leases the calendar, but its turn comes only after the lease ran out...
+      assert.deepEqual(await leaseDue(handle.db, engine.name, 'first', now, settings.leaseMs, 8), [
+        calendarId,
+      ]);
+      clock.advance({ milliseconds: settings.leaseMs + 1 });
+      // ...by which time the second has synced it and let go.
+      assert.equal(await service('second').syncNow(calendarId), 'synced');
+      assert.equal((await copyOf(calendarId))?.hasState, true);
+      assert.equal(await syncCalendar(deps('first'), calendarId, true), 'busy');
+      assert.equal(requests.length, 1, 'the provider was asked once');
     });
 
     it('waits as long as the provider asks after a 429', async () => {

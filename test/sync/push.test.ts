@@ -8,18 +8,20 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { connectAccount } from '../../src/calendars/accounts/connectedAccounts.ts';
-import type { Credentials } from '../../src/providers/port.ts';
 import { tokenHash } from '../../src/lib/secrets.ts';
 import { createGoogleProvider } from '../../src/providers/google/adapter.ts';
 import { createMicrosoftProvider } from '../../src/providers/microsoft/adapter.ts';
+import type { Credentials } from '../../src/providers/port.ts';
 import { ProviderHttp } from '../../src/providers/providerHttp.ts';
 import type { Providers } from '../../src/providers/registry.ts';
 import { markGrantsRevoked } from '../../src/store/accessGrants.ts';
 import { copiesOf, occurrencesNear } from '../../src/store/calendarCopies.ts';
+import { insertChannel } from '../../src/store/pushChannels.ts';
 import { FakeGoogle } from '../fakes/google.ts';
 import { FakeGraph } from '../fakes/graph.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { TestClock } from '../helpers/clock.ts';
+import { enginesUnderTest } from '../helpers/databases.ts';
 import { grantToken } from '../helpers/grantToken.ts';
 import { seedUser, seedWorkspace } from '../helpers/seed.ts';
 
@@ -50,6 +52,12 @@ async function connected(t: TestApp, credentials: Credentials, name: string) {
   return { calendarId, grantId };
 }
 
+/** The body of the last channels.stop the fake received. */
+const lastStop = (google: FakeGoogle) =>
+  google.requests.findLast((r) => r.url.endsWith('/channels/stop'))?.body as
+    | { id: string; resourceId: string }
+    | undefined;
+
 const channelRows = (t: TestApp) => t.ctx.db.selectFrom('push_channels').selectAll().execute();
 
 async function copiedTitles(t: TestApp, calendarId: string): Promise<string[]> {
@@ -78,119 +86,186 @@ const googleSeed = {
   ],
 };
 
-describe('push: Google watch channels', () => {
+for (const engine of await enginesUnderTest())
+  describe(`push: Google watch channels (${engine.name})`, { skip: engine.skip }, () => {
+    const clock = new TestClock('2026-10-20T08:00:00Z');
+    let google: FakeGoogle;
+    let t: TestApp;
+    let calendarId: string;
+    let grantId: string;
+    const googleHook = (headers: Record<string, string>) =>
+      t.app.inject({ method: 'POST', url: '/hooks/google', headers });
+
+    before(async () => {
+      google = await FakeGoogle.start({ clock, user: { email: me }, calendars: [googleSeed] });
+      const providers: Providers = {
+        google: createGoogleProvider({ http: http(), config: google.config(), clock }),
+      };
+      t = await startTestApp({ listen: true, push: true, clock, providers, database: await engine.open() });
+      ({ calendarId, grantId } = await connected(t, { kind: 'google', ...google.oauth.issue() }, 'Google'));
+    });
+    after(async () => {
+      await t?.close();
+      await google?.close();
+    });
+
+    it('watches a calendar once its copy has synced, at our address, keeping only the hash of the token', async () => {
+      assert.equal(google.counts.count({ kind: 'watch' }), 0);
+      await t.sync.runDue();
+      await google.settled();
+      const [open, ...more] = google.channels.open();
+      assert.equal(more.length, 0);
+      assert.equal(open?.calendarId, me);
+      const watch = google.requests.find((r) => r.url.endsWith('/events/watch'))!;
+      const body = watch.body as { id: string; address: string; token: string; type: string };
+      assert.equal(body.address, `${t.ctx.config.baseUrl}/hooks/google`);
+      assert.equal(body.id, open.id);
+      const [row] = await channelRows(t);
+      assert.equal(row?.calendar_id, calendarId);
+      assert.equal(row?.token_hash, tokenHash(body.token));
+      assert.ok(!Object.values(row!).includes(body.token), 'the token itself is not stored');
+      assert.deepEqual(
+        google.channels.deliveries.map((d) => [d.state, d.status]),
+        [['sync', 200]],
+      );
+      await t.sync.runDue();
+      assert.equal(google.counts.count({ kind: 'watch' }), 1, 'one channel per calendar');
+    });
+
+    it('syncs the calendar when Google says it changed, without any read', async () => {
+      google.calendars.changeEvent(me, 'standup', { summary: 'Standup (moved)' });
+      await google.settled();
+      assert.deepEqual(google.channels.deliveries.at(-1)?.state, 'exists');
+      assert.equal(google.channels.deliveries.at(-1)?.status, 200);
+      await until('the copy shows the change', async () =>
+        (await copiedTitles(t, calendarId)).includes('Standup (moved)'),
+      );
+    });
+
+    it('answers 404 with an empty body to a wrong token and to an unknown channel alike, and syncs nothing', async () => {
+      const [open] = google.channels.open();
+      const due = await nextSyncAt(t, calendarId);
+      google.counts.reset();
+      const wrongToken = await googleHook({
+        'x-goog-channel-id': open!.id,
+        'x-goog-channel-token': 'not-the-token',
+        'x-goog-resource-state': 'exists',
+      });
+      const body = (google.requests.find((r) => r.url.endsWith('/events/watch'))!.body as { token: string })
+        .token;
+      const unknownChannel = await googleHook({
+        'x-goog-channel-id': 'someone-elses-channel',
+        'x-goog-channel-token': body,
+        'x-goog-resource-state': 'exists',
+      });
+      const noToken = await googleHook({ 'x-goog-channel-id': open!.id, 'x-goog-resource-state': 'exists' });
+      for (const answer of [wrongToken, unknownChannel, noToken]) {
+        assert.equal(answer.statusCode, 404);
+        assert.equal(answer.body, '');
+      }
+      assert.equal(await nextSyncAt(t, calendarId), due, 'not made due');
+      assert.equal(google.counts.count({ kind: 'events.list' }), 0, 'not synced');
+      const sync = await googleHook({ 'x-goog-channel-id': 'any', 'x-goog-resource-state': 'sync' });
+      assert.equal(sync.statusCode, 200, 'the first message of a channel asks nothing');
+      assert.equal(sync.body, '');
+    });
+
+    it('replaces a channel ending within a day: the new one watched, then the old one stopped', async () => {
+      const [old] = google.channels.open();
+      clock.advance({ hours: 6 * 24 + 1 });
+      await t.sync.runDue();
+      await google.settled();
+      const [renewed, ...more] = google.channels.open();
+      assert.equal(more.length, 0);
+      assert.notEqual(renewed?.id, old!.id);
+      assert.deepEqual(lastStop(google), { id: old!.id, resourceId: old!.resourceId });
+      assert.deepEqual(
+        (await channelRows(t)).map((r) => r.channel_id),
+        [renewed!.id],
+      );
+      google.calendars.changeEvent(me, 'standup', { summary: 'Standup (renewed)' });
+      await google.settled();
+      await until('the renewed channel brings the change', async () =>
+        (await copiedTitles(t, calendarId)).includes('Standup (renewed)'),
+      );
+    });
+
+    it('stops the channel ending first when a calendar has two (two instances watched at once)', async () => {
+      const [row] = await channelRows(t);
+      await insertChannel(t.ctx.db, {
+        provider: 'google',
+        channelId: 'twin',
+        calendarId,
+        accountId: row!.account_id,
+        resourceId: 'twin-resource',
+        tokenHash: tokenHash('twin-token'),
+        expiresAt: Number(row!.expires_at) - 3_600_000,
+        createdAt: clock.now().epochMilliseconds,
+      });
+      await t.sync.runDue();
+      assert.deepEqual(lastStop(google)?.id, 'twin');
+      assert.deepEqual(
+        (await channelRows(t)).map((r) => r.channel_id),
+        [row!.channel_id],
+      );
+    });
+
+    it('stops the channel at Google and forgets it when the grant is revoked', async () => {
+      const [open] = google.channels.open();
+      await markGrantsRevoked(t.ctx.db, { id: grantId }, 'test', clock.now().epochMilliseconds);
+      await t.sync.runDue();
+      assert.deepEqual(google.channels.open(), []);
+      assert.equal(lastStop(google)?.id, open!.id);
+      assert.deepEqual(await channelRows(t), []);
+    });
+  });
+
+describe('push: a watch that fails', () => {
   const clock = new TestClock('2026-10-20T08:00:00Z');
+  const logLines: string[] = [];
   let google: FakeGoogle;
   let t: TestApp;
   let calendarId: string;
-  let grantId: string;
-  const googleHook = (headers: Record<string, string>) =>
-    t.app.inject({ method: 'POST', url: '/hooks/google', headers });
 
   before(async () => {
     google = await FakeGoogle.start({ clock, user: { email: me }, calendars: [googleSeed] });
     const providers: Providers = {
       google: createGoogleProvider({ http: http(), config: google.config(), clock }),
     };
-    t = await startTestApp({ listen: true, push: true, clock, providers });
-    ({ calendarId, grantId } = await connected(t, { kind: 'google', ...google.oauth.issue() }, 'Google'));
+    t = await startTestApp({
+      listen: true,
+      push: true,
+      clock,
+      providers,
+      logLines,
+      env: { LOG_LEVEL: 'warn' },
+    });
+    ({ calendarId } = await connected(t, { kind: 'google', ...google.oauth.issue() }, 'Google'));
   });
   after(async () => {
     await t?.close();
     await google?.close();
   });
 
-  it('watches a calendar once its copy has synced, at our address, keeping only the hash of the token', async () => {
-    assert.equal(google.counts.count({ kind: 'watch' }), 0);
+  it('is logged with the calendar and the reason, left alone for a minute, then tried again', async () => {
+    google.inject({ status: 403, reason: 'push.webhookUrlUnauthorized', match: /\/events\/watch/ });
     await t.sync.runDue();
-    await google.settled();
-    const [open, ...more] = google.channels.open();
-    assert.equal(more.length, 0);
-    assert.equal(open?.calendarId, me);
-    const watch = google.requests.find((r) => r.url.endsWith('/events/watch'))!;
-    const body = watch.body as { id: string; address: string; token: string; type: string };
-    assert.equal(body.address, `${t.ctx.config.baseUrl}/hooks/google`);
-    assert.equal(body.id, open.id);
-    const [row] = await channelRows(t);
-    assert.equal(row?.calendar_id, calendarId);
-    assert.equal(row?.token_hash, tokenHash(body.token));
-    assert.ok(!Object.values(row!).includes(body.token), 'the token itself is not stored');
-    assert.deepEqual(
-      google.channels.deliveries.map((d) => [d.state, d.status]),
-      [['sync', 200]],
-    );
-    await t.sync.runDue();
-    assert.equal(google.counts.count({ kind: 'watch' }), 1, 'one channel per calendar');
-  });
-
-  it('syncs the calendar when Google says it changed, without any read', async () => {
-    google.calendars.changeEvent(me, 'standup', { summary: 'Standup (moved)' });
-    await google.settled();
-    assert.deepEqual(google.channels.deliveries.at(-1)?.state, 'exists');
-    assert.equal(google.channels.deliveries.at(-1)?.status, 200);
-    await until('the copy shows the change', async () =>
-      (await copiedTitles(t, calendarId)).includes('Standup (moved)'),
-    );
-  });
-
-  it('answers 404 with an empty body to a wrong token and to an unknown channel alike, and syncs nothing', async () => {
-    const [open] = google.channels.open();
-    const due = await nextSyncAt(t, calendarId);
-    google.counts.reset();
-    const wrongToken = await googleHook({
-      'x-goog-channel-id': open!.id,
-      'x-goog-channel-token': 'not-the-token',
-      'x-goog-resource-state': 'exists',
-    });
-    const body = (google.requests.find((r) => r.url.endsWith('/events/watch'))!.body as { token: string }).token;
-    const unknownChannel = await googleHook({
-      'x-goog-channel-id': 'someone-elses-channel',
-      'x-goog-channel-token': body,
-      'x-goog-resource-state': 'exists',
-    });
-    const noToken = await googleHook({ 'x-goog-channel-id': open!.id, 'x-goog-resource-state': 'exists' });
-    for (const answer of [wrongToken, unknownChannel, noToken]) {
-      assert.equal(answer.statusCode, 404);
-      assert.equal(answer.body, '');
-    }
-    assert.equal(await nextSyncAt(t, calendarId), due, 'not made due');
-    assert.equal(google.counts.count({ kind: 'events.list' }), 0, 'not synced');
-    const sync = await googleHook({ 'x-goog-channel-id': 'any', 'x-goog-resource-state': 'sync' });
-    assert.equal(sync.statusCode, 200, 'the first message of a channel asks nothing');
-    assert.equal(sync.body, '');
-  });
-
-  it('replaces a channel ending within a day: the new one watched, then the old one stopped', async () => {
-    const [old] = google.channels.open();
-    clock.advance({ hours: 6 * 24 + 1 });
-    await t.sync.runDue();
-    await google.settled();
-    const [renewed, ...more] = google.channels.open();
-    assert.equal(more.length, 0);
-    assert.notEqual(renewed?.id, old!.id);
-    const stop = google.requests.findLast((r) => r.url.endsWith('/channels/stop'));
-    assert.deepEqual(stop?.body, { id: old!.id, resourceId: old!.resourceId });
-    assert.deepEqual(
-      (await channelRows(t)).map((r) => r.channel_id),
-      [renewed!.id],
-    );
-    google.calendars.changeEvent(me, 'standup', { summary: 'Standup (renewed)' });
-    await google.settled();
-    await until('the renewed channel brings the change', async () =>
-      (await copiedTitles(t, calendarId)).includes('Standup (renewed)'),
-    );
-  });
-
-  it('stops the channel at Google and forgets it when the grant is revoked', async () => {
-    const [open] = google.channels.open();
-    await markGrantsRevoked(t.ctx.db, { id: grantId }, 'test', clock.now().epochMilliseconds);
-    await t.sync.runDue();
-    assert.deepEqual(google.channels.open(), []);
-    assert.equal(
-      (google.requests.findLast((r) => r.url.endsWith('/channels/stop'))?.body as { id: string }).id,
-      open!.id,
-    );
+    assert.equal(google.counts.count({ kind: 'watch' }), 1);
     assert.deepEqual(await channelRows(t), []);
+    const failed = logLines.map((line) => JSON.parse(line)).find((e) => e.msg === 'push channel failed');
+    assert.equal(failed?.calendarId, calendarId);
+    assert.equal(failed?.step, 'watch');
+    assert.equal(typeof failed?.reason, 'string');
+    const token = (google.requests.find((r) => r.url.endsWith('/events/watch'))!.body as { token: string })
+      .token;
+    assert.ok(!logLines.join('\n').includes(token), 'the token is not logged');
+
+    await t.sync.runDue();
+    assert.equal(google.counts.count({ kind: 'watch' }), 1, 'resting');
+    clock.advance({ seconds: 61 });
+    await t.sync.runDue();
+    assert.equal(google.counts.count({ kind: 'watch' }), 2);
+    assert.equal((await channelRows(t)).length, 1);
   });
 });
 
@@ -252,7 +327,13 @@ describe('push: Graph subscriptions', () => {
               name: 'Team',
               isDefaultCalendar: true,
               events: [
-                { id: 'standup', zone: berlin, subject: 'Standup', start: `${day}T09:00:00`, end: `${day}T09:15:00` },
+                {
+                  id: 'standup',
+                  zone: berlin,
+                  subject: 'Standup',
+                  start: `${day}T09:00:00`,
+                  end: `${day}T09:15:00`,
+                },
               ],
             },
           ],
@@ -297,7 +378,7 @@ describe('push: Graph subscriptions', () => {
     clientStates();
     assert.equal(row?.channel_id, subscription!.id);
     assert.equal(row?.token_hash, tokenHash(subscription!.clientState!));
-    assert.ok(!Object.values(row!).includes(subscription!.clientState), 'clientState itself is not stored');
+    assert.ok(!Object.values(row!).includes(subscription!.clientState!), 'clientState itself is not stored');
   });
 
   it('echoes a validation token as plain text, and refuses one too long or with control characters', async () => {

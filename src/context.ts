@@ -22,6 +22,8 @@ export interface AppContext {
   connectors: Connectors;
   /** Tests only: what the authorization server's guarded fetch may reach besides public addresses. */
   outboundGuard?: GuardedFetchOptions;
+  /** Tests only: where providers send change notifications though BASE_URL is not https (the fakes take loopback http). */
+  pushAddress?: string;
   /** Resolves when the database answers; used by /readyz. */
   ping(): Promise<void>;
 }

@@ -21,6 +21,8 @@ import { issueFirstRunToken } from './people/onboarding.ts';
 import { createCalendarAdapters } from './providers/adapters.ts';
 import { engineOf, migrateToLatest, openConfiguredDatabase, ping } from './store/database.ts';
 import { syncSettings } from './sync/horizon.ts';
+import { createPushUpkeep } from './sync/push.ts';
+import { createPushNotices } from './sync/pushNotices.ts';
 import { createSyncService, type SyncService } from './sync/syncService.ts';
 import { sitePages } from './web/sitePages.ts';
 
@@ -42,6 +44,18 @@ export async function assemble(ctx: AppContext, options: BuildOptions = {}): Pro
   const auth = await startAuthorization(ctx, sitePages(ctx));
   const account = { db: ctx.db, clock: ctx.clock, box: ctx.box, providers: ctx.providers };
   let log: FastifyBaseLogger | undefined;
+  // Providers notify only https addresses.
+  const pushAddress =
+    ctx.pushAddress ?? (ctx.config.baseUrl.startsWith('https:') ? ctx.config.baseUrl : undefined);
+  const upkeep =
+    pushAddress === undefined
+      ? undefined
+      : createPushUpkeep({
+          ...account,
+          address: pushAddress,
+          // Which calendar, which step, why; never content or tokens.
+          log: (entry) => log?.warn(entry, 'push channel failed'),
+        });
   const sync = createSyncService(
     {
       ...account,
@@ -58,8 +72,17 @@ export async function assemble(ctx: AppContext, options: BuildOptions = {}): Pro
       onRoundError: (error) => log?.error({ err: error }, 'sync round failed'),
       // A read waits for a stale calendar's sync no longer than one provider request may take.
       readWaitMs: Math.min(ctx.config.providerTimeoutMs, 5_000),
+      ...(upkeep === undefined ? {} : { push: upkeep }),
     },
   );
+  const push =
+    upkeep &&
+    createPushNotices({
+      db: ctx.db,
+      upkeep,
+      sync,
+      onError: (calendarId, error) => log?.warn({ calendarId, err: error }, 'push notification not followed'),
+    });
   const calendars: CalendarDeps = {
     ...account,
     ids: createEventIds(ctx.secretKey),
@@ -68,7 +91,11 @@ export async function assemble(ctx: AppContext, options: BuildOptions = {}): Pro
     copies: sync,
     copyViews: createCopyViews(),
   };
-  const app = await buildApp(ctx, { auth, calendars, version: serviceVersion }, options);
+  const app = await buildApp(
+    ctx,
+    { auth, calendars, version: serviceVersion, ...(push === undefined ? {} : { push }) },
+    options,
+  );
   log = app.log;
   app.addHook('onClose', () => sync.stop());
   return { app, sync };

@@ -33,7 +33,7 @@ const allowed: Record<string, string[]> = {
   'mcp/': ['auth/', ...surface],
   'rest/': ['auth/', ...surface],
   'web/': ['auth/', 'providers/', ...surface],
-  'http/': ['auth/', 'mcp/', 'rest/', 'web/', ...surface],
+  'http/': ['auth/', 'mcp/', 'rest/', 'web/', 'sync/', ...surface],
   'cli/': ['auth/', 'providers/', ...surface],
   'cli.ts': ['cli/'],
   'main.ts': ['*'],

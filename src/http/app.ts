@@ -11,10 +11,12 @@ import type { AppContext } from '../context.ts';
 import { AppError } from '../errors.ts';
 import { registerMcpRoutes } from '../mcp/routes.ts';
 import { registerRestRoutes } from '../rest/routes.ts';
+import type { PushNotices } from '../sync/pushNotices.ts';
 import { registerPageInputCheck } from '../web/pageInput.ts';
 import { registerPages } from '../web/pages/index.ts';
 import { registerVisitor } from '../web/visitor.ts';
 import { registerErrorHandling } from './errorHandling.ts';
+import { registerHooks } from './hooks.ts';
 import { loggerOptions, requestIdOptions } from './logging.ts';
 import { registerOps } from './ops.ts';
 
@@ -31,6 +33,8 @@ export interface AppParts {
   calendars: CalendarDeps;
   /** The service's version, shown to MCP clients in the server info. */
   version: string;
+  /** Change notifications from the providers (absent when push is off: no https address). */
+  push?: PushNotices;
 }
 
 export async function buildApp(
@@ -85,5 +89,6 @@ export async function buildApp(
   registerRestRoutes(app, ctx, auth, calendars);
   await registerMcpRoutes(app, ctx, auth, calendars, version);
   registerPages(app, ctx, auth);
+  if (parts.push !== undefined) await registerHooks(app, parts.push);
   return app;
 }

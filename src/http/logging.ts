@@ -13,6 +13,7 @@ const secretParams = [
   'refresh_token',
   'access_token',
   'state',
+  'validationtoken',
 ];
 
 export function redactUrl(url: string): string {

@@ -243,6 +243,21 @@ export interface CopyOccurrencesTable {
   body_text: string;
 }
 
+export interface PushChannelsTable {
+  provider: string;
+  /** Google: the channel id the service chose; Graph: the subscription id. */
+  channel_id: string;
+  /** No foreign key: the channel outlives its calendar's copy until it is stopped. */
+  calendar_id: string;
+  account_id: string;
+  /** Google's resourceId (needed to stop the channel). */
+  resource_id: string | null;
+  /** sha256 of the token the notifications carry (lib/secrets.ts#tokenHash). */
+  token_hash: string;
+  expires_at: number;
+  created_at: number;
+}
+
 export interface Database {
   users: UsersTable;
   sessions: SessionsTable;
@@ -265,6 +280,7 @@ export interface Database {
   calendar_copies: CalendarCopiesTable;
   copy_items: CopyItemsTable;
   copy_occurrences: CopyOccurrencesTable;
+  push_channels: PushChannelsTable;
 }
 
 export const flag = (value: Flag): boolean => value === true || value === 1;

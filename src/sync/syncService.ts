@@ -9,11 +9,12 @@ import { epochMs } from '../lib/clock.ts';
 import { copiesOf, leaseDue, markDue, reconcileCopies } from '../store/calendarCopies.ts';
 import { type SyncDeps, type SyncOutcome, syncCalendar } from './calendarSync.ts';
 import { insideHorizon } from './horizon.ts';
+import type { PushUpkeep } from './push.ts';
 
 export interface SyncService extends CalendarCopies {
   /** Syncs one calendar now (joins a sync of it already running here). */
   syncNow(calendarId: string): Promise<SyncOutcome>;
-  /** One round: copies reconciled with the grants, then the due calendars synced. */
+  /** One round: copies reconciled with the grants, the due calendars synced, then push channels tended. */
   runDue(): Promise<number>;
   /** Makes a calendar due at once (a push notification, "Sync now"). */
   markDue(calendarId: string): Promise<void>;
@@ -30,6 +31,8 @@ export interface SyncServiceOptions {
   readWaitMs: number;
   /** Told about a round that failed as a whole (the database away). */
   onRoundError?: (error: unknown) => void;
+  /** Change-notification channels, tended after each round's syncs (absent: no push). */
+  push?: PushUpkeep;
 }
 
 export function createSyncService(deps: SyncDeps, options: SyncServiceOptions): SyncService {
@@ -66,6 +69,7 @@ export function createSyncService(deps: SyncDeps, options: SyncServiceOptions): 
       }
     };
     await Promise.all(Array.from({ length: Math.min(concurrency, due.length) }, worker));
+    await options.push?.tend();
     return due.length;
   }
 

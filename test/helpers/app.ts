@@ -39,6 +39,10 @@ export interface TestAppOptions {
   outboundGuard?: GuardedFetchOptions;
   /** Calendar adapters to use instead of the configured ones (in-memory providers). */
   providers?: Providers;
+  /** The app's clock (to share it with a fake provider); a new TestClock otherwise. */
+  clock?: TestClock;
+  /** With `listen`: change notifications are asked for at the listening http address (ctx.pushAddress). */
+  push?: boolean;
 }
 
 /** A port nothing listens on right now. */
@@ -60,6 +64,8 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
     listen = false,
     outboundGuard,
     providers,
+    clock = new TestClock(),
+    push = false,
   } = options;
   const port = listen ? await freePort() : undefined;
   const listening = port === undefined ? {} : { PORT: String(port), BASE_URL: `http://127.0.0.1:${port}` };
@@ -75,7 +81,6 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
   });
   const handle = database ?? openDatabase({ sqlitePath: ':memory:' });
   await migrateToLatest(handle);
-  const clock = new TestClock();
   const secretKey = randomBytes(32);
   const ctx: AppContext = {
     config,
@@ -89,6 +94,7 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
     ...(providers === undefined ? {} : { providers }),
     ping: () => ping(handle),
     ...(outboundGuard ? { outboundGuard } : {}),
+    ...(push && port !== undefined ? { pushAddress: `http://127.0.0.1:${port}` } : {}),
   };
   const { app, sync } = await assemble(
     ctx,

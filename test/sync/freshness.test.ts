@@ -131,6 +131,17 @@ describe('freshness of the synced copies', () => {
     delete calendar.failure;
   });
 
+  it('answers from the same copy with the calendar’s rights as they are now', async () => {
+    const before = structured(await search('budget')).termine as { canEdit: boolean }[];
+    assert.ok(before.every((e) => e.canEdit));
+    await t.ctx.db.updateTable('calendars').set({ access: 'reader' }).where('id', '=', calendarId).execute();
+    listings = 0;
+    const after = structured(await search('budget')).termine as { canEdit: boolean }[];
+    assert.ok(after.length > 0 && after.every((e) => !e.canEdit), 'a read-only calendar now');
+    assert.equal(listings, 0, 'still from the copy');
+    await t.ctx.db.updateTable('calendars').set({ access: 'owner' }).where('id', '=', calendarId).execute();
+  });
+
   it('shows a write in the very next read (the copy is refreshed before the tool answers)', async () => {
     t.clock.advance({ minutes: 1 });
     await search('budget'); // synced again: fresh

@@ -82,9 +82,16 @@ export function createCopyViews(maxEvents = 50_000): CopyViews {
       const level: DetailLevel = view.detailLevel;
       const canWrite = options.scopes.includes('calendar:write');
       const canRsvp = options.scopes.includes('calendar:rsvp');
-      const key = [calendar.id, level, view.privateDetails, view.placementZone ?? '', canWrite, canRsvp].join(
-        '\u0000',
-      );
+      // Everything the events' content, placement and rights depend on, besides the copy itself.
+      const key = [
+        calendar.id,
+        view.access,
+        level,
+        view.privateDetails,
+        view.placementZone ?? '',
+        canWrite,
+        canRsvp,
+      ].join('\u0000');
       let cached = views.get(key);
       if (cached === undefined || cached.version !== copy.version) {
         const horizon = wholeCopy(copy);

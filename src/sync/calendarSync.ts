@@ -5,6 +5,7 @@
  * doubling backoff up to the sync interval). The log says which calendar and why, never content.
  */
 import { type AccountDeps, withAccount } from '../calendars/accounts/connectedAccounts.ts';
+import type { SyncOutcome } from '../calendars/copies.ts';
 import { exclusionReason } from '../calendars/reads/readEvents.ts';
 import { isAppError } from '../errors.ts';
 import { epochMs } from '../lib/clock.ts';
@@ -39,8 +40,6 @@ export interface SyncLogEntry {
   reason?: string;
   failures?: number;
 }
-
-export type SyncOutcome = 'synced' | 'failed' | 'busy' | 'gone';
 
 /** Longest a sync may hold a calendar between two batches before another instance may take it over. */
 export const leaseMs = 120_000;

@@ -3,16 +3,15 @@
  * follow the grants, due calendars leased and synced a few at a time), and what reads and writes
  * ask of the copies (calendars/calendarDeps.ts#CalendarCopies).
  */
-import type { CalendarCopies, CopyForRead } from '../calendars/copies.ts';
+import type { CalendarCopies, CopyForRead, SyncOutcome } from '../calendars/copies.ts';
 import type { TimeWindow } from '../domain/window.ts';
 import { epochMs } from '../lib/clock.ts';
+import { waitAtMost } from '../lib/waitAtMost.ts';
 import { copiesOf, leaseDue, markDue, reconcileCopies } from '../store/calendarCopies.ts';
-import { leaseMs, type SyncDeps, type SyncOutcome, syncCalendar } from './calendarSync.ts';
+import { leaseMs, type SyncDeps, syncCalendar } from './calendarSync.ts';
 import { insideHorizon } from './horizon.ts';
 
 export interface SyncService extends CalendarCopies {
-  /** Syncs one calendar now (joins a sync of it already running here). */
-  syncNow(calendarId: string): Promise<SyncOutcome>;
   /** One round: copies reconciled with the grants, then the due calendars synced. */
   runDue(): Promise<number>;
   /** Makes a calendar due at once (a push notification, "Sync now"). */
@@ -62,17 +61,6 @@ export function createSyncService(deps: SyncDeps, options: SyncServiceOptions): 
     return due.length;
   }
 
-  /** Waits for `work` at most `ms`; the work goes on either way. */
-  const waitAtMost = (work: Promise<unknown>, ms: number) => {
-    let timeout: NodeJS.Timeout | undefined;
-    return Promise.race([
-      work.catch(() => {}),
-      new Promise((resolve) => {
-        timeout = setTimeout(resolve, ms);
-      }),
-    ]).finally(() => clearTimeout(timeout));
-  };
-
   /** The copies that can answer a read of `span`, each said stale or not at `now`. */
   async function usableCopies(
     calendarIds: readonly string[],
@@ -103,7 +91,8 @@ export function createSyncService(deps: SyncDeps, options: SyncServiceOptions): 
     let copies = await usableCopies(calendarIds, span, epochMs(deps.clock));
     const stale = copies.filter((c) => c.stale);
     if (stale.length > 0) {
-      await waitAtMost(Promise.all(stale.map((c) => syncNow(c.calendarId))), options.readWaitMs);
+      const syncs = Promise.all(stale.map((c) => syncNow(c.calendarId)));
+      await waitAtMost(syncs.catch(() => {}), options.readWaitMs);
       copies = await usableCopies(
         copies.map((c) => c.calendarId),
         span,
@@ -119,13 +108,7 @@ export function createSyncService(deps: SyncDeps, options: SyncServiceOptions): 
       await running.get(calendarId)?.catch(() => {});
       return syncNow(calendarId);
     })();
-    let outcome: SyncOutcome | undefined;
-    await waitAtMost(
-      work.then((done) => {
-        outcome = done;
-      }),
-      options.readWaitMs,
-    );
+    const outcome = await waitAtMost(work.catch(() => undefined), options.readWaitMs);
     // Not synced in time (or held elsewhere): the next read syncs it first.
     if (outcome !== 'synced' && outcome !== 'gone') await markDue(deps.db, calendarId, epochMs(deps.clock));
   }

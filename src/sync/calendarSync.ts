@@ -58,7 +58,9 @@ export async function syncCalendar(
   options: { leased?: boolean } = {},
 ): Promise<SyncOutcome> {
   const now = epochMs(deps.clock);
-  if (!options.leased && !(await takeLease(deps.db, calendarId, deps.owner, now, leaseMs))) return 'busy';
+  if (!options.leased && !(await takeLease(deps.db, calendarId, deps.owner, now, leaseMs)))
+    // No lease taken: another sync holds it, or there is no copy to lease.
+    return (await copyForSync(deps.db, calendarId)) === undefined ? 'gone' : 'busy';
   const [copy, [calendar]] = await Promise.all([
     copyForSync(deps.db, calendarId),
     findCalendars(deps.db, [calendarId]),

@@ -92,7 +92,10 @@ export function createSyncService(deps: SyncDeps, options: SyncServiceOptions): 
     const stale = copies.filter((c) => c.stale);
     if (stale.length > 0) {
       const syncs = Promise.all(stale.map((c) => syncNow(c.calendarId)));
-      await waitAtMost(syncs.catch(() => {}), options.readWaitMs);
+      await waitAtMost(
+        syncs.catch(() => {}),
+        options.readWaitMs,
+      );
       copies = await usableCopies(
         copies.map((c) => c.calendarId),
         span,
@@ -108,7 +111,10 @@ export function createSyncService(deps: SyncDeps, options: SyncServiceOptions): 
       await running.get(calendarId)?.catch(() => {});
       return syncNow(calendarId);
     })();
-    const outcome = await waitAtMost(work.catch(() => undefined), options.readWaitMs);
+    const outcome = await waitAtMost(
+      work.catch(() => undefined),
+      options.readWaitMs,
+    );
     // Not synced in time (or held elsewhere): the next read syncs it first.
     if (outcome !== 'synced' && outcome !== 'gone') await markDue(deps.db, calendarId, epochMs(deps.clock));
   }

@@ -108,7 +108,7 @@ ${a.provider === 'google' || a.provider === 'microsoft' ? html`<form class="inli
   );
   return html`<section>
 <h3>Calendar accounts in ${workspace.name}</h3>
-${accounts.length === 0 ? html`<p>No calendar account connected yet.</p>` : html`<table><thead><tr><th>Account</th><th>Status</th><th>Calendars</th><th></th></tr></thead><tbody>${rows}</tbody></table>`}
+${accounts.length === 0 ? html`<p>No calendar account connected yet.</p>` : html`<table class="stack"><thead><tr><th>Account</th><th>Status</th><th>Calendars</th><th></th></tr></thead><tbody>${rows}</tbody></table>`}
 <details><summary>Connect a CalDAV account</summary>
 <form method="post" action="${base}/caldav">
   ${csrfField(csrf)}

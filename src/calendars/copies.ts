@@ -22,7 +22,10 @@ export interface CopyForRead {
   version: number;
 }
 
-/** What reads and writes ask of the synced copies (the sync service gives it; absent → every read is live). */
+/** What came of one sync: done, failed (the copy kept as it was), held by another sync, no copy to sync. */
+export type SyncOutcome = 'synced' | 'failed' | 'busy' | 'gone';
+
+/** What reads, writes and pages ask of the synced copies (the sync service gives it; absent → every read is live). */
 export interface CalendarCopies {
   /**
    * The copies that can answer a read of `window` (synced, the window inside their horizon),
@@ -31,4 +34,6 @@ export interface CalendarCopies {
   forRead(calendarIds: readonly string[], window: TimeWindow): Promise<Map<string, CopyForRead>>;
   /** After a write the provider confirmed: the copy shows it before the caller is answered. */
   afterWrite(calendarId: string): Promise<void>;
+  /** Syncs one calendar now ("Sync now" on the account page), joining a sync of it already running here. */
+  syncNow(calendarId: string): Promise<SyncOutcome>;
 }

@@ -23,12 +23,15 @@ export interface CopyStatus {
   syncedAt: number | null;
   attemptedAt: number | null;
   nextSyncAt: number;
+  /** Until when a sync holds the copy (a sync is running while it lies ahead). */
+  leaseUntil: number | null;
   failures: number;
   failureReason: string | null;
   items: number;
   skipped: number;
   version: number;
   longestMs: number;
+  createdAt: number;
 }
 
 const levelRank = sql<number>`case agc.detail_level when 'full' then 3 when 'titles' then 2 else 1 end`;
@@ -147,18 +150,32 @@ export async function copiesOf(db: Db, calendarIds: readonly string[]): Promise<
         syncedAt: numberOrNull(r.synced_at),
         attemptedAt: numberOrNull(r.attempted_at),
         nextSyncAt: Number(r.next_sync_at),
+        leaseUntil: numberOrNull(r.lease_until),
         failures: r.failures,
         failureReason: r.failure_reason,
         items: r.items,
         skipped: r.skipped,
         version: Number(r.version),
         longestMs: Number(r.longest_ms),
+        createdAt: Number(r.created_at),
       },
     ]),
   );
 }
 
 const numberOrNull = (value: number | null) => (value === null ? null : Number(value));
+
+/** The items each copy holds right now: a first sync's progress (`items` is counted when a sync completes). */
+export async function itemsHeld(db: Db, calendarIds: readonly string[]): Promise<Map<string, number>> {
+  if (calendarIds.length === 0) return new Map();
+  const rows = await db
+    .selectFrom('copy_items')
+    .select(['calendar_id', sql<number>`count(*)`.as('items')])
+    .where('calendar_id', 'in', calendarIds)
+    .groupBy('calendar_id')
+    .execute();
+  return new Map(rows.map((r) => [r.calendar_id, Number(r.items)]));
+}
 
 /** What a sync needs to start: the copy's level, position, generation and horizon. */
 export async function copyForSync(

@@ -5,6 +5,7 @@
  * doubling backoff up to the sync interval). The log says which calendar and why, never content.
  */
 import { type AccountDeps, withAccount } from '../calendars/accounts/connectedAccounts.ts';
+import type { SyncOutcome } from '../calendars/copies.ts';
 import { exclusionReason } from '../calendars/reads/readEvents.ts';
 import { isAppError } from '../errors.ts';
 import { epochMs } from '../lib/clock.ts';
@@ -40,8 +41,6 @@ export interface SyncLogEntry {
   failures?: number;
 }
 
-export type SyncOutcome = 'synced' | 'failed' | 'busy' | 'gone';
-
 const firstRetryMs = 30_000;
 
 /** How long to wait before trying a failing calendar again. */
@@ -54,7 +53,9 @@ function retryDelay(error: unknown, failures: number, intervalMs: number): numbe
 /** `leased`: a round leased the calendar; it is synced only while that lease is still this instance's. */
 export async function syncCalendar(deps: SyncDeps, calendarId: string, leased = false): Promise<SyncOutcome> {
   const now = epochMs(deps.clock);
-  if (!(await takeLease(deps.db, calendarId, deps.owner, now, deps.settings.leaseMs, leased))) return 'busy';
+  if (!(await takeLease(deps.db, calendarId, deps.owner, now, deps.settings.leaseMs, leased)))
+    // No lease taken: another sync holds it, or there is no copy to lease.
+    return (await copyForSync(deps.db, calendarId)) === undefined ? 'gone' : 'busy';
   const [copy, [calendar]] = await Promise.all([
     copyForSync(deps.db, calendarId),
     findCalendars(deps.db, [calendarId]),

@@ -3,17 +3,16 @@
  * follow the grants, due calendars leased and synced a few at a time), and what reads and writes
  * ask of the copies (calendars/calendarDeps.ts#CalendarCopies).
  */
-import type { CalendarCopies, CopyForRead } from '../calendars/copies.ts';
+import type { CalendarCopies, CopyForRead, SyncOutcome } from '../calendars/copies.ts';
 import type { TimeWindow } from '../domain/window.ts';
 import { epochMs } from '../lib/clock.ts';
+import { waitAtMost } from '../lib/waitAtMost.ts';
 import { copiesOf, leaseDue, markDue, reconcileCopies } from '../store/calendarCopies.ts';
-import { type SyncDeps, type SyncOutcome, syncCalendar } from './calendarSync.ts';
+import { type SyncDeps, syncCalendar } from './calendarSync.ts';
 import { insideHorizon } from './horizon.ts';
 import type { PushUpkeep } from './push.ts';
 
 export interface SyncService extends CalendarCopies {
-  /** Syncs one calendar now (joins a sync of it already running here). */
-  syncNow(calendarId: string): Promise<SyncOutcome>;
   /** One round: copies reconciled with the grants, the due calendars synced, then push channels tended. */
   runDue(): Promise<number>;
   /** Makes a calendar due at once (a push notification, "Sync now"). */
@@ -73,17 +72,6 @@ export function createSyncService(deps: SyncDeps, options: SyncServiceOptions): 
     return due.length;
   }
 
-  /** Waits for `work` at most `ms`; the work goes on either way. */
-  const waitAtMost = (work: Promise<unknown>, ms: number) => {
-    let timeout: NodeJS.Timeout | undefined;
-    return Promise.race([
-      work.catch(() => {}),
-      new Promise((resolve) => {
-        timeout = setTimeout(resolve, ms);
-      }),
-    ]).finally(() => clearTimeout(timeout));
-  };
-
   /** The copies that can answer a read of `span`, each said stale or not at `now`. */
   async function usableCopies(
     calendarIds: readonly string[],
@@ -114,7 +102,11 @@ export function createSyncService(deps: SyncDeps, options: SyncServiceOptions): 
     let copies = await usableCopies(calendarIds, span, epochMs(deps.clock));
     const stale = copies.filter((c) => c.stale);
     if (stale.length > 0) {
-      await waitAtMost(Promise.all(stale.map((c) => syncNow(c.calendarId))), options.readWaitMs);
+      const syncs = Promise.all(stale.map((c) => syncNow(c.calendarId)));
+      await waitAtMost(
+        syncs.catch(() => {}),
+        options.readWaitMs,
+      );
       copies = await usableCopies(
         copies.map((c) => c.calendarId),
         span,
@@ -130,11 +122,8 @@ export function createSyncService(deps: SyncDeps, options: SyncServiceOptions): 
       await running.get(calendarId)?.catch(() => {});
       return syncNow(calendarId);
     })();
-    let outcome: SyncOutcome | undefined;
-    await waitAtMost(
-      work.then((done) => {
-        outcome = done;
-      }),
+    const outcome = await waitAtMost(
+      work.catch(() => undefined),
       options.readWaitMs,
     );
     // Not synced in time (or held elsewhere): the next read syncs it first.

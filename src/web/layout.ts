@@ -22,6 +22,7 @@ header button{background:none;border:1px solid #fff;margin:0}
 table{border-collapse:collapse;width:100%}td,th{text-align:left;padding:.4rem;border-bottom:1px solid #ddd;vertical-align:top}
 .notice{background:#e6f4ea;border:1px solid #9bd3ae;padding:.6rem}.error{background:#fdecea;border:1px solid #f5a9a1;padding:.6rem}
 .inline{display:inline}.inline button{margin:0}.muted{color:#666}fieldset{border:1px solid #ccc;margin:1rem 0}.choice{margin:.25rem 0 1rem}
+@media (max-width:40rem){table.stack thead{display:none}table.stack,table.stack tbody,table.stack tr,table.stack td{display:block}}
 `);
 
 export function csrfField(token: string): Html {

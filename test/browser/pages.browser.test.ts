@@ -1,11 +1,13 @@
-/** The pages in a real headless Chromium: first-run set-up, sign-in, and an admin action. */
+/** The pages in a real headless Chromium: first-run set-up, sign-in, an admin action, and Sync now. */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Browser } from 'playwright-core';
 import { issueFirstRunToken } from '../../src/people/onboarding.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { chromiumMissing, launchChromium } from '../helpers/browser.ts';
-import { seedUser } from '../helpers/seed.ts';
+import { grantToken } from '../helpers/grantToken.ts';
+import { memoryProvider, occurrence, seedMemoryAccount } from '../helpers/memoryCalendars.ts';
+import { seedUser, seedWorkspace, testPassword } from '../helpers/seed.ts';
 
 const skip = chromiumMissing();
 
@@ -14,8 +16,24 @@ describe('pages in Chromium', { skip }, () => {
   let browser: Browser;
   let base: string;
 
+  const calendars = memoryProvider(
+    'google',
+    new Map([
+      [
+        'work',
+        {
+          name: 'Work at the Regional Transport Planning Office',
+          occurrences: [
+            occurrence({ start: '2026-03-30T10:00:00', timeZone: 'Europe/Berlin', title: 'Budget' }),
+          ],
+        },
+      ],
+      ['holidays', { name: 'Public holidays', occurrences: [] }],
+    ]),
+  );
+
   before(async () => {
-    t = await startTestApp();
+    t = await startTestApp({ providers: { google: calendars } });
     await t.app.listen({ host: '127.0.0.1', port: 0 });
     const { port } = t.app.server.address() as { port: number };
     base = `http://127.0.0.1:${port}`;
@@ -61,6 +79,52 @@ describe('pages in Chromium', { skip }, () => {
     assert.equal(await row.getByRole('combobox').inputValue(), 'admin');
     if (process.env.SCREENSHOT_DIR)
       await page.screenshot({ path: `${process.env.SCREENSHOT_DIR}/admin.png`, fullPage: true });
+    await page.close();
+  });
+
+  it('shows each calendar’s sync state and syncs one now, at desktop and phone widths', async () => {
+    const userId = await seedUser(t.ctx.db, 'sam@example.org', 'Sam');
+    const workspaceId = await seedWorkspace(t.ctx.db, 'Planning', [[userId, 'owner']]);
+    const [work] = await seedMemoryAccount(t.ctx, { userId, workspaceId }, calendars);
+    await grantToken(t.ctx, { userId, workspaceId, calendars: [{ calendarId: work!, detailLevel: 'full' }] });
+    const page = await browser.newPage();
+    await page.goto(`${base}/login`);
+    await page.getByLabel('Email').fill('sam@example.org');
+    await page.getByLabel('Password').fill(testPassword);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.waitForURL(`${base}/account`);
+    const section = page
+      .locator('section section')
+      .filter({ has: page.getByRole('heading', { name: 'Calendar accounts in Planning' }) });
+    const line = (name: string) => section.getByRole('listitem').filter({ hasText: name });
+    assert.match((await line('Public holidays').textContent()) ?? '', /Not copied — no app has access/);
+    assert.equal(await page.getByRole('button', { name: /^Sync now/ }).count(), 0, 'no copy yet');
+
+    await t.sync.runDue();
+    await page.reload();
+    assert.match((await line('Work at').textContent()) ?? '', /Synced less than a minute ago \(1 item\)/);
+    t.clock.advance({ minutes: 2 });
+    await page
+      .getByRole('button', { name: 'Sync now: Work at the Regional Transport Planning Office' })
+      .click();
+    await page.waitForURL(`${base}/account?notice=synced`);
+    assert.match((await page.getByRole('status').textContent()) ?? '', /The calendar was synced/);
+    assert.match((await line('Work at').textContent()) ?? '', /Synced less than a minute ago/);
+
+    for (const width of [1280, 390]) {
+      await page.setViewportSize({ width, height: 900 });
+      // Nothing in the section wider than it, and the section itself inside the viewport.
+      const overflow = await section.evaluate((el) => ({
+        inside: el.scrollWidth - el.clientWidth,
+        right: el.getBoundingClientRect().right,
+      }));
+      if (process.env.SCREENSHOT_DIR)
+        await page.screenshot({ path: `${process.env.SCREENSHOT_DIR}/sync-${width}.png`, fullPage: true });
+      assert.ok(
+        overflow.inside <= 0 && overflow.right <= width,
+        `overflow at ${width} px: ${JSON.stringify(overflow)}`,
+      );
+    }
     await page.close();
   });
 });

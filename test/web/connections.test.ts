@@ -69,7 +69,10 @@ describe('connecting a Google account from the account page', () => {
     assert.equal(done.headers.location, '/account?notice=connected');
     const account = await browser.get('/account?notice=connected');
     assert.match(account.body, /ana@gmail\.example/);
-    assert.match(account.body, /<li>Team <span class="muted">\(read-only\)<\/span><\/li>/);
+    assert.match(
+      account.body,
+      /<li>Team <span class="muted">\(read-only\)<\/span>\s*<div class="copy-state">/,
+    );
 
     const [stored] = await accountsOf(t.ctx.db, userId, workspaceId);
     assert.ok(stored);
@@ -201,7 +204,10 @@ describe('connecting accounts by form', () => {
     assert.equal(done.headers.location, '/account?notice=connected');
     const page = await browser.get('/account?notice=connected');
     assert.match(page.body, /The account was connected\./);
-    assert.match(page.body, /<li>School holidays <span class="muted">\(read-only\)<\/span><\/li>/);
+    assert.match(
+      page.body,
+      /<li>School holidays <span class="muted">\(read-only\)<\/span>\s*<div class="copy-state">/,
+    );
   });
 
   it('shows what is wrong with the form and connects nothing', async () => {

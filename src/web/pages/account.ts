@@ -1,6 +1,7 @@
 /** The account page: profile, password, the person's workspaces, calendars, connected apps and their changes. */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Authorization } from '../../auth/setup.ts';
+import type { CalendarCopies } from '../../calendars/copies.ts';
 import type { AppContext } from '../../context.ts';
 import { tokenHash } from '../../lib/secrets.ts';
 import { changePassword, updateName } from '../../people/accounts.ts';
@@ -25,7 +26,12 @@ const notices: Record<string, string> = {
 
 type NoticeQuery = { Querystring: { notice?: string } };
 
-export function registerAccountPages(app: FastifyInstance, ctx: AppContext, auth: Authorization): void {
+export function registerAccountPages(
+  app: FastifyInstance,
+  ctx: AppContext,
+  auth: Authorization,
+  copies: CalendarCopies | undefined,
+): void {
   const accountPage = async (
     request: FastifyRequest,
     user: User,
@@ -87,7 +93,12 @@ ${writes}
     );
   };
 
-  registerConnectionRoutes(app, ctx, (request, user, messages) => accountPage(request, user, messages));
+  registerConnectionRoutes(
+    app,
+    ctx,
+    (request, user, messages) => accountPage(request, user, messages),
+    copies,
+  );
   registerConnectedAppRoutes(app, auth);
 
   app.get<NoticeQuery>('/account', { config: { page: true } }, async (request, reply) => {

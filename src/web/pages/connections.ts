@@ -1,6 +1,7 @@
 /**
  * Connected calendar accounts, a section of the account page: connect (CalDAV form, ICS feed,
- * and Google / Microsoft when configured), reconnect, remove — per workspace.
+ * and Google / Microsoft when configured), reconnect, remove — per workspace; each calendar with
+ * the state of its synced copy and "Sync now".
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import {
@@ -16,23 +17,66 @@ import {
   icsCredentials,
   providerNames,
 } from '../../calendars/accounts/credentialsInput.ts';
+import type { CalendarCopies, SyncOutcome } from '../../calendars/copies.ts';
 import type { AppContext } from '../../context.ts';
-import { invalidField } from '../../errors.ts';
+import { AppError, invalidField } from '../../errors.ts';
+import { waitAtMost } from '../../lib/waitAtMost.ts';
 import type { OAuthProviderKind } from '../../providers/connectors.ts';
-import { accountsOf, calendarsOfAccount } from '../../store/connectedAccounts.ts';
+import { copiesOf, itemsHeld } from '../../store/calendarCopies.ts';
+import {
+  accountsOf,
+  type CalendarRecord,
+  calendarsOfAccount,
+  findCalendars,
+} from '../../store/connectedAccounts.ts';
 import type { User } from '../../store/users.ts';
 import type { Workspace } from '../../store/workspaces.ts';
 import { correctable, formOf } from '../forms.ts';
 import { type Html, html } from '../html.ts';
 import { csrfField } from '../layout.ts';
 import { requireUser } from '../visitor.ts';
+import { copyStateWords, syncRunning } from './copyState.ts';
 
 export const connectionNotices: Record<string, string> = {
   connected: 'The account was connected.',
   reconnected: 'The account was reconnected.',
   removed: 'The account was removed, with its stored credentials and calendars.',
   cancelled: 'Connecting the account was cancelled.',
+  synced: 'The calendar was synced.',
+  syncFailed: 'The calendar could not be synced; its line below says why.',
+  syncBusy: 'The calendar is being synced already; refresh in a moment.',
+  syncStarted: 'Sync started; refresh in a moment.',
+  notCopied: 'This calendar is not copied: no app has access to it.',
 };
+
+const syncNotices: Record<SyncOutcome, string> = {
+  synced: 'synced',
+  failed: 'syncFailed',
+  busy: 'syncBusy',
+  gone: 'notCopied',
+};
+
+/** The calendars of one account, each with its copy's state and, when it has a copy, "Sync now". */
+async function calendarList(ctx: AppContext, calendars: CalendarRecord[], action: string, csrf: string) {
+  if (calendars.length === 0) return html`<span class="muted">No calendars</span>`;
+  const now = ctx.clock.now();
+  const copies = await copiesOf(
+    ctx.db,
+    calendars.map((c) => c.id),
+  );
+  const firstSyncs = [...copies.values()].filter((c) => c.syncedAt === null && syncRunning(c, now));
+  const soFar = await itemsHeld(
+    ctx.db,
+    firstSyncs.map((c) => c.calendarId),
+  );
+  const maxAgeMs = ctx.config.sync.maxAgeSeconds * 1000;
+  return html`<ul>${calendars.map((c) => {
+    const copy = copies.get(c.id);
+    const state = copyStateWords(copy, { now, maxAgeMs, itemsSoFar: soFar.get(c.id) ?? 0 });
+    return html`<li>${c.name}${c.access === 'reader' || c.access === 'freeBusy' ? html` <span class="muted">(read-only)</span>` : ''}
+<div class="copy-state">${state}</div>${copy === undefined ? '' : html`<form class="inline" method="post" action="${action}/${c.id}/sync">${csrfField(csrf)}<button type="submit" aria-label="Sync now: ${c.name}">Sync now</button></form>`}</li>`;
+  })}</ul>`;
+}
 
 export const accountDeps = (ctx: AppContext): FlowDeps => ({
   db: ctx.db,
@@ -56,7 +100,7 @@ export async function connectionsSection(
       const calendars = await calendarsOfAccount(ctx.db, a.id);
       return html`<tr><td>${a.label}<br><span class="muted">${providerNames[a.provider]}</span></td>
 <td>${a.status === 'active' ? 'Connected' : html`<strong>Needs reconnecting</strong>`}</td>
-<td>${calendars.length === 0 ? html`<span class="muted">No calendars</span>` : html`<ul>${calendars.map((c) => html`<li>${c.name}${c.access === 'reader' || c.access === 'freeBusy' ? html` <span class="muted">(read-only)</span>` : ''}</li>`)}</ul>`}</td>
+<td>${await calendarList(ctx, calendars, `${base}/${a.id}/calendars`, csrf)}</td>
 <td>${a.provider === 'caldav' ? html`<form method="post" action="${base}/${a.id}/reconnect">${csrfField(csrf)}<label for="pw-${a.id}">New app password for ${a.label}</label><input id="pw-${a.id}" name="password" type="password" required><button type="submit">Reconnect</button></form>` : ''}
 ${a.provider === 'google' || a.provider === 'microsoft' ? html`<form class="inline" method="post" action="${base}/${a.id}/reconnect">${csrfField(csrf)}<button type="submit" aria-label="Reconnect ${a.label}">Reconnect</button></form>` : ''}
 <form class="inline" method="post" action="${base}/${a.id}/remove">${csrfField(csrf)}<button type="submit" aria-label="Remove ${a.label}">Remove</button></form></td></tr>`;
@@ -64,7 +108,7 @@ ${a.provider === 'google' || a.provider === 'microsoft' ? html`<form class="inli
   );
   return html`<section>
 <h3>Calendar accounts in ${workspace.name}</h3>
-${accounts.length === 0 ? html`<p>No calendar account connected yet.</p>` : html`<table><thead><tr><th>Account</th><th>Status</th><th>Calendars</th><th></th></tr></thead><tbody>${rows}</tbody></table>`}
+${accounts.length === 0 ? html`<p>No calendar account connected yet.</p>` : html`<table class="stack"><thead><tr><th>Account</th><th>Status</th><th>Calendars</th><th></th></tr></thead><tbody>${rows}</tbody></table>`}
 <details><summary>Connect a CalDAV account</summary>
 <form method="post" action="${base}/caldav">
   ${csrfField(csrf)}
@@ -95,9 +139,18 @@ export type RenderAccount = (
 ) => Promise<string>;
 
 type AccountParams = { Params: { workspaceId: string; accountId: string } };
+type CalendarParams = { Params: { workspaceId: string; accountId: string; calendarId: string } };
 
-export function registerConnectionRoutes(app: FastifyInstance, ctx: AppContext, render: RenderAccount): void {
+export function registerConnectionRoutes(
+  app: FastifyInstance,
+  ctx: AppContext,
+  render: RenderAccount,
+  copies: CalendarCopies | undefined,
+): void {
   const deps = accountDeps(ctx);
+  // A sync is several provider requests: the page waits for one request's time, 10 s at most,
+  // then says the sync goes on.
+  const syncWaitMs = Math.min(ctx.config.providerTimeoutMs, 10_000);
   const act = async (request: FastifyRequest, reply: FastifyReply, run: (user: User) => Promise<string>) => {
     const user = requireUser(request, reply);
     if (user === undefined) return reply;
@@ -189,5 +242,24 @@ export function registerConnectionRoutes(app: FastifyInstance, ctx: AppContext, 
         await removeAccount(deps, user.id, request.params.accountId);
         return 'removed';
       }),
+  );
+
+  app.post<CalendarParams>(
+    '/account/workspaces/:workspaceId/connections/:accountId/calendars/:calendarId/sync',
+    { config: { page: true } },
+    async (request, reply) => {
+      const user = requireUser(request, reply);
+      if (user === undefined) return reply;
+      // Another person's account or calendar is refused like one that does not exist.
+      const account = await ownAccount(deps, user.id, request.params.accountId);
+      const [calendar] = await findCalendars(ctx.db, [request.params.calendarId]);
+      if (calendar?.accountId !== account.id) throw new AppError('not_found', 'No such calendar.');
+      const outcome =
+        copies === undefined ? 'gone' : await waitAtMost(copies.syncNow(calendar.id), syncWaitMs);
+      return reply.redirect(
+        `/account?notice=${outcome === undefined ? 'syncStarted' : syncNotices[outcome]}`,
+        303,
+      );
+    },
   );
 }

@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import type { Authorization } from '../../auth/setup.ts';
+import type { CalendarCopies } from '../../calendars/copies.ts';
 import type { AppContext } from '../../context.ts';
 import { registerAccountPages } from './account.ts';
 import { registerAdminPages } from './admin.ts';
@@ -7,10 +8,16 @@ import { registerAuthorizePages } from './authorize.ts';
 import { registerOnboardingPages } from './onboarding.ts';
 import { registerSignInPages } from './signIn.ts';
 
-export function registerPages(app: FastifyInstance, ctx: AppContext, auth: Authorization): void {
+/** The pages for people; `copies` serves "Sync now" on the account page. */
+export function registerPages(
+  app: FastifyInstance,
+  ctx: AppContext,
+  auth: Authorization,
+  copies: CalendarCopies | undefined,
+): void {
   registerSignInPages(app, ctx, auth);
   registerOnboardingPages(app, ctx);
-  registerAccountPages(app, ctx, auth);
+  registerAccountPages(app, ctx, auth, copies);
   registerAdminPages(app, ctx, auth);
   registerAuthorizePages(app, ctx, auth);
 }

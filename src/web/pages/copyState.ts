@@ -1,0 +1,49 @@
+/**
+ * A calendar's synced copy as its person reads it on the account page: not copied, first sync
+ * pending or running, synced, stale, or failing with the reason in the words the tools use.
+ */
+import { type ExclusionReason, exclusionMeanings } from '../../calendars/reads/readEvents.ts';
+import { ageInWords } from '../../lib/age.ts';
+import type { CopyStatus } from '../../store/calendarCopies.ts';
+import { type Html, html } from '../html.ts';
+
+const count = (items: number) => `${items} item${items === 1 ? '' : 's'}`;
+
+/** "3 minutes ago", with the instant itself for those who want it exact. */
+function ago(epochMs: number, now: Temporal.Instant): Html {
+  const then = Temporal.Instant.fromEpochMilliseconds(epochMs);
+  return html`<time datetime="${then.toString()}">${ageInWords(then, now)} ago</time>`;
+}
+
+/** Whether a sync holds the copy right now (a crashed instance's lease runs out). */
+export const syncRunning = (copy: CopyStatus, now: Temporal.Instant): boolean =>
+  copy.leaseUntil !== null && copy.leaseUntil > now.epochMilliseconds;
+
+/**
+ * The copy's state in words. `itemsSoFar` is what a running first sync has written yet;
+ * `maxAgeMs` is how far past its due time a copy may be before it is called stale.
+ */
+export function copyStateWords(
+  copy: CopyStatus | undefined,
+  options: { now: Temporal.Instant; maxAgeMs: number; itemsSoFar: number },
+): Html {
+  const { now } = options;
+  if (copy === undefined) return html`<span class="muted">Not copied — no app has access</span>`;
+  if (copy.failureReason !== null) {
+    // Failing since the last sync that worked (or since the copy began, if none has).
+    const reason =
+      exclusionMeanings[copy.failureReason as ExclusionReason] ?? exclusionMeanings.provider_unavailable;
+    return html`<strong>Sync failing</strong> since ${ago(copy.syncedAt ?? copy.createdAt, now)}: ${reason}`;
+  }
+  if (copy.syncedAt === null) {
+    if (!syncRunning(copy, now)) return html`First sync pending`;
+    return options.itemsSoFar === 0
+      ? html`First sync running`
+      : html`First sync running: ${count(options.itemsSoFar)} so far`;
+  }
+  const held = html`${count(copy.items)}${copy.skipped > 0 ? html`; ${exclusionMeanings.incomplete}` : ''}`;
+  // Rounds sync a due copy within seconds; one overdue by more than a read tolerates is stale.
+  if (copy.nextSyncAt + options.maxAgeMs < now.epochMilliseconds)
+    return html`<strong>Stale</strong>: synced ${ago(copy.syncedAt, now)} (${held}), the next sync is overdue`;
+  return html`Synced ${ago(copy.syncedAt, now)} (${held})`;
+}

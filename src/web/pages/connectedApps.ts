@@ -33,7 +33,7 @@ export async function connectedAppsSection(ctx: AppContext, user: User, csrf: st
   for (const id of new Set(grants.map((g) => g.workspaceId))) {
     names.set(id, (await findWorkspace(ctx.db, id))?.name ?? id);
   }
-  return html`<table><thead><tr><th>App</th><th>Workspace</th><th>May</th><th>Calendars</th><th>When (UTC)</th><th></th></tr></thead><tbody>
+  return html`<table class="stack"><thead><tr><th>App</th><th>Workspace</th><th>May</th><th>Calendars</th><th>When (UTC)</th><th></th></tr></thead><tbody>
 ${grants.map((g) => {
   const workspace = names.get(g.workspaceId)!;
   return html`<tr><td>${g.clientName}<br><code>${g.clientId}</code></td>
@@ -73,7 +73,7 @@ export function workspaceAppsSection(grants: readonly GrantMetadata[], base: str
 ${
   grants.length === 0
     ? html`<p>No app has access to calendars in this workspace.</p>`
-    : html`<table><thead><tr><th>Member</th><th>App</th><th>May</th><th>Calendars</th><th>When (UTC)</th></tr></thead><tbody>
+    : html`<table class="stack"><thead><tr><th>Member</th><th>App</th><th>May</th><th>Calendars</th><th>When (UTC)</th></tr></thead><tbody>
 ${grants.map(
   (g) => html`<tr><td>${g.userEmail}</td><td>${g.clientName}<br><code>${g.clientId}</code></td>
 <td><ul>${g.scopes.map((s) => html`<li>${scopeWords[s]}</li>`)}</ul></td>

@@ -150,6 +150,26 @@ export function mergeOrdered(lists: readonly PlacedEvent[][]): PlacedEvent[] {
   return round[0]!;
 }
 
+/** The first `count` events of lists each in the order of `compareEvents`, in that order (count × k comparisons). */
+export function firstOrdered(lists: readonly PlacedEvent[][], count: number): PlacedEvent[] {
+  const heads = lists.map(() => 0);
+  const first: PlacedEvent[] = [];
+  while (first.length < count) {
+    let best = -1;
+    for (let i = 0; i < lists.length; i++) {
+      const candidate = lists[i]![heads[i]!];
+      if (
+        candidate !== undefined &&
+        (best === -1 || compareEvents(candidate, lists[best]![heads[best]!]!) < 0)
+      )
+        best = i;
+    }
+    if (best === -1) break;
+    first.push(lists[best]![heads[best]!++]!);
+  }
+  return first;
+}
+
 /** Sets an optional member only when it has a value (empty lists are left out, too). */
 function put<K extends keyof Event>(event: Event, key: K, value: Event[K] | undefined): void {
   if (value !== undefined && !(Array.isArray(value) && value.length === 0)) event[key] = value;

@@ -6,7 +6,7 @@
  */
 
 import { type DetailLevel, lowerDetail } from '../../domain/detailLevels.ts';
-import { mergeOrdered, type PlacedEvent } from '../../domain/occurrences.ts';
+import { firstOrdered, mergeOrdered, type PlacedEvent } from '../../domain/occurrences.ts';
 import type { ReadRequest } from '../../domain/readRequest.ts';
 import { matchesWords } from '../../domain/search.ts';
 import { AppError, isAppError } from '../../errors.ts';
@@ -42,6 +42,8 @@ export interface EventsRead {
   /** Ordered by start instant, then calendar id, then occurrence id. */
   events: PlacedEvent[];
   excluded: CalendarExclusion[];
+  /** How many events the read found (more than `events` holds when the filter asked for the first few). */
+  total: number;
   /** The effective detail level of each requested calendar. */
   levels: Map<string, DetailLevel>;
   /** Calendars answered from a copy older than the freshness allows (its sync failed just now). */
@@ -101,6 +103,8 @@ function requestDeadline(ms: number): { passed: Promise<never>; clear(): void } 
 export interface ReadFilter {
   /** Only events whose visible text holds every (folded) word: applied per calendar, before the merge. */
   words?: readonly string[];
+  /** Only the first this many events are wanted (`total` still counts them all). */
+  first?: number;
 }
 
 export async function readEvents(
@@ -175,10 +179,12 @@ export async function readEvents(
   );
   deadline.clear();
   // Each calendar's events come in the one order; merging them keeps it.
-  const events = mergeOrdered(perCalendar);
+  const events =
+    filter.first === undefined ? mergeOrdered(perCalendar) : firstOrdered(perCalendar, filter.first);
+  const total = perCalendar.reduce((sum, list) => sum + list.length, 0);
   excluded.sort(
     (a, b) => request.calendarIds.indexOf(a.calendarId) - request.calendarIds.indexOf(b.calendarId),
   );
   stale.sort((a, b) => request.calendarIds.indexOf(a.calendarId) - request.calendarIds.indexOf(b.calendarId));
-  return { events, excluded, levels: new Map(chosen.map((t) => [t.calendar.id, t.level])), stale };
+  return { events, total, excluded, levels: new Map(chosen.map((t) => [t.calendar.id, t.level])), stale };
 }

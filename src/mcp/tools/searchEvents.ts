@@ -70,15 +70,15 @@ export const searchEvents: ToolDefinition = {
     const words = queryWords(args.query);
     if (words.length === 0) throw invalidField('query', 'query must contain at least one word.');
     const request = toReadRequest(args);
-    const read = await readEvents(calendars, principal, request, { words });
-    const { events: matches, excluded, levels } = read;
     const limit = args.limit ?? defaultLimit;
+    const read = await readEvents(calendars, principal, request, { words, first: limit });
+    const { events: first, total, excluded, levels } = read;
     const searched = new Set<SearchableField>([...levels.values()].flatMap(fieldsSearchedAt));
     const structured = {
       ok: true,
-      termine: matches.slice(0, limit).map((m) => m.event),
-      matched: matches.length,
-      truncated: matches.length > limit || excluded.length > 0,
+      termine: first.map((m) => m.event),
+      matched: total,
+      truncated: total > limit || excluded.length > 0,
       searchedFields: searchableFields.filter((f) => searched.has(f)),
     };
     return withReadNotes(structured, read, calendars.clock.now());

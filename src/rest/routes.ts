@@ -47,6 +47,7 @@ export function registerRestRoutes(
       },
       request.principal,
       readRequest,
+      pager.wanted(limit),
     );
     const page = pager.page(events, limit);
     return {

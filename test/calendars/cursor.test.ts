@@ -58,11 +58,20 @@ const events: PlacedEvent[] = [
 
 const titles = (items: readonly PlacedEvent[]) => items.map((p) => p.event.occurrenceId);
 
-const pager = (cursor?: string, options: { grantId?: string; req?: ReadRequest; secret?: Buffer } = {}) =>
-  createPager(options.secret ?? key, options.grantId ?? grant, options.req ?? request, {
+/** A pager, with its pages made as the read service makes them: what `wanted` asks for, then `page`. */
+const pager = (cursor?: string, options: { grantId?: string; req?: ReadRequest; secret?: Buffer } = {}) => {
+  const made = createPager(options.secret ?? key, options.grantId ?? grant, options.req ?? request, {
     value: cursor,
     field: 'cursor',
   });
+  return {
+    page(list: readonly PlacedEvent[], limit: number) {
+      const { after, first } = made.wanted(limit);
+      const read = list.filter((e) => after === undefined || compareEvents(e, after) > 0).slice(0, first);
+      return made.page(read, limit);
+    },
+  };
+};
 
 /** All pages of `list` at `limit`, following nextCursor. */
 function allPages(list: readonly PlacedEvent[], limit: number): string[][] {

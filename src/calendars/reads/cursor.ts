@@ -3,7 +3,7 @@
  * event returned (start instant, calendar id, occurrence id), so events added or removed
  * meanwhile never shift a page, bound by a MAC to the grant and the exact request.
  */
-import { compareEvents, type PlacedEvent, startMsOf } from '../../domain/occurrences.ts';
+import { type PlacedEvent, startMsOf } from '../../domain/occurrences.ts';
 import type { ReadRequest } from '../../domain/readRequest.ts';
 import { invalidField } from '../../errors.ts';
 import { constantTimeEqual, mac } from '../../lib/secrets.ts';
@@ -20,7 +20,9 @@ export interface Page {
 }
 
 export interface Pager {
-  /** The page of `events` (already ordered) after the cursor, at most `limit` long. */
+  /** What a page of `limit` asks of the read: the events after the cursor, one more than fit (is there a next page?). */
+  wanted(limit: number): { after?: PlacedEvent; first: number };
+  /** The page of `limit` from the events the read gave for `wanted(limit)`. */
   page(events: readonly PlacedEvent[], limit: number): Page;
 }
 
@@ -63,22 +65,20 @@ export function createPager(
     return { startNs: BigInt(startNs!), calendarId: calendarId!, occurrenceId: occurrenceId! };
   };
 
-  const after = cursor.value === undefined ? undefined : decode(cursor.value, cursor.field);
+  const position = cursor.value === undefined ? undefined : decode(cursor.value, cursor.field);
+  // The cursor's place in the one order, as an event there would have it.
+  const after =
+    position &&
+    ({
+      startMs: startMsOf(position.startNs),
+      startNs: position.startNs,
+      event: { calendarId: position.calendarId, occurrenceId: position.occurrenceId },
+    } as PlacedEvent);
   return {
+    wanted: (limit) => ({ ...(after === undefined ? {} : { after }), first: limit + 1 }),
     page(events, limit) {
-      let from = 0;
-      if (after !== undefined) {
-        const marker = {
-          startMs: startMsOf(after.startNs),
-          startNs: after.startNs,
-          event: { calendarId: after.calendarId, occurrenceId: after.occurrenceId },
-        } as PlacedEvent;
-        from = events.findIndex((e) => compareEvents(e, marker) > 0);
-        if (from === -1) from = events.length;
-      }
-      const items = events.slice(from, from + limit);
-      const more = from + limit < events.length;
-      return more ? { items, nextCursor: encode(items.at(-1)!) } : { items };
+      const items = events.slice(0, limit);
+      return events.length > limit ? { items, nextCursor: encode(items.at(-1)!) } : { items };
     },
   };
 }

@@ -6,7 +6,7 @@
  */
 
 import { type DetailLevel, lowerDetail } from '../../domain/detailLevels.ts';
-import { firstOrdered, mergeOrdered, type PlacedEvent } from '../../domain/occurrences.ts';
+import { compareEvents, firstOrdered, mergeOrdered, type PlacedEvent } from '../../domain/occurrences.ts';
 import type { ReadRequest } from '../../domain/readRequest.ts';
 import { matchesWords } from '../../domain/search.ts';
 import { AppError, isAppError } from '../../errors.ts';
@@ -105,6 +105,19 @@ export interface ReadFilter {
   words?: readonly string[];
   /** Only the first this many events are wanted (`total` still counts them all). */
   first?: number;
+  /** Only events after this place in the one order (a page cursor's). */
+  after?: PlacedEvent;
+}
+
+/** Index of the first event of an ordered list that comes after `place`. */
+function firstAfter(list: readonly PlacedEvent[], place: PlacedEvent): number {
+  let [lo, hi] = [0, list.length];
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (compareEvents(list[mid]!, place) <= 0) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
 }
 
 export async function readEvents(
@@ -179,9 +192,11 @@ export async function readEvents(
   );
   deadline.clear();
   // Each calendar's events come in the one order; merging them keeps it.
-  const events =
-    filter.first === undefined ? mergeOrdered(perCalendar) : firstOrdered(perCalendar, filter.first);
-  const total = perCalendar.reduce((sum, list) => sum + list.length, 0);
+  const { after } = filter;
+  const lists =
+    after === undefined ? perCalendar : perCalendar.map((list) => list.slice(firstAfter(list, after)));
+  const events = filter.first === undefined ? mergeOrdered(lists) : firstOrdered(lists, filter.first);
+  const total = lists.reduce((sum, list) => sum + list.length, 0);
   excluded.sort(
     (a, b) => request.calendarIds.indexOf(a.calendarId) - request.calendarIds.indexOf(b.calendarId),
   );

@@ -63,9 +63,10 @@ export const listEvents: ToolDefinition = {
   async run(args: ListArguments, { principal, calendars, secretKey }) {
     const request = toReadRequest(args);
     const pager = createPager(secretKey, principal.grantId, request, { value: args.cursor, field: 'cursor' });
-    const read = await readEvents(calendars, principal, request);
+    const limit = args.limit ?? defaultLimit;
+    const read = await readEvents(calendars, principal, request, pager.wanted(limit));
     const { events, excluded } = read;
-    const page = pager.page(events, args.limit ?? defaultLimit);
+    const page = pager.page(events, limit);
     const structured = {
       ok: true,
       termine: page.items.map((p) => p.event),

@@ -8,7 +8,7 @@ import type { AppContext } from '../src/context.ts';
 import { systemClock } from '../src/lib/clock.ts';
 import { createGoogleProvider } from '../src/providers/google/adapter.ts';
 import { ProviderHttp } from '../src/providers/providerHttp.ts';
-import { reconcileCopies } from '../src/store/calendarCopies.ts';
+import { reconcileCopies } from '../src/store/copyMembership.ts';
 import type { SyncService } from '../src/sync/syncService.ts';
 import { FakeGoogle } from '../test/fakes/google.ts';
 import { grantToken } from '../test/helpers/grantToken.ts';

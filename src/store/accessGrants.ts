@@ -2,7 +2,7 @@
 import type { Kysely } from 'kysely';
 import type { DetailLevel } from '../domain/detailLevels.ts';
 import type { Scope } from '../policy/workspacePolicy.ts';
-import { dropUnreachedCopies } from './calendarCopies.ts';
+import { dropUnreachedCopies } from './copyMembership.ts';
 import { type AccessGrantsTable, type Database, flag } from './schema.ts';
 
 type Db = Kysely<Database>;

@@ -2,7 +2,7 @@ import { type Kysely, PostgresAdapter } from 'kysely';
 import type { DetailLevel } from '../domain/detailLevels.ts';
 import type { Role } from '../policy/roles.ts';
 import type { Scope, WorkspacePolicy } from '../policy/workspacePolicy.ts';
-import { dropUnreachedCopies } from './calendarCopies.ts';
+import { dropUnreachedCopies } from './copyMembership.ts';
 import { type Database, flag } from './schema.ts';
 
 type Db = Kysely<Database>;

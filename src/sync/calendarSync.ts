@@ -11,16 +11,10 @@ import { isAppError } from '../errors.ts';
 import { epochMs } from '../lib/clock.ts';
 import { listingSync } from '../providers/listingSync.ts';
 import { providerFor } from '../providers/registry.ts';
-import {
-  applyBatch,
-  copyForSync,
-  failuresSoFar,
-  itemVersions,
-  LeaseLost,
-  recordSyncFailure,
-  takeLease,
-} from '../store/calendarCopies.ts';
+import { copyForSync, itemVersions } from '../store/calendarCopies.ts';
 import { findAccount, findCalendars } from '../store/connectedAccounts.ts';
+import { applyBatch, failuresSoFar, recordSyncFailure } from '../store/copyBatches.ts';
+import { LeaseLost, takeLease } from '../store/copyLeases.ts';
 import { type SyncSettings, syncHorizon } from './horizon.ts';
 
 export interface SyncDeps extends AccountDeps {

@@ -7,7 +7,9 @@ import type { CalendarCopies, CopyForRead, SyncOutcome } from '../calendars/copi
 import type { TimeWindow } from '../domain/window.ts';
 import { epochMs } from '../lib/clock.ts';
 import { waitAtMost } from '../lib/waitAtMost.ts';
-import { copiesOf, leaseDue, markDue, reconcileCopies } from '../store/calendarCopies.ts';
+import { copiesOf } from '../store/calendarCopies.ts';
+import { leaseDue, markDue } from '../store/copyLeases.ts';
+import { reconcileCopies } from '../store/copyMembership.ts';
 import { type SyncDeps, syncCalendar } from './calendarSync.ts';
 import { insideHorizon } from './horizon.ts';
 import type { PushUpkeep } from './push.ts';

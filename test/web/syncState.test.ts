@@ -10,8 +10,9 @@ import { AppError } from '../../src/errors.ts';
 import { epochMs } from '../../src/lib/clock.ts';
 import { itemsOf, listingSync } from '../../src/providers/listingSync.ts';
 import type { CalendarProvider, SyncBatch } from '../../src/providers/port.ts';
-import { copiesOf, reconcileCopies } from '../../src/store/calendarCopies.ts';
+import { copiesOf } from '../../src/store/calendarCopies.ts';
 import { accountsOf } from '../../src/store/connectedAccounts.ts';
+import { reconcileCopies } from '../../src/store/copyMembership.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { grantToken } from '../helpers/grantToken.ts';
 import {

@@ -1,4 +1,5 @@
 /** The span of time a calendar's copy holds, and the sync settings read from the config. */
+import type { Config } from '../config.ts';
 import type { TimeWindow } from '../domain/window.ts';
 
 export interface SyncSettings {
@@ -10,14 +11,7 @@ export interface SyncSettings {
   horizonFutureDays: number;
 }
 
-export function syncSettings(sync: {
-  roundSeconds: number;
-  leaseSeconds: number;
-  intervalSeconds: number;
-  maxAgeSeconds: number;
-  horizonPastDays: number;
-  horizonFutureDays: number;
-}): SyncSettings {
+export function syncSettings(sync: Config['sync']): SyncSettings {
   return {
     intervalMs: sync.intervalSeconds * 1000,
     leaseMs: sync.leaseSeconds * 1000,

@@ -61,6 +61,15 @@ const item = (key: string, occurrences: ProviderOccurrence[], version = 'v1') =>
   occurrences,
 });
 
+/** A batch of a full sync unless said otherwise; empty lists by default. */
+const batch = (fields: Partial<SyncBatch>): SyncBatch => ({
+  full: true,
+  upserts: [],
+  removals: [],
+  skipped: [],
+  ...fields,
+});
+
 for (const engine of await enginesUnderTest()) {
   describe(`synced copies (${engine.name})`, { skip: engine.skip }, () => {
     let handle: DatabaseHandle;
@@ -153,31 +162,20 @@ for (const engine of await enginesUnderTest()) {
       const failing = new AppError('provider_unavailable', 'down', { details: { reason: 'server_error' } });
       const { provider, requests } = scriptedProvider([
         async function* () {
-          yield {
-            full: true,
-            upserts: [item('a', [at('2026-03-10T09:00:00', 'a')])],
-            removals: [],
-            skipped: [],
-          };
+          yield batch({ upserts: [item('a', [at('2026-03-10T09:00:00', 'a')])] });
           throw failing;
         },
         async function* () {
-          yield {
-            full: true,
-            upserts: [item('b', [at('2026-03-11T09:00:00', 'b')])],
-            removals: [],
-            skipped: [],
-          };
-          yield { full: true, upserts: [], removals: [], skipped: [], nextState: 'token-1' };
+          yield batch({ upserts: [item('b', [at('2026-03-11T09:00:00', 'b')])] });
+          yield batch({ nextState: 'token-1' });
         },
         async function* () {
-          yield {
+          yield batch({
             full: false,
             upserts: [item('c', [at('2026-03-12T09:00:00', 'c')])],
             removals: ['b'],
-            skipped: [],
             nextState: 'token-2',
-          };
+          });
         },
       ]);
       const { calendarId, service, clock } = await setUp(provider);
@@ -215,23 +213,12 @@ for (const engine of await enginesUnderTest()) {
       });
       const { provider } = scriptedProvider([
         async function* () {
-          yield {
-            full: true,
-            upserts: [item('a', [at('2026-03-10T09:00:00', 'a')])],
-            removals: [],
-            skipped: [],
-          };
+          yield batch({ upserts: [item('a', [at('2026-03-10T09:00:00', 'a')])] });
           await gate;
-          yield { full: true, upserts: [], removals: [], skipped: [], nextState: 'slow' };
+          yield batch({ nextState: 'slow' });
         },
         async function* () {
-          yield {
-            full: true,
-            upserts: [item('b', [at('2026-03-11T09:00:00', 'b')])],
-            removals: [],
-            skipped: [],
-            nextState: 'taken-over',
-          };
+          yield batch({ upserts: [item('b', [at('2026-03-11T09:00:00', 'b')])], nextState: 'taken-over' });
         },
       ]);
       const { calendarId, service, clock } = await setUp(provider);
@@ -256,7 +243,7 @@ for (const engine of await enginesUnderTest()) {
     it('never syncs a round’s calendar whose lease passed to another instance while it waited', async () => {
       const { provider, requests } = scriptedProvider([
         async function* () {
-          yield { full: true, upserts: [], removals: [], skipped: [], nextState: 'by-second' };
+          yield batch({ nextState: 'by-second' });
         },
       ]);
       const { calendarId, service, clock, deps } = await setUp(provider);

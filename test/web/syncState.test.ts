@@ -6,6 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import type { TimeWindow } from '../../src/domain/window.ts';
 import { AppError } from '../../src/errors.ts';
 import { epochMs } from '../../src/lib/clock.ts';
 import { itemsOf, listingSync } from '../../src/providers/listingSync.ts';
@@ -66,8 +67,8 @@ describe('sync state on the account page', () => {
   };
   /** Holds the slow calendar's sync between its two batches while set. */
   let gate: Promise<void> | undefined;
-  async function* slowSync(): AsyncGenerator<SyncBatch> {
-    const [first, ...rest] = itemsOf(calendars.get('slow')!.occurrences);
+  async function* slowSync(horizon: TimeWindow): AsyncGenerator<SyncBatch> {
+    const [first, ...rest] = itemsOf(calendars.get('slow')!.occurrences, horizon);
     yield { full: true, upserts: [first!], removals: [], skipped: [] };
     await gate;
     yield { full: true, upserts: rest, removals: [], skipped: [], nextState: 'done' };
@@ -77,7 +78,7 @@ describe('sync state on the account page', () => {
     sync: {
       syncCalendar: (account, calendar, request) =>
         calendar.providerCalendarId === 'slow'
-          ? slowSync()
+          ? slowSync(request.horizon)
           : listingSync(counted).syncCalendar(account, calendar, request),
     },
   };

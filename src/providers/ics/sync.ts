@@ -5,18 +5,11 @@
  * copy. An item is a UID with occurrences in the horizon (the others need no copy); its version
  * is a hash of those occurrences, so any change to what a read would show changes it.
  */
-import { createHash } from 'node:crypto';
-import type { ProviderOccurrence, SkippedItem } from '../../domain/providerFacts.ts';
-import type { TimeWindow } from '../../domain/window.ts';
-import { canonicalJson } from '../../lib/canonicalJson.ts';
 import type { ExpansionPool } from '../expansionPool.ts';
-import { nearWindow } from '../nearWindow.ts';
-import type { CalendarSync, SyncBatch, SyncedItem } from '../port.ts';
+import { diffBatches, itemsOf } from '../listingSync.ts';
+import type { CalendarSync } from '../port.ts';
 import { type FeedReader, type FeedValidators, normalizeFeedUrl } from './client.ts';
 import { feedEvents } from './feedEvents.ts';
-
-/** Upserts, removals and skipped entries in one batch. */
-const batchSize = 500;
 
 /**
  * The position saved with a sync: the feed's validators and the horizon the copy was made for.
@@ -45,48 +38,6 @@ function readState(state: string | undefined): IcsState | undefined {
   return { validators, horizon };
 }
 
-/** The feed's items as the copy keeps them: occurrences near the horizon, grouped by UID. */
-function itemsOf(occurrences: ProviderOccurrence[], horizon: TimeWindow): SyncedItem[] {
-  const byUid = new Map<string, ProviderOccurrence[]>();
-  for (const occurrence of occurrences) {
-    if (!nearWindow(occurrence, horizon)) continue;
-    const group = byUid.get(occurrence.providerEventId);
-    if (group === undefined) byUid.set(occurrence.providerEventId, [occurrence]);
-    else group.push(occurrence);
-  }
-  return [...byUid].map(([key, group]) => ({
-    key,
-    version: createHash('sha256').update(canonicalJson(group)).digest('base64url'),
-    occurrences: group,
-  }));
-}
-
-/** The changes cut into batches of at most `batchSize` entries; only the last carries the state. */
-function* batches(
-  full: boolean,
-  upserts: SyncedItem[],
-  removals: string[],
-  skipped: SkippedItem[],
-  nextState: string,
-): Generator<SyncBatch> {
-  // The three lists read as one sequence: upserts, then removals, then skipped entries.
-  const total = upserts.length + removals.length + skipped.length;
-  const part = <T>(list: T[], at: number, from: number, to: number) =>
-    list.slice(Math.max(0, from - at), Math.max(0, to - at));
-  let from = 0;
-  do {
-    const to = Math.min(from + batchSize, total);
-    const batch: SyncBatch = {
-      full,
-      upserts: part(upserts, 0, from, to),
-      removals: part(removals, upserts.length, from, to),
-      skipped: part(skipped, upserts.length + removals.length, from, to),
-    };
-    from = to;
-    yield from === total ? { ...batch, nextState } : batch;
-  } while (from < total);
-}
-
 export function createIcsSync(feeds: FeedReader, pool: ExpansionPool): CalendarSync<'ics'> {
   return {
     async *syncCalendar(account, _calendar, request) {
@@ -101,16 +52,16 @@ export function createIcsSync(feeds: FeedReader, pool: ExpansionPool): CalendarS
         return;
       }
       const events = await feedEvents(pool, account.accountKey, feed.body, request.horizon);
-      const items = itemsOf(events.occurrences, request.horizon);
       // A full sync replaces the copy: every item is upserted and the caller drops the rest.
       const known = full ? new Map<string, string>() : await request.knownVersions();
-      const present = new Set(items.map((item) => item.key));
-      const upserts = items.filter((item) => known.get(item.key) !== item.version);
       // Events the budget left unread are not known to be gone; nor is the read trusted until
       // the feed changes: without validators, the next sync reads it again.
-      const removals = events.complete ? [...known.keys()].filter((key) => !present.has(key)) : [];
       const validators = events.complete ? feed.validators : {};
-      yield* batches(full, upserts, removals, events.skipped, JSON.stringify({ validators, horizon }));
+      yield* diffBatches(itemsOf(events.occurrences, request.horizon), events.skipped, known, {
+        full,
+        complete: events.complete,
+        nextState: JSON.stringify({ validators, horizon }),
+      });
     },
   };
 }

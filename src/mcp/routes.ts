@@ -22,13 +22,23 @@ interface RequestScope {
 const hopByHop = new Set(['connection', 'keep-alive', 'transfer-encoding', 'content-length', 'upgrade']);
 const exposed = 'WWW-Authenticate, Retry-After, Mcp-Session-Id, Mcp-Protocol-Version';
 
-function webRequest(url: string, request: FastifyRequest): Request {
+/**
+ * The request as the SDK takes it. A body that is JSON is handed over parsed, so the SDK neither
+ * clones the request nor streams its body again; any other body goes as it came, for the SDK's
+ * own JSON-RPC parse error.
+ */
+function webRequest(url: string, request: FastifyRequest): { request: Request; parsedBody?: unknown } {
   const headers = new Headers();
   for (const [name, value] of Object.entries(request.headers)) {
     if (value === undefined || hopByHop.has(name)) continue;
     for (const v of [value].flat()) headers.append(name, v);
   }
-  return new Request(url, { method: 'POST', headers, body: request.body as string });
+  const body = request.body as string;
+  try {
+    return { request: new Request(url, { method: 'POST', headers }), parsedBody: JSON.parse(body) };
+  } catch {
+    return { request: new Request(url, { method: 'POST', headers, body }) };
+  }
 }
 
 export async function registerMcpRoutes(
@@ -96,7 +106,9 @@ export async function registerMcpRoutes(
 
     mcp.post('/mcp', { preHandler: requireBearer(auth, resource, []) }, async (request, reply) => {
       const scope: RequestScope = { principal: request.principal, log: request.log };
-      const response = await handler.fetch(webRequest(resource.url, request), {
+      const { request: forwarded, parsedBody } = webRequest(resource.url, request);
+      const response = await handler.fetch(forwarded, {
+        ...(parsedBody === undefined ? {} : { parsedBody }),
         authInfo: {
           token: '',
           clientId: request.principal.clientId,

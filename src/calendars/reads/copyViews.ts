@@ -116,11 +116,13 @@ export function createCopyViews(maxEvents = 50_000): CopyViews {
       const end = options.window.end.epochNanoseconds;
       const { events } = cached;
       const lo = firstFrom(events, start - cached.longestNs);
+      // From `inside` on, events start in the window, so they overlap it; only those before need the test.
+      const inside = firstFrom(events, start);
       const hi = firstFrom(events, end);
       const found: PlacedEvent[] = [];
       const keep = (i: number) => {
         const placed = events[i]!;
-        if (overlapsNs(placed.startNs, placed.endNs, start, end)) found.push(placed);
+        if (i >= inside || overlapsNs(placed.startNs, placed.endNs, start, end)) found.push(placed);
       };
       const words = options.words;
       if (words === undefined || words.length === 0) {

@@ -251,8 +251,13 @@ const writeToken = (
   await grantToken(ctx, { ...owner, calendars, resource: 'mcp', scopes: ['calendar:read', 'calendar:write'] })
 ).token;
 const renamed = 'Budget review (moved to the small room)';
-const eventId: string = toolResult(answers.mcpModern).structuredContent.termine[0].eventId;
-const updateEvent = modernCall(writeToken, 'update_event', { eventId, title: renamed });
+const first = toolResult(answers.mcpModern).structuredContent.termine[0];
+const eventId: string = first.eventId;
+const rename = (seenTitle: string) =>
+  modernCall(writeToken, 'update_event', { eventId, seen: { title: seenTitle }, title: renamed });
+// Renamed once from the title read; then renamed again from the title it now has.
+await answer('update_event', rename(first.title));
+const updateEvent = rename(renamed);
 const updateAnswer = await answer('update_event', updateEvent);
 const updated = toolResult(updateAnswer)?.structuredContent;
 if (updated?.outcome !== 'applied' || updated.event?.title !== renamed)

@@ -13,6 +13,7 @@ import { ElicitRequestSchema as V1ElicitRequestSchema } from '@modelcontextproto
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { type ListedTool, structured, type ToolResult, toolError } from '../helpers/mcpSession.ts';
 import { type MemoryCalendar, memoryProvider, weeklyOccurrence } from '../helpers/memoryCalendars.ts';
+import { seenOf } from '../helpers/seen.ts';
 import { seedWriter } from '../helpers/writer.ts';
 
 const berlin = 'Europe/Berlin';
@@ -103,12 +104,15 @@ describe('deleting a series asks the person', () => {
   const standups = async (client: Connected) =>
     (structured(await client.call('list_events', { calendarIds: [work], ...window })).termine as Array<{
       eventId: string;
+      occurrenceId: string;
+      title: string;
+      start: string;
     }>) ?? [];
 
   async function deleteSeries(client: Connected) {
     const [first] = await standups(client);
     assert.ok(first, 'the series is there');
-    return client.call('delete_event', { eventId: first.eventId, scope: 'series' });
+    return client.call('delete_event', { eventId: first.eventId, seen: seenOf(first), scope: 'series' });
   }
 
   /** Runs the body with a connected client, closed afterwards. */
@@ -154,8 +158,13 @@ describe('deleting a series asks the person', () => {
     using(
       () => modern(true),
       async (client) => {
-        const [first] = (await standups(client)) as Array<{ eventId: string; occurrenceId: string }>;
-        const args = { eventId: first!.eventId, occurrenceId: first!.occurrenceId, scope: 'occurrence' };
+        const [first] = await standups(client);
+        const args = {
+          eventId: first!.eventId,
+          occurrenceId: first!.occurrenceId,
+          seen: seenOf(first!),
+          scope: 'occurrence',
+        };
         structured(await client.call('delete_event', args));
         assert.deepEqual(asked, []);
       },

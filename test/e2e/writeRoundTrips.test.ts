@@ -27,6 +27,7 @@ import { grantToken } from '../helpers/grantToken.ts';
 import { radicaleMissing, startRadicale } from '../helpers/radicale.ts';
 import { fillRadicale, vcalendar } from '../helpers/radicaleCalendars.ts';
 import { seedUser, seedWorkspace } from '../helpers/seed.ts';
+import { seenOf } from '../helpers/seen.ts';
 
 const berlin = 'Europe/Berlin';
 const me = 'person@example.com';
@@ -304,6 +305,7 @@ for (const [name, world] of Object.entries(worlds)) {
       const [event] = await search('quarterly');
       const updated = await ok('update_event', {
         eventId: event!.eventId,
+        seen: seenOf(event!),
         title: 'Quarterly review (moved)',
         start: '2026-03-30T10:00:00+02:00',
         end: '2026-03-30T11:30:00+02:00',
@@ -317,6 +319,42 @@ for (const [name, world] of Object.entries(worlds)) {
       );
     });
 
+    it('refuses a change based on a stale read (changed between tool calls); a change elsewhere lets it through', async () => {
+      const [read] = await search('quarterly moved');
+      // The person renames it after the assistant read it.
+      await ok('update_event', {
+        eventId: read!.eventId,
+        seen: seenOf(read!),
+        title: 'Quarterly review (by the person)',
+      });
+      const stale = await failed('update_event', {
+        eventId: read!.eventId,
+        seen: seenOf(read!),
+        title: 'Quarterly (assistant)',
+      });
+      assert.deepEqual(
+        [stale.code, stale.reason, stale.fields],
+        ['conflict', 'changed_since_read', ['title']],
+      );
+      assert.equal((stale.current as Event).title, 'Quarterly review (by the person)');
+      assert.deepEqual(
+        (await search('quarterly')).map((e) => e.title),
+        ['Quarterly review (by the person)'],
+      );
+      // Notes written by the person and a rename by the assistant touch nothing in common.
+      const [now] = await search('quarterly');
+      await ok('update_event', { eventId: now!.eventId, seen: { description: null }, description: 'Agenda' });
+      const renamed = await ok('update_event', {
+        eventId: now!.eventId,
+        seen: { title: now!.title },
+        title: 'Quarterly review (moved)',
+      });
+      assert.deepEqual(
+        [(renamed.event as Event).title, (renamed.event as Event).description],
+        ['Quarterly review (moved)', 'Agenda'],
+      );
+    });
+
     it('changes one occurrence of the series alone, then the series', async () => {
       const before = await search('standup');
       assert.deepEqual(
@@ -327,12 +365,13 @@ for (const [name, world] of Object.entries(worlds)) {
       assert.equal(new Set(before.map((e) => e.eventId)).size, 1);
       const second = before[1]!;
       assert.equal(
-        (await failed('update_event', { eventId: second.eventId, title: 'x' })).code,
+        (await failed('update_event', { eventId: second.eventId, seen: seenOf(second), title: 'x' })).code,
         'recurring_event',
       );
       await ok('update_event', {
         eventId: second.eventId,
         occurrenceId: second.occurrenceId,
+        seen: seenOf(second),
         scope: 'occurrence',
         title: 'Standup (late)',
         start: '2026-03-30T11:00:00',
@@ -345,7 +384,12 @@ for (const [name, world] of Object.entries(worlds)) {
         ['Standup', '2026-04-06T09:00:00', 'PT15M'],
         ['Standup', '2026-04-13T09:00:00', 'PT15M'],
       ]);
-      await ok('update_event', { eventId: second.eventId, scope: 'series', title: 'Team sync' });
+      await ok('update_event', {
+        eventId: second.eventId,
+        seen: seenOf(before[0]!),
+        scope: 'series',
+        title: 'Team sync',
+      });
       const after = await list();
       const sync = after.filter((e) => e.eventId === second.eventId);
       assert.equal(sync.length, 4);
@@ -362,6 +406,7 @@ for (const [name, world] of Object.entries(worlds)) {
       const deleted = await ok('delete_event', {
         eventId: third.eventId,
         occurrenceId: third.occurrenceId,
+        seen: seenOf(third),
         scope: 'occurrence',
       });
       assert.equal(deleted.outcome, 'applied');
@@ -376,7 +421,7 @@ for (const [name, world] of Object.entries(worlds)) {
         [false, 'not_organizer', true, 'needs-action'],
       );
       assert.equal(
-        (await failed('update_event', { eventId: review!.eventId, title: 'x' })).code,
+        (await failed('update_event', { eventId: review!.eventId, seen: seenOf(review!), title: 'x' })).code,
         'not_organizer',
       );
       const answered = await ok('respond_to_event', {
@@ -419,7 +464,11 @@ for (const [name, world] of Object.entries(worlds)) {
       it('an update that times out before the provider applied it: reported not made, nothing changed', async () => {
         const [lunch] = await search('late lunch');
         w.inject({ method: changeMethod, delayMs: slow, phase: 'before' });
-        const error = await failed('update_event', { eventId: lunch!.eventId, title: 'Early lunch' });
+        const error = await failed('update_event', {
+          eventId: lunch!.eventId,
+          seen: seenOf(lunch!),
+          title: 'Early lunch',
+        });
         assert.deepEqual([error.code, error.applied], ['provider_unavailable', false]);
         await w.settled();
         assert.deepEqual(
@@ -427,7 +476,7 @@ for (const [name, world] of Object.entries(worlds)) {
           ['Late lunch'],
         );
         // And then it works.
-        await ok('update_event', { eventId: lunch!.eventId, title: 'Early lunch' });
+        await ok('update_event', { eventId: lunch!.eventId, seen: seenOf(lunch!), title: 'Early lunch' });
         assert.deepEqual(
           (await search('lunch')).map((e) => e.title),
           ['Early lunch'],
@@ -437,7 +486,11 @@ for (const [name, world] of Object.entries(worlds)) {
       it('a version conflict (412): conflict with the event as it now is, nothing changed', async () => {
         const [lunch] = await search('lunch');
         w.inject({ method: changeMethod, status: 412 });
-        const error = await failed('update_event', { eventId: lunch!.eventId, title: 'Brunch' });
+        const error = await failed('update_event', {
+          eventId: lunch!.eventId,
+          seen: seenOf(lunch!),
+          title: 'Brunch',
+        });
         assert.deepEqual([error.code, error.reason], ['conflict', 'version']);
         assert.equal((error.current as Event).title, 'Early lunch');
         assert.equal((await search('brunch')).length, 0, 'no lost update, no blind overwrite');
@@ -447,14 +500,14 @@ for (const [name, world] of Object.entries(worlds)) {
         const [lunch] = await search('lunch');
         const before = w.writes();
         w.inject({ method: 'DELETE', status: 429, retryAfter: '7' });
-        const error = await failed('delete_event', { eventId: lunch!.eventId });
+        const error = await failed('delete_event', { eventId: lunch!.eventId, seen: seenOf(lunch!) });
         assert.deepEqual(
           [error.code, error.reason, error.applied],
           ['provider_unavailable', 'rate_limited', false],
         );
         assert.equal(w.writes() - before, 1, 'the write was not repeated');
         assert.equal((await search('lunch')).length, 1);
-        await ok('delete_event', { eventId: lunch!.eventId });
+        await ok('delete_event', { eventId: lunch!.eventId, seen: seenOf(lunch!) });
         assert.equal((await search('lunch')).length, 0);
       });
     });
@@ -487,6 +540,7 @@ for (const [name, world] of Object.entries(worlds)) {
       await ok('update_event', {
         eventId: first.eventId,
         occurrenceId: occurrences[1]!.occurrenceId,
+        seen: seenOf(occurrences[1]!),
         scope: 'occurrence',
         title: 'Planning (short)',
         start: '2026-03-30T10:00:00',
@@ -499,20 +553,23 @@ for (const [name, world] of Object.entries(worlds)) {
         ['Planning', '2026-04-02T10:00:00', 'PT45M'],
         ['Planning', '2026-04-06T10:00:00', 'PT45M'],
       ]);
-      await ok('delete_event', { eventId: first.eventId, scope: 'series' });
+      await ok('delete_event', { eventId: first.eventId, seen: seenOf(first), scope: 'series' });
       assert.deepEqual(await planning(), []);
     });
 
     it('deletes the series and the event; a stale id then finds nothing', async () => {
       const [sync] = (await list()).filter((e) => e.title === 'Team sync');
-      await ok('delete_event', { eventId: sync!.eventId, scope: 'series' });
+      await ok('delete_event', { eventId: sync!.eventId, seen: seenOf(sync!), scope: 'series' });
       const [quarterly] = await search('quarterly');
-      await ok('delete_event', { eventId: quarterly!.eventId });
+      await ok('delete_event', { eventId: quarterly!.eventId, seen: seenOf(quarterly!) });
       assert.deepEqual(
         (await list()).map((e) => e.title),
         ['Design review'],
       );
-      assert.equal((await failed('delete_event', { eventId: quarterly!.eventId })).code, 'not_found');
+      assert.equal(
+        (await failed('delete_event', { eventId: quarterly!.eventId, seen: seenOf(quarterly!) })).code,
+        'not_found',
+      );
     });
   });
 }

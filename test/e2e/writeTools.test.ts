@@ -8,6 +8,7 @@ import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, it } from 'node:test';
 import { Client as V1Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport as V1Transport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { ProviderOccurrence } from '../../src/domain/providerFacts.ts';
 import { AppError } from '../../src/errors.ts';
 import { defaultPolicy, type Scope } from '../../src/policy/workspacePolicy.ts';
 import type { CalendarProvider } from '../../src/providers/port.ts';
@@ -32,6 +33,7 @@ import {
 } from '../helpers/memoryCalendars.ts';
 import { PageClient } from '../helpers/pageClient.ts';
 import { seedUser, seedWorkspace, testPassword } from '../helpers/seed.ts';
+import { seenOf } from '../helpers/seen.ts';
 
 const berlin = 'Europe/Berlin';
 const window = { start: '2026-03-23T00:00:00+01:00', end: '2026-04-06T00:00:00+02:00' };
@@ -204,14 +206,15 @@ describe('write tools over MCP', () => {
         const event = (created.structuredContent as { event: Record<string, string> }).event;
         const updated = await client.callTool({
           name: 'update_event',
-          arguments: { eventId: event.eventId, location: 'Room 1', description: null },
+          arguments: { eventId: event.eventId, seen: seenOf(event), location: 'Room 1', description: null },
         });
         assert.deepEqual((updated.structuredContent as { event: Record<string, unknown> }).event.locations, [
           { name: 'Room 1' },
         ]);
+        const now = (updated.structuredContent as { event: Record<string, unknown> }).event;
         const deleted = await client.callTool({
           name: 'delete_event',
-          arguments: { eventId: event.eventId },
+          arguments: { eventId: event.eventId, seen: seenOf(now) },
         });
         assert.deepEqual(deleted.structuredContent, {
           ok: true,
@@ -484,6 +487,7 @@ describe('write tools over MCP', () => {
       assert.equal((made.event as Record<string, string>).start, '2026-03-24T09:00:00');
       await call('delete_event', {
         eventId: (made.event as Record<string, string>).eventId,
+        seen: seenOf(made.event as object),
         scope: 'series',
       });
     });
@@ -535,6 +539,7 @@ describe('write tools over MCP', () => {
       const result = structured(
         await call('update_event', {
           eventId: planning.eventId,
+          seen: seenOf(planning),
           title: 'Planning (moved)',
           description: 'Room 2',
         }),
@@ -546,6 +551,7 @@ describe('write tools over MCP', () => {
       const moved = structured(
         await call('update_event', {
           eventId: planning.eventId,
+          seen: seenOf(event),
           start: '2026-03-24T15:00:00',
           end: '2026-03-24T15:45:00',
           timeZone: berlin,
@@ -557,12 +563,13 @@ describe('write tools over MCP', () => {
         ['2026-03-24T15:00:00', 'PT45M', undefined],
       );
       assert.equal(
-        toolError(await call('update_event', { eventId: planning.eventId })).code,
+        toolError(await call('update_event', { eventId: planning.eventId, seen: {} })).code,
         'invalid_request',
       );
       assert.equal(
-        toolError(await call('update_event', { eventId: planning.eventId, start: '2026-03-24T15:00:00Z' }))
-          .field,
+        toolError(
+          await call('update_event', { eventId: planning.eventId, seen: {}, start: '2026-03-24T15:00:00Z' }),
+        ).field,
         'end',
       );
     });
@@ -579,7 +586,11 @@ describe('write tools over MCP', () => {
         };
       };
       const error = toolError(
-        await call('update_event', { eventId: planning.eventId, title: 'Planning (by Ana)' }),
+        await call('update_event', {
+          eventId: planning.eventId,
+          seen: seenOf(planning),
+          title: 'Planning (by Ana)',
+        }),
       );
       assert.equal(error.code, 'conflict');
       assert.equal(error.reason, 'version');
@@ -587,22 +598,100 @@ describe('write tools over MCP', () => {
       assert.equal((await find('Planning (by Ana)')).length, 0, 'no lost update');
     });
 
+    it('refuses a write based on a stale read (changed between tool calls), unless the changes touch nothing in common', async () => {
+      const planning = await idOf('Planning');
+      // The person edits the event at the provider after the assistant read it.
+      let edits = 0;
+      const editAtProvider = (edit: Partial<ProviderOccurrence>) => {
+        const index = work().occurrences.findIndex((o) => o.providerEventId === 'own');
+        const current = work().occurrences[index]!;
+        edits += 1;
+        work().occurrences[index] = {
+          ...current,
+          ...edit,
+          facts: { ...current.facts, version: `"edit-${edits}"` },
+        };
+      };
+      editAtProvider({ title: 'Planning (renamed by Ana)' });
+      const stale = toolError(
+        await call('update_event', {
+          eventId: planning.eventId,
+          seen: seenOf(planning),
+          title: 'Planning v2',
+        }),
+      );
+      assert.deepEqual(
+        [stale.code, stale.reason, stale.fields],
+        ['conflict', 'changed_since_read', ['title']],
+      );
+      assert.equal((stale.current as Record<string, unknown>).title, 'Planning (renamed by Ana)');
+      assert.equal((await find('Planning v2')).length, 0, 'the rename made in between is kept');
+
+      // A change elsewhere (the notes) and a write of the title have nothing in common.
+      const renamed = await idOf('Planning (renamed by Ana)');
+      editAtProvider({ description: 'Notes written at the provider' });
+      const applied = structured(
+        await call('update_event', {
+          eventId: renamed.eventId,
+          seen: { title: renamed.title },
+          title: 'Planning v2',
+        }),
+      ).event as Record<string, unknown>;
+      assert.deepEqual(
+        [applied.title, applied.description],
+        ['Planning v2', 'Notes written at the provider'],
+      );
+
+      // What the write changes must have been seen; nothing is written without it.
+      const unseen = toolError(
+        await call('update_event', {
+          eventId: renamed.eventId,
+          seen: { title: 'Planning v2' },
+          description: 'x',
+        }),
+      );
+      assert.deepEqual([unseen.code, unseen.field], ['invalid_request', 'seen.description']);
+      const noTitle = toolError(
+        await call('delete_event', { eventId: renamed.eventId, seen: { start: applied.start } }),
+      );
+      assert.deepEqual([noTitle.code, noTitle.field], ['invalid_request', 'seen.title']);
+
+      // A deletion of an event moved since it was read is refused too.
+      editAtProvider({ start: '2026-03-24T16:00:00' });
+      const moved = toolError(
+        await call('delete_event', {
+          eventId: renamed.eventId,
+          seen: { title: 'Planning v2', start: applied.start },
+        }),
+      );
+      assert.deepEqual([moved.code, moved.fields], ['conflict', ['start']]);
+      assert.equal((await find('Planning v2')).length, 1, 'not deleted');
+    });
+
     it('needs a scope for a recurring event, and an occurrence edit never changes the series', async () => {
       const [first, second] = await find('Standup');
       assert.ok(first && second && first.eventId === second.eventId);
       assert.equal(
-        toolError(await call('update_event', { eventId: first.eventId, title: 'x' })).code,
+        toolError(await call('update_event', { eventId: first.eventId, seen: seenOf(first), title: 'x' }))
+          .code,
         'recurring_event',
       );
       assert.equal(
-        toolError(await call('update_event', { eventId: first.eventId, scope: 'occurrence', title: 'x' }))
-          .field,
+        toolError(
+          await call('update_event', {
+            eventId: first.eventId,
+            seen: seenOf(first),
+            scope: 'occurrence',
+            title: 'x',
+          }),
+        ).field,
         'occurrenceId',
       );
       const moved = structured(
         await call('update_event', {
           eventId: second.eventId,
           occurrenceId: second.occurrenceId,
+          seen: seenOf(second),
           scope: 'occurrence',
           title: 'Standup (late)',
           start: '2026-03-30T11:00:00',
@@ -623,6 +712,7 @@ describe('write tools over MCP', () => {
         toolError(
           await call('update_event', {
             eventId: first.eventId,
+            seen: seenOf(first),
             scope: 'series',
             start: '2026-03-23T10:00:00',
             end: '2026-03-23T10:15:00',
@@ -632,7 +722,14 @@ describe('write tools over MCP', () => {
         'start',
         'series times are not moved here',
       );
-      structured(await call('update_event', { eventId: first.eventId, scope: 'series', title: 'Daily' }));
+      structured(
+        await call('update_event', {
+          eventId: first.eventId,
+          seen: seenOf(first),
+          scope: 'series',
+          title: 'Daily',
+        }),
+      );
       assert.equal((await find('Daily')).length, 2);
     });
 
@@ -646,7 +743,8 @@ describe('write tools over MCP', () => {
         const event = await idOf(title);
         assert.equal(event.editBlockedReason, code, title);
         assert.equal(
-          toolError(await call('update_event', { eventId: event.eventId, title: 'x' })).code,
+          toolError(await call('update_event', { eventId: event.eventId, seen: seenOf(event), title: 'x' }))
+            .code,
           code,
           title,
         );
@@ -655,13 +753,20 @@ describe('write tools over MCP', () => {
       const doctor = (await listed()).find((e) => e.start === '2026-03-27T09:00:00')!;
       assert.equal(doctor.title, 'Busy');
       assert.equal(
-        toolError(await call('update_event', { eventId: doctor.eventId, title: 'x' })).code,
+        toolError(await call('update_event', { eventId: doctor.eventId, seen: seenOf(doctor), title: 'x' }))
+          .code,
         'access_denied',
       );
       const busyOnly = await tokenFor(ana, allScopes, 'busy');
       const planning = await idOf('Planning');
       assert.equal(
-        toolError(await call('update_event', { eventId: planning.eventId, title: 'x' }, busyOnly)).code,
+        toolError(
+          await call(
+            'update_event',
+            { eventId: planning.eventId, seen: seenOf(planning), title: 'x' },
+            busyOnly,
+          ),
+        ).code,
         'access_denied',
       );
       assert.equal((await find('x')).length, 0);
@@ -671,7 +776,13 @@ describe('write tools over MCP', () => {
       const planning = await idOf('Planning');
       const bobToken = await tokenFor(bob, allScopes);
       assert.equal(
-        toolError(await call('update_event', { eventId: planning.eventId, title: 'x' }, bobToken)).code,
+        toolError(
+          await call(
+            'update_event',
+            { eventId: planning.eventId, seen: seenOf(planning), title: 'x' },
+            bobToken,
+          ),
+        ).code,
         'calendar_not_permitted',
       );
       const onlyShared = (
@@ -683,11 +794,23 @@ describe('write tools over MCP', () => {
         })
       ).token;
       assert.equal(
-        toolError(await call('update_event', { eventId: planning.eventId, title: 'x' }, onlyShared)).code,
+        toolError(
+          await call(
+            'update_event',
+            { eventId: planning.eventId, seen: seenOf(planning), title: 'x' },
+            onlyShared,
+          ),
+        ).code,
         'calendar_not_permitted',
       );
       assert.equal(
-        toolError(await call('update_event', { eventId: `evt_${'A'.repeat(40)}`, title: 'x' })).code,
+        toolError(
+          await call('update_event', {
+            eventId: `evt_${'A'.repeat(40)}`,
+            seen: seenOf(planning),
+            title: 'x',
+          }),
+        ).code,
         'calendar_not_permitted',
       );
       const [standup] = await find('Standup');
@@ -696,6 +819,7 @@ describe('write tools over MCP', () => {
           await call('update_event', {
             eventId: planning.eventId,
             occurrenceId: standup!.occurrenceId,
+            seen: seenOf(planning),
             scope: 'occurrence',
             title: 'x',
           }),
@@ -708,11 +832,19 @@ describe('write tools over MCP', () => {
       const planning = await idOf('Planning');
       const timeout = new AppError('provider_unavailable', 'timeout', { details: { reason: 'timeout' } });
       work().writeFailure = { applied: true, error: timeout };
-      const made = await call('update_event', { eventId: planning.eventId, title: 'Planning v2' });
+      const made = await call('update_event', {
+        eventId: planning.eventId,
+        seen: seenOf(planning),
+        title: 'Planning v2',
+      });
       assert.equal((structured(made).event as Record<string, unknown>).title, 'Planning v2');
       work().writeFailure = { applied: false, error: timeout };
       const notMade = toolError(
-        await call('update_event', { eventId: planning.eventId, title: 'Planning v3' }),
+        await call('update_event', {
+          eventId: planning.eventId,
+          seen: { title: 'Planning v2' },
+          title: 'Planning v3',
+        }),
       );
       assert.deepEqual([notMade.code, notMade.applied], ['provider_unavailable', false]);
       assert.equal((await find('Planning v3')).length, 0);
@@ -722,7 +854,11 @@ describe('write tools over MCP', () => {
       });
       work().writeFailure = { applied: false, error: limited };
       const refused = toolError(
-        await call('update_event', { eventId: planning.eventId, title: 'Planning v4' }),
+        await call('update_event', {
+          eventId: planning.eventId,
+          seen: { title: 'Planning v2' },
+          title: 'Planning v4',
+        }),
       );
       assert.deepEqual(
         [refused.code, refused.reason, refused.applied],
@@ -738,6 +874,7 @@ describe('write tools over MCP', () => {
         await call('delete_event', {
           eventId: second!.eventId,
           occurrenceId: second!.occurrenceId,
+          seen: seenOf(second!),
           scope: 'occurrence',
         }),
       );
@@ -750,10 +887,14 @@ describe('write tools over MCP', () => {
         (await find('Standup')).map((e) => e.occurrenceId),
         [first!.occurrenceId],
       );
-      structured(await call('delete_event', { eventId: first!.eventId, scope: 'series' }));
+      structured(
+        await call('delete_event', { eventId: first!.eventId, seen: seenOf(first!), scope: 'series' }),
+      );
       assert.equal((await find('Standup')).length, 0);
       assert.equal(
-        toolError(await call('delete_event', { eventId: first!.eventId, scope: 'series' })).code,
+        toolError(
+          await call('delete_event', { eventId: first!.eventId, seen: seenOf(first!), scope: 'series' }),
+        ).code,
         'not_found',
       );
     });
@@ -806,9 +947,13 @@ describe('write tools over MCP', () => {
       );
       // Naming what the grant does not reach is recorded too, without a calendar.
       const forged = `evt_${'B'.repeat(40)}`;
-      toolError(await call('delete_event', { eventId: forged }));
+      toolError(await call('delete_event', { eventId: forged, seen: seenOf(created) }));
       const bobToken = await tokenFor(bob, allScopes);
-      const bobsProbe = await call('update_event', { eventId: created.eventId, title: 'x' }, bobToken);
+      const bobsProbe = await call(
+        'update_event',
+        { eventId: created.eventId, seen: seenOf(created), title: 'x' },
+        bobToken,
+      );
       assert.equal(toolError(bobsProbe).code, 'calendar_not_permitted');
       const rows = (await eventWritesOf(t.ctx.db, ana.userId)).filter((r) => r.id > (latest?.id ?? 0));
       assert.deepEqual(

@@ -91,7 +91,7 @@ for (const engine of await enginesUnderTest()) {
       const cases: Array<[string, Record<string, unknown>]> = [
         ['list_events', { calendarIds: [work, '\u0000'], ...window }],
         ['create_event', { calendarId: 'cal_\u0000', title: 'x', start: window.start, end: window.end }],
-        ['delete_event', { eventId: 'ev\u0000' }],
+        ['delete_event', { eventId: 'ev\u0000', seen: { title: 'x', start: window.start } }],
       ];
       for (const [tool, args] of cases) {
         const error = toolError(await callToolRaw(mcp, token, tool, args));

@@ -21,6 +21,7 @@ import {
 } from '../helpers/memoryCalendars.ts';
 import { getEvents } from '../helpers/restClient.ts';
 import { seedUser, seedWorkspace } from '../helpers/seed.ts';
+import { seenOf } from '../helpers/seen.ts';
 
 const window = { start: '2026-03-16T00:00:00Z', end: '2026-03-23T00:00:00Z' };
 
@@ -148,6 +149,7 @@ describe('freshness of the synced copies', () => {
     const [event] = structured(await search('budget 2')).termine as { eventId: string }[];
     const update = await callToolRaw(`${t.ctx.config.baseUrl}/mcp`, mcpToken, 'update_event', {
       eventId: event!.eventId,
+      seen: seenOf(event!),
       title: 'Budget 2 (moved)',
     });
     assert.equal(structured(update).outcome, 'applied');

@@ -3,7 +3,9 @@
  * from the provider with the calendar's current rights; a recurring event only with an explicit
  * scope (an occurrence edit never touches the series); the write conditional on the version
  * just read, so a change made in between is a `conflict` (with the event as it now is), never
- * a lost update; and a timed-out write settled by reading, never by repeating it.
+ * a lost update; update and delete also compare what the caller read of the event (`seen`) with
+ * the event now, so a change made since an earlier tool call is a `conflict` too; and a timed-out
+ * write settled by reading, never by repeating it.
  */
 
 import { respondBlockedReason } from '../../domain/editRights.ts';
@@ -12,6 +14,7 @@ import type { EventFields, RsvpResponse, WriteTarget } from '../../domain/eventC
 import { parseTiming, type TimingInput } from '../../domain/eventTiming.ts';
 import { toEvent } from '../../domain/occurrences.ts';
 import type { ProviderOccurrence } from '../../domain/providerFacts.ts';
+import { changedSince, requireSeen, type SeenValues } from '../../domain/seenValues.ts';
 import { showsChanges, showsResponse } from '../../domain/writeChecks.ts';
 import { AppError, invalidField, isAppError } from '../../errors.ts';
 import { narrowRights } from '../../policy/eventRights.ts';
@@ -59,6 +62,8 @@ export interface Changes extends Omit<EventFields, 'timing'> {
 interface Addressed {
   target: WriteTarget;
   occurrence: ProviderOccurrence;
+  /** The occurrence the client named (the series' own when it named none): what its `seen` describes. */
+  named: ProviderOccurrence;
 }
 
 /** The occurrence or series a write addresses, read fresh; a recurring event needs a scope. */
@@ -72,7 +77,7 @@ async function address(
   const named = ref.occurrence?.recurrenceId;
   const first = await read(named);
   if (first === undefined) throw new AppError('not_found', 'This event no longer exists.');
-  if (!first.facts.recurring) return { occurrence: first, target: targetOf(first, undefined) };
+  if (!first.facts.recurring) return { occurrence: first, named: first, target: targetOf(first, undefined) };
   if (scope === undefined) {
     throw refusal(
       'recurring_event',
@@ -86,12 +91,12 @@ async function address(
         'scope "occurrence" needs the occurrenceId of the occurrence to change.',
       );
     }
-    return { occurrence: first, target: targetOf(first, named) };
+    return { occurrence: first, named: first, target: targetOf(first, named) };
   }
   // The series: its own version, which an occurrence's read need not carry.
   const series = named === undefined ? first : await read();
   if (series === undefined) throw new AppError('not_found', 'This event no longer exists.');
-  return { occurrence: series, target: targetOf(series, undefined) };
+  return { occurrence: series, named: first, target: targetOf(series, undefined) };
 }
 
 function targetOf(occurrence: ProviderOccurrence, recurrenceId: string | undefined): WriteTarget {
@@ -130,6 +135,24 @@ async function conflict(deps: CalendarDeps, principal: Principal, fresh: FreshCa
         ...(current === undefined ? {} : { current: clientEvent(deps, principal, fresh, current) }),
       },
     },
+  );
+}
+
+/** Refuses a write when the event no longer shows what the client read of it; nothing is written. */
+function checkSeen(
+  deps: CalendarDeps,
+  principal: Principal,
+  fresh: FreshCalendar,
+  named: ProviderOccurrence,
+  seen: SeenValues,
+): void {
+  const current = clientEvent(deps, principal, fresh, named);
+  const fields = changedSince(current, seen);
+  if (fields.length === 0) return;
+  throw new AppError(
+    'conflict',
+    `The event changed since it was read (${fields.join(', ')}); nothing was changed. Here it is as it is now: check with the user that the change still makes sense, then try again with these values as seen.`,
+    { details: { reason: 'changed_since_read', fields, current } },
   );
 }
 
@@ -214,12 +237,14 @@ async function changed(step: Step, attempted: Attempt<void>): Promise<ChangedEve
 export function updateEvent(
   deps: CalendarDeps,
   principal: Principal,
-  input: EventAddress & { changes: Changes },
+  input: EventAddress & { changes: Changes; seen?: SeenValues },
 ): Promise<ChangedEvent> {
+  requireSeen(input.seen, Object.keys(input.changes));
   return change(deps, principal, 'update', input, async (fresh, ref) => {
     requireScope(principal, 'calendar:write');
-    const { occurrence, target } = await address(fresh, ref, input.scope);
+    const { occurrence, named, target } = await address(fresh, ref, input.scope);
     checkEditable(fresh, occurrence);
+    checkSeen(deps, principal, fresh, named, input.seen ?? {});
     const { timing: timingInput, ...rest } = input.changes;
     const recurringSeries = occurrence.facts.recurring && target.recurrenceId === undefined;
     if (timingInput !== undefined && recurringSeries) {
@@ -247,12 +272,14 @@ export function updateEvent(
 export function deleteEvent(
   deps: CalendarDeps,
   principal: Principal,
-  input: EventAddress,
+  input: EventAddress & { seen?: SeenValues },
 ): Promise<DeletedEvent> {
+  requireSeen(input.seen, ['delete']);
   return change(deps, principal, 'delete', input, async (fresh, ref) => {
     requireScope(principal, 'calendar:write');
-    const { occurrence, target } = await address(fresh, ref, input.scope);
+    const { occurrence, named, target } = await address(fresh, ref, input.scope);
     checkEditable(fresh, occurrence);
+    checkSeen(deps, principal, fresh, named, input.seen ?? {});
     const attempted = await conditionalWrite(
       { deps, principal, fresh, target, input },
       () => fresh.writer.deleteEvent(fresh.access, fresh.calendar, target),

@@ -1,11 +1,13 @@
 /** `delete_event`: removes an event, one occurrence of it, or its whole series. */
 import { deleteEvent as remove } from '../../calendars/writes/changeEvent.ts';
+import { requireSeen, type SeenValues } from '../../domain/seenValues.ts';
 import { closedObject } from '../../lib/jsonSchema.ts';
 import type { ToolDefinition } from '../tool.ts';
-import { addressOf, addressSchemas, outcomeRule, writeOutcome } from './writeArguments.ts';
+import { addressOf, addressSchemas, outcomeRule, seenSchema, writeOutcome } from './writeArguments.ts';
 
 interface DeleteArguments {
   eventId: string;
+  seen: SeenValues;
   occurrenceId?: string;
   scope?: 'occurrence' | 'series';
 }
@@ -15,12 +17,12 @@ export const deleteEvent: ToolDefinition = {
   title: 'Delete an event',
   description: [
     'Deletes an event the assistant may edit (canEdit true). For a recurring event, scope is required: "occurrence" with occurrenceId deletes that one occurrence only, "series" every occurrence.',
-    'If the event changed since the service read it, nothing is deleted and the answer is a conflict with the event as it now is.',
+    'Give seen with at least the title and start you read; if the event changed since (there, or in any field you add to seen), nothing is deleted and the answer is a conflict with the event as it now is.',
     'Deleting a whole series first asks the user to confirm, when this client can ask the user (MCP elicitation); when it cannot, the series is deleted without asking, so make sure the user wants that. If the user declines, nothing is deleted and the answer is not_confirmed.',
     outcomeRule,
   ].join(' '),
   scopes: ['calendar:write'],
-  inputSchema: closedObject(addressSchemas, ['eventId']),
+  inputSchema: closedObject({ ...addressSchemas, seen: seenSchema }, ['eventId', 'seen']),
   outputSchema: closedObject(
     {
       ok: { type: 'boolean', const: true },
@@ -40,11 +42,13 @@ export const deleteEvent: ToolDefinition = {
 
   async run(args: DeleteArguments, { principal, calendars, confirm }) {
     const address = addressOf(args);
+    // Before the person is asked: a deletion that would be refused anyway asks nothing.
+    requireSeen(args.seen, ['delete']);
     if (args.scope === 'series')
       confirm(
         'Your assistant asks to delete every occurrence of a repeating event in your calendar. Delete the whole series?',
       );
-    const result = await remove(calendars, principal, address);
+    const result = await remove(calendars, principal, { ...address, seen: args.seen });
     return writeOutcome({ ok: true, outcome: result.outcome, deleted: address }, result.confirmedByRead);
   },
 };

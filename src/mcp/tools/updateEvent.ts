@@ -1,5 +1,6 @@
 /** `update_event`: changes only the fields given, of one event, one occurrence, or a series. */
 import { updateEvent as update } from '../../calendars/writes/changeEvent.ts';
+import type { SeenValues } from '../../domain/seenValues.ts';
 import { invalidField } from '../../errors.ts';
 import { closedObject } from '../../lib/jsonSchema.ts';
 import type { ToolDefinition } from '../tool.ts';
@@ -10,6 +11,7 @@ import {
   changedEventSchema,
   changesOf,
   outcomeRule,
+  seenSchema,
   timesRule,
   writeArgumentSchemas,
   writeOutcome,
@@ -17,6 +19,7 @@ import {
 
 interface UpdateArguments extends ChangeArguments {
   eventId: string;
+  seen: SeenValues;
   occurrenceId?: string;
   scope?: 'occurrence' | 'series';
 }
@@ -28,7 +31,7 @@ export const updateEvent: ToolDefinition = {
     'Changes the given fields of an event (the others stay as they are) and returns it as it now is. Only events with canEdit true can be changed; otherwise the error code is the editBlockedReason.',
     'For a recurring event, scope is required: "occurrence" with occurrenceId changes that one occurrence only; "series" changes every occurrence (titles, notes, place, availability, privacy — not the times: move occurrences one by one, or ask the user).',
     timesRule,
-    'To move an event give both start and end. If the event changed since the service read it, the answer is a conflict with the event as it now is: check, then try again.',
+    'To move an event give both start and end. Give seen: what you read of the fields you change; if the event changed there since, or changes while this runs, the answer is a conflict with the event as it now is: check with the user, then try again.',
     outcomeRule,
   ].join(' '),
   scopes: ['calendar:write'],
@@ -43,8 +46,9 @@ export const updateEvent: ToolDefinition = {
       timeZone: writeArgumentSchemas.timeZone,
       freeBusyStatus: writeArgumentSchemas.freeBusyStatus,
       privacy: writeArgumentSchemas.privacy,
+      seen: seenSchema,
     },
-    ['eventId'],
+    ['eventId', 'seen'],
   ),
   outputSchema: changedEventSchema,
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: true },
@@ -57,7 +61,7 @@ export const updateEvent: ToolDefinition = {
         'Give at least one field to change (title, description, location, start and end, freeBusyStatus, privacy).',
       );
     }
-    const result = await update(calendars, principal, { ...addressOf(args), changes });
+    const result = await update(calendars, principal, { ...addressOf(args), changes, seen: args.seen });
     return writeOutcome({ ok: true, outcome: result.outcome, event: result.event }, result.confirmedByRead);
   },
 };

@@ -3,7 +3,8 @@
  * says about times, recurring events and what to do when a write's outcome is unknown.
  */
 import type { Changes, EventAddress } from '../../calendars/writes/changeEvent.ts';
-import { eventSchema } from '../../domain/eventSchema.ts';
+import { freeBusyStatuses, privacies } from '../../domain/event.ts';
+import { eventSchema, locationSchema } from '../../domain/eventSchema.ts';
 import { maxTimeZoneLength } from '../../domain/readRequest.ts';
 import { invalidField } from '../../errors.ts';
 import { closedObject } from '../../lib/jsonSchema.ts';
@@ -50,6 +51,24 @@ export const writeArgumentSchemas = {
     enum: ['public', 'private'],
     description: 'private hides the details from people the calendar is shared with.',
   },
+} as const;
+
+const orNull = (schema: Record<string, unknown>) => ({ anyOf: [schema, { type: 'null' }] });
+
+/** What the caller read of the event: a write is refused when the event no longer shows it. */
+export const seenSchema = {
+  ...closedObject({
+    title: { type: 'string', maxLength: 1024 },
+    description: orNull({ type: 'string', maxLength: 65536 }),
+    locations: orNull({ type: 'array', maxItems: 50, items: locationSchema }),
+    start: { type: 'string', maxLength: 64 },
+    timeZone: orNull({ type: 'string', maxLength: maxTimeZoneLength }),
+    duration: { type: 'string', maxLength: 64 },
+    freeBusyStatus: { type: 'string', enum: freeBusyStatuses },
+    privacy: orNull({ type: 'string', enum: privacies }),
+  }),
+  description:
+    'The event as you last read it, copied from the read tools: the fields you change (title; description; locations; start and duration to move it; freeBusyStatus; privacy) — null for one it did not have. If the event now shows other values there, nothing is written and the answer is a conflict with the event as it is now.',
 } as const;
 
 /** How update, delete and respond name their event. */

@@ -1,0 +1,83 @@
+/**
+ * Compare-and-set across tool calls: a write carries the values its caller read of what it
+ * changes (`seen`), and is refused when the event now shows other values there. A change made at
+ * the provider to fields the write does not touch lets the write go through. Stateless: reads
+ * remember nothing, so they cost nothing more. Pure.
+ */
+
+import { invalidField } from '../errors.ts';
+import type { Event, FreeBusyStatus, Location, Privacy } from './event.ts';
+
+/** Values of an Event as the caller read them; `null` says the event had none. */
+export interface SeenValues {
+  title?: string;
+  description?: string | null;
+  locations?: Location[] | null;
+  start?: string;
+  timeZone?: string | null;
+  duration?: string;
+  freeBusyStatus?: FreeBusyStatus;
+  privacy?: Privacy | null;
+}
+
+export type SeenField = keyof SeenValues;
+
+export const seenFields: readonly SeenField[] = [
+  'title',
+  'description',
+  'locations',
+  'start',
+  'timeZone',
+  'duration',
+  'freeBusyStatus',
+  'privacy',
+];
+
+/** What each changed field must have been seen as; a deletion must name what it deletes. */
+const neededFor: Record<string, readonly SeenField[]> = {
+  title: ['title'],
+  description: ['description'],
+  location: ['locations'],
+  timing: ['start', 'duration'],
+  freeBusyStatus: ['freeBusyStatus'],
+  privacy: ['privacy'],
+  delete: ['title', 'start'],
+};
+
+/** Refuses a write whose `seen` lacks a value the write depends on (`changed`: keys of the change, or `delete`). */
+export function requireSeen(seen: SeenValues | undefined, changed: readonly string[]): void {
+  for (const key of changed) {
+    for (const field of neededFor[key] ?? []) {
+      if (seen?.[field] === undefined) {
+        throw invalidField(
+          `seen.${field}`,
+          `Give seen.${field}: the ${field} of the event as you last read it (null when it had none), so that a change made since is not overwritten.`,
+        );
+      }
+    }
+  }
+}
+
+const sameLocations = (a: readonly Location[] | undefined, b: readonly Location[] | null): boolean => {
+  const left = a ?? [];
+  const right = b ?? [];
+  return (
+    left.length === right.length &&
+    left.every(
+      (l, i) =>
+        l.name === right[i]!.name &&
+        (l.description ?? null) === (right[i]!.description ?? null) &&
+        (l.coordinates ?? null) === (right[i]!.coordinates ?? null),
+    )
+  );
+};
+
+/** The fields given in `seen` whose value the event no longer has; empty when none changed. */
+export function changedSince(current: Event, seen: SeenValues): SeenField[] {
+  return seenFields.filter((field) => {
+    const was = seen[field];
+    if (was === undefined) return false;
+    if (field === 'locations') return !sameLocations(current.locations, was as Location[] | null);
+    return (current[field] ?? null) !== was;
+  });
+}

@@ -68,6 +68,10 @@ export const errorCatalogue = {
   method_not_allowed: { status: 405, message: 'This method is not allowed here.' },
   conflict: { status: 409, message: 'This changed since it was read; read it again before changing it.' },
   already_exists: { status: 409, message: 'This exists already.' },
+  unsupported_by_provider: {
+    status: 422,
+    message: "The calendar's provider cannot hold this; nothing was written.",
+  },
   payload_too_large: { status: 413, message: 'The request body is too large.' },
   unsupported_media_type: { status: 415, message: 'This content type is not accepted here.' },
   rate_limited: { status: 429, message: 'Too many requests. Slow down and retry later.' },

@@ -1,6 +1,6 @@
 /** What a write asks of a provider: the fields it sets, a new event, the event it addresses, an answer. */
 
-import type { FreeBusyStatus } from './event.ts';
+import type { AlertAction, FreeBusyStatus } from './event.ts';
 import type { EventRecurrence } from './eventRecurrence.ts';
 import type { EventTiming } from './eventTiming.ts';
 
@@ -13,11 +13,21 @@ export interface EventFields {
   timing?: EventTiming;
   freeBusyStatus?: FreeBusyStatus;
   privacy?: 'public' | 'private';
+  /** The event's reminders, all of them: an empty list removes every one. */
+  alerts?: WriteAlert[];
+}
+
+/** A reminder a write sets: some whole minutes before the start (0 = at the start). */
+export interface WriteAlert {
+  minutesBefore: number;
+  action: AlertAction;
 }
 
 export interface NewEvent extends EventFields {
   title: string;
   timing: EventTiming;
+  /** Adds the provider's own online meeting (Google Meet, Microsoft Teams). */
+  conference?: boolean;
   /** Makes the event the first occurrence of a series. */
   recurrence?: EventRecurrence;
 }

@@ -6,7 +6,7 @@
  */
 
 import { invalidField } from '../errors.ts';
-import type { Event, FreeBusyStatus, Location, Privacy } from './event.ts';
+import type { Alert, Event, FreeBusyStatus, Location, Privacy } from './event.ts';
 
 /** Values of an Event as the caller read them; `null` says the event had none. */
 export interface SeenValues {
@@ -18,6 +18,7 @@ export interface SeenValues {
   duration?: string;
   freeBusyStatus?: FreeBusyStatus;
   privacy?: Privacy | null;
+  alerts?: Alert[] | null;
 }
 
 export type SeenField = keyof SeenValues;
@@ -31,6 +32,7 @@ export const seenFields: readonly SeenField[] = [
   'duration',
   'freeBusyStatus',
   'privacy',
+  'alerts',
 ];
 
 /** What each changed field must have been seen as; a deletion must name what it deletes. */
@@ -41,6 +43,7 @@ const neededFor: Record<string, readonly SeenField[]> = {
   timing: ['start', 'duration'],
   freeBusyStatus: ['freeBusyStatus'],
   privacy: ['privacy'],
+  alerts: ['alerts'],
   delete: ['title', 'start'],
 };
 
@@ -72,12 +75,22 @@ const sameLocations = (a: readonly Location[] | undefined, b: readonly Location[
   );
 };
 
+const sameAlerts = (a: readonly Alert[] | undefined, b: readonly Alert[] | null): boolean => {
+  const left = a ?? [];
+  const right = b ?? [];
+  return (
+    left.length === right.length &&
+    left.every((l, i) => l.offset === right[i]!.offset && (l.action ?? null) === (right[i]!.action ?? null))
+  );
+};
+
 /** The fields given in `seen` whose value the event no longer has; empty when none changed. */
 export function changedSince(current: Event, seen: SeenValues): SeenField[] {
   return seenFields.filter((field) => {
     const was = seen[field];
     if (was === undefined) return false;
     if (field === 'locations') return !sameLocations(current.locations, was as Location[] | null);
+    if (field === 'alerts') return !sameAlerts(current.alerts, was as Alert[] | null);
     return (current[field] ?? null) !== was;
   });
 }

@@ -34,6 +34,8 @@ export function showsChanges(occurrence: ProviderOccurrence, changes: EventField
   if (changes.freeBusyStatus !== undefined && occurrence.freeBusyStatus !== changes.freeBusyStatus)
     return false;
   if (changes.privacy !== undefined && (occurrence.privacy ?? 'public') !== changes.privacy) return false;
+  if (changes.alerts !== undefined && (occurrence.alerts?.length ?? 0) !== changes.alerts.length)
+    return false;
   return changes.timing === undefined || sameTiming(occurrence, changes.timing);
 }
 

@@ -7,6 +7,8 @@ const titles: Record<number, string> = {
   405: 'Method Not Allowed',
   409: 'Conflict',
   413: 'Content Too Large',
+  415: 'Unsupported Media Type',
+  422: 'Unprocessable Content',
   429: 'Too Many Requests',
   500: 'Internal Server Error',
   502: 'Bad Gateway',

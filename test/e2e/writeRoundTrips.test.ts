@@ -571,5 +571,104 @@ for (const [name, world] of Object.entries(worlds)) {
         'not_found',
       );
     });
+
+    it('sets, changes and removes reminders; refuses what the provider cannot hold, writing nothing', async () => {
+      const times = { start: '2026-04-08T10:00:00', end: '2026-04-08T11:00:00', timeZone: berlin };
+      const created = await ok('create_event', {
+        calendarId: team,
+        title: 'Dentist',
+        ...times,
+        alerts: [{ offset: '-PT30M' }],
+      });
+      const dentist = created.event as Event;
+      assert.deepEqual(dentist.alerts, [{ offset: '-PT30M', action: 'display' }]);
+      const [found] = await search('dentist');
+      assert.deepEqual(found?.alerts, [{ offset: '-PT30M', action: 'display' }], 'read back the same');
+      const later = await ok('update_event', {
+        eventId: dentist.eventId,
+        seen: { alerts: dentist.alerts! },
+        alerts: [{ offset: '-P1D', action: 'display' }],
+      });
+      assert.deepEqual((later.event as Event).alerts, [{ offset: '-P1D', action: 'display' }]);
+      const none = await ok('update_event', {
+        eventId: dentist.eventId,
+        seen: { alerts: (later.event as Event).alerts! },
+        alerts: [],
+      });
+      assert.equal((none.event as Event).alerts, undefined);
+
+      const two = [{ offset: '-PT10M' }, { offset: '-PT2H', action: 'email' }];
+      if (name === 'google') {
+        const both = await ok('update_event', {
+          eventId: dentist.eventId,
+          seen: { alerts: null },
+          alerts: two,
+        });
+        assert.deepEqual((both.event as Event).alerts, [
+          { offset: '-PT10M', action: 'display' },
+          { offset: '-PT2H', action: 'email' },
+        ]);
+      } else {
+        const refused = await failed('update_event', {
+          eventId: dentist.eventId,
+          seen: { alerts: null },
+          alerts: two,
+        });
+        assert.deepEqual(
+          [refused.code, refused.field],
+          ['unsupported_by_provider', name === 'microsoft' ? 'alerts' : 'alerts[1].action'],
+        );
+      }
+      const badOffsets: Array<[string, string]> = [
+        ['PT15M', 'alerts[0].offset'],
+        ['-P29D', 'alerts[0].offset'],
+        ['-PT30S', 'alerts[0].offset'],
+        ['-P1M', 'alerts[0].offset'],
+        ['soon', 'alerts[0].offset'],
+      ];
+      for (const [offset, field] of badOffsets) {
+        const bad = await failed('update_event', {
+          eventId: dentist.eventId,
+          seen: { alerts: null },
+          alerts: [{ offset }],
+        });
+        assert.deepEqual([bad.code, bad.field], ['invalid_request', field], offset);
+      }
+      const six = Array.from({ length: 6 }, () => ({ offset: '-PT5M' }));
+      assert.equal(
+        (await failed('create_event', { calendarId: team, title: 'x', ...times, alerts: six })).code,
+        'invalid_request',
+      );
+      await ok('delete_event', {
+        eventId: dentist.eventId,
+        seen: { title: 'Dentist', start: dentist.start },
+      });
+    });
+
+    it("adds the provider's own online meeting, or refuses where there is none", async () => {
+      const args = {
+        calendarId: team,
+        title: 'Kick-off call',
+        start: '2026-04-09T15:00:00',
+        end: '2026-04-09T15:30:00',
+        timeZone: berlin,
+        conference: true,
+      };
+      if (name === 'caldav') {
+        const refused = await failed('create_event', args);
+        assert.deepEqual([refused.code, refused.field], ['unsupported_by_provider', 'conference']);
+        assert.equal((await search('kick-off')).length, 0, 'nothing created');
+        return;
+      }
+      const call = (await ok('create_event', args)).event as Event;
+      const link = call.virtualLocations?.[0]?.uri ?? '';
+      assert.match(
+        link,
+        name === 'google' ? /^https:\/\/meet\.google\.com\// : /^https:\/\/teams\.microsoft\.com\//,
+      );
+      const [found] = await search('kick-off');
+      assert.equal(found?.virtualLocations?.[0]?.uri, link);
+      assert.deepEqual([found?.canEdit, found?.editBlockedReason], [false, 'conference']);
+    });
   });
 }

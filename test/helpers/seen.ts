@@ -10,6 +10,7 @@ interface ReadEvent {
   duration: string;
   freeBusyStatus: NonNullable<SeenValues['freeBusyStatus']>;
   privacy?: NonNullable<SeenValues['privacy']>;
+  alerts?: NonNullable<SeenValues['alerts']>;
 }
 
 /** Every value the write tools compare, as the event (an Event as a tool returned it) shows it, null where it has none. */
@@ -24,5 +25,6 @@ export function seenOf(read: object): SeenValues {
     duration: event.duration,
     freeBusyStatus: event.freeBusyStatus,
     privacy: event.privacy ?? null,
+    alerts: event.alerts ?? null,
   };
 }

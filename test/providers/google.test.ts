@@ -331,7 +331,7 @@ describe('Google Calendar adapter', () => {
         freeBusyStatus: 'busy',
         alerts: [
           { offset: '-PT15M', action: 'display' },
-          { offset: '-PT60M', action: 'email' },
+          { offset: '-PT1H', action: 'email' },
         ],
         facts: {
           recurring: false,

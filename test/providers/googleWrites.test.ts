@@ -186,7 +186,7 @@ describe('Google Calendar writes', () => {
       assert.equal(insert?.method, 'POST');
       assert.match(
         insert?.url ?? '',
-        /^\/calendar\/v3\/calendars\/person%40example\.com\/events\?sendUpdates=all$/,
+        /^\/calendar\/v3\/calendars\/person%40example\.com\/events\?sendUpdates=all&conferenceDataVersion=1$/,
       );
       assert.deepEqual(insert?.body, {
         id: uid,

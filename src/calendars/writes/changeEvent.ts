@@ -15,6 +15,7 @@ import { parseTiming, type TimingInput } from '../../domain/eventTiming.ts';
 import { toEvent } from '../../domain/occurrences.ts';
 import type { ProviderOccurrence } from '../../domain/providerFacts.ts';
 import { changedSince, requireSeen, type SeenValues } from '../../domain/seenValues.ts';
+import { checkWriteLimits } from '../../domain/writeAlerts.ts';
 import { showsChanges, showsResponse } from '../../domain/writeChecks.ts';
 import { AppError, invalidField, isAppError } from '../../errors.ts';
 import { narrowRights } from '../../policy/eventRights.ts';
@@ -253,6 +254,7 @@ export function updateEvent(
         'The times of a whole repeating series are not changed here: change one occurrence (scope "occurrence"), or ask the user to move the series in their calendar.',
       );
     }
+    checkWriteLimits(fresh.provider.kind, rest);
     const changes: EventFields = {
       ...rest,
       ...(timingInput === undefined

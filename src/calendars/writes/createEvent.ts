@@ -10,6 +10,7 @@ import type { EventFields, NewEvent } from '../../domain/eventChanges.ts';
 import { parseRecurrence, type RecurrenceInput } from '../../domain/eventRecurrence.ts';
 import { parseTiming, type TimingInput } from '../../domain/eventTiming.ts';
 import { toEvent } from '../../domain/occurrences.ts';
+import { checkWriteLimits } from '../../domain/writeAlerts.ts';
 import { AppError, isAppError } from '../../errors.ts';
 import { epochMs } from '../../lib/clock.ts';
 import { newProviderUid } from '../../lib/ids.ts';
@@ -129,6 +130,7 @@ export async function createEvent(
         timing,
         ...(recurrence === undefined ? {} : { recurrence: parseRecurrence(recurrence, timing) }),
       };
+      checkWriteLimits(account.provider, draft);
       const key =
         idempotencyKey === undefined
           ? undefined

@@ -7,6 +7,7 @@ import ICAL from 'ical.js';
 import type { EventFields } from '../eventChanges.ts';
 import type { EventTiming } from '../eventTiming.ts';
 import { resolveTzid } from '../time/zones.ts';
+import { setAlarms } from './alerts.ts';
 import type { Component } from './parse.ts';
 import { type IcalValue, icalValue } from './times.ts';
 import { zoneDefinition } from './zoneDefinition.ts';
@@ -72,6 +73,7 @@ export function applyFields(calendar: Component, event: Component, fields: Event
     setText(event, 'transp', fields.freeBusyStatus === 'free' ? 'TRANSPARENT' : 'OPAQUE');
   }
   if (fields.timing !== undefined) setTiming(calendar, event, fields.timing);
+  if (fields.alerts !== undefined) setAlarms(event, fields.alerts);
 }
 
 /** Marks a component as changed now; organizer-side changes also raise SEQUENCE (RFC 5545 §3.8.7.4). */

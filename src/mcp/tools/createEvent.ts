@@ -19,6 +19,7 @@ interface CreateArguments extends ChangeArguments {
   start: string;
   end: string;
   recurrence?: RecurrenceInput;
+  conference?: boolean;
   idempotencyKey?: string;
 }
 
@@ -49,6 +50,12 @@ export const createEvent: ToolDefinition = {
       location: { type: 'string', maxLength: 1024, description: 'Where, as one place name.' },
       freeBusyStatus: writeArgumentSchemas.freeBusyStatus,
       privacy: writeArgumentSchemas.privacy,
+      alerts: writeArgumentSchemas.alerts,
+      conference: {
+        type: 'boolean',
+        description:
+          "true adds the provider's own online meeting (Google Meet, Microsoft Teams) and its link; CalDAV calendars have none.",
+      },
       recurrence: {
         description: 'Makes the event repeat; leave it out for a single event.',
         ...closedObject(
@@ -126,6 +133,7 @@ export const createEvent: ToolDefinition = {
       title: args.title,
       timing: timing!,
       ...(args.recurrence === undefined ? {} : { recurrence: args.recurrence }),
+      ...(args.conference === true ? { conference: true } : {}),
       ...(args.idempotencyKey === undefined ? {} : { idempotencyKey: args.idempotencyKey }),
     });
     return writeOutcome({ ok: true, outcome: result.outcome, event: result.event }, result.confirmedByRead);

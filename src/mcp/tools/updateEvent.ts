@@ -46,6 +46,7 @@ export const updateEvent: ToolDefinition = {
       timeZone: writeArgumentSchemas.timeZone,
       freeBusyStatus: writeArgumentSchemas.freeBusyStatus,
       privacy: writeArgumentSchemas.privacy,
+      alerts: writeArgumentSchemas.alerts,
       seen: seenSchema,
     },
     ['eventId', 'seen'],
@@ -58,7 +59,7 @@ export const updateEvent: ToolDefinition = {
     if (Object.keys(changes).length === 0) {
       throw invalidField(
         'arguments',
-        'Give at least one field to change (title, description, location, start and end, freeBusyStatus, privacy).',
+        'Give at least one field to change (title, description, location, start and end, freeBusyStatus, privacy, alerts).',
       );
     }
     const result = await update(calendars, principal, { ...addressOf(args), changes, seen: args.seen });

@@ -3,9 +3,10 @@
  * says about times, recurring events and what to do when a write's outcome is unknown.
  */
 import type { Changes, EventAddress } from '../../calendars/writes/changeEvent.ts';
-import { freeBusyStatuses, privacies } from '../../domain/event.ts';
-import { eventSchema, locationSchema } from '../../domain/eventSchema.ts';
+import { type Alert, alertActions, freeBusyStatuses, privacies } from '../../domain/event.ts';
+import { alertSchema, eventSchema, locationSchema } from '../../domain/eventSchema.ts';
 import { maxTimeZoneLength } from '../../domain/readRequest.ts';
+import { maxAlerts, writeAlerts } from '../../domain/writeAlerts.ts';
 import { invalidField } from '../../errors.ts';
 import { closedObject } from '../../lib/jsonSchema.ts';
 import type { ToolOutcome } from '../tool.ts';
@@ -51,6 +52,19 @@ export const writeArgumentSchemas = {
     enum: ['public', 'private'],
     description: 'private hides the details from people the calendar is shared with.',
   },
+  alerts: {
+    type: 'array',
+    maxItems: maxAlerts,
+    items: closedObject(
+      {
+        offset: { type: 'string', minLength: 3, maxLength: 32 },
+        action: { type: 'string', enum: alertActions },
+      },
+      ['offset'],
+    ),
+    description:
+      'Reminders, all of them (an empty list removes every one): offset before the start as the read tools show it (-PT15M, -P1D; at most -P28D), action display (default) or email. Microsoft 365 holds one display reminder; CalDAV display reminders only.',
+  },
 } as const;
 
 const orNull = (schema: Record<string, unknown>) => ({ anyOf: [schema, { type: 'null' }] });
@@ -66,9 +80,10 @@ export const seenSchema = {
     duration: { type: 'string', maxLength: 64 },
     freeBusyStatus: { type: 'string', enum: freeBusyStatuses },
     privacy: orNull({ type: 'string', enum: privacies }),
+    alerts: orNull({ type: 'array', maxItems: 50, items: alertSchema }),
   }),
   description:
-    'The event as you last read it, copied from the read tools: the fields you change (title; description; locations; start and duration to move it; freeBusyStatus; privacy) — null for one it did not have. If the event now shows other values there, nothing is written and the answer is a conflict with the event as it is now.',
+    'The event as you last read it, copied from the read tools: the fields you change (title; description; locations; start and duration to move it; freeBusyStatus; privacy; alerts) — null for one it did not have. If the event now shows other values there, nothing is written and the answer is a conflict with the event as it is now.',
 } as const;
 
 /** How update, delete and respond name their event. */
@@ -92,6 +107,7 @@ export interface TimeArguments {
 
 export interface ChangeArguments extends TimeArguments {
   title?: string;
+  alerts?: Alert[];
   description?: string | null;
   location?: string | null;
   freeBusyStatus?: 'busy' | 'free';
@@ -122,6 +138,7 @@ export function changesOf(args: ChangeArguments): Changes {
   if (args.location !== undefined) changes.location = args.location === '' ? null : args.location;
   if (args.freeBusyStatus !== undefined) changes.freeBusyStatus = args.freeBusyStatus;
   if (args.privacy !== undefined) changes.privacy = args.privacy;
+  if (args.alerts !== undefined) changes.alerts = writeAlerts(args.alerts);
   const timing = timingOf(args);
   if (timing !== undefined) changes.timing = timing;
   return changes;

@@ -38,7 +38,10 @@ export function createGoogleEventWrites(
 
   return {
     async insert(calendarId, event) {
-      const response = await send({ url: urlOf(calendarId), method: 'POST', body: event });
+      // Version 1 lets an insert ask Google for a new Meet conference (conferenceData.createRequest).
+      const url = new URL(urlOf(calendarId));
+      url.searchParams.set('conferenceDataVersion', '1');
+      const response = await send({ url: url.href, method: 'POST', body: event });
       try {
         return (await response.json()) as GoogleEvent;
       } catch (error) {

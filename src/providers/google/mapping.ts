@@ -3,6 +3,7 @@
  * event's IANA zone with a nominal duration: days count on the local calendar, hours are
  * elapsed, as in JSCalendar. Anything that cannot be placed in time is reported as skipped.
  */
+import { alertOffset } from '../../domain/alertOffset.ts';
 import type {
   Alert,
   AlertAction,
@@ -199,7 +200,7 @@ function alerts(event: GoogleEvent, defaults: GoogleReminder[]): Alert[] {
   const reminders = event.reminders?.useDefault ? defaults : (event.reminders?.overrides ?? []);
   return reminders.map((reminder) =>
     compact({
-      offset: Temporal.Duration.from({ minutes: -reminder.minutes }).toString(),
+      offset: alertOffset(-reminder.minutes * 60),
       action: actionByMethod[reminder.method],
     }),
   );

@@ -5,10 +5,10 @@
  * form explicitly, so an event can change between timed and all-day.
  */
 
-import type { EventFields, NewEvent } from '../../domain/eventChanges.ts';
+import type { EventFields, NewEvent, WriteAlert } from '../../domain/eventChanges.ts';
 import { rruleOf } from '../../domain/eventRecurrence.ts';
 import type { EventTiming } from '../../domain/eventTiming.ts';
-import type { GoogleAttendee } from './wire.ts';
+import type { GoogleAttendee, GoogleReminder } from './wire.ts';
 
 /** A start or end in a patch: null clears a member. */
 export interface GoogleTimeChange {
@@ -31,7 +31,19 @@ export interface GoogleEventChanges {
   attendeesOmitted?: boolean;
   /** RRULE lines of a series. */
   recurrence?: string[];
+  reminders?: { useDefault: boolean; overrides: GoogleReminder[] };
+  /** A new Meet conference, made by Google (with conferenceDataVersion=1). */
+  conferenceData?: { createRequest: { requestId: string; conferenceSolutionKey: { type: 'hangoutsMeet' } } };
 }
+
+/** The event's own reminders instead of the calendar's defaults: popup (display) or email. */
+const googleReminders = (alerts: readonly WriteAlert[]) => ({
+  useDefault: false,
+  overrides: alerts.map((alert) => ({
+    method: alert.action === 'email' ? 'email' : 'popup',
+    minutes: alert.minutesBefore,
+  })),
+});
 
 /** An events.patch body: only the fields given; a removed description or location is empty. */
 export function googleChanges(fields: EventFields): GoogleEventChanges {
@@ -43,6 +55,7 @@ export function googleChanges(fields: EventFields): GoogleEventChanges {
   if (fields.freeBusyStatus !== undefined)
     changes.transparency = fields.freeBusyStatus === 'free' ? 'transparent' : 'opaque';
   if (fields.privacy !== undefined) changes.visibility = fields.privacy;
+  if (fields.alerts !== undefined) changes.reminders = googleReminders(fields.alerts);
   return changes;
 }
 
@@ -59,6 +72,14 @@ export function googleNewEvent(event: NewEvent, id: string): GoogleEventChanges 
     ...(event.recurrence === undefined
       ? {}
       : { recurrence: [`RRULE:${rruleOf(event.recurrence, event.timing)}`] }),
+    // The request id is the event's own, so a repeated insert asks for the same conference.
+    ...(event.conference === true
+      ? {
+          conferenceData: {
+            createRequest: { requestId: id, conferenceSolutionKey: { type: 'hangoutsMeet' } },
+          },
+        }
+      : {}),
   };
 }
 

@@ -3,6 +3,7 @@
  * is `originalStartTimeZone` (a Windows or IANA name), and its local start is shown there.
  * All-day events are dates: Graph returns them at midnight of their own zone, unconverted.
  */
+import { alertOffset } from '../../domain/alertOffset.ts';
 import type { Alert, Location, Privacy, ResponseStatus, VirtualLocation } from '../../domain/event.ts';
 import type {
   CalendarAccess,
@@ -208,9 +209,7 @@ function virtualLocation(uri: string, provider: string | null | undefined): Virt
 function alerts(event: GraphEvent): Alert[] | undefined {
   const minutes = event.reminderMinutesBeforeStart;
   if (!event.isReminderOn || typeof minutes !== 'number' || minutes < 0) return undefined;
-  return [
-    { offset: Temporal.Duration.from({ minutes: -Math.round(minutes) }).toString(), action: 'display' },
-  ];
+  return [{ offset: alertOffset(-Math.round(minutes) * 60), action: 'display' }];
 }
 
 const privacy: Record<GraphSensitivity, Privacy> = {

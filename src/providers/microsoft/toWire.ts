@@ -33,6 +33,16 @@ export function graphProperties(fields: EventFields, allDayZone: string): Record
   if (fields.freeBusyStatus !== undefined) properties.showAs = fields.freeBusyStatus;
   if (fields.privacy !== undefined)
     properties.sensitivity = fields.privacy === 'private' ? 'private' : 'normal';
+  // One reminder per event (checked before writing: domain/writeAlerts.ts).
+  if (fields.alerts !== undefined) {
+    const [alert] = fields.alerts;
+    Object.assign(
+      properties,
+      alert === undefined
+        ? { isReminderOn: false }
+        : { isReminderOn: true, reminderMinutesBeforeStart: alert.minutesBefore },
+    );
+  }
   return properties;
 }
 

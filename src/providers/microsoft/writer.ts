@@ -59,6 +59,9 @@ export function createMicrosoftWriter(client: GraphClient): EventWriter<'microso
           ...(event.recurrence === undefined
             ? {}
             : { recurrence: graphRecurrence(event.recurrence, event.timing, allDayZone(calendar)) }),
+          ...(event.conference === true
+            ? { isOnlineMeeting: true, onlineMeetingProvider: 'teamsForBusiness' }
+            : {}),
           transactionId: uid,
           singleValueExtendedProperties: [{ id: uidProperty, value: uid }],
         },

@@ -88,6 +88,10 @@ export function handleWrite(store: EventStore, request: WriteRequest): FakeRespo
     return googleError(405, { reason: 'methodNotAllowed', message: 'Not supported by the fake' });
   const body = parseObject(request.body);
   if (body === undefined) return googleError(400, { reason: 'parseError', message: 'Parse Error' });
+  const reminders = remindersProblem(body.reminders);
+  if (reminders !== undefined) return invalid(reminders);
+  // Without conferenceDataVersion=1 Google ignores conference data in the body.
+  if (request.query.get('conferenceDataVersion') !== '1') delete body.conferenceData;
   if (method === 'POST' && eventId === undefined) return insert(store, calendarId, body);
   if (method === 'PATCH' && eventId !== undefined) return patch(store, calendarId, eventId, body, ifMatch);
   return googleError(404);
@@ -103,7 +107,57 @@ function insert(store: EventStore, calendarId: string, body: Fields): FakeRespon
   if (refused !== undefined) return invalid(refused);
   const times = settleTimes(event, body, store.timeZone(calendarId));
   if ('status' in times) return times;
-  return json(store.putEvent(calendarId, { ...event, ...times, id, status: event.status ?? 'confirmed' }));
+  const conference = conferenceOf(event.conferenceData);
+  if (typeof conference === 'string') return invalid(conference);
+  return json(
+    store.putEvent(calendarId, {
+      ...event,
+      ...conference,
+      ...times,
+      id,
+      status: event.status ?? 'confirmed',
+    }),
+  );
+}
+
+/** What Google refuses in `reminders` (at most 5 overrides, popup or email, 0 to 40320 minutes). */
+function remindersProblem(value: unknown): string | undefined {
+  if (value === undefined) return undefined;
+  if (!isObject(value)) return 'Invalid value for: reminders';
+  const overrides = value.overrides ?? [];
+  if (!Array.isArray(overrides)) return 'Invalid value for: reminders.overrides';
+  if (value.useDefault === true && overrides.length > 0)
+    return 'Cannot specify both default reminders and overrides at the same time.';
+  if (overrides.length > 5) return 'The maximum number of override reminders is 5.';
+  for (const reminder of overrides) {
+    const { method, minutes } = (reminder ?? {}) as Fields;
+    if (method !== 'email' && method !== 'popup') return 'Invalid reminder method.';
+    if (!Number.isInteger(minutes) || (minutes as number) < 0 || (minutes as number) > 40320)
+      return 'Invalid reminder minutes: from 0 to 40320.';
+  }
+  return undefined;
+}
+
+/** A Meet conference made for a createRequest, as Google answers it (the request kept, its status success). */
+function conferenceOf(value: unknown): Pick<GoogleEvent, 'conferenceData' | 'hangoutLink'> | string {
+  if (value === undefined) return {};
+  const request = (value as { createRequest?: Fields }).createRequest;
+  if (request === undefined) return { conferenceData: value as GoogleEvent['conferenceData'] };
+  const type = (request.conferenceSolutionKey as Fields | undefined)?.type;
+  if (typeof request.requestId !== 'string' || request.requestId === '')
+    return 'Invalid conference request id.';
+  if (type !== 'hangoutsMeet') return 'Invalid conference type value.';
+  const code = newId().slice(0, 10);
+  const uri = `https://meet.google.com/${code.slice(0, 3)}-${code.slice(3, 7)}-${code.slice(7)}`;
+  return {
+    hangoutLink: uri,
+    conferenceData: {
+      createRequest: { ...request, status: { statusCode: 'success' } },
+      conferenceId: code,
+      conferenceSolution: { key: { type }, name: 'Google Meet' },
+      entryPoints: [{ entryPointType: 'video', uri, label: uri.slice('https://'.length) }],
+    } as GoogleEvent['conferenceData'],
+  };
 }
 
 function patch(

@@ -49,6 +49,7 @@ const enums: Record<string, string[]> = {
   showAs: ['free', 'tentative', 'busy', 'oof', 'workingElsewhere', 'unknown'],
   sensitivity: ['normal', 'personal', 'private', 'confidential'],
   importance: ['low', 'normal', 'high'],
+  onlineMeetingProvider: ['unknown', 'skypeForBusiness', 'skypeForConsumer', 'teamsForBusiness'],
 };
 
 export const newChangeKey = () => randomBytes(15).toString('base64');
@@ -264,6 +265,16 @@ function applyProperties(
     } else target[name] = value;
   }
   if (timing !== undefined) Object.assign(target, timing);
+  const minutes = target.reminderMinutesBeforeStart;
+  if (minutes !== undefined && (!Number.isInteger(minutes) || (minutes as number) < 0))
+    return badRequest('reminderMinutesBeforeStart must be a whole number of minutes, not negative.');
+  // Graph makes the Teams meeting itself when an event asks for one.
+  if (target.isOnlineMeeting === true && target.onlineMeeting === undefined) {
+    target.onlineMeetingProvider ??= 'teamsForBusiness';
+    target.onlineMeeting = {
+      joinUrl: `https://teams.microsoft.com/l/meetup-join/${randomBytes(12).toString('hex')}`,
+    };
+  }
   return undefined;
 }
 

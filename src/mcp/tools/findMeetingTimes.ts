@@ -11,7 +11,6 @@ import {
   stepChoices,
   type WorkingHoursInput,
 } from '../../domain/meetingTimes.ts';
-import { maxWindowHours } from '../../domain/window.ts';
 import { closedObject } from '../../lib/jsonSchema.ts';
 import type { ToolDefinition } from '../tool.ts';
 import {
@@ -45,7 +44,6 @@ export const findMeetingTimes: ToolDefinition = {
     'Returns the earliest free slots of durationMinutes in the window, in order and not overlapping, across the given calendars, without any event details.',
     'A slot lies inside one working period (local times in timeZone, kept across daylight saving changes), starts on a local multiple of stepMinutes at least minimumNoticeMinutes from now, and keeps bufferMinutes clear of busy time on each side.',
     'Busy: busy, not cancelled events; tentative ones unless tentativeIsBusy is false.',
-    `The window may span at most ${maxWindowHours} elapsed hours.`,
     'truncated is true when a calendar could not be read completely (the text says which); then a slot may not be free.',
   ].join(' '),
   scopes: ['calendar:read'],

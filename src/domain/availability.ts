@@ -1,6 +1,6 @@
 /**
- * Busy time without details: the spans of busy, not cancelled occurrences, cut to the window and
- * merged where they overlap or touch. Pure.
+ * Busy time without details: the spans of busy, not cancelled occurrences (tentative ones too,
+ * unless told otherwise), cut to the window and merged where they overlap or touch. Pure.
  */
 
 import type { PlacedEvent, Span } from './occurrences.ts';
@@ -11,12 +11,22 @@ interface NsSpan {
   end: bigint;
 }
 
-export function busyIntervals(events: readonly PlacedEvent[], window: TimeWindow): Span[] {
+export interface BusyOptions {
+  /** Whether tentative events count as busy (default true). */
+  tentativeIsBusy?: boolean;
+}
+
+export function busyIntervals(
+  events: readonly PlacedEvent[],
+  window: TimeWindow,
+  { tentativeIsBusy = true }: BusyOptions = {},
+): Span[] {
   const windowStart = window.start.epochNanoseconds;
   const windowEnd = window.end.epochNanoseconds;
   const spans: NsSpan[] = [];
   for (const { event, startNs, endNs } of events) {
     if (event.freeBusyStatus !== 'busy' || event.status === 'cancelled') continue;
+    if (event.status === 'tentative' && !tentativeIsBusy) continue;
     const start = startNs > windowStart ? startNs : windowStart;
     const end = endNs < windowEnd ? endNs : windowEnd;
     if (start < end) spans.push({ start, end });

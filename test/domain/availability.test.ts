@@ -105,6 +105,19 @@ describe('busyIntervals', () => {
     });
   }
 
+  it('leaves tentative events out when told they are not busy, and only them', () => {
+    const events = [
+      placed('09:00', '10:00', { status: 'tentative' }),
+      placed('11:00', '12:00'),
+      placed('13:00', '14:00', { status: 'tentative', freeBusyStatus: 'free' }),
+    ];
+    assert.deepEqual(show(busyIntervals(events, window, { tentativeIsBusy: false })), ['11:00-12:00']);
+    assert.deepEqual(show(busyIntervals(events, window, { tentativeIsBusy: true })), [
+      '09:00-10:00',
+      '11:00-12:00',
+    ]);
+  });
+
   it('returns instants, across calendars alike, and leaves its input unchanged', () => {
     const a = placed('09:00', '10:00');
     const b = { ...placed('09:30', '11:00') };

@@ -154,7 +154,13 @@ const searchInputSchema = {
   additionalProperties: false,
 };
 
-const readTools = ['list_calendars', 'search_events', 'list_events', 'get_availability'];
+const readTools = [
+  'list_calendars',
+  'search_events',
+  'list_events',
+  'get_availability',
+  'find_meeting_times',
+];
 
 /** What both SDKs' clients offer that this test uses. */
 interface ToolClient {

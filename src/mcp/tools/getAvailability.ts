@@ -6,6 +6,7 @@ import type { ToolDefinition } from '../tool.ts';
 import {
   type ReadArguments,
   readArgumentSchemas,
+  showInstant,
   toReadRequest,
   windowRule,
   withReadNotes,
@@ -41,13 +42,12 @@ export const getAvailability: ToolDefinition = {
     const request = toReadRequest(args);
     const read = await readEvents(calendars, principal, request);
     const { events, excluded } = read;
-    const show = (instant: Temporal.Instant) =>
-      request.timeZone === undefined
-        ? instant.toString()
-        : instant.toZonedDateTimeISO(request.timeZone).toString({ timeZoneName: 'never' });
     const structured = {
       ok: true,
-      busy: busyIntervals(events, request.window).map((s) => ({ start: show(s.start), end: show(s.end) })),
+      busy: busyIntervals(events, request.window).map((s) => ({
+        start: showInstant(s.start, request.timeZone),
+        end: showInstant(s.end, request.timeZone),
+      })),
       truncated: excluded.length > 0,
     };
     return withReadNotes(structured, read, calendars.clock.now());

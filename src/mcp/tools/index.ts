@@ -2,6 +2,7 @@
 import type { ToolDefinition } from '../tool.ts';
 import { createEvent } from './createEvent.ts';
 import { deleteEvent } from './deleteEvent.ts';
+import { findMeetingTimes } from './findMeetingTimes.ts';
 import { getAvailability } from './getAvailability.ts';
 import { listCalendars } from './listCalendars.ts';
 import { listEvents } from './listEvents.ts';
@@ -14,6 +15,7 @@ export const tools: readonly ToolDefinition[] = [
   searchEvents,
   listEvents,
   getAvailability,
+  findMeetingTimes,
   createEvent,
   updateEvent,
   deleteEvent,

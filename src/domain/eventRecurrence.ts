@@ -211,7 +211,7 @@ function lastStart(
       const days = recurrence.daysOfWeek.map((day) => weekdays.indexOf(day));
       const index = days.indexOf(first.dayOfWeek - 1) + count - 1;
       const weeks = Math.floor(index / days.length) * recurrence.interval;
-      return first.add({ weeks, days: days[index % days.length]! - (first.dayOfWeek - 1) });
+      return first.add({ weeks }).add({ days: days[index % days.length]! - (first.dayOfWeek - 1) });
     }
     case 'monthly': {
       const { position } = recurrence;

@@ -303,6 +303,10 @@ describe('event recurrence', () => {
       bound({ frequency: 'weekly', daysOfWeek: ['monday', 'friday'], count: 5 }, friday),
       '2026-04-10',
     );
+    assert.equal(
+      bound({ frequency: 'weekly', daysOfWeek: ['monday', 'friday'], count: 4 }, friday),
+      '2026-04-06',
+    );
     assert.equal(bound({ frequency: 'daily', interval: 2, count: 10 }), '2026-04-10');
     assert.equal(bound({ frequency: 'weekly' }), '2056-03-23');
     assert.equal(bound({ frequency: 'monthly', interval: 2, count: 4 }), '2026-09-23');

@@ -2,7 +2,7 @@
  * The fakes expand monthly and yearly series as iCalendar does: for every start in a leap year and
  * every rule the service accepts from it, the Google fake (reading the RRULE the adapter sends),
  * the Graph fake (reading the patternedRecurrence) and ical.js give the same dates. Where the
- * service refuses a start, they would not.
+ * service refuses a start, they would not. Rules the real APIs refuse, the fakes refuse.
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
@@ -19,7 +19,7 @@ import { newEventObject } from '../../src/domain/ical/objectEdits.ts';
 import { googleNewEvent } from '../../src/providers/google/toWire.ts';
 import type { GoogleEvent } from '../../src/providers/google/wire.ts';
 import { graphRecurrence } from '../../src/providers/microsoft/toWire.ts';
-import { expandSeries } from './google/recurrence.ts';
+import { expandSeries, recurrenceProblem } from './google/recurrence.ts';
 import { seriesOf } from './graph/recurrence.ts';
 import { type FakeGraphEventSeed, type FakeSeries, seriesInstances, storedEvent } from './graph/store.ts';
 import { seriesDates } from './seriesDates.ts';
@@ -113,5 +113,62 @@ describe('monthly and yearly series in the fakes', () => {
       seriesDates(leapDay, { unit: 'years', interval: 1, shortMonths }).take(2).toArray().map(String);
     assert.deepEqual(yearly('skip'), ['2028-02-29', '2032-02-29']);
     assert.deepEqual(yearly('lastDay'), ['2028-02-29', '2029-02-28']);
+  });
+});
+
+describe('series the fakes refuse, as the real APIs do', () => {
+  it('Graph: a pattern without what its type needs, or an index that is not a week index', () => {
+    const seed: FakeGraphEventSeed = {
+      id: 'series',
+      start: '2026-03-24T09:00:00',
+      end: '2026-03-24T10:00:00',
+      zone: berlin,
+    };
+    const range = { type: 'noEnd', startDate: '2026-03-24', recurrenceTimeZone: 'W. Europe Standard Time' };
+    const refusal = (pattern: Record<string, unknown>) => {
+      const reply = seriesOf({ pattern: { interval: 1, ...pattern }, range }, seed);
+      return 'status' in reply ? (reply.body as { error: { message: string } }).error.message : undefined;
+    };
+    assert.match(refusal({ type: 'absoluteMonthly' }) ?? '', /needs dayOfMonth/);
+    assert.match(refusal({ type: 'absoluteMonthly', dayOfMonth: 32 }) ?? '', /needs dayOfMonth/);
+    assert.match(refusal({ type: 'relativeMonthly', index: 'fourth' }) ?? '', /needs daysOfWeek/);
+    assert.match(
+      refusal({ type: 'relativeMonthly', daysOfWeek: ['tuesday'], index: 'fifth' }) ?? '',
+      /weekIndex/,
+    );
+    assert.match(refusal({ type: 'absoluteYearly', dayOfMonth: 24 }) ?? '', /needs month and dayOfMonth/);
+    assert.match(refusal({ type: 'absoluteMonthly', dayOfMonth: 24, interval: 0 }) ?? '', /interval/);
+    // 24 March 2026 is the fourth Tuesday, not the last: the series would not begin with the event.
+    assert.match(
+      refusal({ type: 'relativeMonthly', daysOfWeek: ['tuesday'], index: 'last' }) ?? '',
+      /first occurrence/,
+    );
+    assert.equal(refusal({ type: 'relativeMonthly', daysOfWeek: ['tuesday'], index: 'fourth' }), undefined);
+    assert.equal(refusal({ type: 'absoluteYearly', month: 3, dayOfMonth: 24 }), undefined);
+  });
+
+  it('Google: an RRULE with a day of the month or an ordinal no month has', () => {
+    const problem = (rule: string) =>
+      recurrenceProblem({
+        id: 'series',
+        start: { dateTime: '2026-03-24T09:00:00', timeZone: berlin },
+        end: { dateTime: '2026-03-24T10:00:00', timeZone: berlin },
+        recurrence: [`RRULE:${rule}`],
+      });
+    for (const rule of [
+      'FREQ=MONTHLY;BYMONTHDAY=32',
+      'FREQ=MONTHLY;BYDAY=6TU',
+      'FREQ=YEARLY;BYMONTH=13;BYMONTHDAY=24',
+      'FREQ=MONTHLY;INTERVAL=0',
+    ]) {
+      assert.equal(problem(rule), 'Invalid recurrence rule.', rule);
+    }
+    for (const rule of [
+      'FREQ=MONTHLY;BYMONTHDAY=24',
+      'FREQ=MONTHLY;BYDAY=4TU',
+      'FREQ=YEARLY;BYMONTH=3;BYMONTHDAY=24',
+    ]) {
+      assert.equal(problem(rule), undefined, rule);
+    }
   });
 });

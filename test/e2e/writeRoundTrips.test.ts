@@ -2,7 +2,8 @@
  * Writes end to end through a real MCP client, against a real Radicale and the Google and Graph
  * fakes: the same calendar in each (a weekly standup across the 2026-03-29 Berlin DST change and
  * an invitation from someone else), the same calls, the same answers, each checked on what the
- * read tools (search_events, list_events) show afterwards — expanded occurrences included.
+ * read tools (search_events, list_events) show afterwards — expanded occurrences included, of
+ * weekly, monthly and yearly series alike.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
@@ -555,6 +556,94 @@ for (const [name, world] of Object.entries(worlds)) {
       ]);
       await ok('delete_event', { eventId: first.eventId, seen: seenOf(first), scope: 'series' });
       assert.deepEqual(await planning(), []);
+    });
+
+    it('creates monthly and yearly series that every provider expands alike, across DST changes', async () => {
+      const series = [
+        {
+          title: 'Board meeting',
+          start: '2026-03-26T16:00:00',
+          end: '2026-03-26T17:00:00',
+          recurrence: {
+            frequency: 'monthly',
+            weekdayPosition: { position: 'last', day: 'thursday' },
+            count: 8,
+          },
+        },
+        {
+          title: 'Payroll',
+          start: '2026-04-15T08:00:00',
+          end: '2026-04-15T08:30:00',
+          recurrence: { frequency: 'monthly', interval: 2, until: '2026-12-31' },
+        },
+        {
+          title: 'Anniversary',
+          start: '2026-03-28T09:00:00',
+          end: '2026-03-28T10:00:00',
+          recurrence: { frequency: 'yearly', count: 3 },
+        },
+      ];
+      const made: Event[] = [];
+      for (const { recurrence, ...times } of series) {
+        const created = await ok('create_event', {
+          calendarId: team,
+          ...times,
+          timeZone: berlin,
+          recurrence,
+        });
+        assert.equal((created.event as Event).start, times.start, 'the answer is the first occurrence');
+        made.push(created.event as Event);
+      }
+      // list_events takes at most 744 hours at a time: 30-day windows from March 2026 to January
+      // 2027, and the Marches of 2027 and 2028.
+      const windows = [
+        ...Array.from({ length: 10 }, (_, i) =>
+          Temporal.Instant.from('2026-03-20T00:00:00Z').add({ hours: 720 * i }),
+        ),
+        Temporal.Instant.from('2027-03-01T00:00:00Z'),
+        Temporal.Instant.from('2028-03-01T00:00:00Z'),
+      ];
+      const seen = new Map<string, [string, string, string]>();
+      for (const from of windows) {
+        const page = await ok('list_events', {
+          calendarIds: [team],
+          start: from.toString(),
+          end: from.add({ hours: 720 }).toString(),
+          limit: 250,
+        });
+        for (const e of page.termine as Termine) {
+          if (!made.some((first) => first.eventId === e.eventId)) continue;
+          const instant = Temporal.PlainDateTime.from(e.start).toZonedDateTime(e.timeZone!).toInstant();
+          seen.set(e.occurrenceId, [e.title, e.start, instant.toString()]);
+        }
+      }
+      const occurrences = [...seen.values()].sort((a, b) => a[2].localeCompare(b[2]));
+      // 16:00 and 08:00 in Berlin: an hour earlier in UTC from 29 March to 25 October.
+      assert.deepEqual(occurrences, [
+        ['Board meeting', '2026-03-26T16:00:00', '2026-03-26T15:00:00Z'],
+        ['Anniversary', '2026-03-28T09:00:00', '2026-03-28T08:00:00Z'],
+        ['Payroll', '2026-04-15T08:00:00', '2026-04-15T06:00:00Z'],
+        ['Board meeting', '2026-04-30T16:00:00', '2026-04-30T14:00:00Z'],
+        ['Board meeting', '2026-05-28T16:00:00', '2026-05-28T14:00:00Z'],
+        ['Payroll', '2026-06-15T08:00:00', '2026-06-15T06:00:00Z'],
+        ['Board meeting', '2026-06-25T16:00:00', '2026-06-25T14:00:00Z'],
+        ['Board meeting', '2026-07-30T16:00:00', '2026-07-30T14:00:00Z'],
+        ['Payroll', '2026-08-15T08:00:00', '2026-08-15T06:00:00Z'],
+        ['Board meeting', '2026-08-27T16:00:00', '2026-08-27T14:00:00Z'],
+        ['Board meeting', '2026-09-24T16:00:00', '2026-09-24T14:00:00Z'],
+        ['Payroll', '2026-10-15T08:00:00', '2026-10-15T06:00:00Z'],
+        ['Board meeting', '2026-10-29T16:00:00', '2026-10-29T15:00:00Z'],
+        ['Payroll', '2026-12-15T08:00:00', '2026-12-15T07:00:00Z'],
+        // Summer time begins on 28 March 2027 and 26 March 2028, before the anniversary.
+        ['Anniversary', '2027-03-28T09:00:00', '2027-03-28T07:00:00Z'],
+        ['Anniversary', '2028-03-28T09:00:00', '2028-03-28T07:00:00Z'],
+      ]);
+      for (const first of made)
+        await ok('delete_event', { eventId: first.eventId, seen: seenOf(first), scope: 'series' });
+      assert.deepEqual(
+        (await list()).filter((e) => made.some((first) => first.eventId === e.eventId)),
+        [],
+      );
     });
 
     it('deletes the series and the event; a stale id then finds nothing', async () => {

@@ -444,7 +444,7 @@ describe('write tools over MCP', () => {
         timeZone: berlin,
       };
       const cases: Array<[Record<string, unknown>, string]> = [
-        [{ frequency: 'monthly' }, 'recurrence.frequency'],
+        [{ frequency: 'hourly' }, 'recurrence.frequency'],
         [{}, 'frequency'],
         [{ frequency: 'daily', hourly: true }, 'hourly'],
         [{ frequency: 'daily', interval: 0 }, 'recurrence.interval'],
@@ -461,6 +461,33 @@ describe('write tools over MCP', () => {
         [{ frequency: 'daily', until: '2026-03-23' }, 'recurrence.until'],
         [{ frequency: 'daily', until: '2026-4-30' }, 'recurrence.until'],
         [{ frequency: 'daily', until: '2026-04-31' }, 'recurrence.until'],
+        // 24 March is the fourth Tuesday of its month; the last is the 31st.
+        [
+          { frequency: 'monthly', weekdayPosition: { position: 'last', day: 'tuesday' } },
+          'recurrence.weekdayPosition.position',
+        ],
+        [
+          { frequency: 'monthly', weekdayPosition: { position: 'fifth', day: 'tuesday' } },
+          'recurrence.weekdayPosition.position',
+        ],
+        [
+          { frequency: 'monthly', weekdayPosition: { position: 'fourth', day: 'monday' } },
+          'recurrence.weekdayPosition.day',
+        ],
+        [{ frequency: 'monthly', weekdayPosition: { position: 'fourth' } }, 'day'],
+        [
+          { frequency: 'weekly', weekdayPosition: { position: 'fourth', day: 'tuesday' } },
+          'recurrence.weekdayPosition',
+        ],
+        [{ frequency: 'monthly', daysOfWeek: ['tuesday'] }, 'recurrence.daysOfWeek'],
+        [{ frequency: 'yearly', daysOfWeek: ['tuesday'] }, 'recurrence.daysOfWeek'],
+        [{ frequency: 'yearly', interval: 100 }, 'recurrence.interval'],
+        // The last occurrence must start before 2200, as until must.
+        [
+          { frequency: 'weekly', interval: 99, daysOfWeek: ['tuesday', 'sunday'], count: 185 },
+          'recurrence.count',
+        ],
+        [{ frequency: 'yearly', interval: 99, count: 3 }, 'recurrence.count'],
       ];
       for (const [recurrence, field] of cases) {
         const error = toolError(await call('create_event', { ...base, recurrence }));
@@ -474,22 +501,45 @@ describe('write tools over MCP', () => {
         }),
       );
       assert.deepEqual([overlapping.code, overlapping.field], ['invalid_request', 'end']);
+      // A day some months (or years) lack: calendars disagree on those months, so it is refused.
+      for (const [start, frequency] of [
+        ['2026-03-31T09:00:00', 'monthly'],
+        ['2028-02-29T09:00:00', 'yearly'],
+      ] as const) {
+        const error = toolError(
+          await call('create_event', {
+            ...base,
+            start,
+            end: `${start.slice(0, 10)}T10:00:00`,
+            recurrence: { frequency },
+          }),
+        );
+        assert.deepEqual(
+          [error.code, error.field, error.reason],
+          ['invalid_request', 'start', 'day_not_in_every_month'],
+        );
+      }
       assert.equal(work().occurrences.length, 7, 'nothing created');
 
-      // The bounds themselves are accepted (99 weeks apart, 730 times); the answer is the first occurrence.
-      const made = structured(
-        await call('create_event', {
-          ...base,
-          title: 'Bounds',
-          recurrence: { frequency: 'weekly', interval: 99, daysOfWeek: ['tuesday', 'sunday'], count: 730 },
-        }),
-      );
-      assert.equal((made.event as Record<string, string>).start, '2026-03-24T09:00:00');
-      await call('delete_event', {
-        eventId: (made.event as Record<string, string>).eventId,
-        seen: seenOf(made.event as object),
-        scope: 'series',
-      });
+      // The bounds themselves are accepted (99 weeks apart until 2198, 730 times); the answer is the first occurrence.
+      for (const recurrence of [
+        { frequency: 'weekly', interval: 99, daysOfWeek: ['tuesday', 'sunday'], count: 184 },
+        { frequency: 'daily', count: 730 },
+        {
+          frequency: 'monthly',
+          interval: 99,
+          weekdayPosition: { position: 'fourth', day: 'tuesday' },
+          count: 2,
+        },
+      ]) {
+        const made = structured(await call('create_event', { ...base, title: 'Bounds', recurrence }));
+        assert.equal((made.event as Record<string, string>).start, '2026-03-24T09:00:00');
+        await call('delete_event', {
+          eventId: (made.event as Record<string, string>).eventId,
+          seen: seenOf(made.event as object),
+          scope: 'series',
+        });
+      }
     });
 
     it('refuses a read-only calendar, a busy-only grant and calendars outside the grant', async () => {

@@ -7,7 +7,8 @@
 import ICAL from 'ical.js';
 import { AppError } from '../../errors.ts';
 import type { EventFields, NewEvent, RsvpResponse } from '../eventChanges.ts';
-import { rruleOf, seriesEndBound } from '../eventRecurrence.ts';
+import { seriesEndBound } from '../eventRecurrence.ts';
+import { rruleOf } from '../recurrenceRule.ts';
 import { declaredSpan, defaultSpan } from './durations.ts';
 import { applyFields, setText, timeProperty, touch, utcStamp } from './eventFields.ts';
 import { defaultZoneOf } from './expand.ts';

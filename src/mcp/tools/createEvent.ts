@@ -1,6 +1,13 @@
 /** `create_event`: one new event or series, never a duplicate (idempotencyKey). */
 import { createEvent as create } from '../../calendars/writes/createEvent.ts';
-import { maxInterval, maxOccurrences, type RecurrenceInput, weekdays } from '../../domain/eventRecurrence.ts';
+import {
+  frequencies,
+  maxInterval,
+  maxOccurrences,
+  positions,
+  type RecurrenceInput,
+  weekdays,
+} from '../../domain/eventRecurrence.ts';
 import { eventSchema } from '../../domain/eventSchema.ts';
 import { closedObject } from '../../lib/jsonSchema.ts';
 import type { ToolDefinition } from '../tool.ts';
@@ -29,7 +36,7 @@ export const createEvent: ToolDefinition = {
   description: [
     'Creates one event in a calendar the user shared with this assistant and returns it as it now is.',
     timesRule,
-    'With recurrence, the event is the first occurrence of a series repeating every interval days (daily) or weeks (weekly, on daysOfWeek, which must include the weekday of start), count times, until a date, or without end; occurrences keep their local time in timeZone across daylight saving changes. Each occurrence must end before the next starts. The answer shows the first occurrence.',
+    "With recurrence, the event is the first occurrence of a series repeating every interval days (daily), weeks (weekly, on daysOfWeek, which must include the weekday of start), months (monthly: on the start's day of the month, or with weekdayPosition on e.g. its last friday) or years (yearly, on the start's date), count times, until a date, or without end; occurrences keep their local time in timeZone across daylight saving changes. Each occurrence must end before the next starts. Monthly on days 29-31 and yearly on 29 February are refused (not every month has them): use weekdayPosition. The answer shows the first occurrence.",
     'Pass an idempotencyKey (any unique string you choose per intended event, e.g. a UUID): repeating the call with the same key and arguments returns the same event instead of creating a second one, so a repeat after a timeout is always safe.',
     outcomeRule,
   ].join(' '),
@@ -62,14 +69,14 @@ export const createEvent: ToolDefinition = {
           {
             frequency: {
               type: 'string',
-              enum: ['daily', 'weekly'],
-              description: 'Repeat by days or by weeks.',
+              enum: [...frequencies],
+              description: 'Repeat by days, weeks, months or years.',
             },
             interval: {
               type: 'integer',
               minimum: 1,
               maximum: maxInterval,
-              description: `Every how many days or weeks, 1 to ${maxInterval}; default 1.`,
+              description: `Every how many days, weeks, months or years, 1 to ${maxInterval}; default 1.`,
             },
             daysOfWeek: {
               type: 'array',
@@ -79,6 +86,17 @@ export const createEvent: ToolDefinition = {
               uniqueItems: true,
               description:
                 'Weekly only: the days it happens on, including the weekday of start; default that day.',
+            },
+            weekdayPosition: {
+              description:
+                "Monthly only: on this weekday of the month instead of the start's day of the month; both must fit start.",
+              ...closedObject(
+                {
+                  position: { type: 'string', enum: [...positions] },
+                  day: { type: 'string', enum: [...weekdays] },
+                },
+                ['position', 'day'],
+              ),
             },
             count: {
               type: 'integer',

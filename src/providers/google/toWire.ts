@@ -6,8 +6,8 @@
  */
 
 import type { EventFields, NewEvent, WriteAlert } from '../../domain/eventChanges.ts';
-import { rruleOf } from '../../domain/eventRecurrence.ts';
 import type { EventTiming } from '../../domain/eventTiming.ts';
+import { rruleOf } from '../../domain/recurrenceRule.ts';
 import type { GoogleAttendee, GoogleReminder } from './wire.ts';
 
 /** A start or end in a patch: null clears a member. */

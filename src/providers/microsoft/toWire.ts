@@ -70,13 +70,8 @@ export function graphRecurrence(
   timing: EventTiming,
   allDayZone: string,
 ): Record<string, unknown> {
-  const weekly = recurrence.frequency === 'weekly';
   return {
-    pattern: {
-      type: recurrence.frequency,
-      interval: recurrence.interval,
-      ...(weekly ? { daysOfWeek: recurrence.daysOfWeek, firstDayOfWeek: 'monday' } : {}),
-    },
+    pattern: { ...graphPattern(recurrence), interval: recurrence.interval },
     range: {
       startDate: timing.allDay ? timing.startDate : timing.start.slice(0, 10),
       recurrenceTimeZone: graphZoneName(timing.allDay ? allDayZone : timing.timeZone),
@@ -87,4 +82,24 @@ export function graphRecurrence(
           : { type: 'noEnd' }),
     },
   };
+}
+
+/**
+ * The pattern's type and what it needs: weeks counted from Monday as in the RRULE; months by
+ * day or by weekday and its index (`first` … `last`); years on a month and day.
+ */
+function graphPattern(recurrence: EventRecurrence): Record<string, unknown> {
+  const { frequency, daysOfWeek, position, dayOfMonth, month } = recurrence;
+  switch (frequency) {
+    case 'daily':
+      return { type: 'daily' };
+    case 'weekly':
+      return { type: 'weekly', daysOfWeek, firstDayOfWeek: 'monday' };
+    case 'monthly':
+      return position === undefined
+        ? { type: 'absoluteMonthly', dayOfMonth }
+        : { type: 'relativeMonthly', daysOfWeek, index: position };
+    case 'yearly':
+      return { type: 'absoluteYearly', month, dayOfMonth };
+  }
 }

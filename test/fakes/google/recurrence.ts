@@ -1,9 +1,11 @@
 /**
- * Expansion of the simple series the fake supports: one `RRULE` with FREQ=DAILY or WEEKLY,
- * optional INTERVAL, BYDAY (weekly), WKST=MO, COUNT or UNTIL (no EXDATE — cancel an instance
- * with an exception event instead). Instances keep the master's wall-clock time in its zone across
- * DST changes and its exact duration, and get Google's instance ids (`{id}_{start}`) and
- * etags of their own that change with the master's.
+ * Expansion of the simple series the fake supports: one `RRULE` with FREQ=DAILY, WEEKLY (BYDAY,
+ * WKST=MO), MONTHLY (one BYMONTHDAY, or one BYDAY with its ordinal such as 2TU or -1FR) or
+ * YEARLY (BYMONTH with BYMONTHDAY), optional INTERVAL, COUNT or UNTIL (no EXDATE — cancel an
+ * instance with an exception event instead). Months without the day are skipped, as RFC 5545
+ * says. The fake expands only rules whose first date is the event's own start. Instances keep
+ * the master's wall-clock time in its zone across DST changes and its exact duration, and get
+ * Google's instance ids (`{id}_{start}`) and etags of their own that change with the master's.
  */
 import { createHash } from 'node:crypto';
 import type { GoogleEvent, GoogleEventDateTime } from '../../../src/providers/google/wire.ts';
@@ -18,6 +20,21 @@ interface Rule extends SimpleSeries {
 }
 
 const byDay = ['MO', 'TU', 'WE', 'TH', 'FR', 'SA', 'SU'];
+const units = { DAILY: 'days', WEEKLY: 'weeks', MONTHLY: 'months', YEARLY: 'years' } as const;
+/** The parts each frequency may have besides FREQ, INTERVAL, COUNT and UNTIL. */
+const byParts: Record<keyof typeof units, string[]> = {
+  DAILY: [],
+  WEEKLY: ['BYDAY', 'WKST'],
+  MONTHLY: ['BYDAY', 'BYMONTHDAY'],
+  YEARLY: ['BYMONTH', 'BYMONTHDAY'],
+};
+
+/** A whole number from `min` to `max`, else a reason to refuse the rule. */
+function whole(text: string | undefined, min: number, max: number): number {
+  const value = Number(text);
+  if (!/^-?\d+$/.test(text ?? '') || value < min || value > max) throw new Error(`bad number ${text}`);
+  return value;
+}
 
 function parseRule(lines: string[]): Rule {
   const line = lines.find((candidate) => candidate.startsWith('RRULE:'));
@@ -28,23 +45,39 @@ function parseRule(lines: string[]): Rule {
       .split(';')
       .map((part) => part.split('=') as [string, string]),
   );
-  const freq = parts.get('FREQ');
-  if (freq !== 'DAILY' && freq !== 'WEEKLY') throw new Error(`the fake cannot expand FREQ=${freq}`);
+  const freq = parts.get('FREQ') as keyof typeof units;
+  if (!(freq in units)) throw new Error(`the fake cannot expand FREQ=${freq}`);
   const unknown = [...parts.keys()].filter(
-    (name) => !['FREQ', 'INTERVAL', 'BYDAY', 'WKST', 'COUNT', 'UNTIL'].includes(name),
+    (name) => !['FREQ', 'INTERVAL', 'COUNT', 'UNTIL', ...byParts[freq]].includes(name),
   );
   if (unknown.length > 0 || (parts.has('WKST') && parts.get('WKST') !== 'MO'))
     throw new Error(`the fake cannot expand ${line}`);
-  const days = parts.get('BYDAY')?.split(',');
-  if (days !== undefined && (freq !== 'WEEKLY' || days.some((day) => !byDay.includes(day))))
-    throw new Error(`the fake cannot expand ${line}`);
-  return {
-    unit: freq === 'DAILY' ? 'days' : 'weeks',
-    ...(days === undefined ? {} : { weekdays: days.map((day) => byDay.indexOf(day) + 1) }),
-    interval: Number(parts.get('INTERVAL') ?? 1),
-    count: parts.has('COUNT') ? Number(parts.get('COUNT')) : undefined,
-    until: parts.get('UNTIL'),
+  const rule: Rule = {
+    unit: units[freq],
+    interval: parts.has('INTERVAL') ? whole(parts.get('INTERVAL'), 1, 1000) : 1,
+    ...(parts.has('COUNT') ? { count: whole(parts.get('COUNT'), 1, 100000) } : {}),
+    ...(parts.has('UNTIL') ? { until: parts.get('UNTIL')! } : {}),
+    ...(parts.has('BYMONTHDAY') ? { dayOfMonth: whole(parts.get('BYMONTHDAY'), 1, 31) } : {}),
+    ...(parts.has('BYMONTH') ? { month: whole(parts.get('BYMONTH'), 1, 12) } : {}),
   };
+  const days = parts.get('BYDAY')?.split(',');
+  if (days === undefined) return rule;
+  if (freq === 'WEEKLY') {
+    if (days.some((day) => !byDay.includes(day))) throw new Error(`the fake cannot expand ${line}`);
+    return { ...rule, weekdays: days.map((day) => byDay.indexOf(day) + 1) };
+  }
+  const ordinal = /^([+-]?[1-5])([A-Z]{2})$/.exec(days.length === 1 ? days[0]! : '');
+  if (ordinal === null || !byDay.includes(ordinal[2]!) || rule.dayOfMonth !== undefined)
+    throw new Error(`the fake cannot expand ${line}`);
+  return { ...rule, position: Number(ordinal[1]), weekdays: [byDay.indexOf(ordinal[2]!) + 1] };
+}
+
+/** The rule of a series whose first date is `first`, or why the fake cannot expand it. */
+function ruleStartingOn(lines: string[], first: Temporal.PlainDate): Rule {
+  const rule = parseRule(lines);
+  const [date] = seriesDates(first, rule);
+  if (date === undefined || !date.equals(first)) throw new Error("the start is not the rule's first date");
+  return rule;
 }
 
 /** `20261231` or `20261231T235959Z` as an ISO date or instant string. */
@@ -77,8 +110,17 @@ const instanceEtag = (masterEtag: string | undefined, id: string) =>
 export function recurrenceProblem(event: GoogleEvent): string | undefined {
   if (event.start?.dateTime !== undefined && event.start.timeZone === undefined)
     return 'Missing time zone definition for start time.';
+  const start = event.start ?? {};
+  // Without a start the event is refused for its times.
+  if (start.date === undefined && start.dateTime === undefined) return undefined;
   try {
-    parseRule(event.recurrence ?? []);
+    const first =
+      start.date !== undefined
+        ? Temporal.PlainDate.from(start.date)
+        : instantOf(start, 'UTC')
+            .toZonedDateTimeISO(start.timeZone ?? 'UTC')
+            .toPlainDate();
+    ruleStartingOn(event.recurrence ?? [], first);
     return undefined;
   } catch {
     return 'Invalid recurrence rule.';

@@ -43,6 +43,9 @@ export const graphError = (
   headers,
 });
 
+/** A 400 as Graph answers a request it cannot accept. */
+export const badRequest = (message: string): Reply => graphError(400, 'ErrorInvalidRequest', message);
+
 /** The identity platform's OAuth error body. */
 export const oauthError = (status: number, error: string, description: string): Reply => ({
   status,

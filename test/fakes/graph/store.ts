@@ -1,9 +1,9 @@
 /**
  * The fake's mailbox data: seeds (local times in a real zone, like a person types them) and
- * their rendering in Graph's documented event shape, with daily and weekly series expanded into
+ * their rendering in Graph's documented event shape, with series expanded into
  * `occurrence` and `exception` instances. Writes change the seeds themselves (`writes.ts`).
  */
-import { seriesDates } from '../seriesDates.ts';
+import { type SimpleSeries, seriesDates } from '../seriesDates.ts';
 
 export interface FakeGraphUserSeed {
   email: string;
@@ -42,9 +42,25 @@ export interface FakeGraphEventSeed {
   [graphProperty: string]: unknown;
 }
 
+/**
+ * A recurrencePattern as Graph names it: `daysOfWeek` for weekly and relativeMonthly (with its
+ * `index`), `dayOfMonth` for absoluteMonthly and absoluteYearly (with its `month`).
+ */
+export interface FakePattern {
+  type: 'daily' | 'weekly' | 'absoluteMonthly' | 'relativeMonthly' | 'absoluteYearly';
+  interval: number;
+  daysOfWeek?: string[];
+  index?: WeekIndex;
+  dayOfMonth?: number;
+  month?: number;
+}
+
+export const weekIndexes = ['first', 'second', 'third', 'fourth', 'last'] as const;
+export type WeekIndex = (typeof weekIndexes)[number];
+
 export interface FakeSeries {
   /** Default: every week, on the start's weekday. */
-  pattern?: { type: 'daily' | 'weekly'; interval: number; daysOfWeek?: string[] };
+  pattern?: FakePattern;
   /** Occurrences in all; with neither `count` nor `until` the series has no end. */
   count?: number;
   /** The last local date an occurrence may start on. */
@@ -121,14 +137,7 @@ export function seriesInstances(master: StoredItem): StoredItem[] {
   const series = master.seed.repeats;
   if (series === undefined) return [];
   const instances: StoredItem[] = [];
-  const pattern = series.pattern ?? { type: 'weekly', interval: 1 };
-  const dates = seriesDates(master.start.toPlainDate(), {
-    unit: pattern.type === 'daily' ? 'days' : 'weeks',
-    interval: pattern.interval,
-    ...(pattern.daysOfWeek === undefined
-      ? {}
-      : { weekdays: pattern.daysOfWeek.map((day) => weekdays.indexOf(day) + 1) }),
-  });
+  const dates = seriesDates(master.start.toPlainDate(), simpleSeries(series.pattern));
   const until = series.until === undefined ? undefined : Temporal.PlainDate.from(series.until);
   let index = -1;
   for (const date of dates) {
@@ -172,6 +181,30 @@ export function seriesInstances(master: StoredItem): StoredItem[] {
     });
   }
   return instances;
+}
+
+const units = {
+  daily: 'days',
+  weekly: 'weeks',
+  absoluteMonthly: 'months',
+  relativeMonthly: 'months',
+  absoluteYearly: 'years',
+} as const;
+
+/** A pattern's dates as Outlook counts them: a day some months lack moves to their last day. */
+export function simpleSeries(pattern: FakePattern = { type: 'weekly', interval: 1 }): SimpleSeries {
+  const { type, interval, daysOfWeek, index, dayOfMonth, month } = pattern;
+  return {
+    unit: units[type],
+    interval,
+    shortMonths: 'lastDay',
+    ...(daysOfWeek === undefined ? {} : { weekdays: daysOfWeek.map((day) => weekdays.indexOf(day) + 1) }),
+    ...(type === 'relativeMonthly'
+      ? { position: index === 'last' ? -1 : weekIndexes.indexOf(index ?? 'first') + 1 }
+      : {}),
+    ...(dayOfMonth === undefined ? {} : { dayOfMonth }),
+    ...(month === undefined ? {} : { month }),
+  };
 }
 
 /** Overlap as calendarView defines it; a zero-length item counts when it starts inside. */
@@ -267,15 +300,18 @@ function graphProperties(values: Record<string, unknown>): Record<string, unknow
 function recurrence(item: StoredItem, series: FakeSeries, zone: string): Record<string, unknown> {
   const pattern = series.pattern ?? { type: 'weekly', interval: 1 };
   const weekly = pattern.type === 'weekly';
+  // Graph names every member of every pattern type, zero or empty where the type has none.
   return {
     pattern: {
       type: pattern.type,
       interval: pattern.interval,
-      month: 0,
-      dayOfMonth: 0,
-      daysOfWeek: weekly ? (pattern.daysOfWeek ?? [weekdays[item.start.dayOfWeek - 1]]) : [],
+      month: pattern.month ?? 0,
+      dayOfMonth: pattern.dayOfMonth ?? 0,
+      daysOfWeek: weekly
+        ? (pattern.daysOfWeek ?? [weekdays[item.start.dayOfWeek - 1]])
+        : (pattern.daysOfWeek ?? []),
       firstDayOfWeek: weekly && pattern.daysOfWeek !== undefined ? 'monday' : 'sunday',
-      index: 'first',
+      index: pattern.index ?? 'first',
     },
     range: {
       type: series.count !== undefined ? 'numbered' : series.until !== undefined ? 'endDate' : 'noEnd',

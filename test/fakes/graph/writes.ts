@@ -7,16 +7,15 @@
  */
 import { randomBytes } from 'node:crypto';
 import { resolveTzid } from '../../../src/domain/time/zones.ts';
-import { graphError, type Reply } from './http.ts';
+import { badRequest, graphError, type Reply } from './http.ts';
+import { seriesOf } from './recurrence.ts';
 import {
   type FakeGraphCalendarSeed,
   type FakeGraphEventSeed,
   type FakeGraphException,
-  type FakeSeries,
   type StoredItem,
   seriesInstances,
   storedEvent,
-  weekdays,
 } from './store.ts';
 
 export type GraphBody = Record<string, unknown>;
@@ -56,7 +55,6 @@ export const newChangeKey = () => randomBytes(15).toString('base64');
 // Graph ids are long base64 strings; `=`, `-` and `_` make sure clients encode them.
 const newEventId = () => `AAMkAGI2${randomBytes(33).toString('base64url')}AAA=`;
 
-const badRequest = (message: string) => graphError(400, 'ErrorInvalidRequest', message);
 const unknownProperty = (name: string) =>
   graphError(
     400,
@@ -108,53 +106,6 @@ export function createEvent(
   calendar.events ??= [];
   calendar.events.push(seed);
   return storedEvent(seed);
-}
-
-/**
- * A patternedRecurrence as the fake keeps it: daily or weekly patterns, numbered, endDate or
- * noEnd ranges that begin on the event's own date in its own zone (what the adapter sends).
- */
-function seriesOf(value: unknown, seed: FakeGraphEventSeed): FakeSeries | Reply {
-  const { pattern, range } = (value ?? {}) as {
-    pattern?: Record<string, unknown>;
-    range?: Record<string, unknown>;
-  };
-  if (pattern === undefined || range === undefined)
-    return badRequest('A recurrence needs a pattern and a range.');
-  if (pattern.type !== 'daily' && pattern.type !== 'weekly')
-    return badRequest(`The fake does not keep ${String(pattern.type)} patterns.`);
-  const interval = pattern.interval;
-  if (typeof interval !== 'number' || !Number.isInteger(interval) || interval < 1)
-    return badRequest('The recurrence interval must be a positive integer.');
-  const days = pattern.daysOfWeek;
-  if (pattern.type === 'weekly') {
-    if (!Array.isArray(days) || days.length === 0 || days.some((day) => !weekdays.includes(day)))
-      return badRequest('A weekly pattern needs daysOfWeek.');
-    if (pattern.firstDayOfWeek !== 'monday') return badRequest('The fake counts weeks from Monday only.');
-  }
-  const startDate = seed.start.slice(0, 10);
-  if (range.startDate !== startDate) return badRequest('The range must start on the date of the event.');
-  if (resolveTzid(String(range.recurrenceTimeZone)) !== (seed.zone ?? 'UTC'))
-    return badRequest('The recurrence time zone must be the time zone of the event.');
-  const series: FakeSeries = {
-    pattern: {
-      type: pattern.type,
-      interval,
-      ...(pattern.type === 'weekly' ? { daysOfWeek: days as string[] } : {}),
-    },
-  };
-  if (range.type === 'numbered') {
-    const count = range.numberOfOccurrences;
-    if (typeof count !== 'number' || !Number.isInteger(count) || count < 1)
-      return badRequest('A numbered range needs numberOfOccurrences.');
-    series.count = count;
-  } else if (range.type === 'endDate') {
-    if (typeof range.endDate !== 'string' || range.endDate < startDate)
-      return badRequest('An endDate range needs an endDate on or after its startDate.');
-    series.until = range.endDate;
-  } else if (range.type !== 'noEnd')
-    return badRequest(`Cannot convert the literal '${String(range.type)}' to recurrenceRangeType.`);
-  return series;
 }
 
 /** PATCH: the seed of an event or master, or one instance's exception; a new changeKey. */

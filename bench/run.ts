@@ -244,13 +244,34 @@ checkEvents('GET /v1/events', answers.restEvents);
 await savePolicy(
   ctx.db,
   owner.workspaceId,
-  { ...defaultPolicy, allowedScopes: ['calendar:read', 'calendar:write'] },
+  { ...defaultPolicy, allowedScopes: ['calendar:read', 'calendar:write', 'calendar:rsvp'] },
   0,
 );
 const writeToken = (
   await grantToken(ctx, { ...owner, calendars, resource: 'mcp', scopes: ['calendar:read', 'calendar:write'] })
 ).token;
 const renamed = 'Budget review (moved to the small room)';
+
+// What a model is given before its first call: the whole tools/list of a token with every scope,
+// in tokens at about four bytes each.
+const everyScope = (
+  await grantToken(ctx, {
+    ...owner,
+    calendars,
+    resource: 'mcp',
+    scopes: ['calendar:read', 'calendar:write', 'calendar:rsvp'],
+  })
+).token;
+const listing = toolResult(
+  await answer('tools/list', {
+    path: '/mcp',
+    method: 'POST',
+    headers: { ...mcpHeaders(everyScope), 'mcp-protocol-version': '2025-11-25' },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
+  }),
+);
+const listedTools: unknown[] = listing?.tools ?? [];
+const toolsListTokens = Math.round(JSON.stringify(listing).length / 4);
 const first = toolResult(answers.mcpModern).structuredContent.termine[0];
 const eventId: string = first.eventId;
 const rename = (seenTitle: string) =>
@@ -417,6 +438,11 @@ const bars: Array<[string, string, boolean]> = [
     'its time ÷ the full sync’s: < 0.01',
     (figures.incrementalMs / figures.fullMs).toFixed(4),
     figures.incrementalMs < figures.fullMs / 100,
+  ],
+  [
+    `tools/list (${listedTools.length} tools), ≈ bytes ÷ 4: < 12,000 tokens`,
+    String(toolsListTokens),
+    listedTools.length > 0 && toolsListTokens < 12_000,
   ],
   [
     `RSS holding ${heldCalendars * eventsPerCalendar} events: ≤ 300 MB`,

@@ -56,8 +56,8 @@ export interface OAuthProviderConfig {
 
 export class ConfigError extends Error {
   readonly problems: string[];
-  constructor(problems: string[]) {
-    super(`Invalid configuration:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
+  constructor(problems: string[], options?: ErrorOptions) {
+    super(`Invalid configuration:\n${problems.map((p) => `  - ${p}`).join('\n')}`, options);
     this.name = 'ConfigError';
     this.problems = problems;
   }

@@ -65,6 +65,15 @@ describe('the service process', () => {
     }
   });
 
+  it('says what happened when SECRET_KEY is not the one the database was created with (exit 78)', async () => {
+    // The first test made this data folder's database under its own key file.
+    const other = Buffer.alloc(32, 7).toString('base64');
+    const service = start({ PORT: String(await freePort()), DATA_DIR: dataDir, SECRET_KEY: other });
+    assert.equal(await service.exited, 78);
+    assert.match(service.output(), /SECRET_KEY is not the key this database was created with/);
+    assert.doesNotMatch(service.output(), /Unsupported state or unable to authenticate data/);
+  });
+
   it('refuses to start with a bad configuration, naming the problem (exit 78)', async () => {
     const service = start({ PORT: 'eighty', APP_ENV: 'production', DATA_DIR: dataDir });
     assert.equal(await service.exited, 78);

@@ -5,7 +5,7 @@
  */
 import { generateKeyPairSync, randomBytes } from 'node:crypto';
 import type { Kysely } from 'kysely';
-import type { Environment } from '../config.ts';
+import { ConfigError, type Environment } from '../config.ts';
 import { type Clock, epochMs } from '../lib/clock.ts';
 import type { SecretBox } from '../lib/encryption.ts';
 import type { Database } from '../store/schema.ts';
@@ -50,7 +50,19 @@ export async function loadSigningKeys(
     await addKey(db, box, environment, clock);
     stored = (await activeSigningKeys(db)).filter((k) => k.kid.startsWith(`${environment}-`));
   }
-  return stored.map((k) => JSON.parse(box.open(k.sealedJwk, bound(k.kid))) as PrivateJwk);
+  try {
+    return stored.map((k) => JSON.parse(box.open(k.sealedJwk, bound(k.kid))) as PrivateJwk);
+  } catch (error) {
+    // The one way a sealed key of our own fails to open: another SECRET_KEY than the database's.
+    throw new ConfigError(
+      [
+        'SECRET_KEY is not the key this database was created with: its signing keys (and the stored provider tokens) cannot be opened.',
+        "Start with the SECRET_KEY (or the data folder's secret-key file) the database was used with; keep it with every backup.",
+        'To start over instead, remove the database (and its data folder); every connection and grant is then lost.',
+      ],
+      { cause: error },
+    );
+  }
 }
 
 /** Adds a new signing key and retires all but it and its predecessor. Returns the new kid. */

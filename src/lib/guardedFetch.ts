@@ -18,6 +18,8 @@ export interface GuardedFetchOptions {
   ca?: string;
   /** Refuse plain http. */
   httpsOnly?: boolean;
+  /** The setting that allows private addresses, named in the refusal. */
+  allowedBy?: string;
 }
 
 const defaultPorts: Record<string, number> = { 'http:': 80, 'https:': 443 };
@@ -32,7 +34,7 @@ export function guardedFetch(options: GuardedFetchOptions = {}): typeof fetch {
         (options.testAllowances ?? []).some(
           (allowed) => allowed.address === address && allowed.port === port,
         );
-      checkedAddresses(bareHost(target.hostname), options.resolve, permitted).then(
+      checkedAddresses(bareHost(target.hostname), options.resolve, permitted, options.allowedBy).then(
         // The host stays the original name: TLS verifies the certificate against it.
         ([address]) => connectChecked({ ...target, hostname: address! }, callback),
         (error: Error) => callback(error, null),

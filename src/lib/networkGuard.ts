@@ -103,12 +103,14 @@ export const bareHost = (hostname: string): string => hostname.replace(/^\[(.*)\
 
 /**
  * The addresses of `host` (an IP literal is its own address), each one checked by `permitted`.
- * Throws invalid_request (field `url`) unless all are, before anything connects.
+ * Throws invalid_request (field `url`) unless all are, before anything connects; the refusal names
+ * the setting that allows private addresses (`allowedBy`), where one does.
  */
 export async function checkedAddresses(
   host: string,
   resolve: Resolve = systemResolve,
   permitted: (address: string) => boolean = isPublicAddress,
+  allowedBy?: string,
 ): Promise<string[]> {
   let addresses: string[];
   try {
@@ -120,15 +122,16 @@ export async function checkedAddresses(
     });
   }
   if (addresses.length === 0 || !addresses.every(permitted)) {
+    const allowing = allowedBy === undefined ? '' : ` The operator can allow it with ${allowedBy}=true.`;
     throw invalidField(
       'url',
-      `The address ${host} points to a private or local network, which is not allowed.`,
+      `The address ${host} points to a private or local network, which is not allowed.${allowing}`,
     );
   }
   return addresses;
 }
 
 /** Throws invalid_request (field `url`) when `url`'s host is or resolves to a non-public address. */
-export async function assertPublicHost(url: URL, resolve?: Resolve): Promise<void> {
-  await checkedAddresses(bareHost(url.hostname), resolve);
+export async function assertPublicHost(url: URL, allowedBy?: string, resolve?: Resolve): Promise<void> {
+  await checkedAddresses(bareHost(url.hostname), resolve, isPublicAddress, allowedBy);
 }

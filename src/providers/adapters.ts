@@ -30,20 +30,24 @@ export function createCalendarAdapters(
   const http = new ProviderHttp({ timeoutMs: config.providerTimeoutMs, ...httpOptions });
   // Addresses people type (CalDAV servers, feeds) may point anywhere: unless private networks are
   // allowed, each connection goes to the public address that was checked, resolved once.
-  const publicOnly = (allowPrivateNetworks: boolean) =>
+  const publicOnly = (allowPrivateNetworks: boolean, allowedBy: string) =>
     allowPrivateNetworks
       ? http
-      : new ProviderHttp({ timeoutMs: config.providerTimeoutMs, ...httpOptions, fetch: guardedFetch() });
+      : new ProviderHttp({
+          timeoutMs: config.providerTimeoutMs,
+          ...httpOptions,
+          fetch: guardedFetch({ allowedBy }),
+        });
   // One pool for both: together they may not take more threads than configured.
   const pool = createExpansionPool({ workers: config.calendarWorkers });
   const providers: Providers = {
     caldav: createCaldavProvider({
-      http: publicOnly(config.caldavAllowPrivateNetworks),
+      http: publicOnly(config.caldavAllowPrivateNetworks, 'CALDAV_ALLOW_PRIVATE_NETWORKS'),
       pool,
       allowPrivateNetworks: config.caldavAllowPrivateNetworks,
     }),
     ics: createIcsProvider({
-      http: publicOnly(config.icsAllowPrivateNetworks),
+      http: publicOnly(config.icsAllowPrivateNetworks, 'ICS_ALLOW_PRIVATE_NETWORKS'),
       allowPrivateNetworks: config.icsAllowPrivateNetworks,
       pool,
     }),

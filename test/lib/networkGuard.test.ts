@@ -131,7 +131,7 @@ describe('the private-address guard', () => {
       'http://[2002:7f00:1::]/',
     ]) {
       await assert.rejects(
-        assertPublicHost(new URL(spelling), resolve),
+        assertPublicHost(new URL(spelling), undefined, resolve),
         (error) => error instanceof AppError && error.code === 'invalid_request',
         spelling,
       );
@@ -141,10 +141,10 @@ describe('the private-address guard', () => {
 
   it('refuses a name when any of its addresses is not public', async () => {
     const url = new URL('https://calendar.example/feed.ics');
-    await assertPublicHost(url, async () => ['8.8.8.8', '2606:4700:4700::1111']);
+    await assertPublicHost(url, undefined, async () => ['8.8.8.8', '2606:4700:4700::1111']);
     for (const answer of [['8.8.8.8', '10.0.0.1'], ['::1'], ['64:ff9b::a00:1'], []]) {
       await assert.rejects(
-        assertPublicHost(url, async () => answer),
+        assertPublicHost(url, undefined, async () => answer),
         (error) => error instanceof AppError && error.code === 'invalid_request',
         answer.join(),
       );

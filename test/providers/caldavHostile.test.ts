@@ -256,7 +256,7 @@ describe('CalDAV servers run by strangers', () => {
           'invalid_request',
           (error) => {
             assert.equal(error.details?.field, 'serverUrl');
-            assert.match(error.message, /private or local network/);
+            assert.match(error.message, /private or local network.*CALDAV_ALLOW_PRIVATE_NETWORKS=true/);
           },
         );
       }

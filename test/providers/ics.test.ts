@@ -242,7 +242,7 @@ describe('ICS subscriptions', () => {
     await rejectsWith(
       guarded.listCalendars(account(`${base}/feed.ics`)),
       'invalid_request',
-      /private or local network/,
+      /private or local network, which is not allowed\. The operator can allow it with ICS_ALLOW_PRIVATE_NETWORKS=true\./,
     );
     await rejectsWith(
       guarded.listCalendars(account(`http://localhost:${new URL(base).port}/feed.ics`)),

@@ -53,7 +53,7 @@ async function checkHop(session: DavSession, next: URL, from: URL | undefined): 
   }
   if (session.allowPrivateNetworks) return;
   try {
-    await assertPublicHost(next);
+    await assertPublicHost(next, 'CALDAV_ALLOW_PRIVATE_NETWORKS');
   } catch (error) {
     if (!(isAppError(error) && error.code === 'invalid_request')) throw error;
     const details = { reason: 'private_address' };

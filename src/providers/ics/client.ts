@@ -96,7 +96,7 @@ export function createFeedReader(options: FeedReaderOptions) {
     if (next.protocol !== 'https:' && next.protocol !== 'http:') {
       throw invalidField('url', `The calendar feed redirected to an unsupported address (${next.protocol}).`);
     }
-    if (!options.allowPrivateNetworks) await assertPublicHost(next);
+    if (!options.allowPrivateNetworks) await assertPublicHost(next, 'ICS_ALLOW_PRIVATE_NETWORKS');
   }
 
   /**

@@ -16,7 +16,7 @@ import Provider, {
 import type { Config } from '../config.ts';
 import type { Clock } from '../lib/clock.ts';
 import type { SecretBox } from '../lib/encryption.ts';
-import { clientPermitted, scopes } from '../policy/workspacePolicy.ts';
+import { clientPermitted, isScope, scopes } from '../policy/workspacePolicy.ts';
 import { findGrant, latestLiveGrant } from '../store/accessGrants.ts';
 import type { Database } from '../store/schema.ts';
 import { findUserById } from '../store/users.ts';
@@ -189,10 +189,16 @@ export function createAuthorizationServer(deps: AuthorizationServerDeps): Author
           : await latestLiveGrant(db, accountId, ctx.oidc.client!.clientId));
       if (grantId === undefined) return undefined;
       if (fromConsent === undefined) {
-        // A grant is reused only while its workspace still lets this client in.
+        // A grant is reused only while its workspace still lets this client in, and only when it
+        // holds everything asked now: what was refused or not allowed before is asked again (the
+        // workspace may allow it since), never silently left out.
         const grant = await findGrant(db, grantId);
         const workspacePolicy = grant && (await findPolicy(db, grant.workspaceId));
         if (!workspacePolicy || !clientPermitted(workspacePolicy, grant.clientId)) return undefined;
+        const asked = String(ctx.oidc.params?.scope ?? '')
+          .split(' ')
+          .filter(isScope);
+        if (!asked.every((scope) => grant.scopes.includes(scope))) return undefined;
       }
       return ctx.oidc.provider.Grant.find(grantId);
     },

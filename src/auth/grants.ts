@@ -132,8 +132,9 @@ export async function recordConsent(deps: GrantsDeps, request: ConsentRequest): 
   if (oidcScopes.length > 0) grant.addOIDCScope(oidcScopes.join(' '));
   const grantId = await grant.save();
   const now = epochMs(deps.clock);
+  let replaced: string[];
   try {
-    await deps.db.transaction().execute(async (trx) => {
+    replaced = await deps.db.transaction().execute(async (trx) => {
       await insertGrant(trx, {
         id: grantId,
         userId: request.userId,
@@ -153,11 +154,24 @@ export async function recordConsent(deps: GrantsDeps, request: ConsentRequest): 
         detail: { client: request.clientId, scopes: offer.scopes, calendars: calendars.length },
         at: now,
       });
+      // One grant per person, workspace and app: the new consent takes the place of the earlier ones.
+      return markGrantsRevoked(
+        trx,
+        {
+          workspaceId: request.workspaceId,
+          clientId: request.clientId,
+          userId: request.userId,
+          exceptId: grantId,
+        },
+        'replaced by a new consent',
+        now,
+      );
     });
   } catch (error) {
     await grant.destroy();
     throw error;
   }
+  await endGrants(deps, replaced);
   return grantId;
 }
 

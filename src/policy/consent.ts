@@ -7,7 +7,7 @@
 import { type DetailLevel, detailLevels, isDetailLevel, lowerDetail } from '../domain/detailLevels.ts';
 import type { CalendarAccess } from '../domain/providerFacts.ts';
 import { AppError, invalidField } from '../errors.ts';
-import { permittedScopes, type Scope, type WorkspacePolicy } from './workspacePolicy.ts';
+import { isScope, permittedScopes, type Scope, type WorkspacePolicy } from './workspacePolicy.ts';
 
 /** The most a provider right lets anyone see: free/busy access shows busy blocks only. */
 export const providerDetailCap = (access: CalendarAccess): DetailLevel =>
@@ -28,6 +28,8 @@ export interface OfferedCalendar {
 
 export interface ConsentOffer {
   scopes: Scope[];
+  /** Asked for, but not allowed by the workspace: said on the consent page, left out of the token. */
+  withheld: Scope[];
   calendars: OfferedCalendar[];
   privateDetailsOffered: boolean;
 }
@@ -37,8 +39,11 @@ export function consentOffer(
   requestedScopes: Iterable<string>,
   calendars: ReadonlyArray<{ id: string; access: CalendarAccess }>,
 ): ConsentOffer {
+  const asked = [...requestedScopes].filter(isScope);
+  const permitted = permittedScopes(policy, asked);
   return {
-    scopes: permittedScopes(policy, requestedScopes),
+    scopes: permitted,
+    withheld: asked.filter((scope) => !permitted.includes(scope)),
     calendars: calendars.map((c) => ({
       id: c.id,
       maxLevel: lowerDetail(providerDetailCap(c.access), policy.maxDetailLevel),

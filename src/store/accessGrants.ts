@@ -201,7 +201,8 @@ export async function latestLiveGrant(db: Db, userId: string, clientId: string):
 /** Marks grants revoked (once); returns the ids that changed. */
 export async function markGrantsRevoked(
   db: Db,
-  filter: { id: string } | { workspaceId: string; clientId: string },
+  /** One grant; or a client's in a workspace (of one person, all but one grant, when given). */
+  filter: { id: string } | { workspaceId: string; clientId: string; userId?: string; exceptId?: string },
   reason: string,
   now: number,
 ): Promise<string[]> {
@@ -209,10 +210,12 @@ export async function markGrantsRevoked(
     .updateTable('access_grants')
     .set({ revoked_at: now, revoked_reason: reason })
     .where('revoked_at', 'is', null);
-  query =
-    'id' in filter
-      ? query.where('id', '=', filter.id)
-      : query.where('workspace_id', '=', filter.workspaceId).where('client_id', '=', filter.clientId);
+  if ('id' in filter) query = query.where('id', '=', filter.id);
+  else {
+    query = query.where('workspace_id', '=', filter.workspaceId).where('client_id', '=', filter.clientId);
+    if (filter.userId !== undefined) query = query.where('user_id', '=', filter.userId);
+    if (filter.exceptId !== undefined) query = query.where('id', '!=', filter.exceptId);
+  }
   const rows = await query.returning('id').execute();
   // A calendar no live grant reaches any more keeps no copy.
   if (rows.length > 0) await dropUnreachedCopies(db);

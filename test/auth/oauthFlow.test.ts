@@ -7,7 +7,9 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { decodeJwt } from 'jose';
 import * as oauth from 'oauth4webapi';
+import { defaultPolicy } from '../../src/policy/workspacePolicy.ts';
 import { liveGrantsOfUser } from '../../src/store/accessGrants.ts';
+import { savePolicy } from '../../src/store/workspaces.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { enginesUnderTest } from '../helpers/databases.ts';
 import { mcpToolsList } from '../helpers/mcpRequest.ts';
@@ -32,13 +34,14 @@ for (const engine of await enginesUnderTest()) {
     let t: TestApp;
     let h: OAuthHarness;
     let userId: string;
+    let workspaceId: string;
     let work: string;
     let family: string;
 
     before(async () => {
       t = await startTestApp({ listen: true, database: await engine.open() });
       userId = await seedUser(t.ctx.db, 'ana@example.org');
-      const workspaceId = await seedWorkspace(t.ctx.db, 'Acme', [[userId, 'owner']]);
+      workspaceId = await seedWorkspace(t.ctx.db, 'Acme', [[userId, 'owner']]);
       const ids = await seedCalendars(t.ctx.db, { userId, workspaceId }, [
         { name: 'Work' },
         { name: 'Family', access: 'freeBusy' },
@@ -157,6 +160,55 @@ for (const engine of await enginesUnderTest()) {
       const step = await reachConsent(t, browser, 'ana@example.org', forced);
       assert.equal(step.location, undefined, 'prompt=consent shows the consent page again');
       assert.match(consentAction(step.page.body), /^\/authorize\/[^/]+\/consent$/);
+    });
+
+    it('asks again when a grant lacks what is asked (the workspace allowed writes since), and keeps one grant per app', async () => {
+      const client = await registerClient(h);
+      const browser = new PageClient(t.app);
+      const asked = { scope: 'calendar:read calendar:write' };
+      const choice = { calendar: [work], [`level_${work}`]: 'full' };
+      // The workspace allows reading only: the consent page says what it will not allow.
+      const first = await authorizationUrl(h, client, asked);
+      const shown = await reachConsent(t, browser, 'ana@example.org', first);
+      assert.match(
+        shown.page.body,
+        /id="withheld">It also asked to create, change and delete events, which the workspace/,
+      );
+      const firstTokens = await exchangeCode(
+        h,
+        client,
+        first,
+        await consent(t, 'ana@example.org', first, choice, browser),
+      );
+      assert.equal(decodeJwt(firstTokens.access_token).scope, 'calendar:read');
+
+      await savePolicy(
+        t.ctx.db,
+        workspaceId,
+        { ...defaultPolicy, allowedScopes: ['calendar:read', 'calendar:write'] },
+        0,
+      );
+      const again = await authorizationUrl(h, client, asked);
+      const asking = await reachConsent(t, browser, 'ana@example.org', again);
+      assert.equal(asking.location, undefined, 'the consent page, not a silent read-only token');
+      assert.doesNotMatch(asking.page.body, /id="withheld"/);
+      const tokens = await exchangeCode(
+        h,
+        client,
+        again,
+        await consent(t, 'ana@example.org', again, choice, browser),
+      );
+      assert.equal(decodeJwt(tokens.access_token).scope, 'calendar:read calendar:write');
+
+      // The new consent took the earlier grant's place: one row, and the earlier tokens ended.
+      const mine = (await liveGrantsOfUser(t.ctx.db, userId)).filter((g) => g.clientId === client.client_id);
+      assert.equal(mine.length, 1);
+      assert.equal((await mcpToolsList(h.mcp, firstTokens.access_token)).status, 401);
+      assert.equal((await mcpToolsList(h.mcp, tokens.access_token)).status, 200);
+      // Everything asked is granted now: the next authorization skips the consent page.
+      const third = await authorizationUrl(h, client, asked);
+      assert.ok((await reachConsent(t, browser, 'ana@example.org', third)).location, 'no consent page');
+      await savePolicy(t.ctx.db, workspaceId, defaultPolicy, 0);
     });
 
     it('revokes a refresh token at the revocation endpoint, and the access token dies with the grant', async () => {

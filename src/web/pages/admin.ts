@@ -149,6 +149,7 @@ ${view.members.map(
 </section>
 <section>
 <h2>Policy</h2>
+<p class="muted" id="policy-effect">A narrower policy applies at once to every app already allowed. A wider one widens no one's grant by itself: an app that asks for the new access asks its person again, the next time it signs in.</p>
 <form method="post" action="${base}/policy">
   ${csrfField(csrf)}
   <fieldset><legend>Scopes apps may be granted</legend>

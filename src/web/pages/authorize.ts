@@ -110,6 +110,11 @@ export function registerAuthorizePages(app: FastifyInstance, ctx: AppContext, au
 <p>It will be able to:</p>
 <ul>${offer.scopes.map((s) => html`<li>${scopeWords[s]}</li>`)}</ul>
 ${
+  offer.withheld.length === 0
+    ? ''
+    : html`<p class="muted" id="withheld">It also asked to ${offer.withheld.map((s) => scopeWords[s].toLowerCase()).join(' and ')}, which the workspace <strong>${offer.workspace.name}</strong> does not allow: it will not be able to. A workspace administrator can allow it in the workspace policy.</p>`
+}
+${
   calendars.length === 0
     ? html`<p>You have no calendars connected in this workspace yet. <a href="/account">Connect a calendar</a>, then come back to this page.</p>${denyForm}`
     : html`<form method="post" action="${action}/consent">

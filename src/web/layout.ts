@@ -2,9 +2,12 @@
 import type { User } from '../store/users.ts';
 import { Html, html } from './html.ts';
 
+/** A signed-in person as pages show them: with whether they administer any workspace. */
+export type SiteUser = User & { administers?: boolean };
+
 export interface PageOptions {
   title: string;
-  user?: User | undefined;
+  user?: SiteUser | undefined;
   csrfToken?: string;
   notice?: string | undefined;
   error?: string | undefined;
@@ -34,13 +37,14 @@ export function page(options: PageOptions, body: Html): string {
   const nav =
     user === undefined
       ? html`<a href="/login">Sign in</a>`
-      : html`<a href="/account">Account</a><a href="/admin">Admin</a>
+      : html`<a href="/account">Account</a>${user.administers ? html`<a href="/admin">Admin</a>` : ''}
         <form class="inline" method="post" action="/logout">${csrfField(csrfToken ?? '')}<button type="submit">Sign out</button></form>`;
   return html`<!doctype html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
+<link rel="icon" href="/favicon.svg" type="image/svg+xml">
 <title>${options.title} · Calendar Access</title>
 <style>${style}</style>
 </head>

@@ -8,10 +8,13 @@ import type { AppContext } from '../context.ts';
 import { AppError } from '../errors.ts';
 import { constantTimeEqual, mac, randomToken } from '../lib/secrets.ts';
 import { resolveSession } from '../people/sessions.ts';
+import { canAdminister } from '../policy/roles.ts';
 import { findUserById, type User } from '../store/users.ts';
+import { workspacesOf } from '../store/workspaces.ts';
+import type { SiteUser } from './layout.ts';
 
 export interface Visitor {
-  user: User | undefined;
+  user: SiteUser | undefined;
   sessionToken: string | undefined;
   csrfToken: string;
 }
@@ -48,7 +51,12 @@ export function registerVisitor(app: FastifyInstance, ctx: AppContext): void {
     if (request.routeOptions.config.page !== true) return;
     const sessionToken = request.cookies[names.session];
     const userId = sessionToken ? await resolveSession(ctx.db, ctx.clock, sessionToken) : undefined;
-    const user = userId === undefined ? undefined : await findUserById(ctx.db, userId);
+    const found = userId === undefined ? undefined : await findUserById(ctx.db, userId);
+    // The navigation offers Admin only to those who administer a workspace.
+    const user: SiteUser | undefined = found && {
+      ...found,
+      administers: (await workspacesOf(ctx.db, found.id)).some((w) => canAdminister(w.role)),
+    };
     if (sessionToken !== undefined && user === undefined) reply.clearCookie(names.session, { path: '/' });
 
     let binding = user !== undefined ? `session:${sessionToken}` : undefined;

@@ -170,6 +170,27 @@ describe('pages', () => {
     });
   });
 
+  describe('navigation', () => {
+    it('offers Admin to those who administer a workspace only, and serves the site icon', async () => {
+      for (const [who, shown] of [
+        ['admin', true],
+        ['member', false],
+      ] as const) {
+        const browser = new PageClient(t.app);
+        await browser.signIn(`${who}@example.org`, testPassword);
+        const account = await browser.get('/account');
+        assert.equal(account.statusCode, 200);
+        assert.equal(/<a href="\/admin">Admin<\/a>/.test(account.body), shown, who);
+        assert.match(account.body, /<link rel="icon" href="\/favicon.svg"/);
+      }
+      const icon = await new PageClient(t.app).get('/favicon.svg');
+      assert.deepEqual([icon.statusCode, icon.headers['content-type']], [200, 'image/svg+xml']);
+      assert.match(icon.body, /^<svg /);
+      const ico = await new PageClient(t.app).get('/favicon.ico');
+      assert.deepEqual([ico.statusCode, ico.headers.location], [301, '/favicon.svg']);
+    });
+  });
+
   describe('CSRF', () => {
     it("refuses form posts without the token, with a foreign token, or with another session's token", async () => {
       const browser = new PageClient(t.app);

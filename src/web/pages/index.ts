@@ -5,6 +5,7 @@ import type { AppContext } from '../../context.ts';
 import { registerAccountPages } from './account.ts';
 import { registerAdminPages } from './admin.ts';
 import { registerAuthorizePages } from './authorize.ts';
+import { registerIcon } from './icon.ts';
 import { registerOnboardingPages } from './onboarding.ts';
 import { registerSignInPages } from './signIn.ts';
 
@@ -15,6 +16,7 @@ export function registerPages(
   auth: Authorization,
   copies: CalendarCopies | undefined,
 ): void {
+  registerIcon(app);
   registerSignInPages(app, ctx, auth);
   registerOnboardingPages(app, ctx);
   registerAccountPages(app, ctx, auth, copies);

@@ -101,7 +101,7 @@ export async function connectionsSection(
       return html`<tr><td>${a.label}<br><span class="muted">${providerNames[a.provider]}</span></td>
 <td>${a.status === 'active' ? 'Connected' : html`<strong>Needs reconnecting</strong>`}</td>
 <td>${await calendarList(ctx, calendars, `${base}/${a.id}/calendars`, csrf)}</td>
-<td>${a.provider === 'caldav' ? html`<form method="post" action="${base}/${a.id}/reconnect">${csrfField(csrf)}<label for="pw-${a.id}">New app password for ${a.label}</label><input id="pw-${a.id}" name="password" type="password" required><button type="submit">Reconnect</button></form>` : ''}
+<td>${a.provider === 'caldav' ? html`<details><summary>New app password</summary><form method="post" action="${base}/${a.id}/reconnect">${csrfField(csrf)}<label for="pw-${a.id}">New app password for ${a.label}</label><input id="pw-${a.id}" name="password" type="password" required><button type="submit">Reconnect</button></form></details>` : ''}
 ${a.provider === 'google' || a.provider === 'microsoft' ? html`<form class="inline" method="post" action="${base}/${a.id}/reconnect">${csrfField(csrf)}<button type="submit" aria-label="Reconnect ${a.label}">Reconnect</button></form>` : ''}
 <form class="inline" method="post" action="${base}/${a.id}/remove">${csrfField(csrf)}<button type="submit" aria-label="Remove ${a.label}">Remove</button></form></td></tr>`;
     }),

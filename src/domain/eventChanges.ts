@@ -13,7 +13,25 @@ export interface EventFields {
   timing?: EventTiming;
   freeBusyStatus?: FreeBusyStatus;
   privacy?: 'public' | 'private';
+  /** Guests invited and uninvited (domain/guests.ts checked them against the event). */
+  guests?: GuestChanges;
 }
+
+/** A person a write invites. */
+export interface Guest {
+  email: string;
+  name?: string;
+  optional: boolean;
+}
+
+export interface GuestChanges {
+  add: Guest[];
+  /** Addresses, compared without case. */
+  remove: string[];
+}
+
+/** Whether the calendar tells the guests of a change or a deletion (where it can be kept from them). */
+export type GuestNotice = 'send' | 'quiet';
 
 export interface NewEvent extends EventFields {
   title: string;

@@ -2,8 +2,10 @@
 import { createEvent as create } from '../../calendars/writes/createEvent.ts';
 import { maxInterval, maxOccurrences, type RecurrenceInput, weekdays } from '../../domain/eventRecurrence.ts';
 import { eventSchema } from '../../domain/eventSchema.ts';
+import { type GuestInput, parseGuests } from '../../domain/guests.ts';
 import { closedObject } from '../../lib/jsonSchema.ts';
 import type { ToolDefinition } from '../tool.ts';
+import { guestListSchema, withGuestsAnswer } from './guestArguments.ts';
 import {
   type ChangeArguments,
   changesOf,
@@ -19,6 +21,7 @@ interface CreateArguments extends ChangeArguments {
   start: string;
   end: string;
   recurrence?: RecurrenceInput;
+  attendees?: GuestInput[];
   idempotencyKey?: string;
 }
 
@@ -90,6 +93,9 @@ export const createEvent: ToolDefinition = {
           ['frequency'],
         ),
       },
+      attendees: guestListSchema(
+        "Guests to invite, up to 100, never the user's own address. The calendar sends the invitations where it can; the answer's guests says whether it did.",
+      ),
       idempotencyKey: {
         type: 'string',
         minLength: 1,
@@ -100,18 +106,20 @@ export const createEvent: ToolDefinition = {
     },
     ['calendarId', 'title', 'start', 'end'],
   ),
-  outputSchema: closedObject(
-    {
-      ok: { type: 'boolean', const: true },
-      outcome: {
-        type: 'string',
-        enum: ['applied', 'already_applied'],
-        description:
-          'already_applied: this idempotencyKey created the event before; it was not created again.',
+  outputSchema: withGuestsAnswer(
+    closedObject(
+      {
+        ok: { type: 'boolean', const: true },
+        outcome: {
+          type: 'string',
+          enum: ['applied', 'already_applied'],
+          description:
+            'already_applied: this idempotencyKey created the event before; it was not created again.',
+        },
+        event: eventSchema,
       },
-      event: eventSchema,
-    },
-    ['ok', 'outcome', 'event'],
+      ['ok', 'outcome', 'event'],
+    ),
   ),
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
 
@@ -126,8 +134,17 @@ export const createEvent: ToolDefinition = {
       title: args.title,
       timing: timing!,
       ...(args.recurrence === undefined ? {} : { recurrence: args.recurrence }),
+      ...(args.attendees === undefined ? {} : { attendees: parseGuests('attendees', args.attendees) }),
       ...(args.idempotencyKey === undefined ? {} : { idempotencyKey: args.idempotencyKey }),
     });
-    return writeOutcome({ ok: true, outcome: result.outcome, event: result.event }, result.confirmedByRead);
+    return writeOutcome(
+      {
+        ok: true,
+        outcome: result.outcome,
+        event: result.event,
+        ...(result.guests === undefined ? {} : { guests: result.guests }),
+      },
+      result.confirmedByRead,
+    );
   },
 };

@@ -2,12 +2,14 @@
 import { deleteEvent as remove } from '../../calendars/writes/changeEvent.ts';
 import { closedObject } from '../../lib/jsonSchema.ts';
 import type { ToolDefinition } from '../tool.ts';
+import { notifyAttendeesSchema, notifyRule, withGuestsAnswer } from './guestArguments.ts';
 import { addressOf, addressSchemas, outcomeRule, writeOutcome } from './writeArguments.ts';
 
 interface DeleteArguments {
   eventId: string;
   occurrenceId?: string;
   scope?: 'occurrence' | 'series';
+  notifyAttendees?: boolean;
 }
 
 export const deleteEvent: ToolDefinition = {
@@ -17,24 +19,27 @@ export const deleteEvent: ToolDefinition = {
     'Deletes an event the assistant may edit (canEdit true). For a recurring event, scope is required: "occurrence" with occurrenceId deletes that one occurrence only, "series" every occurrence.',
     'If the event changed since the service read it, nothing is deleted and the answer is a conflict with the event as it now is.',
     'Deleting a whole series first asks the user to confirm, when this client can ask the user (MCP elicitation); when it cannot, the series is deleted without asking, so make sure the user wants that. If the user declines, nothing is deleted and the answer is not_confirmed.',
+    notifyRule,
     outcomeRule,
   ].join(' '),
   scopes: ['calendar:write'],
-  inputSchema: closedObject(addressSchemas, ['eventId']),
-  outputSchema: closedObject(
-    {
-      ok: { type: 'boolean', const: true },
-      outcome: { type: 'string', const: 'applied' },
-      deleted: closedObject(
-        {
-          eventId: { type: 'string' },
-          occurrenceId: { type: 'string' },
-          scope: { type: 'string', enum: ['occurrence', 'series'] },
-        },
-        ['eventId'],
-      ),
-    },
-    ['ok', 'outcome', 'deleted'],
+  inputSchema: closedObject({ ...addressSchemas, notifyAttendees: notifyAttendeesSchema }, ['eventId']),
+  outputSchema: withGuestsAnswer(
+    closedObject(
+      {
+        ok: { type: 'boolean', const: true },
+        outcome: { type: 'string', const: 'applied' },
+        deleted: closedObject(
+          {
+            eventId: { type: 'string' },
+            occurrenceId: { type: 'string' },
+            scope: { type: 'string', enum: ['occurrence', 'series'] },
+          },
+          ['eventId'],
+        ),
+      },
+      ['ok', 'outcome', 'deleted'],
+    ),
   ),
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: true },
 
@@ -44,7 +49,18 @@ export const deleteEvent: ToolDefinition = {
       confirm(
         'Your assistant asks to delete every occurrence of a repeating event in your calendar. Delete the whole series?',
       );
-    const result = await remove(calendars, principal, address);
-    return writeOutcome({ ok: true, outcome: result.outcome, deleted: address }, result.confirmedByRead);
+    const result = await remove(calendars, principal, {
+      ...address,
+      ...(args.notifyAttendees === undefined ? {} : { notifyAttendees: args.notifyAttendees }),
+    });
+    return writeOutcome(
+      {
+        ok: true,
+        outcome: result.outcome,
+        deleted: address,
+        ...(result.guests === undefined ? {} : { guests: result.guests }),
+      },
+      result.confirmedByRead,
+    );
   },
 };

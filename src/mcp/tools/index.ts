@@ -3,6 +3,7 @@ import type { ToolDefinition } from '../tool.ts';
 import { createEvent } from './createEvent.ts';
 import { deleteEvent } from './deleteEvent.ts';
 import { getAvailability } from './getAvailability.ts';
+import { getEventGuests } from './getEventGuests.ts';
 import { listCalendars } from './listCalendars.ts';
 import { listEvents } from './listEvents.ts';
 import { respondToEvent } from './respondToEvent.ts';
@@ -14,6 +15,7 @@ export const tools: readonly ToolDefinition[] = [
   searchEvents,
   listEvents,
   getAvailability,
+  getEventGuests,
   createEvent,
   updateEvent,
   deleteEvent,

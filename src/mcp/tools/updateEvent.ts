@@ -4,6 +4,13 @@ import { invalidField } from '../../errors.ts';
 import { closedObject } from '../../lib/jsonSchema.ts';
 import type { ToolDefinition } from '../tool.ts';
 import {
+  type GuestArguments,
+  guestArgumentSchemas,
+  guestChangesOf,
+  notifyRule,
+  withGuestsAnswer,
+} from './guestArguments.ts';
+import {
   addressOf,
   addressSchemas,
   type ChangeArguments,
@@ -15,7 +22,7 @@ import {
   writeOutcome,
 } from './writeArguments.ts';
 
-interface UpdateArguments extends ChangeArguments {
+interface UpdateArguments extends ChangeArguments, GuestArguments {
   eventId: string;
   occurrenceId?: string;
   scope?: 'occurrence' | 'series';
@@ -29,6 +36,7 @@ export const updateEvent: ToolDefinition = {
     'For a recurring event, scope is required: "occurrence" with occurrenceId changes that one occurrence only; "series" changes every occurrence (titles, notes, place, availability, privacy — not the times: move occurrences one by one, or ask the user).',
     timesRule,
     'To move an event give both start and end. If the event changed since the service read it, the answer is a conflict with the event as it now is: check, then try again.',
+    notifyRule,
     outcomeRule,
   ].join(' '),
   scopes: ['calendar:write'],
@@ -43,21 +51,35 @@ export const updateEvent: ToolDefinition = {
       timeZone: writeArgumentSchemas.timeZone,
       freeBusyStatus: writeArgumentSchemas.freeBusyStatus,
       privacy: writeArgumentSchemas.privacy,
+      ...guestArgumentSchemas,
     },
     ['eventId'],
   ),
-  outputSchema: changedEventSchema,
+  outputSchema: withGuestsAnswer(changedEventSchema),
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: true },
 
   async run(args: UpdateArguments, { principal, calendars }) {
-    const changes = changesOf(args);
+    const guests = guestChangesOf(args);
+    const changes = { ...changesOf(args), ...(guests === undefined ? {} : { guests }) };
     if (Object.keys(changes).length === 0) {
       throw invalidField(
         'arguments',
-        'Give at least one field to change (title, description, location, start and end, freeBusyStatus, privacy).',
+        'Give at least one field to change (title, description, location, start and end, freeBusyStatus, privacy, addAttendees, removeAttendees).',
       );
     }
-    const result = await update(calendars, principal, { ...addressOf(args), changes });
-    return writeOutcome({ ok: true, outcome: result.outcome, event: result.event }, result.confirmedByRead);
+    const result = await update(calendars, principal, {
+      ...addressOf(args),
+      changes,
+      ...(args.notifyAttendees === undefined ? {} : { notifyAttendees: args.notifyAttendees }),
+    });
+    return writeOutcome(
+      {
+        ok: true,
+        outcome: result.outcome,
+        event: result.event,
+        ...(result.guests === undefined ? {} : { guests: result.guests }),
+      },
+      result.confirmedByRead,
+    );
   },
 };

@@ -5,8 +5,10 @@
  */
 import type { Alert, Location, Privacy, ResponseStatus, VirtualLocation } from '../../domain/event.ts';
 import type {
+  Attendee,
   CalendarAccess,
   EditFacts,
+  Participant,
   ProviderCalendar,
   ProviderOccurrence,
   SkippedItem,
@@ -18,6 +20,7 @@ import { htmlToText } from './htmlText.ts';
 import type {
   GraphCalendar,
   GraphDateTimeTimeZone,
+  GraphEmailAddress,
   GraphEvent,
   GraphLocation,
   GraphResponse,
@@ -39,7 +42,11 @@ export function mapCalendar(calendar: GraphCalendar, userEmail: string | undefin
 
 export type MappedEvent = { occurrence: ProviderOccurrence } | { skipped: SkippedItem };
 
-export function mapEvent(event: GraphEvent, calendar: ProviderCalendar): MappedEvent {
+/**
+ * `mailbox`: the signed-in address, which marks the user among the guests; listings and sync
+ * read without it (they never show guests: the copy drops them), a fresh read of one event with it.
+ */
+export function mapEvent(event: GraphEvent, calendar: ProviderCalendar, mailbox?: string): MappedEvent {
   const skip = (reason: string): MappedEvent => ({ skipped: { providerEventId: event.id, reason } });
   const identity = eventIdentity(event);
   if (typeof identity === 'string') return skip(identity);
@@ -81,6 +88,8 @@ export function mapEvent(event: GraphEvent, calendar: ProviderCalendar): MappedE
         userIsAttendee && event.responseStatus?.response
           ? responses[event.responseStatus.response]
           : undefined,
+      organizer: organizerOf(event, facts.organizer === 'self', mailbox),
+      attendees: nonEmpty(attendeesOf(event, mailbox)),
       facts,
     }),
   };
@@ -176,6 +185,38 @@ function organizerFact(event: GraphEvent, calendar: ProviderCalendar): EditFacts
   if (typeof event.isOrganizer !== 'boolean') return 'unknown';
   if (calendar.access === 'owner') return event.isOrganizer ? 'self' : 'other';
   return event.isOrganizer ? 'other' : 'unknown';
+}
+
+const sameAddress = (a: string, b: string | undefined) =>
+  b !== undefined && a.toLowerCase() === b.toLowerCase();
+
+function person(address: GraphEmailAddress | null | undefined, self: boolean): Participant | undefined {
+  const email = address?.address?.trim();
+  if (!email) return undefined;
+  const name = address?.name?.trim();
+  return { email, ...(name ? { name } : {}), self };
+}
+
+function organizerOf(event: GraphEvent, self: boolean, mailbox: string | undefined): Participant | undefined {
+  const address = event.organizer?.emailAddress;
+  return person(address, self || sameAddress(address?.address ?? '', mailbox));
+}
+
+function attendeesOf(event: GraphEvent, mailbox: string | undefined): Attendee[] {
+  return (event.attendees ?? []).flatMap((attendee): Attendee[] => {
+    const found = person(attendee.emailAddress, sameAddress(attendee.emailAddress?.address ?? '', mailbox));
+    if (found === undefined) return [];
+    const response = attendee.status?.response;
+    return [
+      {
+        ...found,
+        optional: attendee.type === 'optional',
+        // An attendee entry answering `organizer` is the organizer, who takes part.
+        response:
+          response === 'organizer' ? 'accepted' : ((response && responses[response]) ?? 'needs-action'),
+      },
+    ];
+  });
 }
 
 function bodyText(event: GraphEvent): string {

@@ -193,6 +193,8 @@ describe('createEvent', () => {
       freeBusyStatus: 'free',
       privacy: 'private',
       alerts: [{ offset: '-PT15M', action: 'display' }],
+      // Only the read of one event knows the mailbox, and names the people.
+      organizer: { email: 'alice@example.com', name: 'alice@example.com', self: true },
       facts: {
         recurring: false,
         organizer: 'self',
@@ -204,7 +206,8 @@ describe('createEvent', () => {
       },
     });
     const listed = (await list()).filter((occurrence) => occurrence.providerEventId === id);
-    assert.deepEqual(listed, [created]);
+    const { organizer: _organizer, ...withoutPeople } = created!;
+    assert.deepEqual(listed, [withoutPeople]);
   });
 
   test('an all-day event: dates at midnight, no zone, whole days', async () => {

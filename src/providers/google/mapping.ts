@@ -20,6 +20,7 @@ import type {
   ProviderOccurrence,
   SkippedItem,
 } from '../../domain/providerFacts.ts';
+import { isEmailAddress } from '../../lib/email.ts';
 import type {
   GoogleAccessRole,
   GoogleAttendee,
@@ -116,7 +117,7 @@ export function mapEvent(event: GoogleEvent, context: MappingContext): Mapped {
       alerts: nonEmpty(alerts(event, time.showWithoutTime ? [] : context.defaultReminders)),
       workingLocation: workingLocation(event),
       responseStatus: userIsAttendee ? responseOf(self.responseStatus) : undefined,
-      organizer: event.organizer?.email ? participant(event.organizer) : undefined,
+      organizer: isEmailAddress(event.organizer?.email ?? '') ? participant(event.organizer!) : undefined,
       attendees: nonEmpty(attendees(event.attendees ?? [])),
       facts: facts(event, userIsAttendee),
     }),
@@ -235,10 +236,10 @@ const responseOf = (status: string | undefined): ResponseStatus =>
 const participant = (person: GooglePerson): Participant =>
   compact({ email: person.email ?? '', name: person.displayName || undefined, self: person.self === true });
 
-/** Attendees with an address (Google requires one; a resource without is left out). */
+/** Attendees with an address (Google requires one when adding them). */
 const attendees = (listed: GoogleAttendee[]): Attendee[] =>
   listed
-    .filter((attendee) => attendee.email)
+    .filter((attendee) => isEmailAddress(attendee.email ?? ''))
     .map((attendee) => ({
       ...participant(attendee),
       optional: attendee.optional === true,

@@ -15,6 +15,7 @@ import type {
 } from '../../domain/providerFacts.ts';
 import { resolveTzid } from '../../domain/time/zones.ts';
 import type { TimeWindow } from '../../domain/window.ts';
+import { isEmailAddress } from '../../lib/email.ts';
 import { nearWindow } from '../nearWindow.ts';
 import { htmlToText } from './htmlText.ts';
 import type {
@@ -43,8 +44,9 @@ export function mapCalendar(calendar: GraphCalendar, userEmail: string | undefin
 export type MappedEvent = { occurrence: ProviderOccurrence } | { skipped: SkippedItem };
 
 /**
- * `mailbox`: the signed-in address, which marks the user among the guests; listings and sync
- * read without it (they never show guests: the copy drops them), a fresh read of one event with it.
+ * `mailbox`: the signed-in address, which marks the user among the guests. Only a fresh read of
+ * one event knows it and reports the organizer and attendees; listings and sync leave them out
+ * (nothing shows them there, and the copy drops them).
  */
 export function mapEvent(event: GraphEvent, calendar: ProviderCalendar, mailbox?: string): MappedEvent {
   const skip = (reason: string): MappedEvent => ({ skipped: { providerEventId: event.id, reason } });
@@ -88,8 +90,12 @@ export function mapEvent(event: GraphEvent, calendar: ProviderCalendar, mailbox?
         userIsAttendee && event.responseStatus?.response
           ? responses[event.responseStatus.response]
           : undefined,
-      organizer: organizerOf(event, facts.organizer === 'self', mailbox),
-      attendees: nonEmpty(attendeesOf(event, mailbox)),
+      ...(mailbox === undefined
+        ? {}
+        : {
+            organizer: organizerOf(event, facts.organizer === 'self', mailbox),
+            attendees: nonEmpty(attendeesOf(event, mailbox)),
+          }),
       facts,
     }),
   };
@@ -191,18 +197,18 @@ const sameAddress = (a: string, b: string | undefined) =>
   b !== undefined && a.toLowerCase() === b.toLowerCase();
 
 function person(address: GraphEmailAddress | null | undefined, self: boolean): Participant | undefined {
-  const email = address?.address?.trim();
-  if (!email) return undefined;
+  const email = address?.address?.trim() ?? '';
+  if (!isEmailAddress(email)) return undefined;
   const name = address?.name?.trim();
   return { email, ...(name ? { name } : {}), self };
 }
 
-function organizerOf(event: GraphEvent, self: boolean, mailbox: string | undefined): Participant | undefined {
+function organizerOf(event: GraphEvent, self: boolean, mailbox: string): Participant | undefined {
   const address = event.organizer?.emailAddress;
   return person(address, self || sameAddress(address?.address ?? '', mailbox));
 }
 
-function attendeesOf(event: GraphEvent, mailbox: string | undefined): Attendee[] {
+function attendeesOf(event: GraphEvent, mailbox: string): Attendee[] {
   return (event.attendees ?? []).flatMap((attendee): Attendee[] => {
     const found = person(attendee.emailAddress, sameAddress(attendee.emailAddress?.address ?? '', mailbox));
     if (found === undefined) return [];

@@ -302,7 +302,7 @@ describe('the MCP SDK OAuth client against the service', () => {
     await client.connect(second);
     assert.deepEqual(
       (await client.listTools()).tools.map((tool) => tool.name),
-      ['list_calendars', 'search_events', 'list_events', 'get_availability'],
+      ['list_calendars', 'search_events', 'list_events', 'get_availability', 'get_event_guests'],
     );
     await client.close();
     assert.equal(provider.authorizationUrls.length, 1, 'no new authorization');

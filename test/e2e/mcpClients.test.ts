@@ -154,7 +154,7 @@ const searchInputSchema = {
   additionalProperties: false,
 };
 
-const readTools = ['list_calendars', 'search_events', 'list_events', 'get_availability'];
+const readTools = ['list_calendars', 'search_events', 'list_events', 'get_availability', 'get_event_guests'];
 
 /** What both SDKs' clients offer that this test uses. */
 interface ToolClient {

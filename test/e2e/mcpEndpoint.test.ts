@@ -37,7 +37,7 @@ import { seedUser, seedWorkspace } from '../helpers/seed.ts';
 const berlin = 'Europe/Berlin';
 const allowedOrigin = 'https://assistant.example';
 const window = { start: '2026-03-02T00:00:00+01:00', end: '2026-03-03T00:00:00+01:00' };
-const readTools = ['list_calendars', 'search_events', 'list_events', 'get_availability'];
+const readTools = ['list_calendars', 'search_events', 'list_events', 'get_availability', 'get_event_guests'];
 
 /** Provider calendar ids; every seeded account holds all of them (under ids of its own). */
 const calendars = new Map<string, MemoryCalendar>([

@@ -288,10 +288,11 @@ describe('guests in iCalendar', () => {
     assert.match(text, /\r\nORGANIZER:mailto:ana@example\.org\r\n/);
     assert.match(
       text,
-      /\r\nATTENDEE;CN=Bo 'the' Boss;ROLE=OPT-PARTICIPANT;PARTSTAT=NEEDS-ACTION;RSVP=TRUE:mailto:bo@example\.org\r\n/,
+      /\r\nATTENDEE;CN=Bo \^'the\^' Boss;ROLE=OPT-PARTICIPANT;PARTSTAT=NEEDS-ACTION;RSVP=TRUE:mailto:bo@example\.org\r\n/,
     );
     const [read] = expandIcs(ics, { window, selfAddresses: ['ana@example.org'] }).occurrences;
     assert.deepEqual([read?.facts.organizer, read?.facts.attendees], ['self', true]);
+    assert.equal(read?.attendees?.[0]?.name, 'Bo "the" Boss', 'RFC 6868 both ways');
   });
 
   it('adds, removes and marks SCHEDULE-AGENT on every part it edits; keeps what it does not touch', () => {

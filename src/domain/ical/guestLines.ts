@@ -23,8 +23,6 @@ const addressOf = (value: unknown) =>
         .replace(/^mailto:/i, '')
         .toLowerCase()
     : '';
-// A parameter value cannot hold a double quote (RFC 5545 §3.2).
-const parameterText = (text: string) => text.replaceAll('"', "'");
 
 export function applyGuests(
   event: Component,
@@ -39,7 +37,8 @@ export function applyGuests(
     for (const guest of changes.add) {
       const attendee = new ICAL.Property('attendee');
       attendee.setValue(mailto(guest.email));
-      if (guest.name !== undefined) attendee.setParameter('cn', parameterText(guest.name));
+      // ical.js writes what a parameter cannot hold (quotes, line breaks) as RFC 6868 says.
+      if (guest.name !== undefined) attendee.setParameter('cn', guest.name);
       attendee.setParameter('role', guest.optional ? 'OPT-PARTICIPANT' : 'REQ-PARTICIPANT');
       attendee.setParameter('partstat', 'NEEDS-ACTION');
       attendee.setParameter('rsvp', 'TRUE');

@@ -506,7 +506,7 @@ describe('Google Calendar writes', () => {
       );
       const [insert] = writesFrom(from);
       assert.match(insert?.url ?? '', /\?sendUpdates=all$/);
-      assert.deepEqual((insert?.body as GoogleEvent).attendees, [
+      assert.deepEqual((insert?.body as GoogleEvent | undefined)?.attendees, [
         { email: 'ann@example.org', displayName: 'Ann' },
         { email: 'ben@example.org', optional: true },
       ]);

@@ -582,7 +582,7 @@ describe('guests', () => {
       },
       newProviderUid(),
     );
-    assert.deepEqual((writes()[0]?.body as { attendees: unknown }).attendees, [
+    assert.deepEqual((writes()[0]?.body as { attendees: unknown } | undefined)?.attendees, [
       { type: 'required', emailAddress: { address: 'ann@example.org', name: 'Ann' } },
       { type: 'optional', emailAddress: { address: 'ben@example.org' } },
     ]);

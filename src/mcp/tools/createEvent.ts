@@ -5,7 +5,7 @@ import { eventSchema } from '../../domain/eventSchema.ts';
 import { type GuestInput, parseGuests } from '../../domain/guests.ts';
 import { closedObject } from '../../lib/jsonSchema.ts';
 import type { ToolDefinition } from '../tool.ts';
-import { guestListSchema, withGuestsAnswer } from './guestArguments.ts';
+import { guestListSchema, guestsAnswerSchema } from './guestArguments.ts';
 import {
   type ChangeArguments,
   changesOf,
@@ -106,20 +106,19 @@ export const createEvent: ToolDefinition = {
     },
     ['calendarId', 'title', 'start', 'end'],
   ),
-  outputSchema: withGuestsAnswer(
-    closedObject(
-      {
-        ok: { type: 'boolean', const: true },
-        outcome: {
-          type: 'string',
-          enum: ['applied', 'already_applied'],
-          description:
-            'already_applied: this idempotencyKey created the event before; it was not created again.',
-        },
-        event: eventSchema,
+  outputSchema: closedObject(
+    {
+      ok: { type: 'boolean', const: true },
+      outcome: {
+        type: 'string',
+        enum: ['applied', 'already_applied'],
+        description:
+          'already_applied: this idempotencyKey created the event before; it was not created again.',
       },
-      ['ok', 'outcome', 'event'],
-    ),
+      event: eventSchema,
+      guests: guestsAnswerSchema,
+    },
+    ['ok', 'outcome', 'event'],
   ),
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
 

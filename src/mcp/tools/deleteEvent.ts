@@ -2,7 +2,7 @@
 import { deleteEvent as remove } from '../../calendars/writes/changeEvent.ts';
 import { closedObject } from '../../lib/jsonSchema.ts';
 import type { ToolDefinition } from '../tool.ts';
-import { notifyAttendeesSchema, notifyRule, withGuestsAnswer } from './guestArguments.ts';
+import { guestsAnswerSchema, notifyAttendeesSchema, notifyRule } from './guestArguments.ts';
 import { addressOf, addressSchemas, outcomeRule, writeOutcome } from './writeArguments.ts';
 
 interface DeleteArguments {
@@ -24,22 +24,21 @@ export const deleteEvent: ToolDefinition = {
   ].join(' '),
   scopes: ['calendar:write'],
   inputSchema: closedObject({ ...addressSchemas, notifyAttendees: notifyAttendeesSchema }, ['eventId']),
-  outputSchema: withGuestsAnswer(
-    closedObject(
-      {
-        ok: { type: 'boolean', const: true },
-        outcome: { type: 'string', const: 'applied' },
-        deleted: closedObject(
-          {
-            eventId: { type: 'string' },
-            occurrenceId: { type: 'string' },
-            scope: { type: 'string', enum: ['occurrence', 'series'] },
-          },
-          ['eventId'],
-        ),
-      },
-      ['ok', 'outcome', 'deleted'],
-    ),
+  outputSchema: closedObject(
+    {
+      ok: { type: 'boolean', const: true },
+      outcome: { type: 'string', const: 'applied' },
+      deleted: closedObject(
+        {
+          eventId: { type: 'string' },
+          occurrenceId: { type: 'string' },
+          scope: { type: 'string', enum: ['occurrence', 'series'] },
+        },
+        ['eventId'],
+      ),
+      guests: guestsAnswerSchema,
+    },
+    ['ok', 'outcome', 'deleted'],
   ),
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: true },
 

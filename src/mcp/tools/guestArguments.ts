@@ -36,7 +36,7 @@ export const notifyAttendeesSchema = {
   description: 'Required when the event has or gets guests: whether the calendar tells them of this.',
 } as const;
 
-const guestsAnswerSchema = {
+export const guestsAnswerSchema = {
   description:
     'Present when the write concerns guests: their addresses, and whether the calendar notified them (false: nobody was told; the user may want to tell them).',
   ...closedObject({ notified: { type: 'boolean' }, emails: { type: 'array', items: { type: 'string' } } }, [
@@ -72,9 +72,7 @@ export const guestArgumentSchemas = {
 
 /** The guest changes an update asks for; undefined when it names none. */
 export function guestChangesOf(args: GuestArguments): GuestChanges | undefined {
-  if (args.addAttendees === undefined && args.removeAttendees === undefined) return undefined;
-  return {
-    add: parseGuests('addAttendees', args.addAttendees ?? []),
-    remove: parseAddresses('removeAttendees', args.removeAttendees ?? []),
-  };
+  const add = parseGuests('addAttendees', args.addAttendees ?? []);
+  const remove = parseAddresses('removeAttendees', args.removeAttendees ?? []);
+  return add.length + remove.length === 0 ? undefined : { add, remove };
 }

@@ -44,7 +44,7 @@ export const errorCatalogue = {
   guests_or_scheduling: {
     status: 403,
     message:
-      'This event has guests: changing it would send them updates, so the user should change it in their calendar.',
+      'This event has guests, and the calendar does not name the user as its organizer: the user should change it in their calendar.',
   },
   conference: {
     status: 403,

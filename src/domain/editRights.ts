@@ -26,8 +26,9 @@ function blockedReason({ access, masked, facts }: EditContext): EditBlockedReaso
   if (masked) return 'access_denied';
   if (facts.managedCopy) return 'managed_copy';
   if (facts.organizer === 'other') return 'not_organizer';
-  // Changing an event with guests sends them updates: a person should decide that.
-  if (facts.attendees) return 'guests_or_scheduling';
+  // Guests of an event the user organises are theirs to tell (update_event's notifyAttendees);
+  // with no organizer, or one the calendar does not name, a change could reach anyone.
+  if (facts.attendees && facts.organizer !== 'self') return 'guests_or_scheduling';
   if (facts.conference) return 'conference';
   if (facts.version === undefined) return 'version_unavailable';
   if (facts.organizer === 'unknown') return 'unknown';

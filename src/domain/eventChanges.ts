@@ -15,6 +15,8 @@ export interface EventFields {
   privacy?: 'public' | 'private';
   /** The event's reminders, all of them: an empty list removes every one. */
   alerts?: WriteAlert[];
+  /** Guests invited and uninvited (domain/guests.ts checked them against the event). */
+  guests?: GuestChanges;
 }
 
 /** A reminder a write sets: some whole minutes before the start (0 = at the start). */
@@ -22,6 +24,22 @@ export interface WriteAlert {
   minutesBefore: number;
   action: AlertAction;
 }
+
+/** A person a write invites. */
+export interface Guest {
+  email: string;
+  name?: string;
+  optional: boolean;
+}
+
+export interface GuestChanges {
+  add: Guest[];
+  /** Addresses, compared without case. */
+  remove: string[];
+}
+
+/** Whether the calendar tells the guests of a change or a deletion (where it can be kept from them). */
+export type GuestNotice = 'send' | 'quiet';
 
 export interface NewEvent extends EventFields {
   title: string;

@@ -48,6 +48,22 @@ export interface EditFacts {
   userIsAttendee: boolean;
 }
 
+/**
+ * A person on an event as the provider lists them (name and address are stranger-written text:
+ * data for the model, never searched).
+ */
+export interface Participant {
+  email: string;
+  name?: string;
+  /** The connected user (or, at Google, the calendar itself). */
+  self: boolean;
+}
+
+export interface Attendee extends Participant {
+  optional: boolean;
+  response: ResponseStatus;
+}
+
 /** One occurrence, as the provider reports it; expanded from recurrences already. */
 export interface ProviderOccurrence {
   /** Stable id of the event (of its series, for recurring events) at the provider. */
@@ -76,6 +92,10 @@ export interface ProviderOccurrence {
   workingLocation?: WorkingLocation;
   /** The connected user's own response, when invited. */
   responseStatus?: ResponseStatus;
+  /** Who organises it, as the provider names them; full detail only (visibility.ts). */
+  organizer?: Participant;
+  /** Everyone invited, the user included where listed; full detail only, never searched. */
+  attendees?: Attendee[];
   facts: EditFacts;
 }
 

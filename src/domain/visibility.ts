@@ -59,13 +59,28 @@ export function mask(event: Event, level: DetailLevel): Event {
   };
 }
 
+/** The organizer and guests of an occurrence, shown only at full detail (after privacy); undefined below. */
+export function visibleGuests(
+  occurrence: ProviderOccurrence,
+  level: DetailLevel,
+  privateDetails: boolean,
+): Pick<ProviderOccurrence, 'organizer' | 'attendees'> | undefined {
+  if (visibleLevel(level, occurrence.privacy, privateDetails) !== 'full') return undefined;
+  return {
+    ...(occurrence.organizer === undefined ? {} : { organizer: occurrence.organizer }),
+    attendees: occurrence.attendees ?? [],
+  };
+}
+
 /**
  * An occurrence reduced to what `level` can ever show, for the synced copy: masking it again at
  * read time gives what masking the full occurrence gives. Edit facts, privacy and times stay
- * (every level needs them); text a level never shows is not kept.
+ * (every level needs them); text a level never shows is not kept, nor are the organizer and
+ * guests at any level (get_event_guests reads them fresh, one event at a time).
  */
 export function forCopy(occurrence: ProviderOccurrence, level: DetailLevel): ProviderOccurrence {
-  if (level === 'full') return occurrence;
+  const kept = withoutGuests(occurrence);
+  if (level === 'full') return kept;
   const {
     title,
     locations,
@@ -79,7 +94,7 @@ export function forCopy(occurrence: ProviderOccurrence, level: DetailLevel): Pro
     color: _color,
     alerts: _alerts,
     ...always
-  } = occurrence;
+  } = kept;
   if (level === 'busy') return always;
   return {
     ...always,
@@ -88,4 +103,10 @@ export function forCopy(occurrence: ProviderOccurrence, level: DetailLevel): Pro
     ...(workingLocation === undefined ? {} : { workingLocation }),
     ...(responseStatus === undefined ? {} : { responseStatus }),
   };
+}
+
+function withoutGuests(occurrence: ProviderOccurrence): ProviderOccurrence {
+  if (occurrence.organizer === undefined && occurrence.attendees === undefined) return occurrence;
+  const { organizer: _organizer, attendees: _attendees, ...kept } = occurrence;
+  return kept;
 }

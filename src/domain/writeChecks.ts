@@ -3,7 +3,7 @@
  * open. Pure.
  */
 
-import type { EventFields, RsvpResponse } from './eventChanges.ts';
+import type { EventFields, GuestChanges, RsvpResponse } from './eventChanges.ts';
 import type { EventTiming } from './eventTiming.ts';
 import { placeOccurrence } from './occurrences.ts';
 import type { ProviderOccurrence } from './providerFacts.ts';
@@ -24,6 +24,15 @@ function sameTiming(occurrence: ProviderOccurrence, timing: EventTiming): boolea
   return span.start.equals(at(timing.start)) && span.end.equals(at(timing.end));
 }
 
+/** Added guests listed, removed ones gone (addresses without case). */
+function showsGuests(occurrence: ProviderOccurrence, guests: GuestChanges): boolean {
+  const listed = new Set((occurrence.attendees ?? []).map((attendee) => attendee.email.toLowerCase()));
+  return (
+    guests.add.every((guest) => listed.has(guest.email.toLowerCase())) &&
+    guests.remove.every((email) => !listed.has(email.toLowerCase()))
+  );
+}
+
 /** Whether the event as read shows every requested change (text compared without outer space). */
 export function showsChanges(occurrence: ProviderOccurrence, changes: EventFields): boolean {
   if (changes.title !== undefined && !sameText(occurrence.title, changes.title)) return false;
@@ -36,6 +45,7 @@ export function showsChanges(occurrence: ProviderOccurrence, changes: EventField
   if (changes.privacy !== undefined && (occurrence.privacy ?? 'public') !== changes.privacy) return false;
   if (changes.alerts !== undefined && (occurrence.alerts?.length ?? 0) !== changes.alerts.length)
     return false;
+  if (changes.guests !== undefined && !showsGuests(occurrence, changes.guests)) return false;
   return changes.timing === undefined || sameTiming(occurrence, changes.timing);
 }
 

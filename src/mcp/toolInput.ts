@@ -12,12 +12,14 @@ const validators = new WeakMap<JsonSchema, ReturnType<typeof ajv.compile>>();
 
 function toAppError(error: ErrorObject): AppError {
   const path = error.instancePath.replace(/^\//, '').replaceAll('/', '.');
+  // A member of a nested object is named with its path (recurrence.frequency, addAttendees.0.email).
+  const member = (name: string) => (path === '' ? name : `${path}.${name}`);
   if (error.keyword === 'additionalProperties') {
-    const extra = String(error.params.additionalProperty);
+    const extra = member(String(error.params.additionalProperty));
     return invalidField(extra, `Unknown argument "${extra}": this tool accepts only the arguments it lists.`);
   }
   if (error.keyword === 'required') {
-    const missing = String(error.params.missingProperty);
+    const missing = member(String(error.params.missingProperty));
     return invalidField(missing, `The argument "${missing}" is required.`);
   }
   if (path === 'calendarIds' && error.keyword === 'maxItems') {

@@ -4,7 +4,14 @@
  * report provider facts (domain/providerFacts.ts) — the core decides ids, visibility and edit
  * rights from them.
  */
-import type { EventFields, NewEvent, RsvpResponse, WriteTarget } from '../domain/eventChanges.ts';
+import type {
+  EventFields,
+  GuestNotice,
+  NewEvent,
+  RsvpResponse,
+  WriteTarget,
+} from '../domain/eventChanges.ts';
+import type { GuestScheduling } from '../domain/guests.ts';
 import type {
   EventsResult,
   ProviderCalendar,
@@ -64,17 +71,25 @@ export interface EventWriter<K extends ProviderKind = ProviderKind> {
     calendar: ProviderCalendar,
     uid: string,
   ): Promise<string | undefined>;
+  /**
+   * Guests (`changes.guests`) are changed on the list the provider holds now. `notice` (default
+   * send): whether the calendar tells the guests, where `scheduling` says it may be withheld.
+   */
   updateEvent(
     account: AccountAccess<CredentialsOf<K>>,
     calendar: ProviderCalendar,
     target: WriteTarget,
     changes: EventFields,
+    notice?: GuestNotice,
   ): Promise<void>;
   deleteEvent(
     account: AccountAccess<CredentialsOf<K>>,
     calendar: ProviderCalendar,
     target: WriteTarget,
+    notice?: GuestNotice,
   ): Promise<void>;
+  /** What the calendar does with the guests of events the user organises; asked when a write concerns guests. */
+  scheduling(account: AccountAccess<CredentialsOf<K>>, calendar: ProviderCalendar): Promise<GuestScheduling>;
   /** The connected user's own answer as an attendee, with an optional comment to the organizer. */
   respondToEvent(
     account: AccountAccess<CredentialsOf<K>>,

@@ -302,7 +302,14 @@ describe('the MCP SDK OAuth client against the service', () => {
     await client.connect(second);
     assert.deepEqual(
       (await client.listTools()).tools.map((tool) => tool.name),
-      ['list_calendars', 'search_events', 'list_events', 'get_availability', 'find_meeting_times'],
+      [
+        'list_calendars',
+        'search_events',
+        'list_events',
+        'get_availability',
+        'find_meeting_times',
+        'get_event_guests',
+      ],
     );
     await client.close();
     assert.equal(provider.authorizationUrls.length, 1, 'no new authorization');

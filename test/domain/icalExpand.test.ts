@@ -404,6 +404,11 @@ describe('expandIcs mapping', () => {
         { offset: 'PT1H40M', action: 'email' },
       ],
       responseStatus: 'declined',
+      organizer: { email: 'boss@example.com', name: 'Boss', self: false },
+      attendees: [
+        { email: 'Me@Example.com', optional: false, response: 'declined', self: true },
+        { email: 'boss@example.com', optional: false, response: 'accepted', self: false },
+      ],
       facts: {
         recurring: false,
         organizer: 'other',

@@ -201,11 +201,19 @@ describe('edit rights from provider facts', () => {
     assert.equal(rights({}, 'writer', true).editBlockedReason, 'access_denied');
     assert.equal(rights({ managedCopy: true }).editBlockedReason, 'managed_copy');
     assert.equal(rights({ organizer: 'other' }).editBlockedReason, 'not_organizer');
-    assert.equal(rights({ organizer: 'self', attendees: true }).editBlockedReason, 'guests_or_scheduling');
+    assert.equal(rights({ organizer: 'unknown', attendees: true }).editBlockedReason, 'guests_or_scheduling');
+    assert.equal(rights({ organizer: 'none', attendees: true }).editBlockedReason, 'guests_or_scheduling');
+    assert.equal(rights({ organizer: 'other', attendees: true }).editBlockedReason, 'not_organizer');
     assert.equal(rights({ conference: true }).editBlockedReason, 'conference');
     assert.equal(rights({ version: undefined }).editBlockedReason, 'version_unavailable');
     assert.equal(rights({ organizer: 'unknown' }).editBlockedReason, 'unknown');
     assert.deepEqual(rights({ organizer: 'self', recurring: true }), { canEdit: true, canRespond: false });
+    // Guests of the user's own event are the user's to tell: update_event's notifyAttendees decides.
+    assert.deepEqual(rights({ organizer: 'self', attendees: true }), { canEdit: true, canRespond: false });
+    assert.equal(
+      rights({ organizer: 'self', attendees: true, conference: true }).editBlockedReason,
+      'conference',
+    );
   });
 
   it('lets an invited attendee respond on a writable calendar only', () => {

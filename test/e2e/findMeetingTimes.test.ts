@@ -299,7 +299,7 @@ describe('find_meeting_times', () => {
       'an unknown field in a period',
       { workingHours: [{ days: ['monday'], start: '09:00', end: '17:00', lunch: '12:00' }] },
       'invalid_request',
-      'lunch',
+      'workingHours.0.lunch',
     ],
     ['minimumNoticeMinutes -1', { minimumNoticeMinutes: -1 }, 'invalid_request', 'minimumNoticeMinutes'],
     [

@@ -160,6 +160,7 @@ const readTools = [
   'list_events',
   'get_availability',
   'find_meeting_times',
+  'get_event_guests',
 ];
 
 /** What both SDKs' clients offer that this test uses. */

@@ -43,6 +43,7 @@ const readTools = [
   'list_events',
   'get_availability',
   'find_meeting_times',
+  'get_event_guests',
 ];
 
 /** Provider calendar ids; every seeded account holds all of them (under ids of its own). */

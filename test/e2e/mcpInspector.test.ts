@@ -174,7 +174,14 @@ describe('the MCP Inspector CLI against /mcp', { concurrency: true }, () => {
     const { tools } = json(legacyList).result as { tools: ListedTool[] };
     assert.deepEqual(
       tools.map((tool) => tool.name),
-      ['list_calendars', 'search_events', 'list_events', 'get_availability', 'find_meeting_times'],
+      [
+        'list_calendars',
+        'search_events',
+        'list_events',
+        'get_availability',
+        'find_meeting_times',
+        'get_event_guests',
+      ],
     );
     const search = tools.find((tool) => tool.name === 'search_events')!;
     assert.deepEqual(search.inputSchema.required, ['calendarIds', 'query', 'start', 'end']);

@@ -16,7 +16,13 @@ import { DeltaTracker } from './graph/delta.ts';
 import { badSegment, calendarEvents, notAllowed, notFound } from './graph/events.ts';
 import { graphError, json, oauthError, type Reply, send } from './graph/http.ts';
 import { FakeIdentity, type IssuedTokens } from './graph/identity.ts';
-import type { FakeGraphCalendarSeed, FakeGraphEventSeed, FakeGraphUserSeed } from './graph/store.ts';
+import { type GraphNotice, graphNotices } from './graph/notices.ts';
+import {
+  type FakeGraphCalendarSeed,
+  type FakeGraphEventSeed,
+  type FakeGraphUserSeed,
+  renderEvent,
+} from './graph/store.ts';
 import {
   type ChangeType,
   type FakeSubscription,
@@ -110,6 +116,8 @@ export class FakeGraph {
   readonly users: FakeGraphUserSeed[];
   /** Every request, in arrival order. */
   readonly requests: FakeGraphRequest[] = [];
+  /** Every message Exchange would have sent about the writes so far, in order. */
+  readonly notices: GraphNotice[] = [];
   /** Added to every API answer (lets concurrent requests overlap). */
   latencyMs = 0;
   readonly #server: Server;
@@ -447,6 +455,13 @@ export class FakeGraph {
         maxPageSize: this.#options.maxPageSize ?? 1000,
       });
     }
+    const eventId = below[0] === 'events' ? below[1] : undefined;
+    const writing = method !== 'GET' && below[0] === 'events';
+    const rendered = (id: string | undefined) => {
+      const item = id === undefined ? undefined : findItem(calendar!, id);
+      return item && renderEvent(item, owner, zone);
+    };
+    const before = writing ? rendered(eventId) : undefined;
     const reply = calendarEvents(calendar, {
       method,
       url,
@@ -460,6 +475,10 @@ export class FakeGraph {
       now: Temporal.Now.instant(),
       page: (pageUrl, items, headers) => this.#page(pageUrl, items, headers),
     });
+    if (writing && reply.status < 300) {
+      const after = rendered(eventId ?? (reply.body as { id?: string } | undefined)?.id);
+      this.notices.push(...graphNotices(method, below[2], request.body, before, after));
+    }
     if (method !== 'GET' && reply.status < 300)
       this.#notifyWrite(user.email, calendar.id, method, below, reply);
     return reply;

@@ -6,7 +6,8 @@
  */
 
 import type { AppContext } from '../../src/context.ts';
-import type { EventFields } from '../../src/domain/eventChanges.ts';
+import type { EventFields, GuestNotice } from '../../src/domain/eventChanges.ts';
+import type { GuestScheduling } from '../../src/domain/guests.ts';
 import type {
   CalendarAccess,
   EditFacts,
@@ -32,6 +33,10 @@ export interface MemoryCalendar {
   readFailure?: Error;
   /** Runs once at the start of the next write: someone else's change between the fresh read and the write. */
   beforeWrite?: () => void;
+  /** What the calendar does with guests; default `memoryScheduling`. */
+  scheduling?: GuestScheduling;
+  /** The notice each update and delete was given (absent: the write concerned no guests). */
+  notices?: Array<{ action: 'update' | 'delete'; notice: GuestNotice | undefined }>;
   skipped?: SkippedItem[];
 }
 
@@ -43,6 +48,13 @@ export const ownFacts: EditFacts = {
   managedCopy: false,
   version: '"1"',
   userIsAttendee: false,
+};
+
+/** A calendar that tells guests of everything, each notice withheld on request; the user is ana@example.org. */
+export const memoryScheduling: GuestScheduling = {
+  delivers: true,
+  quiet: { update: true, delete: true },
+  selfAddresses: ['ana@example.org'],
 };
 
 let counter = 0;
@@ -123,6 +135,18 @@ function applied(o: ProviderOccurrence, fields: EventFields): ProviderOccurrence
   else if (fields.location !== undefined) next.locations = [{ name: fields.location }];
   if (fields.freeBusyStatus !== undefined) next.freeBusyStatus = fields.freeBusyStatus;
   if (fields.privacy !== undefined) next.privacy = fields.privacy;
+  if (fields.guests !== undefined) {
+    const removed = new Set(fields.guests.remove.map((email) => email.toLowerCase()));
+    next.attendees = [
+      ...(o.attendees ?? []).filter((attendee) => !removed.has(attendee.email.toLowerCase())),
+      ...fields.guests.add.map((guest) => ({
+        ...guest,
+        response: 'needs-action' as const,
+        self: false,
+      })),
+    ];
+    next.facts.attendees = next.attendees.some((attendee) => !attendee.self);
+  }
   const timing = fields.timing;
   if (timing?.allDay === true) {
     const start = Temporal.PlainDate.from(timing.startDate);
@@ -192,22 +216,25 @@ function memoryWriter(find: (calendar: ProviderCalendar) => MemoryCalendar): Eve
     },
     findCreated: async (_account, calendar, uid) =>
       find(calendar).occurrences.some((o) => o.providerEventId === uid) ? uid : undefined,
-    async updateEvent(_account, calendar, target, changes) {
+    async updateEvent(_account, calendar, target, changes, notice) {
       const found = find(calendar);
       guarded(found, () => {
         checkVersion(found, target.providerEventId, target.recurrenceId, target.version);
+        found.notices = [...(found.notices ?? []), { action: 'update', notice }];
         const hit = new Set(matching(found, target.providerEventId, target.recurrenceId));
         found.occurrences = found.occurrences.map((o) => (hit.has(o) ? applied(o, changes) : o));
       });
     },
-    async deleteEvent(_account, calendar, target) {
+    async deleteEvent(_account, calendar, target, notice) {
       const found = find(calendar);
       guarded(found, () => {
         checkVersion(found, target.providerEventId, target.recurrenceId, target.version);
+        found.notices = [...(found.notices ?? []), { action: 'delete', notice }];
         const hit = new Set(matching(found, target.providerEventId, target.recurrenceId));
         found.occurrences = found.occurrences.filter((o) => !hit.has(o));
       });
     },
+    scheduling: async (_account, calendar) => find(calendar).scheduling ?? memoryScheduling,
     async respondToEvent(_account, calendar, target, answer) {
       const found = find(calendar);
       guarded(found, () => {

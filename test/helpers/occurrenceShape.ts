@@ -32,6 +32,8 @@ const occurrenceKeys = [
   'alerts',
   'workingLocation',
   'responseStatus',
+  'organizer',
+  'attendees',
   'facts',
 ];
 const requiredKeys = [
@@ -96,6 +98,18 @@ export function assertOccurrenceShape(o: ProviderOccurrence, label = ''): void {
     assert.ok(Temporal.Duration.from(alert.offset), where);
     if (alert.action) assert.ok(alertActions.includes(alert.action), where);
   }
+  const people = [...(o.organizer ? [o.organizer] : []), ...(o.attendees ?? [])];
+  if (o.organizer) only(o.organizer, ['email', 'name', 'self'], ['email', 'self'], 'organizer.');
+  for (const attendee of o.attendees ?? []) {
+    only(
+      attendee,
+      ['email', 'name', 'self', 'optional', 'response'],
+      ['email', 'self', 'optional', 'response'],
+      'attendees.',
+    );
+    assert.ok(responseStatuses.includes(attendee.response), where);
+  }
+  for (const person of people) assert.match(person.email, /^[^\s@]+@[^\s@]+\.[^\s@]+$/, where);
   if (o.workingLocation) {
     only(o.workingLocation, ['type', 'label'], ['type'], 'workingLocation.');
     assert.ok(workingLocationTypes.includes(o.workingLocation.type), where);

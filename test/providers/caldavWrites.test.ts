@@ -475,6 +475,84 @@ describe('CalDAV writes against Radicale', { skip }, () => {
     });
   });
 
+  describe('guests, on a server that does not schedule', () => {
+    it('says it delivers nothing, and names the user by the address it knows', async () => {
+      assert.deepEqual(await writer.scheduling(account, work), {
+        delivers: false,
+        quiet: { update: true, delete: true },
+        selfAddresses: [ana.username],
+      });
+    });
+
+    it('stores ORGANIZER and ATTENDEEs; the read names them; changes keep the others', async () => {
+      const uid = newProviderUid();
+      const id = await writer.createEvent(
+        account,
+        work,
+        {
+          ...timed('Kick-off', '2026-03-23T10:00:00', '2026-03-23T11:00:00', 'Europe/Berlin'),
+          guests: {
+            add: [
+              { email: 'ben@example.org', name: 'Ben "B" Bauer', optional: false },
+              { email: 'cy@example.org', optional: true },
+            ],
+            remove: [],
+          },
+        },
+        uid,
+      );
+      const object = (await stored(`${uid}.ics`)).body.replace(/\r\n /g, '');
+      assert.match(object, /ORGANIZER:mailto:ana@example\.org/);
+      assert.match(
+        object,
+        /ATTENDEE;CN=Ben \^'B\^' Bauer;PARTSTAT=NEEDS-ACTION;ROLE=REQ-PARTICIPANT;RSVP=TRUE:mailto:ben@example\.org/,
+      );
+      assert.match(
+        object,
+        /ATTENDEE;PARTSTAT=NEEDS-ACTION;ROLE=OPT-PARTICIPANT;RSVP=TRUE:mailto:cy@example\.org/,
+      );
+      assert.doesNotMatch(object, /SCHEDULE-AGENT/, 'a server that does not schedule is told nothing');
+      const made = await read(id);
+      assert.deepEqual(
+        [made?.organizer, made?.attendees, made?.facts.organizer, made?.facts.attendees],
+        [
+          { email: 'ana@example.org', self: true },
+          [
+            {
+              email: 'ben@example.org',
+              name: 'Ben "B" Bauer',
+              optional: false,
+              response: 'needs-action',
+              self: false,
+            },
+            { email: 'cy@example.org', optional: true, response: 'needs-action', self: false },
+          ],
+          'self',
+          true,
+        ],
+      );
+
+      await writer.updateEvent(
+        account,
+        work,
+        await targetOf(id),
+        {
+          title: 'Kick-off (moved)',
+          guests: { add: [{ email: 'dee@example.org', optional: false }], remove: ['BEN@example.org'] },
+        },
+        'quiet',
+      );
+      const changed = await read(id);
+      assert.deepEqual(
+        changed?.attendees?.map((a) => a.email),
+        ['cy@example.org', 'dee@example.org'],
+      );
+      assert.equal(changed?.title, 'Kick-off (moved)');
+      await writer.deleteEvent(account, work, await targetOf(id), 'send');
+      assert.equal(await read(id), undefined);
+    });
+  });
+
   describe('a calendar the user may only read', () => {
     it('refuses every write as calendar_read_only and keeps the calendar as it was', async () => {
       assert.equal(holidays.access, 'reader');

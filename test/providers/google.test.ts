@@ -333,6 +333,11 @@ describe('Google Calendar adapter', () => {
           { offset: '-PT15M', action: 'display' },
           { offset: '-PT1H', action: 'email' },
         ],
+        organizer: { email: primary.id, name: primary.summary, self: true },
+        attendees: [
+          { email: primary.id, optional: false, response: 'accepted', self: true },
+          { email: 'bob@example.com', optional: false, response: 'needs-action', self: false },
+        ],
         facts: {
           recurring: false,
           organizer: 'self',
@@ -363,6 +368,16 @@ describe('Google Calendar adapter', () => {
       userIsAttendee: true,
     });
     assert.match(review?.facts.version ?? '', /^"\d+"$/);
+    assert.deepEqual(
+      [review?.organizer, review?.attendees],
+      [
+        { email: 'alice@example.com', name: 'Alice', self: false },
+        [
+          { email: 'alice@example.com', optional: false, response: 'accepted', self: false },
+          { email: primary.id, optional: false, response: 'tentative', self: true },
+        ],
+      ],
+    );
     assert.deepEqual(review?.alerts, [{ offset: '-PT10M', action: 'display' }], 'calendar default reminders');
 
     const [doctor] = byTitle(occurrences, 'Doctor');
@@ -371,7 +386,7 @@ describe('Google Calendar adapter', () => {
 
     const [office] = byTitle(occurrences, 'Office');
     assert.deepEqual(
-      { ...office, facts: undefined, links: undefined },
+      { ...office, facts: undefined, links: undefined, organizer: undefined },
       {
         providerEventId: 'office',
         start: '2026-10-22T00:00:00',
@@ -384,6 +399,7 @@ describe('Google Calendar adapter', () => {
         workingLocation: { type: 'office', label: 'Berlin HQ' },
         facts: undefined,
         links: undefined,
+        organizer: undefined,
       },
     );
 

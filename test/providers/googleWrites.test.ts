@@ -476,6 +476,165 @@ describe('Google Calendar writes', () => {
     });
   });
 
+  describe('guests', () => {
+    const noticesFrom = (from: number) =>
+      google.calendars.notices.slice(from).map((notice) => [notice.kind, notice.to]);
+
+    it('invites on insert (sendUpdates=all): attendees with an e-mail each; the calendar organises', async () => {
+      const uid = newProviderUid();
+      const [from, notices] = [google.requests.length, google.calendars.notices.length];
+      const id = await writer.createEvent(
+        account,
+        calendar(),
+        {
+          title: 'Kick-off',
+          timing: {
+            allDay: false,
+            start: '2026-03-23T10:00:00',
+            end: '2026-03-23T11:00:00',
+            timeZone: berlin,
+          },
+          guests: {
+            add: [
+              { email: 'ann@example.org', name: 'Ann', optional: false },
+              { email: 'ben@example.org', optional: true },
+            ],
+            remove: [],
+          },
+        },
+        uid,
+      );
+      const [insert] = writesFrom(from);
+      assert.match(insert?.url ?? '', /\?sendUpdates=all&conferenceDataVersion=1$/);
+      assert.deepEqual((insert?.body as GoogleEvent | undefined)?.attendees, [
+        { email: 'ann@example.org', displayName: 'Ann' },
+        { email: 'ben@example.org', optional: true },
+      ]);
+      assert.deepEqual(noticesFrom(notices), [
+        ['invitation', 'ann@example.org'],
+        ['invitation', 'ben@example.org'],
+      ]);
+      const made = await fresh(id);
+      assert.deepEqual(
+        [made.organizer, made.attendees, made.facts.organizer, made.facts.attendees],
+        [
+          { email: me, name: me, self: true },
+          [
+            { email: 'ann@example.org', name: 'Ann', optional: false, response: 'needs-action', self: false },
+            { email: 'ben@example.org', optional: true, response: 'needs-action', self: false },
+          ],
+          'self',
+          true,
+        ],
+      );
+      assert.deepEqual(await writer.scheduling(account, calendar()), {
+        delivers: true,
+        quiet: { update: true, delete: true },
+        selfAddresses: [me],
+      });
+    });
+
+    it('changes the list Google holds, answers kept; sendUpdates=none tells nobody', async () => {
+      const uid = newProviderUid();
+      const id = await writer.createEvent(
+        account,
+        calendar(),
+        {
+          title: 'Sync',
+          timing: {
+            allDay: false,
+            start: '2026-03-23T12:00:00',
+            end: '2026-03-23T12:30:00',
+            timeZone: berlin,
+          },
+          guests: { add: [{ email: 'ann@example.org', optional: false }], remove: [] },
+        },
+        uid,
+      );
+      google.calendars.changeEvent(me, id, {
+        attendees: [{ email: 'ann@example.org', responseStatus: 'accepted', comment: 'Yes' }],
+      });
+      const [from, notices] = [google.requests.length, google.calendars.notices.length];
+      const before = await fresh(id);
+      await writer.updateEvent(
+        account,
+        calendar(),
+        targetOf(before),
+        { guests: { add: [{ email: 'cat@example.org', optional: false }], remove: [] } },
+        'quiet',
+      );
+      const [patch] = writesFrom(from);
+      assert.match(patch?.url ?? '', /\?sendUpdates=none$/);
+      assert.equal(patch?.ifMatch, before.facts.version);
+      assert.deepEqual(stored(id)?.attendees, [
+        { email: 'ann@example.org', responseStatus: 'accepted', comment: 'Yes' },
+        { email: 'cat@example.org' },
+      ]);
+      assert.deepEqual(noticesFrom(notices), [], 'nobody was told');
+
+      const told = google.calendars.notices.length;
+      await writer.updateEvent(
+        account,
+        calendar(),
+        targetOf(await fresh(id)),
+        { title: 'Sync (moved)', guests: { add: [], remove: ['ANN@example.org'] } },
+        'send',
+      );
+      assert.deepEqual(noticesFrom(told), [
+        ['update', 'cat@example.org'],
+        ['cancellation', 'ann@example.org'],
+      ]);
+      const quietly = google.calendars.notices.length;
+      await writer.deleteEvent(account, calendar(), targetOf(await fresh(id)), 'quiet');
+      assert.equal(stored(id), undefined);
+      assert.deepEqual(noticesFrom(quietly), []);
+    });
+
+    it('cancels for every guest when a deletion is sent', async () => {
+      const uid = newProviderUid();
+      const id = await writer.createEvent(
+        account,
+        calendar(),
+        {
+          title: 'Lunch',
+          timing: {
+            allDay: false,
+            start: '2026-03-23T13:00:00',
+            end: '2026-03-23T14:00:00',
+            timeZone: berlin,
+          },
+          guests: { add: [{ email: 'ann@example.org', optional: false }], remove: [] },
+        },
+        uid,
+      );
+      const [from, notices] = [google.requests.length, google.calendars.notices.length];
+      await writer.deleteEvent(account, calendar(), targetOf(await fresh(id)), 'send');
+      assert.match(writesFrom(from)[0]?.url ?? '', /\?sendUpdates=all$/);
+      assert.deepEqual(noticesFrom(notices), [['cancellation', 'ann@example.org']]);
+    });
+
+    it('refuses an attendee without an e-mail, as Google does', async () => {
+      const response = await fetch(
+        `${google.config().apiBaseUrl}/calendars/${encodeURIComponent(me)}/events`,
+        {
+          method: 'POST',
+          headers: {
+            authorization: `Bearer ${account.credentials.accessToken}`,
+            'content-type': 'application/json',
+          },
+          body: JSON.stringify({
+            summary: 'x',
+            start: local('2026-03-23T09:00:00'),
+            end: local('2026-03-23T10:00:00'),
+            attendees: [{ displayName: 'Nobody' }],
+          }),
+        },
+      );
+      assert.equal(response.status, 400);
+      assert.match(await response.text(), /Missing attendee email/);
+    });
+  });
+
   describe('the fake Google keeps to the documented write rules', () => {
     const api = async (
       method: string,

@@ -193,6 +193,8 @@ describe('createEvent', () => {
       freeBusyStatus: 'free',
       privacy: 'private',
       alerts: [{ offset: '-PT15M', action: 'display' }],
+      // Only the read of one event knows the mailbox, and names the people.
+      organizer: { email: 'alice@example.com', name: 'alice@example.com', self: true },
       facts: {
         recurring: false,
         organizer: 'self',
@@ -204,7 +206,8 @@ describe('createEvent', () => {
       },
     });
     const listed = (await list()).filter((occurrence) => occurrence.providerEventId === id);
-    assert.deepEqual(listed, [created]);
+    const { organizer: _organizer, ...withoutPeople } = created!;
+    assert.deepEqual(listed, [withoutPeople]);
   });
 
   test('an all-day event: dates at midnight, no zone, whole days', async () => {
@@ -556,6 +559,136 @@ describe('respondToEvent', () => {
       'invalid_request',
     );
     assert.equal(error.details?.status, 400);
+  });
+});
+
+describe('guests', () => {
+  const sent = () => graph.notices.map((notice) => [notice.kind, notice.to]);
+
+  test('a new event with attendees: Graph invites them; the read names them and the user', async () => {
+    const { writer, account, read } = setup();
+    const id = await writer.createEvent(
+      account,
+      main,
+      {
+        ...quarterly,
+        guests: {
+          add: [
+            { email: 'ann@example.org', name: 'Ann', optional: false },
+            { email: 'ben@example.org', optional: true },
+          ],
+          remove: [],
+        },
+      },
+      newProviderUid(),
+    );
+    assert.deepEqual((writes()[0]?.body as { attendees: unknown } | undefined)?.attendees, [
+      { type: 'required', emailAddress: { address: 'ann@example.org', name: 'Ann' } },
+      { type: 'optional', emailAddress: { address: 'ben@example.org' } },
+    ]);
+    assert.deepEqual(sent(), [
+      ['invitation', 'ann@example.org'],
+      ['invitation', 'ben@example.org'],
+    ]);
+    const made = await read(id);
+    assert.deepEqual(
+      [made?.organizer, made?.attendees, made?.facts.organizer, made?.facts.attendees],
+      [
+        { email: alice, name: alice, self: true },
+        [
+          { email: 'ann@example.org', name: 'Ann', optional: false, response: 'needs-action', self: false },
+          { email: 'ben@example.org', optional: true, response: 'needs-action', self: false },
+        ],
+        'self',
+        true,
+      ],
+    );
+    assert.deepEqual(await writer.scheduling(account, main), {
+      delivers: true,
+      quiet: { update: false, delete: false },
+      selfAddresses: [alice],
+    });
+  });
+
+  test('added and removed on the collection Graph holds, answers kept; every change and deletion is sent', async () => {
+    const { writer, account, read, target } = setup();
+    const id = await writer.createEvent(
+      account,
+      main,
+      { ...quarterly, guests: { add: [{ email: 'ann@example.org', optional: false }], remove: [] } },
+      newProviderUid(),
+    );
+    graph.changeBehindTheBack(id, {
+      attendees: [
+        { type: 'required', emailAddress: { address: 'ann@example.org' }, status: { response: 'accepted' } },
+      ],
+    });
+    const version = await target(id);
+    const before = writes().length;
+    graph.notices.length = 0;
+    await writer.updateEvent(account, main, version, {
+      guests: { add: [{ email: 'cat@example.org', optional: false }], remove: [] },
+    });
+    const [patch] = writes().slice(before);
+    assert.deepEqual([patch?.method, patch?.ifMatch], ['PATCH', `W/"${version.version}"`]);
+    assert.deepEqual(
+      (await read(id))?.attendees?.map((a) => [a.email, a.response]),
+      [
+        ['ann@example.org', 'accepted'],
+        ['cat@example.org', 'needs-action'],
+      ],
+    );
+    assert.deepEqual(sent(), [
+      ['update', 'ann@example.org'],
+      ['invitation', 'cat@example.org'],
+    ]);
+    graph.notices.length = 0;
+    await writer.updateEvent(account, main, await target(id), {
+      guests: { add: [], remove: ['ANN@example.org'] },
+    });
+    assert.deepEqual(sent(), [
+      ['update', 'cat@example.org'],
+      ['cancellation', 'ann@example.org'],
+    ]);
+    graph.notices.length = 0;
+    await writer.deleteEvent(account, main, await target(id));
+    assert.deepEqual(sent(), [['cancellation', 'cat@example.org']]);
+  });
+
+  test('a listing leaves the people out; the read of the invitation marks the user among its attendees', async () => {
+    const { account, read, list } = setup();
+    const listed = (await list()).find((o) => o.providerEventId === 'evt-invite');
+    assert.deepEqual([listed?.organizer, listed?.attendees], [undefined, undefined]);
+    const invite = await read('evt-invite');
+    assert.deepEqual(
+      [invite?.organizer, invite?.attendees],
+      [
+        { email: 'boss@example.org', self: false },
+        [{ email: alice, optional: false, response: 'needs-action', self: true }],
+      ],
+    );
+    assert.ok(account);
+  });
+
+  test('the fake refuses attendees Graph refuses: no address, an unknown type', async () => {
+    const { accessToken } = graph.issueTokens(alice);
+    for (const attendees of [
+      [{ type: 'required', emailAddress: { name: 'Nobody' } }],
+      [{ type: 'chair', emailAddress: { address: 'a@example.org' } }],
+    ]) {
+      const response = await fetch(`${graph.apiBaseUrl}/me/calendars/cal-main/events`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${accessToken}`, 'content-type': 'application/json' },
+        body: JSON.stringify({
+          subject: 'x',
+          start: { dateTime: '2026-03-23T09:00:00', timeZone: 'UTC' },
+          end: { dateTime: '2026-03-23T10:00:00', timeZone: 'UTC' },
+          attendees,
+        }),
+      });
+      assert.equal(response.status, 400);
+    }
+    assert.deepEqual(graph.notices, []);
   });
 });
 

@@ -12,6 +12,7 @@ import { respondBlockedReason } from '../../domain/editRights.ts';
 import type { Event } from '../../domain/event.ts';
 import type { EventFields, RsvpResponse, WriteTarget } from '../../domain/eventChanges.ts';
 import { parseTiming, type TimingInput } from '../../domain/eventTiming.ts';
+import type { GuestsAnswer } from '../../domain/guests.ts';
 import { toEvent } from '../../domain/occurrences.ts';
 import type { ProviderOccurrence } from '../../domain/providerFacts.ts';
 import { changedSince, requireSeen, type SeenValues } from '../../domain/seenValues.ts';
@@ -33,6 +34,7 @@ import {
   refusal,
   requireScope,
 } from './freshCalendar.ts';
+import { type GuestChoice, guestPlan } from './guestWrites.ts';
 import { type Attempt, attempt, type Settled } from './settle.ts';
 
 export type WriteScope = 'occurrence' | 'series';
@@ -48,11 +50,14 @@ export interface ChangedEvent {
   event: Event;
   /** The provider did not confirm; a fresh read showed the change made. */
   confirmedByRead: boolean;
+  /** The guests the change concerns, and whether the calendar told them. */
+  guests?: GuestsAnswer;
 }
 
 export interface DeletedEvent {
   outcome: 'applied';
   confirmedByRead: boolean;
+  guests?: GuestsAnswer;
 }
 
 export interface Changes extends Omit<EventFields, 'timing'> {
@@ -238,7 +243,7 @@ async function changed(step: Step, attempted: Attempt<void>): Promise<ChangedEve
 export function updateEvent(
   deps: CalendarDeps,
   principal: Principal,
-  input: EventAddress & { changes: Changes; seen?: SeenValues },
+  input: EventAddress & GuestChoice & { changes: Changes; seen?: SeenValues },
 ): Promise<ChangedEvent> {
   requireSeen(input.seen, Object.keys(input.changes));
   return change(deps, principal, 'update', input, async (fresh, ref) => {
@@ -246,6 +251,7 @@ export function updateEvent(
     const { occurrence, named, target } = await address(fresh, ref, input.scope);
     checkEditable(fresh, occurrence);
     checkSeen(deps, principal, fresh, named, input.seen ?? {});
+    const guests = await guestPlan(fresh, occurrence, 'update', input.changes.guests, input);
     const { timing: timingInput, ...rest } = input.changes;
     const recurringSeries = occurrence.facts.recurring && target.recurrenceId === undefined;
     if (timingInput !== undefined && recurringSeries) {
@@ -264,17 +270,17 @@ export function updateEvent(
     const step = { deps, principal, fresh, target, input };
     const attempted = await conditionalWrite(
       step,
-      () => fresh.writer.updateEvent(fresh.access, fresh.calendar, target, changes),
+      () => fresh.writer.updateEvent(fresh.access, fresh.calendar, target, changes, guests?.notice),
       async () => judged(await readTarget(fresh, target), target, (now) => showsChanges(now, changes)),
     );
-    return changed(step, attempted);
+    return { ...(await changed(step, attempted)), ...(guests && { guests: guests.answer }) };
   });
 }
 
 export function deleteEvent(
   deps: CalendarDeps,
   principal: Principal,
-  input: EventAddress & { seen?: SeenValues },
+  input: EventAddress & GuestChoice & { seen?: SeenValues },
 ): Promise<DeletedEvent> {
   requireSeen(input.seen, ['delete']);
   return change(deps, principal, 'delete', input, async (fresh, ref) => {
@@ -282,16 +288,21 @@ export function deleteEvent(
     const { occurrence, named, target } = await address(fresh, ref, input.scope);
     checkEditable(fresh, occurrence);
     checkSeen(deps, principal, fresh, named, input.seen ?? {});
+    const guests = await guestPlan(fresh, occurrence, 'delete', undefined, input);
     const attempted = await conditionalWrite(
       { deps, principal, fresh, target, input },
-      () => fresh.writer.deleteEvent(fresh.access, fresh.calendar, target),
+      () => fresh.writer.deleteEvent(fresh.access, fresh.calendar, target, guests?.notice),
       async () => {
         const now = await readTarget(fresh, target);
         if (now === undefined) return 'applied';
         return now.facts.version === target.version ? 'not_applied' : 'unknown';
       },
     );
-    return { outcome: 'applied', confirmedByRead: attempted.confirmedByRead };
+    return {
+      outcome: 'applied',
+      confirmedByRead: attempted.confirmedByRead,
+      ...(guests && { guests: guests.answer }),
+    };
   });
 }
 

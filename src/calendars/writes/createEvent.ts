@@ -6,9 +6,10 @@
  */
 import { createHash } from 'node:crypto';
 import type { Event } from '../../domain/event.ts';
-import type { EventFields, NewEvent } from '../../domain/eventChanges.ts';
+import type { EventFields, Guest, NewEvent } from '../../domain/eventChanges.ts';
 import { parseRecurrence, type RecurrenceInput } from '../../domain/eventRecurrence.ts';
 import { parseTiming, type TimingInput } from '../../domain/eventTiming.ts';
+import type { GuestsAnswer } from '../../domain/guests.ts';
 import { toEvent } from '../../domain/occurrences.ts';
 import { checkWriteLimits } from '../../domain/writeAlerts.ts';
 import { AppError, isAppError } from '../../errors.ts';
@@ -23,13 +24,16 @@ import type { CalendarDeps } from '../calendarDeps.ts';
 import { permittedCalendars } from '../permittedCalendars.ts';
 import { audited, type WriteSubject } from './audited.ts';
 import { type FreshCalendar, freshCalendar, refusal, requireScope } from './freshCalendar.ts';
+import { invitations } from './guestWrites.ts';
 import { attempt } from './settle.ts';
 
-export interface CreateInput extends Omit<EventFields, 'timing' | 'title'> {
+export interface CreateInput extends Omit<EventFields, 'timing' | 'title' | 'guests'> {
   calendarId: string;
   title: string;
   timing: TimingInput;
   recurrence?: RecurrenceInput;
+  /** Invited; the calendar sends the invitations where it delivers them. */
+  attendees?: Guest[];
   idempotencyKey?: string;
 }
 
@@ -38,6 +42,8 @@ export interface CreatedEvent {
   outcome: 'applied' | 'already_applied';
   event: Event;
   confirmedByRead: boolean;
+  /** The guests invited, and whether the calendar sent them invitations. */
+  guests?: GuestsAnswer;
 }
 
 const sha256 = (text: string) => createHash('sha256').update(text).digest('base64url');
@@ -123,12 +129,14 @@ export async function createEvent(
           'The assistant sees this calendar as busy times only, so it may not add events to it.',
         );
       }
-      const { calendarId: _, timing: timingInput, recurrence, idempotencyKey, ...fields } = input;
+      const { calendarId: _, timing: timingInput, recurrence, attendees, idempotencyKey, ...fields } = input;
       const timing = parseTiming(timingInput, fresh.calendar.timeZone ?? 'Etc/UTC');
+      const guests = await invitations(fresh, attendees);
       const draft: NewEvent = {
         ...fields,
         timing,
         ...(recurrence === undefined ? {} : { recurrence: parseRecurrence(recurrence, timing) }),
+        ...(guests === undefined ? {} : { guests: { add: attendees!, remove: [] } }),
       };
       checkWriteLimits(account.provider, draft);
       const key =
@@ -148,6 +156,7 @@ export async function createEvent(
           outcome,
           event: await readCreated(deps, principal, fresh, providerEventId),
           confirmedByRead,
+          ...(guests === undefined ? {} : { guests }),
         };
       };
 

@@ -12,6 +12,7 @@ import { rruleOf } from '../recurrenceRule.ts';
 import { declaredSpan, defaultSpan } from './durations.ts';
 import { applyFields, setText, timeProperty, touch, utcStamp } from './eventFields.ts';
 import { defaultZoneOf } from './expand.ts';
+import { applyGuests, type IcalScheduling } from './guestLines.ts';
 import { addSpan, type Slot, slotOf, slotValue } from './occurrenceSlot.ts';
 import { readOverrides } from './overrides.ts';
 import type { Component } from './parse.ts';
@@ -21,9 +22,9 @@ import { zoneDefinition } from './zoneDefinition.ts';
 
 export type ObjectEdit =
   /** Fields of a single event (or of a series' master), or with `recurrenceId` of one occurrence. */
-  | { kind: 'fields'; fields: EventFields; recurrenceId?: string }
-  /** Text fields of every part of a series: the master and each override. */
-  | { kind: 'series'; fields: Omit<EventFields, 'timing'> }
+  | { kind: 'fields'; fields: EventFields; recurrenceId?: string; scheduling?: IcalScheduling }
+  /** Text fields and guests of every part of a series: the master and each override. */
+  | { kind: 'series'; fields: Omit<EventFields, 'timing'>; scheduling?: IcalScheduling }
   | { kind: 'delete-occurrence'; recurrenceId: string }
   /** The user's PARTSTAT: of one occurrence, or of every part of the event that invites them. */
   | {
@@ -41,8 +42,13 @@ const partstat: Record<RsvpResponse, string> = {
   tentative: 'TENTATIVE',
 };
 
-/** A VCALENDAR holding one new VEVENT (and the VTIMEZONE its times need). */
-export function newEventObject(event: NewEvent, uid: string, now: Temporal.Instant): string {
+/** A VCALENDAR holding one new VEVENT (and the VTIMEZONE its times need); guests name the user as ORGANIZER. */
+export function newEventObject(
+  event: NewEvent,
+  uid: string,
+  now: Temporal.Instant,
+  scheduling: IcalScheduling = {},
+): string {
   const calendar = new ICAL.Component('vcalendar');
   calendar.addPropertyWithValue('version', '2.0');
   calendar.addPropertyWithValue('prodid', productId);
@@ -52,6 +58,7 @@ export function newEventObject(event: NewEvent, uid: string, now: Temporal.Insta
   vevent.addPropertyWithValue('created', utcStamp(now));
   vevent.addPropertyWithValue('sequence', 0);
   applyFields(calendar, vevent, event);
+  applyGuests(vevent, event.guests, scheduling);
   const { recurrence, timing } = event;
   if (recurrence !== undefined) {
     vevent.addPropertyWithValue('rrule', ICAL.Recur.fromString(rruleOf(recurrence, timing)));
@@ -177,6 +184,7 @@ export function editObject(ics: string, uid: string, edit: ObjectEdit, now: Temp
         );
       }
       applyFields(calendar, target, edit.fields);
+      applyGuests(target, edit.fields.guests, edit.scheduling ?? {});
       touch(target, now, true);
       break;
     }
@@ -184,6 +192,7 @@ export function editObject(ics: string, uid: string, edit: ObjectEdit, now: Temp
       // A renamed series renames its moved instances too.
       for (const part of everyPart) {
         applyFields(calendar, part, edit.fields);
+        applyGuests(part, edit.fields.guests, edit.scheduling ?? {});
         touch(part, now, true);
       }
       break;

@@ -6,7 +6,7 @@ import { alertsOf } from './alerts.ts';
 import { describe } from './describe.ts';
 import { wholeDays } from './durations.ts';
 import type { Component } from './parse.ts';
-import { participation } from './participants.ts';
+import { participants, participation } from './participants.ts';
 import { hasConference, isGoogleBirthday } from './providerHints.ts';
 import type { Point } from './times.ts';
 
@@ -39,6 +39,7 @@ export function toOccurrence(source: OccurrenceSource, options: OccurrenceOption
     ...describe(component),
     ...(alerts.length > 0 && { alerts }),
     ...(responseStatus && { responseStatus }),
+    ...participants(component, options.selfAddresses),
     facts: {
       recurring: source.recurring,
       ...people,

@@ -9,8 +9,10 @@ import {
   weekdays,
 } from '../../domain/eventRecurrence.ts';
 import { eventSchema } from '../../domain/eventSchema.ts';
+import { type GuestInput, parseGuests } from '../../domain/guests.ts';
 import { closedObject } from '../../lib/jsonSchema.ts';
 import type { ToolDefinition } from '../tool.ts';
+import { guestListSchema, guestsAnswerSchema } from './guestArguments.ts';
 import {
   type ChangeArguments,
   changesOf,
@@ -27,6 +29,7 @@ interface CreateArguments extends ChangeArguments {
   end: string;
   recurrence?: RecurrenceInput;
   conference?: boolean;
+  attendees?: GuestInput[];
   idempotencyKey?: string;
 }
 
@@ -115,6 +118,9 @@ export const createEvent: ToolDefinition = {
           ['frequency'],
         ),
       },
+      attendees: guestListSchema(
+        "Guests to invite, up to 100, never the user's own address. The calendar sends the invitations where it can; the answer's guests says whether it did.",
+      ),
       idempotencyKey: {
         type: 'string',
         minLength: 1,
@@ -135,6 +141,7 @@ export const createEvent: ToolDefinition = {
           'already_applied: this idempotencyKey created the event before; it was not created again.',
       },
       event: eventSchema,
+      guests: guestsAnswerSchema,
     },
     ['ok', 'outcome', 'event'],
   ),
@@ -152,8 +159,17 @@ export const createEvent: ToolDefinition = {
       timing: timing!,
       ...(args.recurrence === undefined ? {} : { recurrence: args.recurrence }),
       ...(args.conference === true ? { conference: true } : {}),
+      ...(args.attendees === undefined ? {} : { attendees: parseGuests('attendees', args.attendees) }),
       ...(args.idempotencyKey === undefined ? {} : { idempotencyKey: args.idempotencyKey }),
     });
-    return writeOutcome({ ok: true, outcome: result.outcome, event: result.event }, result.confirmedByRead);
+    return writeOutcome(
+      {
+        ok: true,
+        outcome: result.outcome,
+        event: result.event,
+        ...(result.guests === undefined ? {} : { guests: result.guests }),
+      },
+      result.confirmedByRead,
+    );
   },
 };

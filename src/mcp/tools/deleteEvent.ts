@@ -3,6 +3,7 @@ import { deleteEvent as remove } from '../../calendars/writes/changeEvent.ts';
 import { requireSeen, type SeenValues } from '../../domain/seenValues.ts';
 import { closedObject } from '../../lib/jsonSchema.ts';
 import type { ToolDefinition } from '../tool.ts';
+import { guestsAnswerSchema, notifyAttendeesSchema, notifyRule } from './guestArguments.ts';
 import { addressOf, addressSchemas, outcomeRule, seenSchema, writeOutcome } from './writeArguments.ts';
 
 interface DeleteArguments {
@@ -10,6 +11,7 @@ interface DeleteArguments {
   seen: SeenValues;
   occurrenceId?: string;
   scope?: 'occurrence' | 'series';
+  notifyAttendees?: boolean;
 }
 
 export const deleteEvent: ToolDefinition = {
@@ -19,10 +21,14 @@ export const deleteEvent: ToolDefinition = {
     'Deletes an event the assistant may edit (canEdit true). For a recurring event, scope is required: "occurrence" with occurrenceId deletes that one occurrence only, "series" every occurrence.',
     'Give seen with at least the title and start you read; if the event changed since (there, or in any field you add to seen), nothing is deleted and the answer is a conflict with the event as it now is.',
     'Deleting a whole series first asks the user to confirm, when this client can ask the user (MCP elicitation); when it cannot, the series is deleted without asking, so make sure the user wants that. If the user declines, nothing is deleted and the answer is not_confirmed.',
+    notifyRule,
     outcomeRule,
   ].join(' '),
   scopes: ['calendar:write'],
-  inputSchema: closedObject({ ...addressSchemas, seen: seenSchema }, ['eventId', 'seen']),
+  inputSchema: closedObject({ ...addressSchemas, seen: seenSchema, notifyAttendees: notifyAttendeesSchema }, [
+    'eventId',
+    'seen',
+  ]),
   outputSchema: closedObject(
     {
       ok: { type: 'boolean', const: true },
@@ -35,6 +41,7 @@ export const deleteEvent: ToolDefinition = {
         },
         ['eventId'],
       ),
+      guests: guestsAnswerSchema,
     },
     ['ok', 'outcome', 'deleted'],
   ),
@@ -48,7 +55,19 @@ export const deleteEvent: ToolDefinition = {
       confirm(
         'Your assistant asks to delete every occurrence of a repeating event in your calendar. Delete the whole series?',
       );
-    const result = await remove(calendars, principal, { ...address, seen: args.seen });
-    return writeOutcome({ ok: true, outcome: result.outcome, deleted: address }, result.confirmedByRead);
+    const result = await remove(calendars, principal, {
+      ...address,
+      seen: args.seen,
+      ...(args.notifyAttendees === undefined ? {} : { notifyAttendees: args.notifyAttendees }),
+    });
+    return writeOutcome(
+      {
+        ok: true,
+        outcome: result.outcome,
+        deleted: address,
+        ...(result.guests === undefined ? {} : { guests: result.guests }),
+      },
+      result.confirmedByRead,
+    );
   },
 };

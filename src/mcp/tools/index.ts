@@ -4,6 +4,7 @@ import { createEvent } from './createEvent.ts';
 import { deleteEvent } from './deleteEvent.ts';
 import { findMeetingTimes } from './findMeetingTimes.ts';
 import { getAvailability } from './getAvailability.ts';
+import { getEventGuests } from './getEventGuests.ts';
 import { listCalendars } from './listCalendars.ts';
 import { listEvents } from './listEvents.ts';
 import { respondToEvent } from './respondToEvent.ts';
@@ -16,6 +17,7 @@ export const tools: readonly ToolDefinition[] = [
   listEvents,
   getAvailability,
   findMeetingTimes,
+  getEventGuests,
   createEvent,
   updateEvent,
   deleteEvent,

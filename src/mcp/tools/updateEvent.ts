@@ -5,6 +5,13 @@ import { invalidField } from '../../errors.ts';
 import { closedObject } from '../../lib/jsonSchema.ts';
 import type { ToolDefinition } from '../tool.ts';
 import {
+  type GuestArguments,
+  guestArgumentSchemas,
+  guestChangesOf,
+  notifyRule,
+  withGuestsAnswer,
+} from './guestArguments.ts';
+import {
   addressOf,
   addressSchemas,
   type ChangeArguments,
@@ -17,7 +24,7 @@ import {
   writeOutcome,
 } from './writeArguments.ts';
 
-interface UpdateArguments extends ChangeArguments {
+interface UpdateArguments extends ChangeArguments, GuestArguments {
   eventId: string;
   seen: SeenValues;
   occurrenceId?: string;
@@ -32,6 +39,7 @@ export const updateEvent: ToolDefinition = {
     'For a recurring event, scope is required: "occurrence" with occurrenceId changes that one occurrence only; "series" changes every occurrence (titles, notes, place, availability, privacy — not the times: move occurrences one by one, or ask the user).',
     timesRule,
     'To move an event give both start and end. Give seen: what you read of the fields you change; if the event changed there since, or changes while this runs, the answer is a conflict with the event as it now is: check with the user, then try again.',
+    notifyRule,
     outcomeRule,
   ].join(' '),
   scopes: ['calendar:write'],
@@ -48,21 +56,36 @@ export const updateEvent: ToolDefinition = {
       privacy: writeArgumentSchemas.privacy,
       alerts: writeArgumentSchemas.alerts,
       seen: seenSchema,
+      ...guestArgumentSchemas,
     },
     ['eventId', 'seen'],
   ),
-  outputSchema: changedEventSchema,
+  outputSchema: withGuestsAnswer(changedEventSchema),
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: true },
 
   async run(args: UpdateArguments, { principal, calendars }) {
-    const changes = changesOf(args);
+    const guests = guestChangesOf(args);
+    const changes = { ...changesOf(args), ...(guests === undefined ? {} : { guests }) };
     if (Object.keys(changes).length === 0) {
       throw invalidField(
         'arguments',
-        'Give at least one field to change (title, description, location, start and end, freeBusyStatus, privacy, alerts).',
+        'Give at least one field to change (title, description, location, start and end, freeBusyStatus, privacy, alerts, addAttendees, removeAttendees).',
       );
     }
-    const result = await update(calendars, principal, { ...addressOf(args), changes, seen: args.seen });
-    return writeOutcome({ ok: true, outcome: result.outcome, event: result.event }, result.confirmedByRead);
+    const result = await update(calendars, principal, {
+      ...addressOf(args),
+      changes,
+      seen: args.seen,
+      ...(args.notifyAttendees === undefined ? {} : { notifyAttendees: args.notifyAttendees }),
+    });
+    return writeOutcome(
+      {
+        ok: true,
+        outcome: result.outcome,
+        event: result.event,
+        ...(result.guests === undefined ? {} : { guests: result.guests }),
+      },
+      result.confirmedByRead,
+    );
   },
 };

@@ -8,13 +8,21 @@
 import type { ProviderCalendar } from '../../domain/providerFacts.ts';
 import { AppError, invalidField, isAppError } from '../../errors.ts';
 import { type Clock, systemClock } from '../../lib/clock.ts';
+import { isEmailAddress } from '../../lib/email.ts';
 import { createExpansionPool, type ExpansionPool } from '../expansionPool.ts';
 import type { AccountAccess, CalendarProvider, CredentialsOf } from '../port.ts';
 import type { ProviderHttp } from '../providerHttp.ts';
 import { listCalendarsAt } from './calendars.ts';
 import type { DavSession } from './client.ts';
-import { discoverCalendarHome, noServerAt, parseServerUrl, principalAddresses } from './discovery.ts';
+import {
+  discoverCalendarHome,
+  noServerAt,
+  type PrincipalScheduling,
+  parseServerUrl,
+  principalScheduling,
+} from './discovery.ts';
 import { getEventIn, listEventsIn } from './events.ts';
+import { autoSchedules, caldavScheduling } from './scheduling.ts';
 import { createCaldavSync } from './sync.ts';
 import { createCaldavWriter } from './writer.ts';
 
@@ -36,8 +44,6 @@ export interface CaldavConnection {
   credentials: CaldavCredentials;
   calendars: ProviderCalendar[];
 }
-
-const looksLikeEmail = (value: string) => /^[^@\s]+@[^@\s]+\.[^@\s]+$/.test(value);
 
 /** Failures below HTTP: a closed port, a port that speaks something else or nothing, a broken answer. */
 const unreachable = new Set(['network', 'timeout', 'cut_off']);
@@ -84,8 +90,10 @@ export async function connectCaldav(
 }
 
 export function createCaldavProvider(deps: CaldavDeps): CalendarProvider<'caldav'> {
-  // calendar-user-address-set per account, fetched once per process: it decides organizer 'self'.
-  const addresses = new Map<string, Promise<string[]>>();
+  // Per account, fetched once per process: the calendar-user-address-set decides organizer 'self'.
+  const principals = new Map<string, Promise<PrincipalScheduling>>();
+  // Per calendar: whether the server delivers invitations itself (RFC 6638).
+  const calendarsScheduling = new Map<string, Promise<boolean>>();
   const maxRemembered = 10_000;
   const pool = deps.pool ?? createExpansionPool();
 
@@ -104,17 +112,37 @@ export function createCaldavProvider(deps: CaldavDeps): CalendarProvider<'caldav
     return calendarHomeUrl;
   }
 
-  async function selfAddresses(account: Account, session: DavSession, calendarUrl: URL): Promise<string[]> {
-    const key = `${account.accountKey} ${account.credentials.username}`;
-    let known = addresses.get(key);
-    if (known === undefined) {
-      known = principalAddresses(session, calendarUrl);
-      if (addresses.size >= maxRemembered) addresses.delete(addresses.keys().next().value!);
-      addresses.set(key, known);
-      known.catch(() => addresses.delete(key));
+  /** The answer for `key`, asked once (a failure is asked again next time). */
+  function remembered<T>(known: Map<string, Promise<T>>, key: string, ask: () => Promise<T>): Promise<T> {
+    let answer = known.get(key);
+    if (answer === undefined) {
+      answer = ask();
+      if (known.size >= maxRemembered) known.delete(known.keys().next().value!);
+      known.set(key, answer);
+      answer.catch(() => known.delete(key));
     }
+    return answer;
+  }
+
+  const principalOf = (account: Account, session: DavSession, calendarUrl: URL) =>
+    remembered(principals, `${account.accountKey} ${account.credentials.username}`, () =>
+      principalScheduling(session, calendarUrl),
+    );
+
+  async function selfAddresses(account: Account, session: DavSession, calendarUrl: URL): Promise<string[]> {
     const username = account.credentials.username;
-    return [...new Set([...(looksLikeEmail(username) ? [username] : []), ...(await known)])];
+    const { addresses } = await principalOf(account, session, calendarUrl);
+    // The principal's own addresses first: the first is the ORGANIZER of what the user invites to.
+    return [...new Set([...addresses, ...(isEmailAddress(username) ? [username] : [])])];
+  }
+
+  async function scheduling(account: Account, session: DavSession, calendarUrl: URL) {
+    const schedules =
+      (await principalOf(account, session, calendarUrl)).outbox ||
+      (await remembered(calendarsScheduling, `${account.accountKey} ${calendarUrl.href}`, () =>
+        autoSchedules(session, calendarUrl),
+      ));
+    return caldavScheduling(schedules, await selfAddresses(account, session, calendarUrl));
   }
 
   return {
@@ -148,7 +176,13 @@ export function createCaldavProvider(deps: CaldavDeps): CalendarProvider<'caldav
       return getEventIn(session, url, providerEventId, recurrenceId, self, pool);
     },
 
-    writer: createCaldavWriter({ clock: deps.clock ?? systemClock, pool, sessionOf, selfAddresses }),
+    writer: createCaldavWriter({
+      clock: deps.clock ?? systemClock,
+      pool,
+      sessionOf,
+      selfAddresses,
+      scheduling,
+    }),
 
     sync: createCaldavSync({ pool, sessionOf, selfAddresses }),
   };

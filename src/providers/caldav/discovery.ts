@@ -10,6 +10,7 @@ import { children, hrefIn, ns, type PropName, propKey, type XmlElement } from '.
 const currentUserPrincipal: PropName = [ns.dav, 'current-user-principal'];
 const calendarHomeSet: PropName = [ns.caldav, 'calendar-home-set'];
 const calendarUserAddressSet: PropName = [ns.caldav, 'calendar-user-address-set'];
+const scheduleOutbox: PropName = [ns.caldav, 'schedule-outbox-URL'];
 
 export function parseServerUrl(input: string): URL {
   const url = URL.parse(input.trim());
@@ -88,10 +89,26 @@ export async function discoverCalendarHome(session: DavSession, serverUrl: strin
 export const noServerAt = (session: DavSession, start: URL): AppError =>
   fail(session, 'serverUrl', `No CalDAV server answered at ${start.host}; check the address.`);
 
-/** The calendar-user-address-set of the principal that `url` (any resource of the account) names. */
-export async function principalAddresses(session: DavSession, url: URL): Promise<string[]> {
+/** What the principal says of scheduling: the user's addresses, and whether it has an outbox (RFC 6638 §2.1). */
+export interface PrincipalScheduling {
+  addresses: string[];
+  outbox: boolean;
+}
+
+/** The calendar-user-address-set and schedule-outbox-URL of the principal that `url` (any resource of the account) names. */
+export async function principalScheduling(session: DavSession, url: URL): Promise<PrincipalScheduling> {
   const principal = await principalAt(session, url);
-  if (principal === undefined) return [];
-  const answer = await propfind(session, principal, '0', [calendarUserAddressSet], 'the principal');
-  return addressesOf(answer.responses[0]?.props.get(propKey(calendarUserAddressSet)));
+  if (principal === undefined) return { addresses: [], outbox: false };
+  const answer = await propfind(
+    session,
+    principal,
+    '0',
+    [calendarUserAddressSet, scheduleOutbox],
+    'the principal',
+  );
+  const props = answer.responses[0]?.props;
+  return {
+    addresses: addressesOf(props?.get(propKey(calendarUserAddressSet))),
+    outbox: hrefIn(props?.get(propKey(scheduleOutbox))) !== undefined,
+  };
 }

@@ -5,7 +5,9 @@
  * it with `If-Match` — a change in between is a 412, answered as a version conflict.
  */
 
-import type { WriteTarget } from '../../domain/eventChanges.ts';
+import type { GuestNotice, WriteTarget } from '../../domain/eventChanges.ts';
+import type { GuestScheduling } from '../../domain/guests.ts';
+import type { IcalScheduling } from '../../domain/ical/guestLines.ts';
 import { editObject, newEventObject, type ObjectEdit } from '../../domain/ical/objectEdits.ts';
 import type { ProviderCalendar } from '../../domain/providerFacts.ts';
 import { AppError } from '../../errors.ts';
@@ -23,6 +25,7 @@ export interface CaldavWriterDeps {
   pool: ExpansionPool;
   sessionOf(account: Account): DavSession;
   selfAddresses(account: Account, session: DavSession, calendarUrl: URL): Promise<string[]>;
+  scheduling(account: Account, session: DavSession, calendarUrl: URL): Promise<GuestScheduling>;
 }
 
 const calendarType = 'text/calendar; charset=utf-8';
@@ -85,14 +88,37 @@ export function createCaldavWriter(deps: CaldavWriterDeps): EventWriter<'caldav'
     written(session, answer, 'the event');
   }
 
+  /**
+   * How a write names the organizer and tells a scheduling server whether to deliver it:
+   * SCHEDULE-AGENT=CLIENT for a change kept from the guests. Asked only for writes that concern guests.
+   */
+  async function icalScheduling(
+    account: Account,
+    calendar: ProviderCalendar,
+    notice: GuestNotice,
+  ): Promise<IcalScheduling> {
+    const session = deps.sessionOf(account);
+    const { delivers, selfAddresses } = await deps.scheduling(
+      account,
+      session,
+      new URL(calendar.providerCalendarId),
+    );
+    const [organizer] = selfAddresses;
+    return {
+      ...(organizer === undefined ? {} : { organizer }),
+      ...(delivers ? { agent: notice === 'quiet' ? 'CLIENT' : 'SERVER' } : {}),
+    };
+  }
+
   return {
     async createEvent(account, calendar, event, uid) {
       const session = deps.sessionOf(account);
       const url = new URL(`${uid}.ics`, new URL(calendar.providerCalendarId));
+      const people = event.guests === undefined ? {} : await icalScheduling(account, calendar, 'send');
       const answer = await davRequest(session, {
         method: 'PUT',
         url,
-        body: newEventObject(event, uid, deps.clock.now()),
+        body: newEventObject(event, uid, deps.clock.now(), people),
         contentType: calendarType,
         headers: { 'if-none-match': '*' },
         idempotent: false,
@@ -122,17 +148,24 @@ export function createCaldavWriter(deps: CaldavWriterDeps): EventWriter<'caldav'
       return providerEventId;
     },
 
-    async updateEvent(account, calendar, write, changes) {
+    async updateEvent(account, calendar, write, changes, notice) {
       const recurring = write.recurrenceId !== undefined;
       const { timing, ...text } = changes;
+      const people =
+        notice === undefined && changes.guests === undefined
+          ? {}
+          : { scheduling: await icalScheduling(account, calendar, notice ?? 'send') };
       // Without a recurrence id the whole object is meant: a single event, or every part of a series.
       const edit: ObjectEdit = recurring
-        ? { kind: 'fields', fields: changes, recurrenceId: write.recurrenceId! }
+        ? { kind: 'fields', fields: changes, recurrenceId: write.recurrenceId!, ...people }
         : timing === undefined
-          ? { kind: 'series', fields: text }
-          : { kind: 'fields', fields: changes };
+          ? { kind: 'series', fields: text, ...people }
+          : { kind: 'fields', fields: changes, ...people };
       await rewrite(account, calendar, write, edit);
     },
+
+    scheduling: (account, calendar) =>
+      deps.scheduling(account, deps.sessionOf(account), new URL(calendar.providerCalendarId)),
 
     async deleteEvent(account, calendar, write) {
       if (write.recurrenceId !== undefined) {

@@ -13,17 +13,22 @@ import type {
   WorkingLocation,
 } from '../../domain/event.ts';
 import type {
+  Attendee,
   CalendarAccess,
   EditFacts,
+  Participant,
   ProviderCalendar,
   ProviderOccurrence,
   SkippedItem,
 } from '../../domain/providerFacts.ts';
+import { isEmailAddress } from '../../lib/email.ts';
 import type {
   GoogleAccessRole,
+  GoogleAttendee,
   GoogleCalendarListEntry,
   GoogleEvent,
   GoogleEventDateTime,
+  GooglePerson,
   GoogleReminder,
 } from './wire.ts';
 
@@ -113,6 +118,8 @@ export function mapEvent(event: GoogleEvent, context: MappingContext): Mapped {
       alerts: nonEmpty(alerts(event, time.showWithoutTime ? [] : context.defaultReminders)),
       workingLocation: workingLocation(event),
       responseStatus: userIsAttendee ? responseOf(self.responseStatus) : undefined,
+      organizer: isEmailAddress(event.organizer?.email ?? '') ? participant(event.organizer!) : undefined,
+      attendees: nonEmpty(attendees(event.attendees ?? [])),
       facts: facts(event, userIsAttendee),
     }),
   };
@@ -226,6 +233,19 @@ const responseByGoogle: Record<string, ResponseStatus> = {
 };
 const responseOf = (status: string | undefined): ResponseStatus =>
   responseByGoogle[status ?? 'needsAction'] ?? 'needs-action';
+
+const participant = (person: GooglePerson): Participant =>
+  compact({ email: person.email ?? '', name: person.displayName || undefined, self: person.self === true });
+
+/** Attendees with an address (Google requires one when adding them). */
+const attendees = (listed: GoogleAttendee[]): Attendee[] =>
+  listed
+    .filter((attendee) => isEmailAddress(attendee.email ?? ''))
+    .map((attendee) => ({
+      ...participant(attendee),
+      optional: attendee.optional === true,
+      response: responseOf(attendee.responseStatus),
+    }));
 
 function facts(event: GoogleEvent, userIsAttendee: boolean): EditFacts {
   const others = (event.attendees ?? []).some((attendee) => !attendee.self);

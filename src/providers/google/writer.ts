@@ -12,6 +12,7 @@ import type { EventWriter } from '../port.ts';
 import type { GoogleClient } from './client.ts';
 import { providerName } from './config.ts';
 import type { GoogleEventWrites } from './eventWrites.ts';
+import { googleAttendees, googleScheduling } from './guests.ts';
 import type { GoogleAccount } from './session.ts';
 import { googleChanges, googleNewEvent } from './toWire.ts';
 import type { GoogleAttendee, GoogleEvent } from './wire.ts';
@@ -59,7 +60,10 @@ export function createGoogleWriter(
   return {
     async createEvent(account, calendar, event, uid) {
       const { writes } = open(account);
-      const created = await writes.insert(calendar.providerCalendarId, googleNewEvent(event, uid));
+      const created = await writes.insert(calendar.providerCalendarId, {
+        ...googleNewEvent(event, uid),
+        ...(event.guests === undefined ? {} : { attendees: googleAttendees([], event.guests) }),
+      });
       if (typeof created.id !== 'string' || created.id === '') {
         throw new AppError('provider_unavailable', `${providerName} did not say which event it created.`, {
           details: { reason: 'bad_response' },
@@ -73,17 +77,34 @@ export function createGoogleWriter(
       return event === undefined || event.status === 'cancelled' ? undefined : (event.id ?? uid);
     },
 
-    async updateEvent(account, calendar, target, changes) {
+    async updateEvent(account, calendar, target, changes, notice = 'send') {
       const { client, writes } = open(account);
-      const eventId = await eventIdOf(client, calendar, target);
-      await writes.patch(calendar.providerCalendarId, eventId, googleChanges(changes), target.version);
+      const body = googleChanges(changes);
+      let eventId: string;
+      if (changes.guests === undefined) eventId = await eventIdOf(client, calendar, target);
+      else {
+        // The guests change on the list Google holds; the If-Match below refuses it if that moved on.
+        const event = await current(client, calendar, target);
+        if (event.attendeesOmitted) {
+          throw new AppError(
+            'guests_or_scheduling',
+            `${providerName} did not list every guest of this event, so the list cannot be changed safely here.`,
+            { details: { editBlockedReason: 'guests_or_scheduling' } },
+          );
+        }
+        eventId = event.id;
+        body.attendees = googleAttendees(event.attendees ?? [], changes.guests);
+      }
+      await writes.patch(calendar.providerCalendarId, eventId, body, target.version, notice);
     },
 
-    async deleteEvent(account, calendar, target) {
+    async deleteEvent(account, calendar, target, notice = 'send') {
       const { client, writes } = open(account);
       const eventId = await eventIdOf(client, calendar, target);
-      await writes.remove(calendar.providerCalendarId, eventId, target.version);
+      await writes.remove(calendar.providerCalendarId, eventId, target.version, notice);
     },
+
+    scheduling: async (_account, calendar) => googleScheduling(calendar),
 
     async respondToEvent(account, calendar, target, answer) {
       const { client, writes } = open(account);
@@ -111,6 +132,7 @@ export function createGoogleWriter(
           ...(event.attendeesOmitted ? { attendeesOmitted: true } : {}),
         },
         target.version,
+        'send',
       );
     },
   };

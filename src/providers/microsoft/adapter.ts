@@ -21,6 +21,7 @@ import {
   readEvent,
   viewWindow,
 } from './eventLookup.ts';
+import { createMailboxes, meFields } from './mailbox.ts';
 import { mapCalendar, mapEvent, mapNear } from './mapping.ts';
 import { createMicrosoftPush } from './push.ts';
 import { createMicrosoftSync } from './sync.ts';
@@ -35,19 +36,20 @@ export function createMicrosoftProvider(deps: {
   clock: Clock;
 }): CalendarProvider<'microsoft'> {
   const client = new GraphClient(deps);
+  const mailboxes = createMailboxes(client);
 
   return {
     kind: 'microsoft',
-    writer: createMicrosoftWriter(client),
+    writer: createMicrosoftWriter(client, mailboxes),
     sync: createMicrosoftSync(client),
     push: createMicrosoftPush(client, deps.clock),
 
     async listCalendars(account) {
       const [me, calendars] = await Promise.all([
-        client.get<GraphUser>(account, '/me', { $select: 'id,mail,userPrincipalName' }),
+        client.get<GraphUser>(account, '/me', { $select: meFields }),
         client.getAll<GraphCalendar>(account, '/me/calendars', { $select: calendarFields }),
       ]);
-      const email = me.mail ?? me.userPrincipalName ?? undefined;
+      const email = mailboxes.remember(account, me);
       return calendars.map((calendar) => mapCalendar(calendar, email));
     },
 
@@ -65,22 +67,25 @@ export function createMicrosoftProvider(deps: {
     },
 
     async getEvent(account, calendar, providerEventId, recurrenceId) {
-      const event = await readEvent(client, account, calendar, providerEventId);
+      const [event, mailbox] = await Promise.all([
+        readEvent(client, account, calendar, providerEventId),
+        mailboxes.addressOf(account),
+      ]);
       if (event === undefined) return undefined;
       // A single event has no occurrence to name (a series that became single lost them).
       if (event.type !== 'seriesMaster')
-        return recurrenceId === undefined ? readable(event, calendar) : undefined;
+        return recurrenceId === undefined ? readable(event, calendar, mailbox) : undefined;
 
       if (recurrenceId !== undefined) {
         const instance = await findInstance(client, account, calendar, providerEventId, recurrenceId);
-        const mapped = instance && mapEvent(instance, calendar);
+        const mapped = instance && mapEvent(instance, calendar, mailbox);
         return mapped && 'occurrence' in mapped ? mapped.occurrence : undefined;
       }
       const around = seriesStart(event);
       if (around === undefined) throw unreadable('series without a readable start');
       const first = (await instancesAround(client, account, calendar, providerEventId, around))
         .flatMap((instance) => {
-          const result = mapEvent(instance, calendar);
+          const result = mapEvent(instance, calendar, mailbox);
           return 'occurrence' in result ? [result.occurrence] : [];
         })
         .sort((a, b) => Temporal.Instant.compare(a.recurrenceId!, b.recurrenceId!))[0];
@@ -98,8 +103,12 @@ function withVersion(
   return { ...occurrence, facts: changeKey ? { ...facts, version: changeKey } : facts };
 }
 
-function readable(event: GraphEvent, calendar: ProviderCalendar): ProviderOccurrence {
-  const result = mapEvent(event, calendar);
+function readable(
+  event: GraphEvent,
+  calendar: ProviderCalendar,
+  mailbox: string | undefined,
+): ProviderOccurrence {
+  const result = mapEvent(event, calendar, mailbox);
   if ('skipped' in result) throw unreadable(result.skipped.reason);
   return result.occurrence;
 }

@@ -6,19 +6,23 @@
 import { alertOffset } from '../../domain/alertOffset.ts';
 import type { Alert, Location, Privacy, ResponseStatus, VirtualLocation } from '../../domain/event.ts';
 import type {
+  Attendee,
   CalendarAccess,
   EditFacts,
+  Participant,
   ProviderCalendar,
   ProviderOccurrence,
   SkippedItem,
 } from '../../domain/providerFacts.ts';
 import { resolveTzid } from '../../domain/time/zones.ts';
 import type { TimeWindow } from '../../domain/window.ts';
+import { isEmailAddress } from '../../lib/email.ts';
 import { nearWindow } from '../nearWindow.ts';
 import { htmlToText } from './htmlText.ts';
 import type {
   GraphCalendar,
   GraphDateTimeTimeZone,
+  GraphEmailAddress,
   GraphEvent,
   GraphLocation,
   GraphResponse,
@@ -40,7 +44,12 @@ export function mapCalendar(calendar: GraphCalendar, userEmail: string | undefin
 
 export type MappedEvent = { occurrence: ProviderOccurrence } | { skipped: SkippedItem };
 
-export function mapEvent(event: GraphEvent, calendar: ProviderCalendar): MappedEvent {
+/**
+ * `mailbox`: the signed-in address, which marks the user among the guests. Only a fresh read of
+ * one event knows it and reports the organizer and attendees; listings and sync leave them out
+ * (nothing shows them there, and the copy drops them).
+ */
+export function mapEvent(event: GraphEvent, calendar: ProviderCalendar, mailbox?: string): MappedEvent {
   const skip = (reason: string): MappedEvent => ({ skipped: { providerEventId: event.id, reason } });
   const identity = eventIdentity(event);
   if (typeof identity === 'string') return skip(identity);
@@ -82,6 +91,12 @@ export function mapEvent(event: GraphEvent, calendar: ProviderCalendar): MappedE
         userIsAttendee && event.responseStatus?.response
           ? responses[event.responseStatus.response]
           : undefined,
+      ...(mailbox === undefined
+        ? {}
+        : {
+            organizer: organizerOf(event, facts.organizer === 'self', mailbox),
+            attendees: nonEmpty(attendeesOf(event, mailbox)),
+          }),
       facts,
     }),
   };
@@ -177,6 +192,38 @@ function organizerFact(event: GraphEvent, calendar: ProviderCalendar): EditFacts
   if (typeof event.isOrganizer !== 'boolean') return 'unknown';
   if (calendar.access === 'owner') return event.isOrganizer ? 'self' : 'other';
   return event.isOrganizer ? 'other' : 'unknown';
+}
+
+const sameAddress = (a: string, b: string | undefined) =>
+  b !== undefined && a.toLowerCase() === b.toLowerCase();
+
+function person(address: GraphEmailAddress | null | undefined, self: boolean): Participant | undefined {
+  const email = address?.address?.trim() ?? '';
+  if (!isEmailAddress(email)) return undefined;
+  const name = address?.name?.trim();
+  return { email, ...(name ? { name } : {}), self };
+}
+
+function organizerOf(event: GraphEvent, self: boolean, mailbox: string): Participant | undefined {
+  const address = event.organizer?.emailAddress;
+  return person(address, self || sameAddress(address?.address ?? '', mailbox));
+}
+
+function attendeesOf(event: GraphEvent, mailbox: string): Attendee[] {
+  return (event.attendees ?? []).flatMap((attendee): Attendee[] => {
+    const found = person(attendee.emailAddress, sameAddress(attendee.emailAddress?.address ?? '', mailbox));
+    if (found === undefined) return [];
+    const response = attendee.status?.response;
+    return [
+      {
+        ...found,
+        optional: attendee.type === 'optional',
+        // An attendee entry answering `organizer` is the organizer, who takes part.
+        response:
+          response === 'organizer' ? 'accepted' : ((response && responses[response]) ?? 'needs-action'),
+      },
+    ];
+  });
 }
 
 function bodyText(event: GraphEvent): string {

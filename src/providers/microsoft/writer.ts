@@ -12,6 +12,8 @@ import type { EventWriter } from '../port.ts';
 import type { GraphClient } from './client.ts';
 import { providerName } from './config.ts';
 import { calendarPath, eventPath, findInstance } from './eventLookup.ts';
+import { graphAttendees, graphScheduling } from './guests.ts';
+import type { Mailboxes } from './mailbox.ts';
 import type { MicrosoftAccount } from './session.ts';
 import { graphProperties, graphRecurrence } from './toWire.ts';
 import type { GraphEvent, GraphPage } from './wire.ts';
@@ -28,7 +30,7 @@ const answers: Record<RsvpResponse, string> = {
 // Graph calendars carry no zone; all-day events go at midnight UTC unless the calendar names one.
 const allDayZone = (calendar: ProviderCalendar) => calendar.timeZone ?? 'Etc/UTC';
 
-export function createMicrosoftWriter(client: GraphClient): EventWriter<'microsoft'> {
+export function createMicrosoftWriter(client: GraphClient, mailboxes: Mailboxes): EventWriter<'microsoft'> {
   /** The event or — for one occurrence — the instance a write goes to. */
   async function targetPath(
     account: MicrosoftAccount,
@@ -62,6 +64,8 @@ export function createMicrosoftWriter(client: GraphClient): EventWriter<'microso
           ...(event.conference === true
             ? { isOnlineMeeting: true, onlineMeetingProvider: 'teamsForBusiness' }
             : {}),
+          // Graph sends the invitations itself when the organizer creates an event with attendees.
+          ...(event.guests === undefined ? {} : { attendees: graphAttendees([], event.guests) }),
           transactionId: uid,
           singleValueExtendedProperties: [{ id: uidProperty, value: uid }],
         },
@@ -87,12 +91,16 @@ export function createMicrosoftWriter(client: GraphClient): EventWriter<'microso
       return page.value[0]?.id;
     },
 
+    // Graph tells the attendees of every change and deletion: `notice` has no say here (scheduling says so).
     async updateEvent(account, calendar, target, changes) {
-      await client.write(account, await targetPath(account, calendar, target), {
-        method: 'PATCH',
-        body: graphProperties(changes, allDayZone(calendar)),
-        changeKey: target.version,
-      });
+      const path = await targetPath(account, calendar, target);
+      const body = graphProperties(changes, allDayZone(calendar));
+      if (changes.guests !== undefined) {
+        // The collection as Graph holds it now; the If-Match below refuses the PATCH if it moved on.
+        const now = await client.get<Pick<GraphEvent, 'attendees'>>(account, path, { $select: 'attendees' });
+        body.attendees = graphAttendees(now.attendees ?? [], changes.guests);
+      }
+      await client.write(account, path, { method: 'PATCH', body, changeKey: target.version });
     },
 
     async deleteEvent(account, calendar, target) {
@@ -101,6 +109,8 @@ export function createMicrosoftWriter(client: GraphClient): EventWriter<'microso
         changeKey: target.version,
       });
     },
+
+    scheduling: async (account) => graphScheduling(await mailboxes.addressOf(account)),
 
     async respondToEvent(account, calendar, target, answer) {
       const path = await targetPath(account, calendar, target);

@@ -21,7 +21,7 @@ import { type FakeRequest, type FakeResponse, googleError, json } from './http.t
 import { expandSeries, instantOf, sameOriginalStart } from './recurrence.ts';
 import type { Route } from './routes.ts';
 import { type Listing, PageCursors, SyncTokens } from './syncTokens.ts';
-import { type EventStore, type FoundEvent, handleWrite } from './writes.ts';
+import { type EventStore, type FoundEvent, type GoogleNotice, handleWrite } from './writes.ts';
 
 export interface FakeCalendarSeed {
   id: string;
@@ -68,6 +68,8 @@ const notWithSyncToken = [
 ];
 
 export class FakeCalendars implements EventStore {
+  /** Every message Google would have sent about the writes so far (`sendUpdates`), in order. */
+  readonly notices: GoogleNotice[] = [];
   readonly #calendars = new Map<string, Calendar>();
   readonly #maxPageSize: number;
   readonly #syncTokens = new SyncTokens();
@@ -96,6 +98,10 @@ export class FakeCalendars implements EventStore {
     this.#calendars.delete(calendarId);
     this.#syncTokens.expire(calendarId);
     this.#onChange(calendarId, 'not_exists');
+  }
+
+  notify(notices: GoogleNotice[]): void {
+    this.notices.push(...notices);
   }
 
   has(calendarId: string): boolean {

@@ -5,7 +5,10 @@
  * `conditionNotMet`; patch merges the given members (objects member by member, arrays whole,
  * null clears); an instance id (`{master}_{start}`) patches or cancels that instance alone,
  * as an exception; deleting a master takes its instances with it. Writes need writer access
- * (403 `requiredAccessLevel`) and every write gives a new etag.
+ * (403 `requiredAccessLevel`) and every write gives a new etag. Attendees need an e-mail (400
+ * `required`); with `sendUpdates=all` (or `externalOnly`) the organizer's writes notify the guests
+ * (invitations, updates, cancellations) and an attendee's change tells the organizer, as
+ * `notices` records; without it (the default is `none`) nobody is told.
  */
 import { randomBytes } from 'node:crypto';
 import { isDeepStrictEqual } from 'node:util';
@@ -26,8 +29,18 @@ export interface FoundEvent {
   deleted: boolean;
 }
 
+/** A message Google would have e-mailed about a write. */
+export interface GoogleNotice {
+  kind: 'invitation' | 'update' | 'cancellation' | 'reply';
+  calendarId: string;
+  eventId: string;
+  to: string;
+}
+
 /** What the writes need of the fake's calendars. */
 export interface EventStore {
+  /** Records the messages a write sent. */
+  notify(notices: GoogleNotice[]): void;
   find(calendarId: string, eventId: string): FoundEvent | undefined;
   storedEvents(calendarId: string): FoundEvent[];
   /** Stores under `event.id` with a new etag (an `etag` member would be kept: leave it out). */
@@ -83,6 +96,18 @@ export function handleWrite(store: EventStore, request: WriteRequest): FakeRespo
     return googleError(400, { reason: 'invalidParameter', message: 'Invalid value for: sendUpdates' });
   }
   const ifMatch = [request.ifMatch ?? []].flat()[0];
+  const notifying = sendUpdates === 'all' || sendUpdates === 'externalOnly';
+  const before = eventId === undefined ? undefined : store.find(calendarId, eventId)?.event;
+  const response = apply(store, request, ifMatch);
+  if (notifying && response.status < 300) {
+    const after = response.status === 204 ? undefined : (JSON.parse(String(response.body)) as GoogleEvent);
+    store.notify(noticesOf(calendarId, method, before, after));
+  }
+  return response;
+}
+
+function apply(store: EventStore, request: WriteRequest, ifMatch: string | undefined): FakeResponse {
+  const { method, calendarId, eventId } = request;
   if (method === 'DELETE' && eventId !== undefined) return remove(store, calendarId, eventId, ifMatch);
   if (method !== 'POST' && method !== 'PATCH')
     return googleError(405, { reason: 'methodNotAllowed', message: 'Not supported by the fake' });
@@ -92,9 +117,59 @@ export function handleWrite(store: EventStore, request: WriteRequest): FakeRespo
   if (reminders !== undefined) return invalid(reminders);
   // Without conferenceDataVersion=1 Google ignores conference data in the body.
   if (request.query.get('conferenceDataVersion') !== '1') delete body.conferenceData;
+  if (
+    body.attendees !== undefined &&
+    (!Array.isArray(body.attendees) ||
+      body.attendees.some((attendee) => !isObject(attendee) || !attendee.email))
+  )
+    return googleError(400, { reason: 'required', domain: 'global', message: 'Missing attendee email.' });
   if (method === 'POST' && eventId === undefined) return insert(store, calendarId, body);
   if (method === 'PATCH' && eventId !== undefined) return patch(store, calendarId, eventId, body, ifMatch);
   return googleError(404);
+}
+
+/** The guests of an event: every attendee but the organizer (and the calendar itself). */
+const guestsOf = (event: GoogleEvent | undefined): string[] =>
+  (event?.attendees ?? [])
+    .filter((attendee) => !attendee.organizer && !attendee.self && attendee.email !== event?.organizer?.email)
+    .map((attendee) => attendee.email!.toLowerCase());
+
+/**
+ * What Google tells people of a write: the organizer's new event invites its guests, a change
+ * updates those who stay, invites the added and cancels for the removed, a deletion cancels
+ * for all; an attendee's own change (an answer) goes to the organizer.
+ */
+function noticesOf(
+  calendarId: string,
+  method: string,
+  before: GoogleEvent | undefined,
+  after: GoogleEvent | undefined,
+): GoogleNotice[] {
+  const event = after ?? before;
+  const eventId = event?.id ?? '';
+  const to = (kind: GoogleNotice['kind'], emails: string[]) =>
+    emails.map((email): GoogleNotice => ({ kind, calendarId, eventId, to: email }));
+  const organizer = event?.organizer;
+  if (organizer?.self !== true) {
+    return method === 'PATCH' && organizer?.email ? to('reply', [organizer.email]) : [];
+  }
+  const [was, is] = [guestsOf(before), guestsOf(after)];
+  if (method === 'POST') return to('invitation', is);
+  if (method === 'DELETE') return to('cancellation', was);
+  return [
+    ...to(
+      'update',
+      is.filter((email) => was.includes(email)),
+    ),
+    ...to(
+      'invitation',
+      is.filter((email) => !was.includes(email)),
+    ),
+    ...to(
+      'cancellation',
+      was.filter((email) => !is.includes(email)),
+    ),
+  ];
 }
 
 function insert(store: EventStore, calendarId: string, body: Fields): FakeResponse {

@@ -3,7 +3,8 @@
  * properties), update and delete of an event, a whole series (its master) or one instance
  * (which becomes an exception, or a cancelled index), and the attendee's own answer. Every
  * write gives what it touched a new changeKey. Bodies are checked against the documented
- * property names and values, so a misspelt property is a 400 as at Graph.
+ * property names and values, so a misspelt property is a 400 as at Graph. Attendees need an
+ * address and a known type; a PATCH of the collection keeps the answers of those it still names.
  */
 import { randomBytes } from 'node:crypto';
 import { resolveTzid } from '../../../src/domain/time/zones.ts';
@@ -196,6 +197,10 @@ function applyProperties(
     )
       return badRequest('The body must be an itemBody with contentType text or html.');
   }
+  if (body.attendees !== undefined) {
+    const refused = attendeesProblem(body.attendees);
+    if (refused !== undefined) return refused;
+  }
   const timing = timingOf(body, current);
   if (typeof timing === 'object' && 'status' in timing) return timing;
 
@@ -206,6 +211,8 @@ function applyProperties(
       const place: Record<string, unknown> = { locationType: 'default', ...(value as object) };
       target.location = place;
       target.locations = place.displayName ? [place] : [];
+    } else if (name === 'attendees') {
+      target.attendees = withAnswers(value as GraphAttendee[], current);
     } else if (name === 'singleValueExtendedProperties') {
       const kept = (target.singleValueExtendedProperties as Array<{ id: string }> | undefined) ?? [];
       const added = value as Array<{ id: string; value: string }>;
@@ -227,6 +234,43 @@ function applyProperties(
     };
   }
   return undefined;
+}
+
+type GraphAttendee = { type?: string; emailAddress?: { address?: string; name?: string }; status?: unknown };
+const attendeeTypes = ['required', 'optional', 'resource'];
+
+/** Graph's refusal of an attendee collection: every entry an object with an address and a known type. */
+function attendeesProblem(value: unknown): Reply | undefined {
+  if (!Array.isArray(value)) return badRequest('attendees must be a collection.');
+  for (const attendee of value as GraphAttendee[]) {
+    if (typeof attendee !== 'object' || attendee === null || !attendee.emailAddress?.address?.includes('@'))
+      return graphError(400, 'ErrorInvalidRecipients', "At least one recipient isn't valid.");
+    if (attendee.type !== undefined && !attendeeTypes.includes(attendee.type))
+      return graphError(
+        400,
+        'RequestBodyRead',
+        `Cannot convert the literal '${attendee.type}' to attendeeType.`,
+      );
+  }
+  return undefined;
+}
+
+/**
+ * The collection written, with the answers of attendees the event already had (new ones have
+ * none); a status in the body is kept, so `changeBehindTheBack` can play an attendee's answer.
+ */
+function withAnswers(written: GraphAttendee[], current: StoredItem | undefined): GraphAttendee[] {
+  const before = ((current && { ...current.seed, ...current.overrides }.attendees) ?? []) as GraphAttendee[];
+  const key = (attendee: GraphAttendee) => attendee.emailAddress?.address?.toLowerCase();
+  return written.map((attendee) => ({
+    type: attendee.type ?? 'required',
+    emailAddress: attendee.emailAddress,
+    status: attendee.status ??
+      before.find((known) => key(known) === key(attendee))?.status ?? {
+        response: 'none',
+        time: '0001-01-01T00:00:00Z',
+      },
+  }));
 }
 
 interface Placed {

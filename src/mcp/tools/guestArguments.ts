@@ -1,0 +1,78 @@
+/** The guest arguments of the write tools, described for a model, and the guests member of their answers. */
+import type { GuestChanges } from '../../domain/eventChanges.ts';
+import {
+  type GuestInput,
+  maxGuestNameLength,
+  maxGuests,
+  parseAddresses,
+  parseGuests,
+} from '../../domain/guests.ts';
+import { maxEmailLength } from '../../lib/email.ts';
+import { closedObject } from '../../lib/jsonSchema.ts';
+import type { JsonSchema } from '../tool.ts';
+
+const email = { type: 'string', minLength: 3, maxLength: maxEmailLength } as const;
+
+/** Guests to invite: each an address, a name, and whether they are optional. */
+export const guestListSchema = (description: string) => ({
+  type: 'array',
+  maxItems: maxGuests,
+  description,
+  items: closedObject(
+    {
+      email: { ...email, description: 'Their e-mail address.' },
+      name: { type: 'string', minLength: 1, maxLength: maxGuestNameLength, description: 'Their name.' },
+      optional: { type: 'boolean', description: 'true: an optional guest.' },
+    },
+    ['email'],
+  ),
+});
+
+export const notifyRule =
+  'For an event with guests (the user organises it), notifyAttendees is required: true lets the calendar tell them (updates, cancellations), false keeps it from them; Microsoft 365 always tells them, so false is refused there.';
+
+export const notifyAttendeesSchema = {
+  type: 'boolean',
+  description: 'Required when the event has or gets guests: whether the calendar tells them of this.',
+} as const;
+
+export const guestsAnswerSchema = {
+  description:
+    'Present when the write concerns guests: their addresses, and whether the calendar notified them (false: nobody was told; the user may want to tell them).',
+  ...closedObject({ notified: { type: 'boolean' }, emails: { type: 'array', items: { type: 'string' } } }, [
+    'notified',
+    'emails',
+  ]),
+};
+
+/** An answer's schema with the optional guests member. */
+export const withGuestsAnswer = <S extends { properties: Record<string, unknown> }>(
+  schema: S,
+): JsonSchema => ({
+  ...schema,
+  properties: { ...schema.properties, guests: guestsAnswerSchema },
+});
+
+export interface GuestArguments {
+  addAttendees?: GuestInput[];
+  removeAttendees?: string[];
+  notifyAttendees?: boolean;
+}
+
+export const guestArgumentSchemas = {
+  addAttendees: guestListSchema('Guests to invite, up to 100 in all.'),
+  removeAttendees: {
+    type: 'array',
+    maxItems: maxGuests,
+    items: email,
+    description: 'E-mail addresses of guests to uninvite.',
+  },
+  notifyAttendees: notifyAttendeesSchema,
+};
+
+/** The guest changes an update asks for; undefined when it names none. */
+export function guestChangesOf(args: GuestArguments): GuestChanges | undefined {
+  const add = parseGuests('addAttendees', args.addAttendees ?? []);
+  const remove = parseAddresses('removeAttendees', args.removeAttendees ?? []);
+  return add.length + remove.length === 0 ? undefined : { add, remove };
+}

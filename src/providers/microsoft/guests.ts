@@ -1,0 +1,30 @@
+/**
+ * Guests at Graph: the attendee collection a write sends (a PATCH replaces it whole, so a change
+ * starts from the collection Graph holds now; Graph keeps the answers of those it still names),
+ * and what Graph does with them: an organizer's new event, change or deletion always reaches
+ * its attendees — Graph offers no way to keep it from them.
+ */
+import type { GuestChanges } from '../../domain/eventChanges.ts';
+import type { GuestScheduling } from '../../domain/guests.ts';
+import type { GraphAttendee } from './wire.ts';
+
+export function graphAttendees(current: readonly GraphAttendee[], changes: GuestChanges): GraphAttendee[] {
+  const removed = new Set(changes.remove.map((email) => email.toLowerCase()));
+  return [
+    ...current
+      .filter(({ emailAddress }) => emailAddress?.address && !removed.has(emailAddress.address.toLowerCase()))
+      .map(({ type, emailAddress }) => ({ type: type ?? 'required', emailAddress })),
+    ...changes.add.map(
+      (guest): GraphAttendee => ({
+        type: guest.optional ? 'optional' : 'required',
+        emailAddress: { address: guest.email, ...(guest.name === undefined ? {} : { name: guest.name }) },
+      }),
+    ),
+  ];
+}
+
+export const graphScheduling = (mailbox: string | undefined): GuestScheduling => ({
+  delivers: true,
+  quiet: { update: false, delete: false },
+  selfAddresses: mailbox === undefined ? [] : [mailbox],
+});

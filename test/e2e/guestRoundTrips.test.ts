@@ -1,0 +1,425 @@
+/**
+ * Meetings with guests end to end through a real MCP client, against a real Radicale (a server
+ * that does not schedule: nothing is sent) and the Google and Graph fakes (which record what the
+ * real services would have sent): invite on create, change with and without notifyAttendees,
+ * add and remove guests, delete, an invitation the user only attends, and who may read the guests.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { connectAccount } from '../../src/calendars/accounts/connectedAccounts.ts';
+import type { Event } from '../../src/domain/event.ts';
+import { systemClock } from '../../src/lib/clock.ts';
+import { defaultPolicy } from '../../src/policy/workspacePolicy.ts';
+import { createCaldavProvider } from '../../src/providers/caldav/adapter.ts';
+import { createGoogleProvider } from '../../src/providers/google/adapter.ts';
+import { createMicrosoftProvider } from '../../src/providers/microsoft/adapter.ts';
+import type { Credentials } from '../../src/providers/port.ts';
+import { ProviderHttp } from '../../src/providers/providerHttp.ts';
+import type { Providers } from '../../src/providers/registry.ts';
+import { savePolicy } from '../../src/store/workspaces.ts';
+import { FakeGoogle } from '../fakes/google.ts';
+import { FakeGraph } from '../fakes/graph.ts';
+import { startTestApp, type TestApp } from '../helpers/app.ts';
+import { FaultProxy } from '../helpers/faultProxy.ts';
+import { grantToken } from '../helpers/grantToken.ts';
+import { callToolRaw, toolError } from '../helpers/mcpSession.ts';
+import { radicaleMissing, startRadicale } from '../helpers/radicale.ts';
+import { fillRadicale, vcalendar } from '../helpers/radicaleCalendars.ts';
+import { seedUser, seedWorkspace } from '../helpers/seed.ts';
+import { seenOf } from '../helpers/seen.ts';
+
+const berlin = 'Europe/Berlin';
+const me = 'person@example.com';
+const boss = 'boss@example.org';
+const window = { start: '2026-03-23T00:00:00+01:00', end: '2026-04-20T00:00:00+02:00' };
+
+interface World {
+  providers: Providers;
+  credentials: Credentials;
+  /** Whether the calendar itself delivers invitations, updates and cancellations. */
+  delivers: boolean;
+  /** Whether notifyAttendees false can be honoured for a change. */
+  quietChanges: boolean;
+  /** What the provider would have sent since the last call, as [kind, address]. */
+  takeNotices(): string[][];
+  /** Write requests the provider received so far. */
+  writes(): number;
+  close(): Promise<void>;
+}
+
+const isWrite = (method: string) => !['GET', 'PROPFIND', 'REPORT', 'OPTIONS'].includes(method);
+const http = () => new ProviderHttp({ timeoutMs: 5000, sleep: async () => {} });
+
+const worlds: Record<string, { skip?: string; open(): Promise<World> }> = {
+  caldav: {
+    skip: radicaleMissing(),
+    async open() {
+      const radicale = await startRadicale({ users: { [me]: 'person-password' } });
+      await fillRadicale(radicale, [
+        {
+          slug: 'team',
+          displayName: 'Team',
+          timeZone: berlin,
+          contents: [
+            vcalendar([
+              'UID:review',
+              'DTSTART;TZID=Europe/Berlin:20260325T140000',
+              'DTEND;TZID=Europe/Berlin:20260325T150000',
+              'SUMMARY:Design review',
+              `ORGANIZER;CN=Boss:mailto:${boss}`,
+              `ATTENDEE;PARTSTAT=ACCEPTED:mailto:${boss}`,
+              `ATTENDEE;PARTSTAT=NEEDS-ACTION;RSVP=TRUE:mailto:${me}`,
+            ]),
+          ],
+        },
+      ]);
+      const proxy = await FaultProxy.start(radicale.url);
+      return {
+        providers: { caldav: createCaldavProvider({ http: http() }) },
+        credentials: { kind: 'caldav', serverUrl: proxy.url, username: me, password: 'person-password' },
+        delivers: false,
+        quietChanges: true,
+        takeNotices: () => [],
+        writes: () => proxy.requests.filter((r) => isWrite(r.method)).length,
+        close: async () => {
+          await proxy.close();
+          await radicale.stop();
+        },
+      };
+    },
+  },
+  google: {
+    async open() {
+      const local = (dateTime: string) => ({ dateTime, timeZone: berlin });
+      const google = await FakeGoogle.start({
+        user: { email: me },
+        calendars: [
+          {
+            id: me,
+            summary: 'Team',
+            timeZone: berlin,
+            accessRole: 'owner',
+            primary: true,
+            events: [
+              {
+                id: 'review',
+                summary: 'Design review',
+                start: local('2026-03-25T14:00:00'),
+                end: local('2026-03-25T15:00:00'),
+                organizer: { email: boss, displayName: 'Boss' },
+                attendees: [
+                  { email: boss, organizer: true, responseStatus: 'accepted' },
+                  { email: me, self: true, responseStatus: 'needsAction' },
+                ],
+              },
+            ],
+          },
+        ],
+      });
+      const seen = 0;
+      return {
+        providers: {
+          google: createGoogleProvider({ http: http(), config: google.config(), clock: systemClock }),
+        },
+        credentials: { kind: 'google', ...google.oauth.issue() },
+        delivers: true,
+        quietChanges: true,
+        takeNotices: () => google.calendars.notices.splice(seen).map((n) => [n.kind, n.to]),
+        writes: () => google.requests.filter((r) => isWrite(r.method)).length,
+        close: () => google.close(),
+      };
+    },
+  },
+  microsoft: {
+    async open() {
+      const graph = await FakeGraph.start({
+        users: [
+          {
+            email: me,
+            calendars: [
+              {
+                id: 'team',
+                name: 'Team',
+                isDefaultCalendar: true,
+                events: [
+                  {
+                    id: 'review',
+                    zone: berlin,
+                    originalStartTimeZone: 'W. Europe Standard Time',
+                    subject: 'Design review',
+                    start: '2026-03-25T14:00:00',
+                    end: '2026-03-25T15:00:00',
+                    isOrganizer: false,
+                    organizer: { emailAddress: { address: boss, name: 'Boss' } },
+                    responseStatus: { response: 'notResponded' },
+                    attendees: [
+                      { type: 'required', emailAddress: { address: me }, status: { response: 'none' } },
+                    ],
+                  },
+                ],
+              },
+            ],
+          },
+        ],
+      });
+      return {
+        providers: {
+          microsoft: createMicrosoftProvider({ http: http(), config: graph.config(), clock: systemClock }),
+        },
+        credentials: { kind: 'microsoft', ...graph.issueTokens(me) },
+        delivers: true,
+        quietChanges: false,
+        takeNotices: () => graph.notices.splice(0).map((n) => [n.kind, n.to]),
+        writes: () => graph.requests.filter((r) => isWrite(r.method)).length,
+        close: () => graph.close(),
+      };
+    },
+  },
+};
+
+for (const [name, world] of Object.entries(worlds)) {
+  describe(`meetings with guests end to end: ${name}`, { skip: world.skip }, () => {
+    let w: World;
+    let t: TestApp;
+    let client: Client;
+    let team: string;
+    let owner: { userId: string; workspaceId: string };
+
+    const call = async (tool: string, args: Record<string, unknown>) =>
+      (await client.callTool({ name: tool, arguments: args })) as {
+        isError?: boolean;
+        structuredContent?: Record<string, unknown>;
+        content: Array<{ text: string }>;
+      };
+    const ok = async (tool: string, args: Record<string, unknown>) => {
+      const result = await call(tool, args);
+      assert.notEqual(result.isError, true, `${tool}: ${result.content[0]?.text}`);
+      return result.structuredContent!;
+    };
+    const failed = async (tool: string, args: Record<string, unknown>) => {
+      const result = await call(tool, args);
+      assert.equal(result.isError, true, `${tool} should fail: ${JSON.stringify(result.structuredContent)}`);
+      return (JSON.parse(result.content[0]!.text) as { error: Record<string, unknown> }).error;
+    };
+    const find = async (title: string) =>
+      ((await ok('list_events', { calendarIds: [team], ...window, limit: 250 })).termine as Event[]).filter(
+        (e) => e.title === title,
+      );
+    const guestsOf = async (eventId: string) => {
+      const { attendees } = (await ok('get_event_guests', { eventId })) as {
+        attendees: Array<{ email: string; self: boolean }>;
+      };
+      return attendees.filter((a) => !a.self).map((a) => a.email.toLowerCase());
+    };
+    /** Whether each of the addresses was told, by a calendar that delivers. */
+    const told = (kind: string, ...emails: string[]) => (w.delivers ? emails.map((to) => [kind, to]) : []);
+
+    before(async () => {
+      w = await world.open();
+      t = await startTestApp({ listen: true, providers: w.providers });
+      const userId = await seedUser(t.ctx.db, me);
+      const workspaceId = await seedWorkspace(t.ctx.db, 'Team', [[userId, 'owner']]);
+      owner = { userId, workspaceId };
+      await savePolicy(
+        t.ctx.db,
+        workspaceId,
+        { ...defaultPolicy, allowedScopes: ['calendar:read', 'calendar:write'] },
+        0,
+      );
+      const { calendars } = await connectAccount(t.ctx, owner, w.credentials, name);
+      team = calendars.find((c) => c.name === 'Team')!.id;
+      const { token } = await grantToken(t.ctx, {
+        ...owner,
+        calendars: [{ calendarId: team, detailLevel: 'full' }],
+        scopes: ['calendar:read', 'calendar:write'],
+      });
+      client = new Client({ name: 'guests-e2e', version: '1' });
+      await client.connect(
+        new StreamableHTTPClientTransport(new URL(`${t.ctx.config.baseUrl}/mcp`), {
+          authProvider: { token: async () => token },
+        }),
+      );
+    });
+    after(async () => {
+      await client?.close();
+      await t?.close();
+      await w?.close();
+    });
+
+    it('creates a meeting with guests: the answer names them and says whether they were invited', async () => {
+      const created = await ok('create_event', {
+        calendarId: team,
+        title: 'Kick-off',
+        start: '2026-03-30T10:00:00',
+        end: '2026-03-30T11:00:00',
+        timeZone: berlin,
+        attendees: [
+          { email: 'ann@example.org', name: 'Ann' },
+          { email: 'ben@example.org', optional: true },
+        ],
+        idempotencyKey: `${name}-kick-off`,
+      });
+      assert.deepEqual(created.guests, {
+        notified: w.delivers,
+        emails: ['ann@example.org', 'ben@example.org'],
+      });
+      assert.deepEqual(w.takeNotices(), told('invitation', 'ann@example.org', 'ben@example.org'));
+      const [kickOff] = await find('Kick-off');
+      assert.deepEqual([kickOff?.canEdit, kickOff?.editBlockedReason], [true, undefined]);
+      const guests = (await ok('get_event_guests', { eventId: kickOff!.eventId })) as {
+        organizer: { self: boolean };
+        attendees: Array<{ email: string; name?: string; optional: boolean; response: string }>;
+      };
+      assert.equal(guests.organizer.self, true);
+      assert.deepEqual(
+        guests.attendees.map((a) => [a.email.toLowerCase(), a.name, a.optional, a.response]),
+        [
+          ['ann@example.org', 'Ann', false, 'needs-action'],
+          ['ben@example.org', undefined, true, 'needs-action'],
+        ],
+      );
+      // The user's own address is never a guest; nothing is made.
+      const before = w.writes();
+      const own = await failed('create_event', {
+        calendarId: team,
+        title: 'Self',
+        start: '2026-03-31T10:00:00',
+        end: '2026-03-31T11:00:00',
+        timeZone: berlin,
+        attendees: [{ email: me.toUpperCase() }],
+      });
+      assert.deepEqual([own.code, own.field], ['invalid_request', 'attendees']);
+      assert.equal(w.writes(), before);
+    });
+
+    it('refuses a change without notifyAttendees, writing nothing', async () => {
+      const [kickOff] = await find('Kick-off');
+      const before = w.writes();
+      const error = await failed('update_event', {
+        eventId: kickOff!.eventId,
+        seen: seenOf(kickOff!),
+        title: 'Kick-off (moved)',
+      });
+      assert.deepEqual([error.code, error.field], ['invalid_request', 'notifyAttendees']);
+      assert.equal(w.writes(), before, 'nothing was sent to the calendar');
+      assert.equal((await find('Kick-off')).length, 1);
+      assert.deepEqual(w.takeNotices(), []);
+    });
+
+    it('keeps a change from the guests where the calendar can, and refuses where it cannot', async () => {
+      const [kickOff] = await find('Kick-off');
+      const before = w.writes();
+      const args = {
+        eventId: kickOff!.eventId,
+        seen: seenOf(kickOff!),
+        description: 'Agenda',
+        notifyAttendees: false,
+      };
+      if (!w.quietChanges) {
+        const error = await failed('update_event', args);
+        assert.deepEqual([error.code, error.field], ['invalid_request', 'notifyAttendees']);
+        assert.equal(w.writes(), before, 'nothing was sent to the calendar');
+        return;
+      }
+      const changed = await ok('update_event', args);
+      assert.deepEqual(changed.guests, { notified: false, emails: ['ann@example.org', 'ben@example.org'] });
+      assert.equal((changed.event as Event).description, 'Agenda');
+      assert.deepEqual(w.takeNotices(), [], 'nobody was told');
+    });
+
+    it('tells the guests of a change when asked to', async () => {
+      const [kickOff] = await find('Kick-off');
+      const changed = await ok('update_event', {
+        eventId: kickOff!.eventId,
+        seen: seenOf(kickOff!),
+        title: 'Kick-off (moved)',
+        notifyAttendees: true,
+      });
+      assert.deepEqual(changed.guests, {
+        notified: w.delivers,
+        emails: ['ann@example.org', 'ben@example.org'],
+      });
+      assert.deepEqual(w.takeNotices(), told('update', 'ann@example.org', 'ben@example.org'));
+    });
+
+    it('removes one guest and invites another', async () => {
+      const [kickOff] = await find('Kick-off (moved)');
+      const changed = await ok('update_event', {
+        eventId: kickOff!.eventId,
+        seen: seenOf(kickOff!),
+        addAttendees: [{ email: 'cat@example.org' }],
+        removeAttendees: ['ANN@example.org'],
+        notifyAttendees: true,
+      });
+      assert.deepEqual(changed.guests, {
+        notified: w.delivers,
+        emails: ['ben@example.org', 'cat@example.org', 'ann@example.org'],
+      });
+      assert.deepEqual(await guestsOf(kickOff!.eventId), ['ben@example.org', 'cat@example.org']);
+      assert.deepEqual(w.takeNotices(), [
+        ...told('update', 'ben@example.org'),
+        ...told('invitation', 'cat@example.org'),
+        ...told('cancellation', 'ann@example.org'),
+      ]);
+      const stranger = await failed('update_event', {
+        eventId: kickOff!.eventId,
+        seen: seenOf(kickOff!),
+        removeAttendees: ['zed@example.org'],
+        notifyAttendees: true,
+      });
+      assert.deepEqual([stranger.code, stranger.field], ['invalid_request', 'removeAttendees']);
+    });
+
+    it('leaves an invitation the user only attends to its organizer, whose guests it shows', async () => {
+      const [review] = await find('Design review');
+      assert.deepEqual([review?.canEdit, review?.editBlockedReason], [false, 'not_organizer']);
+      const error = await failed('update_event', {
+        eventId: review!.eventId,
+        seen: seenOf(review!),
+        title: 'Mine now',
+        notifyAttendees: true,
+      });
+      assert.equal(error.code, 'not_organizer');
+      const guests = (await ok('get_event_guests', { eventId: review!.eventId })) as {
+        organizer: { email: string; name?: string; self: boolean };
+        attendees: Array<{ email: string; self: boolean }>;
+      };
+      assert.deepEqual(guests.organizer, { email: boss, name: 'Boss', self: false });
+      assert.ok(guests.attendees.some((a) => a.self && a.email.toLowerCase() === me));
+    });
+
+    it('shows the guests at full detail only', async () => {
+      const [kickOff] = await find('Kick-off (moved)');
+      const { token } = await grantToken(t.ctx, {
+        ...owner,
+        calendars: [{ calendarId: team, detailLevel: 'titles' }],
+        scopes: ['calendar:read'],
+      });
+      const error = toolError(
+        await callToolRaw(`${t.ctx.config.baseUrl}/mcp`, token, 'get_event_guests', {
+          eventId: kickOff!.eventId,
+        }),
+      );
+      assert.equal(error.code, 'access_denied');
+    });
+
+    it('deletes with notifyAttendees: the guests hear of it where the calendar tells them', async () => {
+      const [kickOff] = await find('Kick-off (moved)');
+      const refused = await failed('delete_event', { eventId: kickOff!.eventId, seen: seenOf(kickOff!) });
+      assert.deepEqual([refused.code, refused.field], ['invalid_request', 'notifyAttendees']);
+      assert.equal((await find('Kick-off (moved)')).length, 1, 'nothing was deleted');
+      const deleted = await ok('delete_event', {
+        eventId: kickOff!.eventId,
+        seen: seenOf(kickOff!),
+        notifyAttendees: true,
+      });
+      assert.deepEqual(deleted.guests, {
+        notified: w.delivers,
+        emails: ['ben@example.org', 'cat@example.org'],
+      });
+      assert.equal((await find('Kick-off (moved)')).length, 0);
+      assert.deepEqual(w.takeNotices(), told('cancellation', 'ben@example.org', 'cat@example.org'));
+    });
+  });
+}

@@ -171,7 +171,8 @@ describe('pages', () => {
   });
 
   describe('navigation', () => {
-    it('offers Admin to those who administer a workspace only, and serves the site icon', async () => {
+    it('offers Admin to those who administer a workspace only, shows where to start, and serves the site icon', async () => {
+      let start = '';
       for (const [who, shown] of [
         ['admin', true],
         ['member', false],
@@ -182,7 +183,14 @@ describe('pages', () => {
         assert.equal(account.statusCode, 200);
         assert.equal(/<a href="\/admin">Admin<\/a>/.test(account.body), shown, who);
         assert.match(account.body, /<link rel="icon" href="\/favicon.svg"/);
+        start = account.body;
       }
+      assert.ok(start.indexOf('id="getting-started"') < start.indexOf('<h2>Profile</h2>'));
+      assert.match(
+        start,
+        new RegExp(`<input id="mcp-url" type="url" readonly value="${t.ctx.config.baseUrl}/mcp">`),
+      );
+      assert.doesNotMatch(start, /<strong>Done:<\/strong>/);
       const icon = await new PageClient(t.app).get('/favicon.svg');
       assert.deepEqual([icon.statusCode, icon.headers['content-type']], [200, 'image/svg+xml']);
       assert.match(icon.body, /^<svg /);

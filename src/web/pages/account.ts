@@ -7,6 +7,8 @@ import { tokenHash } from '../../lib/secrets.ts';
 import { changePassword, updateName } from '../../people/accounts.ts';
 import { passwordMinLength } from '../../people/passwords.ts';
 import { canAdminister } from '../../policy/roles.ts';
+import { liveGrantsOfUser } from '../../store/accessGrants.ts';
+import { accountsOf } from '../../store/connectedAccounts.ts';
 import type { User } from '../../store/users.ts';
 import { workspacesOf } from '../../store/workspaces.ts';
 import { correctable, formOf, sendHtml } from '../forms.ts';
@@ -16,6 +18,7 @@ import { requireUser } from '../visitor.ts';
 import { appWritesSection } from './appWrites.ts';
 import { connectedAppNotices, connectedAppsSection, registerConnectedAppRoutes } from './connectedApps.ts';
 import { connectionNotices, connectionsSection, registerConnectionRoutes } from './connections.ts';
+import { gettingStartedSection } from './gettingStarted.ts';
 
 const notices: Record<string, string> = {
   profile: 'Your name was saved.',
@@ -42,9 +45,15 @@ export function registerAccountPages(
     const connections = await Promise.all(workspaces.map((w) => connectionsSection(ctx, user, w, csrf)));
     const apps = await connectedAppsSection(ctx, user, csrf);
     const writes = await appWritesSection(ctx, user);
+    const start = gettingStartedSection({
+      mcpUrl: `${ctx.config.baseUrl}/mcp`,
+      calendarsConnected: (await accountsOf(ctx.db, user.id)).length > 0,
+      appsAllowed: (await liveGrantsOfUser(ctx.db, user.id)).length > 0,
+    });
     return page(
       { title: 'Your account', user, csrfToken: csrf, ...messages },
-      html`<section>
+      html`${start}
+<section>
 <h2>Profile</h2>
 <p>Signed in as <strong>${user.email}</strong>.</p>
 <form method="post" action="/account/profile">

@@ -6,6 +6,7 @@
  */
 
 import { invalidField } from '../errors.ts';
+import { withoutStrayControlCharacters } from '../lib/text.ts';
 import type { Alert, Event, FreeBusyStatus, Location, Privacy } from './event.ts';
 
 /** Values of an Event as the caller read them; `null` says the event had none. */
@@ -68,8 +69,8 @@ const sameLocations = (a: readonly Location[] | undefined, b: readonly Location[
     left.length === right.length &&
     left.every(
       (l, i) =>
-        l.name === right[i]!.name &&
-        (l.description ?? null) === (right[i]!.description ?? null) &&
+        sendable(l.name) === sendable(right[i]!.name) &&
+        sendable(l.description ?? null) === sendable(right[i]!.description ?? null) &&
         (l.coordinates ?? null) === (right[i]!.coordinates ?? null),
     )
   );
@@ -84,6 +85,13 @@ const sameAlerts = (a: readonly Alert[] | undefined, b: readonly Alert[] | null)
   );
 };
 
+/**
+ * Text as a caller can send it back: tool arguments refuse stray control characters, which text
+ * written by others may hold, so they are left out on both sides.
+ */
+const sendable = (value: unknown): unknown =>
+  typeof value === 'string' ? withoutStrayControlCharacters(value) : value;
+
 /** The fields given in `seen` whose value the event no longer has; empty when none changed. */
 export function changedSince(current: Event, seen: SeenValues): SeenField[] {
   return seenFields.filter((field) => {
@@ -91,6 +99,6 @@ export function changedSince(current: Event, seen: SeenValues): SeenField[] {
     if (was === undefined) return false;
     if (field === 'locations') return !sameLocations(current.locations, was as Location[] | null);
     if (field === 'alerts') return !sameAlerts(current.alerts, was as Alert[] | null);
-    return (current[field] ?? null) !== was;
+    return sendable(current[field] ?? null) !== sendable(was);
   });
 }

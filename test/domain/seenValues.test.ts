@@ -82,5 +82,9 @@ describe('seen values', () => {
     assert.deepEqual(changedSince(event, { locations: null }), ['locations']);
     assert.deepEqual(changedSince({ ...event, locations: undefined }, { locations: null }), []);
     assert.deepEqual(changedSince(event, {}), [], 'what was not given is not compared');
+    // Stray control characters in others' text cannot be sent back; they are left out of the comparison.
+    const odd = { ...event, title: 'Plan\u000bning', locations: [{ name: 'Room\u00001' }] };
+    assert.deepEqual(changedSince(odd, { title: 'Planning', locations: [{ name: 'Room1' }] }), []);
+    assert.deepEqual(changedSince(odd, { title: 'Plan ning' }), ['title']);
   });
 });

@@ -72,8 +72,9 @@ const orNull = (schema: Record<string, unknown>) => ({ anyOf: [schema, { type: '
 /** What the caller read of the event: a write is refused when the event no longer shows it. */
 export const seenSchema = {
   ...closedObject({
-    title: { type: 'string', maxLength: 1024 },
-    description: orNull({ type: 'string', maxLength: 65536 }),
+    // Read text is written by others and may be longer than a write may set: bounded by the body only.
+    title: { type: 'string', maxLength: 65536 },
+    description: orNull({ type: 'string', maxLength: 262144 }),
     locations: orNull({ type: 'array', maxItems: 50, items: locationSchema }),
     start: { type: 'string', maxLength: 64 },
     timeZone: orNull({ type: 'string', maxLength: maxTimeZoneLength }),

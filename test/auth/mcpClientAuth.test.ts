@@ -5,6 +5,7 @@
  * HTTPS by the test, PKCE, code exchange bound to `/mcp`, refresh, and the 401 challenge of
  * `/mcp` driving the SDK's transport into the flow.
  */
+
 import assert from 'node:assert/strict';
 import type { ServerResponse } from 'node:http';
 import { after, before, describe, it } from 'node:test';
@@ -19,6 +20,7 @@ import { findRecord } from '../../src/store/oauthRecords.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { TestOAuthProvider } from '../helpers/mcpOAuth.ts';
 import { mcpToolsList } from '../helpers/mcpRequest.ts';
+import { readToolNames } from '../helpers/mcpSession.ts';
 import { consentAction, reachConsent, redirectUri, submit } from '../helpers/oauth.ts';
 import { PageClient } from '../helpers/pageClient.ts';
 import { seedCalendars, seedUser, seedWorkspace } from '../helpers/seed.ts';
@@ -302,14 +304,7 @@ describe('the MCP SDK OAuth client against the service', () => {
     await client.connect(second);
     assert.deepEqual(
       (await client.listTools()).tools.map((tool) => tool.name),
-      [
-        'list_calendars',
-        'search_events',
-        'list_events',
-        'get_availability',
-        'find_meeting_times',
-        'get_event_guests',
-      ],
+      readToolNames,
     );
     await client.close();
     assert.equal(provider.authorizationUrls.length, 1, 'no new authorization');

@@ -23,6 +23,7 @@ import {
   assertMatchesSchema,
   consentingProvider,
   type ListedTool,
+  readToolNames,
   recordingFetch,
   type SeenRequest,
   structured,
@@ -154,14 +155,7 @@ const searchInputSchema = {
   additionalProperties: false,
 };
 
-const readTools = [
-  'list_calendars',
-  'search_events',
-  'list_events',
-  'get_availability',
-  'find_meeting_times',
-  'get_event_guests',
-];
+const readTools = readToolNames;
 
 /** What both SDKs' clients offer that this test uses. */
 interface ToolClient {

@@ -21,6 +21,7 @@ import {
   listToolsRaw,
   postMcp,
   readMcpReply,
+  readToolNames,
   rpc,
   structured,
   toolError,
@@ -37,14 +38,7 @@ import { seedUser, seedWorkspace } from '../helpers/seed.ts';
 const berlin = 'Europe/Berlin';
 const allowedOrigin = 'https://assistant.example';
 const window = { start: '2026-03-02T00:00:00+01:00', end: '2026-03-03T00:00:00+01:00' };
-const readTools = [
-  'list_calendars',
-  'search_events',
-  'list_events',
-  'get_availability',
-  'find_meeting_times',
-  'get_event_guests',
-];
+const readTools = readToolNames;
 
 /** Provider calendar ids; every seeded account holds all of them (under ids of its own). */
 const calendars = new Map<string, MemoryCalendar>([

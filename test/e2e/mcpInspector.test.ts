@@ -16,7 +16,13 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { createEventIds } from '../../src/calendars/eventIds.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { grantToken } from '../helpers/grantToken.ts';
-import { assertMatchesSchema, type ListedTool, structured, type ToolResult } from '../helpers/mcpSession.ts';
+import {
+  assertMatchesSchema,
+  type ListedTool,
+  readToolNames,
+  structured,
+  type ToolResult,
+} from '../helpers/mcpSession.ts';
 import { memoryProvider, occurrence, seedMemoryAccount } from '../helpers/memoryCalendars.ts';
 import { seedUser, seedWorkspace } from '../helpers/seed.ts';
 
@@ -174,14 +180,7 @@ describe('the MCP Inspector CLI against /mcp', { concurrency: true }, () => {
     const { tools } = json(legacyList).result as { tools: ListedTool[] };
     assert.deepEqual(
       tools.map((tool) => tool.name),
-      [
-        'list_calendars',
-        'search_events',
-        'list_events',
-        'get_availability',
-        'find_meeting_times',
-        'get_event_guests',
-      ],
+      readToolNames,
     );
     const search = tools.find((tool) => tool.name === 'search_events')!;
     assert.deepEqual(search.inputSchema.required, ['calendarIds', 'query', 'start', 'end']);

@@ -14,6 +14,16 @@ import { PageClient } from './pageClient.ts';
 /** What Streamable HTTP requires a client to accept. */
 export const acceptBoth = 'application/json, text/event-stream';
 
+/** The tools a token with calendar:read alone is offered, in the order tools/list gives them. */
+export const readToolNames = [
+  'list_calendars',
+  'search_events',
+  'list_events',
+  'get_availability',
+  'find_meeting_times',
+  'get_event_guests',
+];
+
 export interface McpReply {
   status: number;
   headers: Headers;

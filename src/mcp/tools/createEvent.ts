@@ -16,10 +16,10 @@ import { guestListSchema, guestsAnswerSchema } from './guestArguments.ts';
 import {
   type ChangeArguments,
   changesOf,
+  eventOutcome,
   outcomeRule,
   timesRule,
   writeArgumentSchemas,
-  writeOutcome,
 } from './writeArguments.ts';
 
 interface CreateArguments extends ChangeArguments {
@@ -162,14 +162,6 @@ export const createEvent: ToolDefinition = {
       ...(args.attendees === undefined ? {} : { attendees: parseGuests('attendees', args.attendees) }),
       ...(args.idempotencyKey === undefined ? {} : { idempotencyKey: args.idempotencyKey }),
     });
-    return writeOutcome(
-      {
-        ok: true,
-        outcome: result.outcome,
-        event: result.event,
-        ...(result.guests === undefined ? {} : { guests: result.guests }),
-      },
-      result.confirmedByRead,
-    );
+    return eventOutcome(result);
   },
 };

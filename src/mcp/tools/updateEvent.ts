@@ -17,11 +17,11 @@ import {
   type ChangeArguments,
   changedEventSchema,
   changesOf,
+  eventOutcome,
   outcomeRule,
   seenSchema,
   timesRule,
   writeArgumentSchemas,
-  writeOutcome,
 } from './writeArguments.ts';
 
 interface UpdateArguments extends ChangeArguments, GuestArguments {
@@ -78,14 +78,6 @@ export const updateEvent: ToolDefinition = {
       seen: args.seen,
       ...(args.notifyAttendees === undefined ? {} : { notifyAttendees: args.notifyAttendees }),
     });
-    return writeOutcome(
-      {
-        ok: true,
-        outcome: result.outcome,
-        event: result.event,
-        ...(result.guests === undefined ? {} : { guests: result.guests }),
-      },
-      result.confirmedByRead,
-    );
+    return eventOutcome(result);
   },
 };

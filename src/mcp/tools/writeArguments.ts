@@ -3,8 +3,9 @@
  * says about times, recurring events and what to do when a write's outcome is unknown.
  */
 import type { Changes, EventAddress } from '../../calendars/writes/changeEvent.ts';
-import { type Alert, alertActions, freeBusyStatuses, privacies } from '../../domain/event.ts';
+import { type Alert, alertActions, type Event, freeBusyStatuses, privacies } from '../../domain/event.ts';
 import { alertSchema, eventSchema, locationSchema } from '../../domain/eventSchema.ts';
+import type { GuestsAnswer } from '../../domain/guests.ts';
 import { maxTimeZoneLength } from '../../domain/readRequest.ts';
 import { maxAlerts, writeAlerts } from '../../domain/writeAlerts.ts';
 import { invalidField } from '../../errors.ts';
@@ -150,6 +151,23 @@ export const addressOf = (args: EventAddress): EventAddress => ({
   ...(args.occurrenceId === undefined ? {} : { occurrenceId: args.occurrenceId }),
   ...(args.scope === undefined ? {} : { scope: args.scope }),
 });
+
+/** The answer of a write that leaves an event: the event as it now is, and whom it concerned. */
+export const eventOutcome = (result: {
+  outcome: string;
+  event: Event;
+  guests?: GuestsAnswer;
+  confirmedByRead: boolean;
+}): ToolOutcome =>
+  writeOutcome(
+    {
+      ok: true,
+      outcome: result.outcome,
+      event: result.event,
+      ...(result.guests === undefined ? {} : { guests: result.guests }),
+    },
+    result.confirmedByRead,
+  );
 
 /** A write's result, with a sentence when the provider did not confirm and a fresh read did. */
 export function writeOutcome(structured: Record<string, unknown>, confirmedByRead: boolean): ToolOutcome {

@@ -18,6 +18,7 @@ import type {
   GoogleEvent,
   GoogleEventDateTime,
 } from '../../../src/providers/google/wire.ts';
+import { organizerNotices } from '../guestNotices.ts';
 import { type FakeResponse, googleError, json } from './http.ts';
 import { formatDateTime, instantOf, recurrenceProblem } from './recurrence.ts';
 
@@ -154,22 +155,12 @@ function noticesOf(
     return method === 'PATCH' && organizer?.email ? to('reply', [organizer.email]) : [];
   }
   const [was, is] = [guestsOf(before), guestsOf(after)];
-  if (method === 'POST') return to('invitation', is);
-  if (method === 'DELETE') return to('cancellation', was);
-  return [
-    ...to(
-      'update',
-      is.filter((email) => was.includes(email)),
-    ),
-    ...to(
-      'invitation',
-      is.filter((email) => !was.includes(email)),
-    ),
-    ...to(
-      'cancellation',
-      was.filter((email) => !is.includes(email)),
-    ),
-  ];
+  return organizerNotices(method, was, is).map(({ kind, to: email }) => ({
+    kind,
+    calendarId,
+    eventId,
+    to: email,
+  }));
 }
 
 function insert(store: EventStore, calendarId: string, body: Fields): FakeResponse {

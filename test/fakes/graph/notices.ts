@@ -5,6 +5,8 @@
  * goes to the organizer unless `sendResponse` is false.
  */
 
+import { organizerNotices } from '../guestNotices.ts';
+
 export interface GraphNotice {
   kind: 'invitation' | 'update' | 'cancellation' | 'reply';
   eventId: string;
@@ -38,20 +40,5 @@ export function graphNotices(
   }
   if (event?.isOrganizer === false) return [];
   const [was, is] = [attendeesOf(before), attendeesOf(after)];
-  if (method === 'POST') return to('invitation', is);
-  if (method === 'DELETE') return to('cancellation', was);
-  return [
-    ...to(
-      'update',
-      is.filter((email) => was.includes(email)),
-    ),
-    ...to(
-      'invitation',
-      is.filter((email) => !was.includes(email)),
-    ),
-    ...to(
-      'cancellation',
-      was.filter((email) => !is.includes(email)),
-    ),
-  ];
+  return organizerNotices(method, was, is).map(({ kind, to: email }) => ({ kind, eventId, to: email }));
 }

@@ -68,6 +68,11 @@ export const errorCatalogue = {
   method_not_allowed: { status: 405, message: 'This method is not allowed here.' },
   conflict: { status: 409, message: 'This changed since it was read; read it again before changing it.' },
   already_exists: { status: 409, message: 'This exists already.' },
+  series_has_exceptions: {
+    status: 409,
+    message:
+      'Occurrences of this series were changed or cancelled on their own; moving the series or changing its rule would lose or strand them, so nothing was changed.',
+  },
   unsupported_by_provider: {
     status: 422,
     message: "The calendar's provider cannot hold this; nothing was written.",

@@ -17,6 +17,8 @@ export interface EventFields {
   alerts?: WriteAlert[];
   /** Guests invited and uninvited (domain/guests.ts checked them against the event). */
   guests?: GuestChanges;
+  /** A series' new rule (with `timing`, the series' first occurrence; domain/seriesChanges.ts). */
+  recurrence?: EventRecurrence;
 }
 
 /** A reminder a write sets: some whole minutes before the start (0 = at the start). */
@@ -46,8 +48,6 @@ export interface NewEvent extends EventFields {
   timing: EventTiming;
   /** Adds the provider's own online meeting (Google Meet, Microsoft Teams). */
   conference?: boolean;
-  /** Makes the event the first occurrence of a series. */
-  recurrence?: EventRecurrence;
 }
 
 /**
@@ -63,3 +63,13 @@ export interface WriteTarget {
 }
 
 export type RsvpResponse = 'accepted' | 'declined' | 'tentative';
+
+/**
+ * An occurrence of a series that its provider holds apart from the rule: `changed` (an override,
+ * a Google exception), `cancelled` (an EXDATE, a cancelled instance) or `added` (an RDATE).
+ */
+export interface SeriesException {
+  /** The occurrence's original start, as the adapter reports recurrence ids. */
+  recurrenceId: string;
+  kind: 'changed' | 'cancelled' | 'added';
+}

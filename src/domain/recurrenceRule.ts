@@ -45,3 +45,35 @@ export function rruleOf(recurrence: EventRecurrence, timing: EventTiming): strin
   }
   return parts.join(';');
 }
+
+/**
+ * A rule whose series moves to another time of the same days (`from` → `to`, wall-clock in
+ * `zone`): a UTC UNTIL is moved with it, so the series keeps exactly the days it had — its
+ * last occurrence is neither lost (moved later than UNTIL) nor gained. Other rules as given.
+ */
+export function ruleMovedInDay(
+  rule: string,
+  zone: string,
+  from: Temporal.PlainTime,
+  to: Temporal.PlainTime,
+): string {
+  return rule.replace(
+    /UNTIL=(\d{4})(\d{2})(\d{2})T(\d{2})(\d{2})(\d{2})Z/i,
+    (_all, year, month, day, hour, minute, second) => {
+      const until = Temporal.Instant.from(`${year}-${month}-${day}T${hour}:${minute}:${second}Z`)
+        .toZonedDateTimeISO(zone)
+        .toPlainDateTime();
+      // The last day an occurrence started on by the old clock.
+      const lastDay =
+        Temporal.PlainTime.compare(until.toPlainTime(), from) >= 0
+          ? until.toPlainDate()
+          : until.toPlainDate().subtract({ days: 1 });
+      const moved = lastDay
+        .toPlainDateTime(to)
+        .toZonedDateTime(zone, { disambiguation: 'later' })
+        .toInstant()
+        .toString({ smallestUnit: 'second' });
+      return `UNTIL=${moved.replaceAll('-', '').replaceAll(':', '')}`;
+    },
+  );
+}

@@ -42,6 +42,7 @@ const neededFor: Record<string, readonly SeenField[]> = {
   description: ['description'],
   location: ['locations'],
   timing: ['start', 'duration'],
+  recurrence: ['start', 'duration'],
   freeBusyStatus: ['freeBusyStatus'],
   privacy: ['privacy'],
   alerts: ['alerts'],

@@ -9,6 +9,7 @@ import type {
   GuestNotice,
   NewEvent,
   RsvpResponse,
+  SeriesException,
   WriteTarget,
 } from '../domain/eventChanges.ts';
 import type { GuestScheduling } from '../domain/guests.ts';
@@ -88,6 +89,16 @@ export interface EventWriter<K extends ProviderKind = ProviderKind> {
     target: WriteTarget,
     notice?: GuestNotice,
   ): Promise<void>;
+  /**
+   * The occurrences of the series `providerEventId` that its provider holds apart from the rule,
+   * asked before a series' times or rule change; `unsupported_by_provider` where the provider
+   * cannot list them all.
+   */
+  seriesExceptions(
+    account: AccountAccess<CredentialsOf<K>>,
+    calendar: ProviderCalendar,
+    providerEventId: string,
+  ): Promise<SeriesException[]>;
   /** What the calendar does with the guests of events the user organises; asked when a write concerns guests. */
   scheduling(account: AccountAccess<CredentialsOf<K>>, calendar: ProviderCalendar): Promise<GuestScheduling>;
   /** The connected user's own answer as an attendee, with an optional comment to the organizer. */

@@ -646,6 +646,98 @@ for (const [name, world] of Object.entries(worlds)) {
       );
     });
 
+    it('moves a whole series and changes its rule; refuses, naming them, while occurrences stand apart', async () => {
+      const created = await ok('create_event', {
+        calendarId: team,
+        title: 'Retro',
+        start: '2026-03-24T16:00:00',
+        end: '2026-03-24T17:00:00',
+        timeZone: berlin,
+        recurrence: { frequency: 'weekly', until: '2026-04-14' },
+        idempotencyKey: `${name}-retro`,
+      });
+      const { eventId } = created.event as Event;
+      const retros = async () => (await list()).filter((e) => e.eventId === eventId);
+      const retro = async () => (await retros()).map((e) => [e.start, e.duration]);
+      const third = (await retros())[2]!;
+      // The third occurrence moves to 17:30 for 30 minutes, and every other one with it.
+      const move = {
+        eventId,
+        occurrenceId: third.occurrenceId,
+        seen: seenOf(third),
+        scope: 'series',
+        start: '2026-04-07T17:30:00',
+        end: '2026-04-07T18:00:00',
+        timeZone: berlin,
+      };
+      if (name === 'microsoft') {
+        const refused = await failed('update_event', move);
+        assert.deepEqual([refused.code, refused.field], ['unsupported_by_provider', 'scope']);
+        assert.equal((await retros()).length, 4, 'nothing changed');
+        await ok('delete_event', { eventId, seen: seenOf((await retros())[0]!), scope: 'series' });
+        return;
+      }
+      await ok('update_event', move);
+      // Across the DST change, and the last one (14 April) kept: UNTIL moved with the series.
+      assert.deepEqual(await retro(), [
+        ['2026-03-24T17:30:00', 'PT30M'],
+        ['2026-03-31T17:30:00', 'PT30M'],
+        ['2026-04-07T17:30:00', 'PT30M'],
+        ['2026-04-14T17:30:00', 'PT30M'],
+      ]);
+      const [first] = await retros();
+      const toWednesday = {
+        eventId,
+        seen: seenOf(first!),
+        scope: 'series',
+        start: '2026-03-25T08:00:00',
+        end: '2026-03-25T08:30:00',
+        timeZone: berlin,
+      };
+      const dayChange = await failed('update_event', toWednesday);
+      assert.deepEqual(
+        [dayChange.code, dayChange.field, dayChange.reason],
+        ['invalid_request', 'recurrence', 'series_date_change'],
+      );
+      await ok('update_event', { ...toWednesday, recurrence: { frequency: 'daily', count: 3 } });
+      const daily = await retros();
+      assert.deepEqual(
+        daily.map((e) => [e.start, e.duration]),
+        [
+          ['2026-03-25T08:00:00', 'PT30M'],
+          ['2026-03-26T08:00:00', 'PT30M'],
+          ['2026-03-27T08:00:00', 'PT30M'],
+        ],
+      );
+      // One occurrence cancelled on its own: the series no longer moves, and the refusal names it.
+      await ok('delete_event', {
+        eventId,
+        occurrenceId: daily[1]!.occurrenceId,
+        seen: seenOf(daily[1]!),
+        scope: 'occurrence',
+      });
+      const refused = await failed('update_event', {
+        ...toWednesday,
+        seen: seenOf(daily[0]!),
+        start: '2026-03-25T07:00:00',
+        end: '2026-03-25T07:30:00',
+      });
+      assert.equal(refused.code, 'series_has_exceptions');
+      assert.deepEqual(
+        (refused.exceptions as Array<{ occurrenceId: string; kind: string }>).map((e) => [
+          e.occurrenceId,
+          e.kind,
+        ]),
+        [[daily[1]!.occurrenceId, 'cancelled']],
+      );
+      assert.deepEqual(await retro(), [
+        ['2026-03-25T08:00:00', 'PT30M'],
+        ['2026-03-27T08:00:00', 'PT30M'],
+      ]);
+      await ok('delete_event', { eventId, seen: seenOf(daily[0]!), scope: 'series' });
+      assert.deepEqual(await retros(), []);
+    });
+
     it('deletes the series and the event; a stale id then finds nothing', async () => {
       const [sync] = (await list()).filter((e) => e.title === 'Team sync');
       await ok('delete_event', { eventId: sync!.eventId, seen: seenOf(sync!), scope: 'series' });

@@ -764,19 +764,24 @@ describe('write tools over MCP', () => {
           ['Standup (late)', '2026-03-30T11:00:00'],
         ],
       );
-      assert.equal(
-        toolError(
-          await call('update_event', {
-            eventId: first.eventId,
-            seen: seenOf(first),
-            scope: 'series',
-            start: '2026-03-23T10:00:00',
-            end: '2026-03-23T10:15:00',
-            timeZone: berlin,
-          }),
-        ).field,
-        'start',
-        'series times are not moved here',
+      // The occurrence changed alone stands apart from the rule: the series no longer moves.
+      const refused = toolError(
+        await call('update_event', {
+          eventId: first.eventId,
+          seen: seenOf(first),
+          scope: 'series',
+          start: '2026-03-23T10:00:00',
+          end: '2026-03-23T10:15:00',
+          timeZone: berlin,
+        }),
+      );
+      assert.equal(refused.code, 'series_has_exceptions');
+      assert.deepEqual(
+        (refused.exceptions as Array<{ occurrenceId: string; kind: string }>).map((e) => [
+          e.occurrenceId,
+          e.kind,
+        ]),
+        [[second.occurrenceId, 'changed']],
       );
       structured(
         await call('update_event', {

@@ -6,7 +6,12 @@
  */
 
 import type { AppContext } from '../../src/context.ts';
-import type { EventFields, GuestNotice } from '../../src/domain/eventChanges.ts';
+import type {
+  EventFields,
+  GuestNotice,
+  SeriesException,
+  WriteTarget,
+} from '../../src/domain/eventChanges.ts';
 import type { GuestScheduling } from '../../src/domain/guests.ts';
 import type {
   CalendarAccess,
@@ -38,6 +43,8 @@ export interface MemoryCalendar {
   /** The notice each update and delete was given (absent: the write concerned no guests). */
   notices?: Array<{ action: 'update' | 'delete'; notice: GuestNotice | undefined }>;
   skipped?: SkippedItem[];
+  /** Occurrences changed or deleted alone, by series: what the series holds apart from its rule. */
+  exceptions?: Map<string, SeriesException[]>;
 }
 
 export const ownFacts: EditFacts = {
@@ -169,6 +176,16 @@ function applied(o: ProviderOccurrence, fields: EventFields): ProviderOccurrence
   return next;
 }
 
+/** One occurrence written alone now stands apart from its series' rule. */
+function standsApart(calendar: MemoryCalendar, target: WriteTarget, kind: SeriesException['kind']): void {
+  if (target.recurrenceId === undefined) return;
+  calendar.exceptions ??= new Map();
+  const held = (calendar.exceptions.get(target.providerEventId) ?? []).filter(
+    (exception) => exception.recurrenceId !== target.recurrenceId,
+  );
+  calendar.exceptions.set(target.providerEventId, [...held, { recurrenceId: target.recurrenceId, kind }]);
+}
+
 /** Writes to the in-memory calendars with versions checked like If-Match, and injectable failures. */
 function memoryWriter(find: (calendar: ProviderCalendar) => MemoryCalendar): EventWriter {
   /** Runs the write unless a failure is injected; an `applied` failure runs it and then fails. */
@@ -221,6 +238,7 @@ function memoryWriter(find: (calendar: ProviderCalendar) => MemoryCalendar): Eve
       guarded(found, () => {
         checkVersion(found, target.providerEventId, target.recurrenceId, target.version);
         found.notices = [...(found.notices ?? []), { action: 'update', notice }];
+        standsApart(found, target, 'changed');
         const hit = new Set(matching(found, target.providerEventId, target.recurrenceId));
         found.occurrences = found.occurrences.map((o) => (hit.has(o) ? applied(o, changes) : o));
       });
@@ -230,10 +248,13 @@ function memoryWriter(find: (calendar: ProviderCalendar) => MemoryCalendar): Eve
       guarded(found, () => {
         checkVersion(found, target.providerEventId, target.recurrenceId, target.version);
         found.notices = [...(found.notices ?? []), { action: 'delete', notice }];
+        standsApart(found, target, 'cancelled');
         const hit = new Set(matching(found, target.providerEventId, target.recurrenceId));
         found.occurrences = found.occurrences.filter((o) => !hit.has(o));
       });
     },
+    seriesExceptions: async (_account, calendar, providerEventId) =>
+      find(calendar).exceptions?.get(providerEventId) ?? [],
     scheduling: async (_account, calendar) => find(calendar).scheduling ?? memoryScheduling,
     async respondToEvent(_account, calendar, target, answer) {
       const found = find(calendar);

@@ -5,6 +5,7 @@ import type { ProviderCalendar, ProviderOccurrence } from '../../src/domain/prov
 import type { TimeWindow } from '../../src/domain/window.ts';
 import { AppError } from '../../src/errors.ts';
 import { createGoogleProvider } from '../../src/providers/google/adapter.ts';
+import { seriesExceptionsOf } from '../../src/providers/google/mapping.ts';
 import type { AccountAccess, CredentialsOf } from '../../src/providers/port.ts';
 import { ProviderHttp } from '../../src/providers/providerHttp.ts';
 import { type FakeCalendarSeed, FakeGoogle } from '../fakes/google.ts';
@@ -684,5 +685,47 @@ describe('Google Calendar adapter', () => {
     });
     google.inject({ delayMs: 1000, times: 2 });
     await rejects(impatient.listCalendars(connected()), 'provider_unavailable', { reason: 'timeout' });
+  });
+});
+
+describe('a Google series held apart from its rule (seriesExceptionsOf)', () => {
+  it('names exceptions, cancelled instances and EXDATE / RDATE lines by their original starts', () => {
+    const master = {
+      id: 'retro',
+      start: { dateTime: '2026-03-24T16:00:00+01:00', timeZone: 'Europe/Berlin' },
+      recurrence: [
+        'RRULE:FREQ=WEEKLY;COUNT=6',
+        'EXDATE;TZID=Europe/Berlin:20260331T160000,20260407T160000',
+        'EXDATE:20260421T140000Z',
+        'RDATE;VALUE=DATE:20260502',
+        'EXDATE;TZID=Not/AZone:20260428T160000',
+      ],
+    };
+    const items = [
+      master,
+      {
+        id: 'retro_20260414T140000Z',
+        recurringEventId: 'retro',
+        originalStartTime: { dateTime: '2026-04-14T16:00:00+02:00', timeZone: 'Europe/Berlin' },
+      },
+      {
+        id: 'retro_20260324T150000Z',
+        recurringEventId: 'retro',
+        status: 'cancelled' as const,
+        originalStartTime: { dateTime: '2026-03-24T16:00:00+01:00', timeZone: 'Europe/Berlin' },
+      },
+      { id: 'other', recurringEventId: 'another', originalStartTime: { date: '2026-04-01' } },
+    ];
+    assert.deepEqual(seriesExceptionsOf(master, items), [
+      { recurrenceId: '2026-04-14T14:00:00Z', kind: 'changed' },
+      { recurrenceId: '2026-03-24T15:00:00Z', kind: 'cancelled' },
+      { recurrenceId: '2026-03-31T14:00:00Z', kind: 'cancelled' },
+      { recurrenceId: '2026-04-07T14:00:00Z', kind: 'cancelled' },
+      { recurrenceId: '2026-04-21T14:00:00Z', kind: 'cancelled' },
+      { recurrenceId: '2026-05-02', kind: 'added' },
+      // A zone nobody knows: still a date apart from the rule, named as written.
+      { recurrenceId: '20260428T160000', kind: 'cancelled' },
+    ]);
+    assert.deepEqual(seriesExceptionsOf({ ...master, recurrence: ['RRULE:FREQ=DAILY'] }, [master]), []);
   });
 });

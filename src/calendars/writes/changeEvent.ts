@@ -11,11 +11,13 @@
 import { respondBlockedReason } from '../../domain/editRights.ts';
 import type { Event } from '../../domain/event.ts';
 import type { EventFields, RsvpResponse, WriteTarget } from '../../domain/eventChanges.ts';
+import type { RecurrenceInput } from '../../domain/eventRecurrence.ts';
 import { parseTiming, type TimingInput } from '../../domain/eventTiming.ts';
 import type { GuestsAnswer } from '../../domain/guests.ts';
 import { toEvent } from '../../domain/occurrences.ts';
 import type { ProviderOccurrence } from '../../domain/providerFacts.ts';
 import { changedSince, requireSeen, type SeenValues } from '../../domain/seenValues.ts';
+import { exceptionsRefusal, planSeriesChange } from '../../domain/seriesChanges.ts';
 import { checkWriteLimits } from '../../domain/writeAlerts.ts';
 import { showsChanges, showsResponse } from '../../domain/writeChecks.ts';
 import { AppError, invalidField, isAppError } from '../../errors.ts';
@@ -60,8 +62,10 @@ export interface DeletedEvent {
   guests?: GuestsAnswer;
 }
 
-export interface Changes extends Omit<EventFields, 'timing'> {
+export interface Changes extends Omit<EventFields, 'timing' | 'recurrence'> {
   timing?: TimingInput;
+  /** A series' new rule (scope "series"), checked against its first occurrence as create checks it. */
+  recurrence?: RecurrenceInput;
 }
 
 /** What the write addresses, as just read. */
@@ -240,6 +244,32 @@ async function changed(step: Step, attempted: Attempt<void>): Promise<ChangedEve
   };
 }
 
+/**
+ * A series' new times or rule: refused, naming them, while occurrences stand apart from the
+ * rule; else the series moves as the named occurrence moves (domain/seriesChanges.ts).
+ */
+async function seriesChange(
+  deps: CalendarDeps,
+  fresh: FreshCalendar,
+  { occurrence, named, target }: Addressed,
+  timingInput: TimingInput | undefined,
+  rule: RecurrenceInput | undefined,
+) {
+  const exceptions = await fresh.writer.seriesExceptions(
+    fresh.access,
+    fresh.calendar,
+    target.providerEventId,
+  );
+  if (exceptions.length > 0) {
+    throw exceptionsRefusal(exceptions, (recurrenceId) =>
+      deps.ids.occurrenceId(fresh.view.calendarId, target.providerEventId, recurrenceId),
+    );
+  }
+  const zone = occurrence.timeZone ?? fresh.calendar.timeZone ?? 'Etc/UTC';
+  const moved = timingInput === undefined ? undefined : parseTiming(timingInput, zone);
+  return planSeriesChange(occurrence, named, moved, rule);
+}
+
 export function updateEvent(
   deps: CalendarDeps,
   principal: Principal,
@@ -252,21 +282,29 @@ export function updateEvent(
     checkEditable(fresh, occurrence);
     checkSeen(deps, principal, fresh, named, input.seen ?? {});
     const guests = await guestPlan(fresh, occurrence, 'update', input.changes.guests, input);
-    const { timing: timingInput, ...rest } = input.changes;
+    const { timing: timingInput, recurrence: rule, ...rest } = input.changes;
     const recurringSeries = occurrence.facts.recurring && target.recurrenceId === undefined;
-    if (timingInput !== undefined && recurringSeries) {
+    if (rule !== undefined && !recurringSeries) {
       throw invalidField(
-        'start',
-        'The times of a whole repeating series are not changed here: change one occurrence (scope "occurrence"), or ask the user to move the series in their calendar.',
+        'recurrence',
+        'recurrence changes the rule of a repeating series (scope "series"); a single event or one occurrence has none.',
       );
     }
     checkWriteLimits(fresh.provider.kind, rest);
-    const changes: EventFields = {
-      ...rest,
-      ...(timingInput === undefined
-        ? {}
-        : { timing: parseTiming(timingInput, fresh.calendar.timeZone ?? occurrence.timeZone ?? 'Etc/UTC') }),
-    };
+    const changes: EventFields =
+      recurringSeries && (timingInput !== undefined || rule !== undefined)
+        ? { ...rest, ...(await seriesChange(deps, fresh, { occurrence, named, target }, timingInput, rule)) }
+        : {
+            ...rest,
+            ...(timingInput === undefined
+              ? {}
+              : {
+                  timing: parseTiming(
+                    timingInput,
+                    fresh.calendar.timeZone ?? occurrence.timeZone ?? 'Etc/UTC',
+                  ),
+                }),
+          };
     const step = { deps, principal, fresh, target, input };
     const attempted = await conditionalWrite(
       step,

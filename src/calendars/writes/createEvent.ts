@@ -27,7 +27,7 @@ import { type FreshCalendar, freshCalendar, refusal, requireScope } from './fres
 import { invitations } from './guestWrites.ts';
 import { attempt } from './settle.ts';
 
-export interface CreateInput extends Omit<EventFields, 'timing' | 'title' | 'guests'> {
+export interface CreateInput extends Omit<EventFields, 'timing' | 'title' | 'guests' | 'recurrence'> {
   calendarId: string;
   title: string;
   timing: TimingInput;

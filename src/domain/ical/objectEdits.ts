@@ -6,9 +6,10 @@
  */
 import ICAL from 'ical.js';
 import { AppError } from '../../errors.ts';
-import type { EventFields, NewEvent, RsvpResponse } from '../eventChanges.ts';
+import type { EventFields, NewEvent, RsvpResponse, SeriesException } from '../eventChanges.ts';
 import { seriesEndBound } from '../eventRecurrence.ts';
-import { rruleOf } from '../recurrenceRule.ts';
+import type { EventTiming } from '../eventTiming.ts';
+import { rruleOf, ruleMovedInDay } from '../recurrenceRule.ts';
 import { declaredSpan, defaultSpan } from './durations.ts';
 import { applyFields, setText, timeProperty, touch, utcStamp } from './eventFields.ts';
 import { defaultZoneOf } from './expand.ts';
@@ -16,7 +17,8 @@ import { applyGuests, type IcalScheduling } from './guestLines.ts';
 import { addSpan, type Slot, slotOf, slotValue } from './occurrenceSlot.ts';
 import { readOverrides } from './overrides.ts';
 import type { Component } from './parse.ts';
-import { readTime, type ZoneLookup, zoneLookup } from './times.ts';
+import { placeInSeries } from './recurrence.ts';
+import { keyOf, readTime, readTimes, type ZoneLookup, zoneLookup } from './times.ts';
 import { latest } from './versions.ts';
 import { zoneDefinition } from './zoneDefinition.ts';
 
@@ -163,6 +165,48 @@ function answer(target: Component, edit: Extract<ObjectEdit, { kind: 'respond' }
 
 const notInvited = () => new AppError('access_denied', 'The user is not invited to this event.');
 
+/** The occurrences of the series `uid` held apart from its rule: overrides, EXDATEs, RDATEs. */
+function exceptionsOf(parts: Parts): SeriesException[] {
+  const series = seriesOf(parts);
+  const found: SeriesException[] = [
+    ...readOverrides(parts.overrides, series, parts.zones, parts.defaultZone).keys(),
+  ].map((recurrenceId) => ({ recurrenceId, kind: 'changed' }));
+  if (parts.master === undefined || series === undefined) return found;
+  for (const [name, kind] of [
+    ['exdate', 'cancelled'],
+    ['rdate', 'added'],
+  ] as const) {
+    for (const property of parts.master.getAllProperties(name)) {
+      let times: string[];
+      try {
+        times = readTimes(property, parts.zones).map((time) =>
+          keyOf(placeInSeries(time, series.start, parts.defaultZone)),
+        );
+      } catch {
+        // A value the reader cannot place (an RDATE period) still stands apart from the rule.
+        times = [String(property.getFirstValue())];
+      }
+      for (const recurrenceId of times) found.push({ recurrenceId, kind });
+    }
+  }
+  return found;
+}
+
+/** The master's rule as its series moves to `timing` on the same days: a UTC UNTIL moves along. */
+function movedRule(parts: Parts, rule: string, timing: EventTiming | undefined): string {
+  const start = seriesOf(parts)?.start;
+  if (timing === undefined || timing.allDay || start?.kind !== 'dateTime') return rule;
+  return ruleMovedInDay(
+    rule,
+    timing.timeZone,
+    start.local.toPlainTime(),
+    Temporal.PlainDateTime.from(timing.start).toPlainTime(),
+  );
+}
+
+export const seriesExceptionsOf = (ics: string, uid: string): SeriesException[] =>
+  exceptionsOf(partsOf(ics, uid));
+
 /** The object after the edit, as text. */
 export function editObject(ics: string, uid: string, edit: ObjectEdit, now: Temporal.Instant): string {
   const parts = partsOf(ics, uid);
@@ -172,16 +216,19 @@ export function editObject(ics: string, uid: string, edit: ObjectEdit, now: Temp
     case 'fields': {
       const target = edit.recurrenceId === undefined ? master : occurrenceOf(parts, edit.recurrenceId);
       if (target === undefined) throw new AppError('not_found', 'The event has no main part to change.');
-      // Moving a master would strand its overrides and EXDATEs on times the series no longer has.
-      if (
-        target === master &&
-        edit.fields.timing &&
-        (master.hasProperty('rrule') || master.hasProperty('rdate'))
-      ) {
-        throw new AppError(
-          'recurring_event',
-          'The times of a whole series cannot be changed; change one occurrence.',
-        );
+      const series = target === master && (master.hasProperty('rrule') || master.hasProperty('rdate'));
+      if (series && (edit.fields.timing !== undefined || edit.fields.recurrence !== undefined)) {
+        // Moving a master would strand its overrides and EXDATEs on times the series no longer has.
+        if (exceptionsOf(parts).length > 0) throw new AppError('series_has_exceptions');
+        const { timing, recurrence } = edit.fields;
+        const rules =
+          recurrence !== undefined && timing !== undefined
+            ? [rruleOf(recurrence, timing)]
+            : master
+                .getAllProperties('rrule')
+                .map((rule) => movedRule(parts, String(rule.getFirstValue()), timing));
+        master.removeAllProperties('rrule');
+        for (const rule of rules) master.addPropertyWithValue('rrule', ICAL.Recur.fromString(rule));
       }
       applyFields(calendar, target, edit.fields);
       applyGuests(target, edit.fields.guests, edit.scheduling ?? {});

@@ -1,13 +1,6 @@
 /** `create_event`: one new event or series, never a duplicate (idempotencyKey). */
 import { createEvent as create } from '../../calendars/writes/createEvent.ts';
-import {
-  frequencies,
-  maxInterval,
-  maxOccurrences,
-  positions,
-  type RecurrenceInput,
-  weekdays,
-} from '../../domain/eventRecurrence.ts';
+import type { RecurrenceInput } from '../../domain/eventRecurrence.ts';
 import { eventSchema } from '../../domain/eventSchema.ts';
 import { type GuestInput, parseGuests } from '../../domain/guests.ts';
 import { closedObject } from '../../lib/jsonSchema.ts';
@@ -68,55 +61,7 @@ export const createEvent: ToolDefinition = {
       },
       recurrence: {
         description: 'Makes the event repeat; leave it out for a single event.',
-        ...closedObject(
-          {
-            frequency: {
-              type: 'string',
-              enum: [...frequencies],
-              description: 'Repeat by days, weeks, months or years.',
-            },
-            interval: {
-              type: 'integer',
-              minimum: 1,
-              maximum: maxInterval,
-              description: `Every how many days, weeks, months or years, 1 to ${maxInterval}; default 1.`,
-            },
-            daysOfWeek: {
-              type: 'array',
-              items: { type: 'string', enum: [...weekdays] },
-              minItems: 1,
-              maxItems: 7,
-              uniqueItems: true,
-              description:
-                'Weekly only: the days it happens on, including the weekday of start; default that day.',
-            },
-            weekdayPosition: {
-              description:
-                "Monthly only: on this weekday of the month instead of the start's day of the month; both must fit start.",
-              ...closedObject(
-                {
-                  position: { type: 'string', enum: [...positions] },
-                  day: { type: 'string', enum: [...weekdays] },
-                },
-                ['position', 'day'],
-              ),
-            },
-            count: {
-              type: 'integer',
-              minimum: 1,
-              maximum: maxOccurrences,
-              description: `How many occurrences in all, the first included, 1 to ${maxOccurrences}. Not with until.`,
-            },
-            until: {
-              type: 'string',
-              minLength: 10,
-              maxLength: 10,
-              description:
-                "The last date an occurrence may start on (2026-12-31), in the event's time zone. Not with count.",
-            },
-          },
-          ['frequency'],
-        ),
+        ...writeArgumentSchemas.recurrence,
       },
       attendees: guestListSchema(
         "Guests to invite, up to 100, never the user's own address. The calendar sends the invitations where it can; the answer's guests says whether it did.",

@@ -1,5 +1,6 @@
 /** `update_event`: changes only the fields given, of one event, one occurrence, or a series. */
 import { updateEvent as update } from '../../calendars/writes/changeEvent.ts';
+import type { RecurrenceInput } from '../../domain/eventRecurrence.ts';
 import type { SeenValues } from '../../domain/seenValues.ts';
 import { invalidField } from '../../errors.ts';
 import { closedObject } from '../../lib/jsonSchema.ts';
@@ -26,6 +27,7 @@ import {
 
 interface UpdateArguments extends ChangeArguments, GuestArguments {
   eventId: string;
+  recurrence?: RecurrenceInput;
   seen: SeenValues;
   occurrenceId?: string;
   scope?: 'occurrence' | 'series';
@@ -36,7 +38,7 @@ export const updateEvent: ToolDefinition = {
   title: 'Change an event',
   description: [
     'Changes the given fields of an event (the others stay as they are) and returns it as it now is. Only events with canEdit true can be changed; otherwise the error code is the editBlockedReason.',
-    'For a recurring event, scope is required: "occurrence" with occurrenceId changes that one occurrence only; "series" changes every occurrence (titles, notes, place, availability, privacy — not the times: move occurrences one by one, or ask the user).',
+    'For a recurring event, scope is required: "occurrence" with occurrenceId changes that one occurrence only; "series" changes every occurrence. With scope "series", start and end are the new times of the occurrence named by occurrenceId (else the first) and every occurrence moves the same way, in the series\' time zone; a move to another day, or a new rule, needs recurrence (as for create_event, for the new first occurrence). A series with occurrences changed or cancelled on their own is not moved (series_has_exceptions names them); Microsoft 365 series are not moved here.',
     timesRule,
     'To move an event give both start and end. Give seen: what you read of the fields you change; if the event changed there since, or changes while this runs, the answer is a conflict with the event as it now is: check with the user, then try again.',
     notifyRule,
@@ -55,6 +57,10 @@ export const updateEvent: ToolDefinition = {
       freeBusyStatus: writeArgumentSchemas.freeBusyStatus,
       privacy: writeArgumentSchemas.privacy,
       alerts: writeArgumentSchemas.alerts,
+      recurrence: {
+        description: 'scope "series" only: the series\' new rule.',
+        ...writeArgumentSchemas.recurrence,
+      },
       seen: seenSchema,
       ...guestArgumentSchemas,
     },
@@ -65,11 +71,15 @@ export const updateEvent: ToolDefinition = {
 
   async run(args: UpdateArguments, { principal, calendars }) {
     const guests = guestChangesOf(args);
-    const changes = { ...changesOf(args), ...(guests === undefined ? {} : { guests }) };
+    const changes = {
+      ...changesOf(args),
+      ...(guests === undefined ? {} : { guests }),
+      ...(args.recurrence === undefined ? {} : { recurrence: args.recurrence }),
+    };
     if (Object.keys(changes).length === 0) {
       throw invalidField(
         'arguments',
-        'Give at least one field to change (title, description, location, start and end, freeBusyStatus, privacy, alerts, addAttendees, removeAttendees).',
+        'Give at least one field to change (title, description, location, start and end, freeBusyStatus, privacy, alerts, recurrence, addAttendees, removeAttendees).',
       );
     }
     const result = await update(calendars, principal, {

@@ -4,6 +4,13 @@
  */
 import type { Changes, EventAddress } from '../../calendars/writes/changeEvent.ts';
 import { type Alert, alertActions, type Event, freeBusyStatuses, privacies } from '../../domain/event.ts';
+import {
+  frequencies,
+  maxInterval,
+  maxOccurrences,
+  positions,
+  weekdays,
+} from '../../domain/eventRecurrence.ts';
 import { alertSchema, eventSchema, locationSchema } from '../../domain/eventSchema.ts';
 import type { GuestsAnswer } from '../../domain/guests.ts';
 import { maxTimeZoneLength } from '../../domain/readRequest.ts';
@@ -66,6 +73,55 @@ export const writeArgumentSchemas = {
     description:
       'Reminders, all of them (an empty list removes every one): offset before the start as the read tools show it (-PT15M, -P1D; at most -P28D), action display (default) or email. Microsoft 365 holds one display reminder; CalDAV display reminders only.',
   },
+  /** A series' rule, without its description (each tool says what it does there). */
+  recurrence: closedObject(
+    {
+      frequency: {
+        type: 'string',
+        enum: [...frequencies],
+        description: 'Repeat by days, weeks, months or years.',
+      },
+      interval: {
+        type: 'integer',
+        minimum: 1,
+        maximum: maxInterval,
+        description: `Every how many days, weeks, months or years, 1 to ${maxInterval}; default 1.`,
+      },
+      daysOfWeek: {
+        type: 'array',
+        items: { type: 'string', enum: [...weekdays] },
+        minItems: 1,
+        maxItems: 7,
+        uniqueItems: true,
+        description: 'Weekly only: the days it happens on, including the weekday of start; default that day.',
+      },
+      weekdayPosition: {
+        description:
+          "Monthly only: on this weekday of the month instead of the start's day of the month; both must fit start.",
+        ...closedObject(
+          {
+            position: { type: 'string', enum: [...positions] },
+            day: { type: 'string', enum: [...weekdays] },
+          },
+          ['position', 'day'],
+        ),
+      },
+      count: {
+        type: 'integer',
+        minimum: 1,
+        maximum: maxOccurrences,
+        description: `How many occurrences in all, the first included, 1 to ${maxOccurrences}. Not with until.`,
+      },
+      until: {
+        type: 'string',
+        minLength: 10,
+        maxLength: 10,
+        description:
+          "The last date an occurrence may start on (2026-12-31), in the event's time zone. Not with count.",
+      },
+    },
+    ['frequency'],
+  ),
 } as const;
 
 const orNull = (schema: Record<string, unknown>) => ({ anyOf: [schema, { type: 'null' }] });

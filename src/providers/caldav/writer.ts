@@ -8,7 +8,12 @@
 import type { GuestNotice, WriteTarget } from '../../domain/eventChanges.ts';
 import type { GuestScheduling } from '../../domain/guests.ts';
 import type { IcalScheduling } from '../../domain/ical/guestLines.ts';
-import { editObject, newEventObject, type ObjectEdit } from '../../domain/ical/objectEdits.ts';
+import {
+  editObject,
+  newEventObject,
+  type ObjectEdit,
+  seriesExceptionsOf,
+} from '../../domain/ical/objectEdits.ts';
 import type { ProviderCalendar } from '../../domain/providerFacts.ts';
 import { AppError } from '../../errors.ts';
 import type { Clock } from '../../lib/clock.ts';
@@ -53,10 +58,8 @@ export function createCaldavWriter(deps: CaldavWriterDeps): EventWriter<'caldav'
     return { calendarUrl, ...parsed };
   };
 
-  /** GET, check the version, edit, PUT with If-Match. */
-  async function rewrite(account: Account, calendar: ProviderCalendar, write: WriteTarget, edit: ObjectEdit) {
-    const session = deps.sessionOf(account);
-    const { url, uid } = target(calendar, write.providerEventId);
+  /** The event's object as the server holds it now. */
+  async function objectOf(session: DavSession, url: URL) {
     const current = await davRequest(session, {
       method: 'GET',
       url,
@@ -65,6 +68,14 @@ export function createCaldavWriter(deps: CaldavWriterDeps): EventWriter<'caldav'
     });
     if ([404, 410].includes(current.status)) throw new AppError('not_found', 'The event no longer exists.');
     if (current.status !== 200) throw unexpectedAnswer(session, current, 'the event');
+    return current;
+  }
+
+  /** GET, check the version, edit, PUT with If-Match. */
+  async function rewrite(account: Account, calendar: ProviderCalendar, write: WriteTarget, edit: ObjectEdit) {
+    const session = deps.sessionOf(account);
+    const { url, uid } = target(calendar, write.providerEventId);
+    const current = await objectOf(session, url);
     // The If-Match below guards the PUT; this check refuses early and keeps the edit on the text read.
     const etag = current.headers.get('etag');
     if (etag !== null && etag !== write.version) throw versionConflict();
@@ -162,6 +173,11 @@ export function createCaldavWriter(deps: CaldavWriterDeps): EventWriter<'caldav'
           ? { kind: 'series', fields: text, ...people }
           : { kind: 'fields', fields: changes, ...people };
       await rewrite(account, calendar, write, edit);
+    },
+
+    async seriesExceptions(account, calendar, providerEventId) {
+      const { url, uid } = target(calendar, providerEventId);
+      return seriesExceptionsOf((await objectOf(deps.sessionOf(account), url)).body, uid);
     },
 
     scheduling: (account, calendar) =>

@@ -42,6 +42,11 @@ export interface GoogleClient {
     query: { originalStart?: string; maxResults?: number },
   ): Promise<EventPage | undefined>;
   /**
+   * Every item of one series as Google stores it (singleEvents=false): the master and its
+   * exceptions, cancelled ones included, found by the iCalendar UID they share.
+   */
+  seriesItems(calendarId: string, iCalUID: string): Promise<GoogleEvent[]>;
+  /**
    * One page of the sync listing: every instance, deleted ones as `cancelled`, from the
    * beginning (no syncToken) or changed since `syncToken`; `pageToken` continues a listing.
    */
@@ -151,6 +156,15 @@ export function createGoogleClient(session: GoogleSession, apiBaseUrl: string, c
       const path = `${calendarPath(calendarId)}/events/${encodeURIComponent(eventId)}/instances`;
       const page = await orUndefined(getJson<GoogleEventList>(path, params));
       return page && eventPage([page]);
+    },
+    async seriesItems(calendarId, iCalUID) {
+      const pages = await allPages<GoogleEventList>(`${calendarPath(calendarId)}/events`, {
+        iCalUID,
+        singleEvents: 'false',
+        showDeleted: 'true',
+        maxResults: '2500',
+      });
+      return eventPage(pages).items;
     },
     async syncPage(calendarId, position) {
       // Nothing Google forbids with syncToken (orderBy, timeMin, timeMax, q…); deletions must show.

@@ -56,6 +56,8 @@ export function googleChanges(fields: EventFields): GoogleEventChanges {
     changes.transparency = fields.freeBusyStatus === 'free' ? 'transparent' : 'opaque';
   if (fields.privacy !== undefined) changes.visibility = fields.privacy;
   if (fields.alerts !== undefined) changes.reminders = googleReminders(fields.alerts);
+  if (fields.recurrence !== undefined && fields.timing !== undefined)
+    changes.recurrence = [`RRULE:${rruleOf(fields.recurrence, fields.timing)}`];
   return changes;
 }
 
@@ -69,9 +71,6 @@ export function googleNewEvent(event: NewEvent, id: string): GoogleEventChanges 
       location: event.location || undefined,
     }),
     ...googleTimes(event.timing, false),
-    ...(event.recurrence === undefined
-      ? {}
-      : { recurrence: [`RRULE:${rruleOf(event.recurrence, event.timing)}`] }),
     // The request id is the event's own, so a repeated insert asks for the same conference.
     ...(event.conference === true
       ? {

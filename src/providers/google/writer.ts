@@ -6,13 +6,16 @@
  */
 
 import type { RsvpResponse, WriteTarget } from '../../domain/eventChanges.ts';
+import type { EventTiming } from '../../domain/eventTiming.ts';
 import type { ProviderCalendar } from '../../domain/providerFacts.ts';
+import { ruleMovedInDay } from '../../domain/recurrenceRule.ts';
 import { AppError } from '../../errors.ts';
 import type { EventWriter } from '../port.ts';
 import type { GoogleClient } from './client.ts';
 import { providerName } from './config.ts';
 import type { GoogleEventWrites } from './eventWrites.ts';
 import { googleAttendees, googleScheduling } from './guests.ts';
+import { seriesExceptionsOf } from './mapping.ts';
 import type { GoogleAccount } from './session.ts';
 import { googleChanges, googleNewEvent } from './toWire.ts';
 import type { GoogleAttendee, GoogleEvent } from './wire.ts';
@@ -28,6 +31,18 @@ const responseStatus: Record<RsvpResponse, NonNullable<GoogleAttendee['responseS
   declined: 'declined',
   tentative: 'tentative',
 };
+
+/** A master's recurrence lines as its series moves to `timing` on the same days (UNTIL moves along). */
+function movedRules(master: GoogleEvent, timing: Extract<EventTiming, { allDay: false }>): string[] {
+  const from = master.start?.dateTime;
+  if (from === undefined) return master.recurrence ?? [];
+  const zone = timing.timeZone;
+  const fromTime = Temporal.Instant.from(from).toZonedDateTimeISO(zone).toPlainTime();
+  const toTime = Temporal.PlainDateTime.from(timing.start).toPlainTime();
+  return (master.recurrence ?? []).map((line) =>
+    /^RRULE:/i.test(line) ? `RRULE:${ruleMovedInDay(line.slice(6), zone, fromTime, toTime)}` : line,
+  );
+}
 
 export function createGoogleWriter(
   open: (account: GoogleAccount) => GoogleWriteSession,
@@ -80,11 +95,22 @@ export function createGoogleWriter(
     async updateEvent(account, calendar, target, changes, notice = 'send') {
       const { client, writes } = open(account);
       const body = googleChanges(changes);
-      let eventId: string;
-      if (changes.guests === undefined) eventId = await eventIdOf(client, calendar, target);
-      else {
-        // The guests change on the list Google holds; the If-Match below refuses it if that moved on.
-        const event = await current(client, calendar, target);
+      const movesSeries =
+        target.recurrenceId === undefined && changes.timing !== undefined && changes.recurrence === undefined;
+      if (changes.guests === undefined && !movesSeries) {
+        await writes.patch(
+          calendar.providerCalendarId,
+          await eventIdOf(client, calendar, target),
+          body,
+          target.version,
+          notice,
+        );
+        return;
+      }
+      // Guests change on the list Google holds, a moved series' UNTIL on its rule: the If-Match
+      // below refuses the patch if the event moved on since.
+      const event = await current(client, calendar, target);
+      if (changes.guests !== undefined) {
         if (event.attendeesOmitted) {
           throw new AppError(
             'guests_or_scheduling',
@@ -92,16 +118,28 @@ export function createGoogleWriter(
             { details: { editBlockedReason: 'guests_or_scheduling' } },
           );
         }
-        eventId = event.id;
         body.attendees = googleAttendees(event.attendees ?? [], changes.guests);
       }
-      await writes.patch(calendar.providerCalendarId, eventId, body, target.version, notice);
+      if (movesSeries && event.recurrence !== undefined && changes.timing?.allDay === false) {
+        body.recurrence = movedRules(event, changes.timing);
+      }
+      await writes.patch(calendar.providerCalendarId, event.id, body, target.version, notice);
     },
 
     async deleteEvent(account, calendar, target, notice = 'send') {
       const { client, writes } = open(account);
       const eventId = await eventIdOf(client, calendar, target);
       await writes.remove(calendar.providerCalendarId, eventId, target.version, notice);
+    },
+
+    async seriesExceptions(account, calendar, providerEventId) {
+      const { client } = open(account);
+      const master = await current(client, calendar, { providerEventId, version: '' });
+      const items =
+        master.iCalUID === undefined
+          ? []
+          : await client.seriesItems(calendar.providerCalendarId, master.iCalUID);
+      return seriesExceptionsOf(master, items);
     },
 
     scheduling: async (_account, calendar) => googleScheduling(calendar),

@@ -53,6 +53,16 @@ export function createMicrosoftWriter(client: GraphClient, mailboxes: Mailboxes)
   }
 
   return {
+    // Graph v1.0 lists a series' changed occurrences (/instances, type exception) but not its
+    // cancelled ones: whether a move would lose the person's own changes cannot be known.
+    async seriesExceptions() {
+      throw new AppError(
+        'unsupported_by_provider',
+        'Microsoft 365 cannot list the cancelled occurrences of a series, so its times and rule are not changed here: ask the user to change the series in Outlook, or change occurrences one by one (scope "occurrence").',
+        { details: { field: 'scope' } },
+      );
+    },
+
     async createEvent(account, calendar, event, uid) {
       const created = await client.write<GraphEvent>(account, `${calendarPath(calendar)}/events`, {
         method: 'POST',

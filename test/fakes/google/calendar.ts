@@ -292,6 +292,9 @@ export class FakeCalendars implements EventStore {
           ? this.#expanded(calendar, stored, showDeleted)
           : this.#asStored(stored, showDeleted);
         items = items.filter((event) => event.status === 'cancelled' || overlaps(event, bounds, zone));
+        // "iCalUID: Specifies an event ID in the iCalendar format to be provided in the response."
+        const iCalUID = query.get('iCalUID');
+        if (iCalUID !== null) items = items.filter((event) => event.iCalUID === iCalUID);
         // Free/busy readers see busy time only.
         if (calendar.seed.accessRole === 'freeBusyReader')
           items = items.filter((e) => e.transparency !== 'transparent');

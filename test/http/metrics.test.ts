@@ -15,6 +15,14 @@ import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { parseExposition, type Sample, sampleValue } from '../helpers/exposition.ts';
 import { grantToken } from '../helpers/grantToken.ts';
 import { consentingProvider } from '../helpers/mcpSession.ts';
+import {
+  authorizationUrl,
+  consentAction,
+  discover,
+  reachConsent,
+  registerClient,
+  submit,
+} from '../helpers/oauth.ts';
 import { PageClient } from '../helpers/pageClient.ts';
 import { restRequest } from '../helpers/restClient.ts';
 import { seedUser, seedWorkspace } from '../helpers/seed.ts';
@@ -270,6 +278,31 @@ describe('/metrics: what happened, with its labels', () => {
     assert.equal(moved('oauth_access_tokens_issued_total'), 1);
     assert.equal(moved('http_requests_total', { method: 'POST', route: '/mcp', status: '4xx' }), 1);
     assert.ok(moved('http_requests_total', { method: 'POST', route: '/mcp', status: '2xx' }) >= 3);
+  });
+
+  it('counts a denied consent and a revoked grant', async () => {
+    const before = await scrape(t);
+    const base = t.ctx.config.baseUrl;
+    const h = await discover(t);
+    const attempt = await authorizationUrl(h, await registerClient(h));
+    const browser = new PageClient(t.app);
+    const step = await reachConsent(t, browser, email, attempt);
+    const deny = consentAction(step.page.body).replace(/\/consent$/, '/deny');
+    const denied = await submit(browser, deny, {}, base);
+    assert.equal(denied.location?.searchParams.get('error'), 'access_denied');
+
+    const { grantId } = await grantToken(t.ctx, { userId, workspaceId, calendars: [] });
+    await browser.get('/account');
+    assert.equal((await browser.post(`/account/apps/${grantId}/revoke`, {})).statusCode, 303);
+    // Not counted twice: the grant has ended already.
+    assert.equal((await browser.post(`/account/apps/${grantId}/revoke`, {})).statusCode, 404);
+
+    const samples = await scrape(t);
+    const moved = (name: string, labels: Record<string, string> = {}) =>
+      sampleValue(samples, name, labels) - sampleValue(before, name, labels);
+    assert.equal(moved('oauth_consents_total', { outcome: 'denied' }), 1);
+    assert.equal(moved('oauth_consents_total', { outcome: 'given' }), 0);
+    assert.equal(moved('oauth_grants_ended_total'), 1);
   });
 
   it('counts provider requests and syncs by provider and outcome, and reads the copies at scrape time', async () => {

@@ -4,6 +4,7 @@ import { loadConfig } from '../src/config.ts';
 import type { AppContext } from '../src/context.ts';
 import { systemClock } from '../src/lib/clock.ts';
 import { createSecretBox } from '../src/lib/encryption.ts';
+import { createMetrics } from '../src/lib/metrics.ts';
 import { assemble } from '../src/main.ts';
 import { migrateToLatest, openDatabase, ping } from '../src/store/database.ts';
 
@@ -28,6 +29,7 @@ export async function service(providers: AppContext['providers'], sqlitePath = '
     box: createSecretBox(secretKey),
     providers,
     connectors: {},
+    metrics: createMetrics(),
     ping: () => ping(handle),
   };
   const { app, sync } = await assemble(ctx, { logger: false });

@@ -43,6 +43,8 @@ export interface Config {
   grantRequestsPerMinute: number;
   /** Origins besides the service's own that browser-based MCP clients may call /mcp from. */
   mcpAllowedOrigins: string[];
+  /** Who may read /metrics: bearers of `token`, and/or anyone reaching `listen` (then not the main port). */
+  metrics: { token: string | undefined; listen: { host: string; port: number } | undefined };
 }
 
 /** A provider's OAuth client; endpoint overrides point tests (or sovereign clouds) elsewhere. */
@@ -123,6 +125,7 @@ export function loadConfig(env: Env): Config {
   const clientRegistrationsPerMinute = read('CLIENT_REGISTRATIONS_PER_MINUTE');
   const grantRequestsPerMinute = read('GRANT_REQUESTS_PER_MINUTE');
   const mcpAllowedOrigins = read('MCP_ALLOWED_ORIGINS');
+  const metrics = { token: read('METRICS_TOKEN'), listen: read('METRICS_LISTEN') };
 
   if (problems.length > 0) throw new ConfigError(problems);
   return {
@@ -146,5 +149,6 @@ export function loadConfig(env: Env): Config {
     clientRegistrationsPerMinute,
     grantRequestsPerMinute,
     mcpAllowedOrigins,
+    metrics,
   };
 }

@@ -4,6 +4,7 @@ import type { Config } from './config.ts';
 import type { Clock } from './lib/clock.ts';
 import type { SecretBox } from './lib/encryption.ts';
 import type { GuardedFetchOptions } from './lib/guardedFetch.ts';
+import type { Metrics } from './lib/metrics.ts';
 import type { Connectors } from './providers/connectors.ts';
 import type { Providers } from './providers/registry.ts';
 import type { Database } from './store/schema.ts';
@@ -20,6 +21,8 @@ export interface AppContext {
   providers: Providers;
   /** OAuth connect flows of the providers that have a configured client. */
   connectors: Connectors;
+  /** The service's metrics (its own registry); `/metrics` shows them when configured. */
+  metrics: Metrics;
   /** Tests only: what the authorization server's guarded fetch may reach besides public addresses. */
   outboundGuard?: GuardedFetchOptions;
   /** Tests only: where providers send change notifications though BASE_URL is not https (the fakes take loopback http). */

@@ -13,12 +13,15 @@ import { createCopyViews } from './calendars/reads/copyViews.ts';
 import { type Config, ConfigError, loadConfig } from './config.ts';
 import type { AppContext } from './context.ts';
 import { type BuildOptions, buildApp } from './http/app.ts';
-import { systemClock } from './lib/clock.ts';
+import { buildMetricsServer } from './http/metricsEndpoint.ts';
+import { epochMs, systemClock } from './lib/clock.ts';
 import { createSecretBox } from './lib/encryption.ts';
+import { createMetrics } from './lib/metrics.ts';
 import { loadOrCreateKeyFile } from './lib/secretKeyFile.ts';
 import { sweep, sweepIntervalMs } from './people/housekeeping.ts';
 import { issueFirstRunToken } from './people/onboarding.ts';
 import { createCalendarAdapters } from './providers/adapters.ts';
+import { copiesSummary } from './store/calendarCopies.ts';
 import { engineOf, migrateToLatest, openConfiguredDatabase, ping } from './store/database.ts';
 import { syncSettings } from './sync/horizon.ts';
 import { createPushUpkeep } from './sync/push.ts';
@@ -37,6 +40,8 @@ export interface Assembled {
   app: FastifyInstance;
   /** Keeps the calendars' copies; `start` runs its rounds (tests run them by hand). */
   sync: SyncService;
+  /** The listener of METRICS_LISTEN (closed with `app`), when configured. */
+  metricsServer: FastifyInstance | undefined;
 }
 
 /** The application on a context: the authorization server, the calendar services, every surface. */
@@ -62,10 +67,11 @@ export async function assemble(ctx: AppContext, options: BuildOptions = {}): Pro
       owner: `instance-${randomUUID()}`,
       settings: syncSettings(ctx.config.sync),
       // Which calendar and what came of it; never content.
-      log: (entry) =>
-        entry.outcome === 'failed'
-          ? log?.warn(entry, 'calendar sync failed')
-          : log?.info(entry, 'calendar synced'),
+      log: (entry) => {
+        ctx.metrics.sync(entry.provider, entry.reason ?? entry.outcome, entry.durationMs / 1000);
+        if (entry.outcome === 'failed') log?.warn(entry, 'calendar sync failed');
+        else log?.info(entry, 'calendar synced');
+      },
     },
     {
       engine: engineOf(ctx.db),
@@ -97,21 +103,32 @@ export async function assemble(ctx: AppContext, options: BuildOptions = {}): Pro
     options,
   );
   log = app.log;
-  app.addHook('onClose', () => sync.stop());
-  return { app, sync };
+  ctx.metrics.readCopyHealth(async () => {
+    const { copies, failing, oldestSyncedAt } = await copiesSummary(ctx.db);
+    const ageMs = oldestSyncedAt === null ? 0 : Math.max(0, epochMs(ctx.clock) - oldestSyncedAt);
+    return { copies, failing, oldestAgeSeconds: ageMs / 1000 };
+  });
+  const metricsServer = await buildMetricsServer(ctx, app.log);
+  app.addHook('onClose', async () => {
+    await metricsServer?.close();
+    await sync.stop();
+  });
+  return { app, sync, metricsServer };
 }
 
 async function start(config: Config): Promise<void> {
   const secretKey = config.secretKey ?? loadOrCreateKeyFile(config.dataDir);
   const database = openConfiguredDatabase(config);
   await migrateToLatest(database);
-  const { app, sync } = await assemble({
+  const metrics = createMetrics();
+  const { app, sync, metricsServer } = await assemble({
     config,
     db: database.db,
     clock: systemClock,
     secretKey,
     box: createSecretBox(secretKey),
-    ...createCalendarAdapters(config, systemClock),
+    ...createCalendarAdapters(config, systemClock, {}, metrics.providerCall),
+    metrics,
     ping: () => ping(database),
   });
 
@@ -133,10 +150,14 @@ async function start(config: Config): Promise<void> {
   process.once('SIGTERM', () => void shutdown('SIGTERM'));
 
   await app.listen({ host: config.host, port: config.port });
+  const metricsAt =
+    metricsServer !== undefined && config.metrics.listen !== undefined
+      ? `, metrics at ${await metricsServer.listen(config.metrics.listen)}/metrics`
+      : '';
   sync.start(config.sync.roundSeconds * 1000);
   const storage = database.engine === 'sqlite' ? `embedded SQLite in ${config.dataDir}` : 'PostgreSQL';
   process.stdout.write(
-    `Calendar Access Service (${config.environment}) on ${config.baseUrl}, storage: ${storage}\n`,
+    `Calendar Access Service (${config.environment}) on ${config.baseUrl}, storage: ${storage}${metricsAt}\n`,
   );
 
   const token = await issueFirstRunToken(database.db, systemClock);

@@ -1,5 +1,6 @@
 /** Assembles the authorization side from the application context: keys, server, verifier, grants. */
 import type { AppContext } from '../context.ts';
+import { isAppError } from '../errors.ts';
 import { guardedFetch } from '../lib/guardedFetch.ts';
 import {
   type AuthorizationServer,
@@ -29,6 +30,10 @@ export async function startAuthorization(ctx: AppContext, site: SitePages): Prom
     environment: ctx.config.environment,
     signingKeys,
   });
+  const grantEnded = (grantId: string) => {
+    verifier.forget(grantId);
+    ctx.metrics.grantEnded();
+  };
   const server = createAuthorizationServer({
     config: ctx.config,
     db: ctx.db,
@@ -36,20 +41,32 @@ export async function startAuthorization(ctx: AppContext, site: SitePages): Prom
     secretKey: ctx.secretKey,
     box: ctx.box,
     signingKeys,
-    onGrantEnded: (grantId) => verifier.forget(grantId),
+    onGrantEnded: grantEnded,
     site,
     fetch: guardedFetch({ ...ctx.outboundGuard, httpsOnly: ctx.config.environment === 'production' }),
   });
+  // JWT access tokens are not stored: oidc-provider tells of each one it issues.
+  server.provider.on('access_token.issued', () => ctx.metrics.tokenIssued());
+  const budget = createGrantLimiter(ctx.clock, ctx.config.grantRequestsPerMinute);
   return {
     server,
     verifier,
-    limiter: createGrantLimiter(ctx.clock, ctx.config.grantRequestsPerMinute),
+    limiter: {
+      take(grantId) {
+        try {
+          budget.take(grantId);
+        } catch (error) {
+          if (isAppError(error) && error.code === 'rate_limited') ctx.metrics.refused('grant');
+          throw error;
+        }
+      },
+    },
     grants: {
       db: ctx.db,
       clock: ctx.clock,
       provider: server.provider,
       resources: server.resources,
-      forget: (grantId) => verifier.forget(grantId),
+      forget: grantEnded,
     },
   };
 }

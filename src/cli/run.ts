@@ -1,4 +1,5 @@
 /** The administration CLI: parses arguments, runs one command, prints ids; never prompts. */
+import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { rotateSigningKeys } from '../auth/signingKeys.ts';
 import { connectAccount } from '../calendars/accounts/connectedAccounts.ts';
@@ -13,7 +14,13 @@ import { createUser } from '../people/accounts.ts';
 import { emailKey } from '../people/email.ts';
 import { addMember, createWorkspace } from '../people/workspaces.ts';
 import { createCalendarAdapters } from '../providers/adapters.ts';
-import { type DatabaseHandle, migrateToLatest, openConfiguredDatabase } from '../store/database.ts';
+import { backupSqlite } from '../store/backup.ts';
+import {
+  type DatabaseHandle,
+  migrateToLatest,
+  openConfiguredDatabase,
+  sqlitePathIn,
+} from '../store/database.ts';
 import { findUserByEmailKey } from '../store/users.ts';
 
 export interface CliIo {
@@ -26,6 +33,8 @@ const usage = `Usage: calendar-access <command> [options]
 
 Commands:
   migrate                                              apply pending database migrations
+  backup --to FILE                                     copy the embedded database to a new file while
+                                                       the service runs (PostgreSQL: use pg_dump)
   user create --email E --password P [--name N]        create a person's account
   workspace create --name N --owner EMAIL|USER_ID      create a workspace with its owner
   workspace add-member --workspace ID --email E --role owner|admin|member
@@ -50,6 +59,7 @@ const options = {
   role: { type: 'string' },
   url: { type: 'string' },
   username: { type: 'string' },
+  to: { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 } as const;
 
@@ -82,6 +92,20 @@ async function runCommand(
     case 'migrate': {
       const applied = await migrateToLatest(handle);
       io.out(applied.length === 0 ? 'Database is up to date.' : `Applied: ${applied.join(', ')}`);
+      return;
+    }
+    case 'backup': {
+      if (handle.engine === 'postgres') {
+        throw new AppError(
+          'invalid_request',
+          'The database is PostgreSQL: back it up with pg_dump (pg_dump --format=custom "$DATABASE_URL" > FILE).',
+        );
+      }
+      const target = required(values, 'to');
+      await backupSqlite(sqlitePathIn(config.dataDir), target);
+      // Without the key, the credentials and signing keys in the copy cannot be opened.
+      const key = config.secretKey === undefined ? join(config.dataDir, 'secret.key') : 'SECRET_KEY';
+      io.out(`Backed up to ${target}. Keep ${key} with it: the backup is unusable without it.`);
       return;
     }
     case 'user create': {
@@ -179,7 +203,8 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
   try {
     const config = loadConfig(io.env);
     handle = openConfiguredDatabase(config);
-    if (command !== 'migrate') await migrateToLatest(handle);
+    // A backup copies the database as it is (before an upgrade's migrations, say).
+    if (command !== 'migrate' && command !== 'backup') await migrateToLatest(handle);
     await runCommand(handle, command, values, config, io);
     return 0;
   } catch (error) {

@@ -102,3 +102,25 @@ export const origins: ValueReader<string[]> = (value, name, problems) => {
   }
   return list;
 };
+
+/** `host:port` (`[::1]:9464` for IPv6) of an address to listen on. */
+export const listenAddress: ValueReader<{ host: string; port: number }> = withAccepts(
+  (value, name, problems) => {
+    const m = /^(?:\[([0-9a-fA-F:.]+)\]|([^\s:[\]]+)):(\d{1,5})$/.exec(value);
+    const port = m ? Number(m[3]) : Number.NaN;
+    if (!m || port > 65_535) {
+      problems.push(`${name} must be host:port, such as 127.0.0.1:9464 (got "${value}")`);
+      return { host: '127.0.0.1', port: 0 };
+    }
+    return { host: (m[1] ?? m[2])!, port };
+  },
+  '`host:port`',
+);
+
+/** A shared secret sent in an HTTP header: at least 32 visible ASCII characters. */
+export const bearerSecret: ValueReader<string> = withAccepts((value, name, problems) => {
+  if (!/^[\x21-\x7e]{32,}$/.test(value)) {
+    problems.push(`${name} must be at least 32 visible ASCII characters (\`openssl rand -hex 32\`)`);
+  }
+  return value;
+}, 'at least 32 visible ASCII characters');

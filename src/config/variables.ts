@@ -6,8 +6,10 @@
  */
 import {
   baseUrl,
+  bearerSecret,
   flag,
   httpUrl,
+  listenAddress,
   oneOf,
   origins,
   postgresUrl,
@@ -191,6 +193,16 @@ export const configVariables = {
     shown: "unset: only `BASE_URL`'s",
     read: origins,
     doc: "origins besides `BASE_URL`'s that browser-based MCP clients may call `/mcp` from, comma-separated; any other `Origin` gets 403",
+  },
+  METRICS_TOKEN: {
+    shown: 'unset',
+    read: bearerSecret,
+    doc: '`/metrics` (Prometheus) answers requests with `Authorization: Bearer` and this token; never logged',
+  },
+  METRICS_LISTEN: {
+    shown: 'unset: no separate listener',
+    read: listenAddress,
+    doc: 'a separate address that serves only `/metrics` (then not on `PORT`), such as `127.0.0.1:9464`; with neither this nor `METRICS_TOKEN`, `/metrics` is 404',
   },
 } as const satisfies Record<string, ConfigVariable>;
 

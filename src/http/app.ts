@@ -18,7 +18,9 @@ import { registerVisitor } from '../web/visitor.ts';
 import { registerErrorHandling } from './errorHandling.ts';
 import { registerHooks } from './hooks.ts';
 import { loggerOptions, requestIdOptions } from './logging.ts';
+import { registerMetricsEndpoint } from './metricsEndpoint.ts';
 import { registerOps } from './ops.ts';
+import { registerRequestMetrics } from './requestMetrics.ts';
 
 export interface BuildOptions {
   /** Pass false to silence request logs (tests). */
@@ -60,6 +62,7 @@ export async function buildApp(
     reply.header('x-request-id', request.id);
   });
 
+  registerRequestMetrics(app, ctx.metrics);
   registerErrorHandling(app);
   await app.register(helmet, {
     contentSecurityPolicy: {
@@ -76,15 +79,18 @@ export async function buildApp(
   await app.register(formbody, { bodyLimit: 64 * 1024 });
   await app.register(rateLimit, {
     global: false,
-    errorResponseBuilder: (_request, context) =>
-      new AppError('rate_limited', 'Too many requests. Slow down and retry later.', {
+    errorResponseBuilder: (_request, context) => {
+      ctx.metrics.refused('route');
+      return new AppError('rate_limited', 'Too many requests. Slow down and retry later.', {
         retryAfter: Math.max(1, Math.ceil(context.ttl / 1000)),
-      }),
+      });
+    },
   });
 
   registerVisitor(app, ctx);
   registerPageInputCheck(app);
   registerOps(app, ctx);
+  registerMetricsEndpoint(app, ctx);
   registerAuthorizationRoutes(app, auth.server, ctx.config.clientRegistrationsPerMinute);
   registerRestRoutes(app, ctx, auth, calendars);
   await registerMcpRoutes(app, ctx, auth, calendars, version);

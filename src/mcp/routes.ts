@@ -64,6 +64,7 @@ export async function registerMcpRoutes(
           secretKey: ctx.secretKey,
           version,
           onUnexpectedError,
+          metrics: ctx.metrics,
         },
         scope.principal,
       );

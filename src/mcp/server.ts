@@ -5,6 +5,8 @@
  */
 import { ProtocolError, ProtocolErrorCode, Server, type Tool } from '@modelcontextprotocol/server';
 import type { CalendarDeps } from '../calendars/calendarDeps.ts';
+import { isAppError } from '../errors.ts';
+import type { Metrics } from '../lib/metrics.ts';
 import type { Principal } from '../policy/principal.ts';
 import { askFor, ConfirmationNeeded, confirmer } from './confirmation.ts';
 import type { ToolDefinition } from './tool.ts';
@@ -17,6 +19,8 @@ export interface McpDeps {
   secretKey: Buffer;
   version: string;
   onUnexpectedError: (error: unknown) => void;
+  /** Each call of a listed tool counted and timed, by tool and outcome. */
+  metrics: Metrics;
 }
 
 const instructions =
@@ -45,13 +49,23 @@ export function createMcpServer(deps: McpDeps, principal: Principal): Server {
       throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown tool: ${request.params.name}`);
     // getClientCapabilities is the envelope's on 2026-07-28 requests (filled in per request).
     const confirm = confirmer(server.getClientCapabilities(), ctx.mcpReq.inputResponses);
+    const done = deps.metrics.toolCall(tool.name);
     try {
       const input = checkToolInput(tool, request.params.arguments);
-      return successResult(
-        await tool.run(input, { principal, calendars: deps.calendars, secretKey: deps.secretKey, confirm }),
-      );
+      const outcome = await tool.run(input, {
+        principal,
+        calendars: deps.calendars,
+        secretKey: deps.secretKey,
+        confirm,
+      });
+      done('ok');
+      return successResult(outcome);
     } catch (error) {
-      if (error instanceof ConfirmationNeeded) return askFor(error);
+      if (error instanceof ConfirmationNeeded) {
+        done('confirmation_asked');
+        return askFor(error);
+      }
+      done(isAppError(error) ? error.code : 'internal_error');
       return errorResult(error, deps.onUnexpectedError);
     }
   });

@@ -1,7 +1,9 @@
 /** Builds the calendar adapters and connect flows this deployment's configuration allows. */
 import type { Config } from '../config.ts';
+import type { ProviderKind } from '../domain/providerFacts.ts';
 import type { Clock } from '../lib/clock.ts';
 import { guardedFetch } from '../lib/guardedFetch.ts';
+import type { ProviderCallOutcome } from '../lib/metrics.ts';
 import { createCaldavProvider } from './caldav/adapter.ts';
 import type { Connectors } from './connectors.ts';
 import { createExpansionPool } from './expansionPool.ts';
@@ -26,28 +28,31 @@ export function createCalendarAdapters(
   config: Config,
   clock: Clock,
   httpOptions: ProviderHttpOptions = {},
+  /** Told how each request to a provider ended, by provider (the metrics). */
+  observe: (provider: ProviderKind, outcome: ProviderCallOutcome) => void = () => {},
 ): { providers: Providers; connectors: Connectors } {
-  const http = new ProviderHttp({ timeoutMs: config.providerTimeoutMs, ...httpOptions });
+  // One client per provider, so that each request is counted under its provider.
+  const httpFor = (kind: ProviderKind, fetch?: typeof globalThis.fetch) =>
+    new ProviderHttp({
+      timeoutMs: config.providerTimeoutMs,
+      ...httpOptions,
+      ...(fetch === undefined ? {} : { fetch }),
+      observe: (outcome) => observe(kind, outcome),
+    });
   // Addresses people type (CalDAV servers, feeds) may point anywhere: unless private networks are
   // allowed, each connection goes to the public address that was checked, resolved once.
-  const publicOnly = (allowPrivateNetworks: boolean, allowedBy: string) =>
-    allowPrivateNetworks
-      ? http
-      : new ProviderHttp({
-          timeoutMs: config.providerTimeoutMs,
-          ...httpOptions,
-          fetch: guardedFetch({ allowedBy }),
-        });
+  const publicOnly = (kind: ProviderKind, allowPrivateNetworks: boolean, allowedBy: string) =>
+    httpFor(kind, allowPrivateNetworks ? undefined : guardedFetch({ allowedBy }));
   // One pool for both: together they may not take more threads than configured.
   const pool = createExpansionPool({ workers: config.calendarWorkers });
   const providers: Providers = {
     caldav: createCaldavProvider({
-      http: publicOnly(config.caldavAllowPrivateNetworks, 'CALDAV_ALLOW_PRIVATE_NETWORKS'),
+      http: publicOnly('caldav', config.caldavAllowPrivateNetworks, 'CALDAV_ALLOW_PRIVATE_NETWORKS'),
       pool,
       allowPrivateNetworks: config.caldavAllowPrivateNetworks,
     }),
     ics: createIcsProvider({
-      http: publicOnly(config.icsAllowPrivateNetworks, 'ICS_ALLOW_PRIVATE_NETWORKS'),
+      http: publicOnly('ics', config.icsAllowPrivateNetworks, 'ICS_ALLOW_PRIVATE_NETWORKS'),
       allowPrivateNetworks: config.icsAllowPrivateNetworks,
       pool,
     }),
@@ -66,7 +71,7 @@ export function createCalendarAdapters(
         apiBaseUrl: settings.apiBaseUrl,
       }),
     });
-    const deps = { http, config: google, clock };
+    const deps = { http: httpFor('google'), config: google, clock };
     providers.google = createGoogleProvider(deps);
     connectors.google = {
       kind: 'google',
@@ -88,7 +93,7 @@ export function createCalendarAdapters(
         apiBaseUrl: settings.apiBaseUrl,
       }),
     });
-    const deps = { http, config: microsoft, clock };
+    const deps = { http: httpFor('microsoft'), config: microsoft, clock };
     providers.microsoft = createMicrosoftProvider(deps);
     connectors.microsoft = {
       kind: 'microsoft',

@@ -5,6 +5,7 @@
  * Non-retryable answers are returned to the adapter, which maps them to typed errors.
  */
 import { AppError } from '../errors.ts';
+import type { ProviderCallOutcome } from '../lib/metrics.ts';
 
 export interface ProviderHttpOptions {
   fetch?: typeof fetch;
@@ -19,6 +20,8 @@ export interface ProviderHttpOptions {
   /** Concurrent requests per account. */
   perAccountConcurrency?: number;
   sleep?: (ms: number) => Promise<void>;
+  /** Told how each attempt ended (the metrics). */
+  observe?: (outcome: ProviderCallOutcome) => void;
 }
 
 export interface ProviderRequest {
@@ -106,6 +109,7 @@ export class ProviderHttp {
       ...defaults,
       fetch: globalThis.fetch,
       sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
+      observe: () => {},
       ...options,
     };
   }
@@ -139,6 +143,7 @@ export class ProviderHttp {
         });
       } catch (error) {
         const timedOut = (error as Error).name === 'TimeoutError';
+        this.#options.observe(timedOut ? 'timeout' : 'network');
         if (attempt < attempts) {
           await this.#options.sleep(this.#backoff(attempt));
           continue;
@@ -149,6 +154,7 @@ export class ProviderHttp {
           { cause: error, details: { reason: timedOut ? 'timeout' : 'network' } },
         );
       }
+      this.#options.observe(response.status < 400 ? 'ok' : response.status < 500 ? '4xx' : '5xx');
       if (!retryableStatus(response.status)) return response;
       const wait = retryAfterMs(response.headers.get('retry-after'), Temporal.Now.instant());
       await response.body?.cancel();

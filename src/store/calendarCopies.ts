@@ -122,3 +122,22 @@ export async function itemVersions(db: Db, calendarId: string): Promise<Map<stri
     .execute();
   return new Map(rows.map((r) => [r.item_key, r.version]));
 }
+
+/** Counts across all copies, for the metrics: how many, how many failing, the oldest sync. */
+export async function copiesSummary(
+  db: Db,
+): Promise<{ copies: number; failing: number; oldestSyncedAt: number | null }> {
+  const row = await db
+    .selectFrom('calendar_copies')
+    .select([
+      sql<number>`count(*)`.as('copies'),
+      sql<number>`count(case when failures > 0 then 1 end)`.as('failing'),
+      sql<number | null>`min(synced_at)`.as('oldest'),
+    ])
+    .executeTakeFirstOrThrow();
+  return {
+    copies: Number(row.copies),
+    failing: Number(row.failing),
+    oldestSyncedAt: row.oldest === null ? null : Number(row.oldest),
+  };
+}

@@ -7,6 +7,7 @@
 import { type AccountDeps, withAccount } from '../calendars/accounts/connectedAccounts.ts';
 import type { SyncOutcome } from '../calendars/copies.ts';
 import { exclusionReason } from '../calendars/reads/readEvents.ts';
+import type { ProviderKind } from '../domain/providerFacts.ts';
 import { isAppError } from '../errors.ts';
 import { epochMs } from '../lib/clock.ts';
 import { listingSync } from '../providers/listingSync.ts';
@@ -26,7 +27,10 @@ export interface SyncDeps extends AccountDeps {
 
 export interface SyncLogEntry {
   calendarId: string;
+  provider: ProviderKind;
   outcome: 'synced' | 'failed';
+  /** From the lease taken to the outcome. */
+  durationMs: number;
   full?: boolean;
   batches?: number;
   upserts?: number;
@@ -36,6 +40,8 @@ export interface SyncLogEntry {
 }
 
 const firstRetryMs = 30_000;
+
+const since = (started: number) => Math.round(performance.now() - started);
 
 /** How long to wait before trying a failing calendar again. */
 function retryDelay(error: unknown, failures: number, intervalMs: number): number {
@@ -47,6 +53,7 @@ function retryDelay(error: unknown, failures: number, intervalMs: number): numbe
 /** `leased`: a round leased the calendar; it is synced only while that lease is still this instance's. */
 export async function syncCalendar(deps: SyncDeps, calendarId: string, leased = false): Promise<SyncOutcome> {
   const now = epochMs(deps.clock);
+  const started = performance.now();
   if (!(await takeLease(deps.db, calendarId, deps.owner, now, deps.settings.leaseMs, leased)))
     // No lease taken: another sync holds it, or there is no copy to lease.
     return (await copyForSync(deps.db, calendarId)) === undefined ? 'gone' : 'busy';
@@ -111,7 +118,13 @@ export async function syncCalendar(deps: SyncDeps, calendarId: string, leased = 
       }
     });
     if (!completed) throw new Error('the sync ended without a position');
-    deps.log?.({ calendarId, outcome: 'synced', ...totals });
+    deps.log?.({
+      calendarId,
+      provider: account.provider,
+      outcome: 'synced',
+      durationMs: since(started),
+      ...totals,
+    });
     return 'synced';
   } catch (error) {
     if (error instanceof LeaseLost) return 'busy';
@@ -122,7 +135,14 @@ export async function syncCalendar(deps: SyncDeps, calendarId: string, leased = 
       nextSyncAt: epochMs(deps.clock) + retryDelay(error, failures, deps.settings.intervalMs),
       forgetState: false,
     });
-    deps.log?.({ calendarId, outcome: 'failed', reason, failures: failures + 1 });
+    deps.log?.({
+      calendarId,
+      provider: account.provider,
+      outcome: 'failed',
+      durationMs: since(started),
+      reason,
+      failures: failures + 1,
+    });
     if (exclusionReason(error) === undefined && !isAppError(error)) throw error;
     return 'failed';
   }

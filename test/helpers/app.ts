@@ -6,6 +6,7 @@ import { type Config, loadConfig } from '../../src/config.ts';
 import type { AppContext } from '../../src/context.ts';
 import { createSecretBox } from '../../src/lib/encryption.ts';
 import type { GuardedFetchOptions } from '../../src/lib/guardedFetch.ts';
+import { createMetrics } from '../../src/lib/metrics.ts';
 import { assemble } from '../../src/main.ts';
 import { createCalendarAdapters } from '../../src/providers/adapters.ts';
 import type { ProviderHttpOptions } from '../../src/providers/providerHttp.ts';
@@ -18,6 +19,8 @@ export interface TestApp {
   app: FastifyInstance;
   /** The calendars' copies: tests run its rounds (`runDue`) themselves; none run on a timer. */
   sync: SyncService;
+  /** The listener of METRICS_LISTEN when the test's env sets it (not listening yet). */
+  metricsServer: FastifyInstance | undefined;
   ctx: AppContext;
   clock: TestClock;
   database: DatabaseHandle;
@@ -82,6 +85,7 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
   const handle = database ?? openDatabase({ sqlitePath: ':memory:' });
   await migrateToLatest(handle);
   const secretKey = randomBytes(32);
+  const metrics = createMetrics();
   const ctx: AppContext = {
     config,
     db: handle.db,
@@ -90,13 +94,14 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
     box: createSecretBox(secretKey),
     ...(adapters === undefined
       ? { providers: {}, connectors: {} }
-      : createCalendarAdapters(config, clock, adapters)),
+      : createCalendarAdapters(config, clock, adapters, metrics.providerCall)),
     ...(providers === undefined ? {} : { providers }),
+    metrics,
     ping: () => ping(handle),
     ...(outboundGuard ? { outboundGuard } : {}),
     ...(push && port !== undefined ? { pushAddress: `http://127.0.0.1:${port}` } : {}),
   };
-  const { app, sync } = await assemble(
+  const { app, sync, metricsServer } = await assemble(
     ctx,
     logLines ? { logStream: { write: (line: string) => void logLines.push(line) } } : { logger: false },
   );
@@ -106,6 +111,7 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
   return {
     app,
     sync,
+    metricsServer,
     ctx,
     clock,
     database: handle,

@@ -12,6 +12,7 @@ import type { AppContext } from '../../src/context.ts';
 import type { ProviderOccurrence } from '../../src/domain/providerFacts.ts';
 import { AppError } from '../../src/errors.ts';
 import { createSecretBox } from '../../src/lib/encryption.ts';
+import { createMetrics } from '../../src/lib/metrics.ts';
 import type { CalendarProvider, SyncBatch, SyncRequest } from '../../src/providers/port.ts';
 import { insertGrant, markGrantsRevoked } from '../../src/store/accessGrants.ts';
 import { copiesOf, occurrencesNear } from '../../src/store/calendarCopies.ts';
@@ -88,6 +89,7 @@ for (const engine of await enginesUnderTest()) {
         box: createSecretBox(secretKey),
         providers: { google: provider },
         connectors: {},
+        metrics: createMetrics(),
         ping: async () => {},
       } as AppContext;
       const userId = await seedUser(handle.db, `${randomBytes(4).toString('hex')}@example.test`);

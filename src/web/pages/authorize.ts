@@ -202,6 +202,7 @@ ${denyForm}`
         requestedScopes: p.requestedScopes,
         choice: choiceOf(form),
       });
+      ctx.metrics.consent('given');
       return finish(request, reply, { consent: { grantId } });
     } catch (error) {
       const e = correctable(error);
@@ -214,6 +215,7 @@ ${denyForm}`
     const user = requireUser(request, reply);
     if (user === undefined) return reply;
     await pending(request, reply);
+    ctx.metrics.consent('denied');
     return deny(request, reply, 'The person did not allow access.');
   });
 }

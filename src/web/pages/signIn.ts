@@ -53,6 +53,7 @@ export function registerSignInPages(app: FastifyInstance, ctx: AppContext, auth:
       userId = await authenticate(ctx.db, ctx.clock, form.email, form.password, request.ip);
     } catch (error) {
       const e = correctable(error);
+      if (e.code === 'rate_limited') ctx.metrics.refused('sign_in');
       if (e.retryAfter !== undefined) reply.header('retry-after', String(e.retryAfter));
       const email = typeof form.email === 'string' ? form.email : '';
       await allowClientTarget(reply, next);

@@ -43,6 +43,14 @@ export interface Config {
   grantRequestsPerMinute: number;
   /** Origins besides the service's own that browser-based MCP clients may call /mcp from. */
   mcpAllowedOrigins: string[];
+  /** Present when invitations and reset links are e-mailed. */
+  mail: MailConfig | undefined;
+}
+
+export interface MailConfig {
+  /** Holds the SMTP password: never logged, never shown. */
+  smtpUrl: string;
+  from: string;
 }
 
 /** A provider's OAuth client; endpoint overrides point tests (or sovereign clouds) elsewhere. */
@@ -123,6 +131,11 @@ export function loadConfig(env: Env): Config {
   const clientRegistrationsPerMinute = read('CLIENT_REGISTRATIONS_PER_MINUTE');
   const grantRequestsPerMinute = read('GRANT_REQUESTS_PER_MINUTE');
   const mcpAllowedOrigins = read('MCP_ALLOWED_ORIGINS');
+  const smtpUrl = read('SMTP_URL');
+  const mail =
+    smtpUrl === undefined
+      ? undefined
+      : { smtpUrl, from: read('MAIL_FROM', { BASE_HOST: URL.parse(baseUrl)?.hostname ?? 'localhost' }) };
 
   if (problems.length > 0) throw new ConfigError(problems);
   return {
@@ -146,5 +159,6 @@ export function loadConfig(env: Env): Config {
     clientRegistrationsPerMinute,
     grantRequestsPerMinute,
     mcpAllowedOrigins,
+    mail,
   };
 }

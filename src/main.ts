@@ -16,6 +16,7 @@ import { type BuildOptions, buildApp } from './http/app.ts';
 import { systemClock } from './lib/clock.ts';
 import { createSecretBox } from './lib/encryption.ts';
 import { loadOrCreateKeyFile } from './lib/secretKeyFile.ts';
+import { createSmtpMailer } from './mail/smtpMailer.ts';
 import { sweep, sweepIntervalMs } from './people/housekeeping.ts';
 import { issueFirstRunToken } from './people/onboarding.ts';
 import { createCalendarAdapters } from './providers/adapters.ts';
@@ -39,8 +40,13 @@ export interface Assembled {
   sync: SyncService;
 }
 
-/** The application on a context: the authorization server, the calendar services, every surface. */
-export async function assemble(ctx: AppContext, options: BuildOptions = {}): Promise<Assembled> {
+/**
+ * The application on a context: the authorization server, the calendar services, every surface;
+ * with `SMTP_URL`, the mailer.
+ */
+export async function assemble(given: AppContext, options: BuildOptions = {}): Promise<Assembled> {
+  const mailer = given.mailer ?? (given.config.mail && createSmtpMailer(given.config.mail));
+  const ctx: AppContext = mailer === undefined ? given : { ...given, mailer };
   const auth = await startAuthorization(ctx, sitePages(ctx));
   const account = { db: ctx.db, clock: ctx.clock, box: ctx.box, providers: ctx.providers };
   let log: FastifyBaseLogger | undefined;
@@ -97,7 +103,10 @@ export async function assemble(ctx: AppContext, options: BuildOptions = {}): Pro
     options,
   );
   log = app.log;
-  app.addHook('onClose', () => sync.stop());
+  app.addHook('onClose', async () => {
+    mailer?.close();
+    await sync.stop();
+  });
   return { app, sync };
 }
 

@@ -8,10 +8,12 @@ import {
   baseUrl,
   flag,
   httpUrl,
+  mailbox,
   oneOf,
   origins,
   postgresUrl,
   secretKey,
+  smtpUrl,
   text,
   type ValueReader,
   wholeNumber,
@@ -191,6 +193,17 @@ export const configVariables = {
     shown: "unset: only `BASE_URL`'s",
     read: origins,
     doc: "origins besides `BASE_URL`'s that browser-based MCP clients may call `/mcp` from, comma-separated; any other `Origin` gets 403",
+  },
+  SMTP_URL: {
+    shown: 'unset: no e-mail; pages show the links',
+    read: smtpUrl,
+    doc: '`smtp://user:password@host:587` (STARTTLS when the server offers it) or `smtps://…:465`: invitations and password-reset links are e-mailed',
+  },
+  MAIL_FROM: {
+    default: 'Calendar Access <no-reply@$BASE_HOST>',
+    shown: "`Calendar Access <no-reply@…>` at `BASE_URL`'s host",
+    read: mailbox,
+    doc: 'the sender of those e-mails, `name@example.com` or `Name <name@example.com>`',
   },
 } as const satisfies Record<string, ConfigVariable>;
 

@@ -208,6 +208,27 @@ describe('password reset when the mail server is down', () => {
   });
 });
 
+describe('password reset requests per client', () => {
+  it('are limited like sign-in, with 429 and Retry-After', async () => {
+    const port = await freePort();
+    const t = await startTestApp({ env: { SMTP_URL: `smtp://127.0.0.1:${port}` } });
+    try {
+      const browser = new PageClient(t.app);
+      await browser.get('/password/forgot');
+      const statuses: number[] = [];
+      // No account uses these addresses: nothing is sent, only the limit is spent.
+      for (let i = 0; i < 20; i++)
+        statuses.push((await browser.post('/password/forgot', { email: `x${i}@example.org` })).statusCode);
+      assert.deepEqual(statuses, Array(20).fill(200));
+      const last = await browser.post('/password/forgot', { email: 'x@example.org' });
+      assert.equal(last.statusCode, 429);
+      assert.ok(Number(last.headers['retry-after']) > 0);
+    } finally {
+      await t.close();
+    }
+  });
+});
+
 describe('password reset without SMTP', () => {
   it('says to ask an administrator and sends nothing', async () => {
     const t = await startTestApp();

@@ -45,6 +45,14 @@ export interface Config {
   mcpAllowedOrigins: string[];
   /** Who may read /metrics: bearers of `token`, and/or anyone reaching `listen` (then not the main port). */
   metrics: { token: string | undefined; listen: { host: string; port: number } | undefined };
+  /** Present when invitations and reset links are e-mailed. */
+  mail: MailConfig | undefined;
+}
+
+export interface MailConfig {
+  /** Holds the SMTP password: never logged, never shown. */
+  smtpUrl: string;
+  from: string;
 }
 
 /** A provider's OAuth client; endpoint overrides point tests (or sovereign clouds) elsewhere. */
@@ -126,6 +134,11 @@ export function loadConfig(env: Env): Config {
   const grantRequestsPerMinute = read('GRANT_REQUESTS_PER_MINUTE');
   const mcpAllowedOrigins = read('MCP_ALLOWED_ORIGINS');
   const metrics = { token: read('METRICS_TOKEN'), listen: read('METRICS_LISTEN') };
+  const smtpUrl = read('SMTP_URL');
+  const mail =
+    smtpUrl === undefined
+      ? undefined
+      : { smtpUrl, from: read('MAIL_FROM', { BASE_HOST: URL.parse(baseUrl)?.hostname ?? 'localhost' }) };
 
   if (problems.length > 0) throw new ConfigError(problems);
   return {
@@ -150,5 +163,6 @@ export function loadConfig(env: Env): Config {
     grantRequestsPerMinute,
     mcpAllowedOrigins,
     metrics,
+    mail,
   };
 }

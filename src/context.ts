@@ -5,6 +5,7 @@ import type { Clock } from './lib/clock.ts';
 import type { SecretBox } from './lib/encryption.ts';
 import type { GuardedFetchOptions } from './lib/guardedFetch.ts';
 import type { Metrics } from './lib/metrics.ts';
+import type { Mailer } from './mail/mailer.ts';
 import type { Connectors } from './providers/connectors.ts';
 import type { Providers } from './providers/registry.ts';
 import type { Database } from './store/schema.ts';
@@ -27,6 +28,8 @@ export interface AppContext {
   outboundGuard?: GuardedFetchOptions;
   /** Tests only: where providers send change notifications though BASE_URL is not https (the fakes take loopback http). */
   pushAddress?: string;
+  /** Sends invitations and reset links; absent without `SMTP_URL` (pages show the links). */
+  mailer?: Mailer;
   /** Resolves when the database answers; used by /readyz. */
   ping(): Promise<void>;
 }

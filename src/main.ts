@@ -18,6 +18,7 @@ import { epochMs, systemClock } from './lib/clock.ts';
 import { createSecretBox } from './lib/encryption.ts';
 import { createMetrics } from './lib/metrics.ts';
 import { loadOrCreateKeyFile } from './lib/secretKeyFile.ts';
+import { createSmtpMailer } from './mail/smtpMailer.ts';
 import { sweep, sweepIntervalMs } from './people/housekeeping.ts';
 import { issueFirstRunToken } from './people/onboarding.ts';
 import { createCalendarAdapters } from './providers/adapters.ts';
@@ -44,8 +45,13 @@ export interface Assembled {
   metricsServer: FastifyInstance | undefined;
 }
 
-/** The application on a context: the authorization server, the calendar services, every surface. */
-export async function assemble(ctx: AppContext, options: BuildOptions = {}): Promise<Assembled> {
+/**
+ * The application on a context: the authorization server, the calendar services, every surface;
+ * with `SMTP_URL`, the mailer.
+ */
+export async function assemble(given: AppContext, options: BuildOptions = {}): Promise<Assembled> {
+  const mailer = given.mailer ?? (given.config.mail && createSmtpMailer(given.config.mail));
+  const ctx: AppContext = mailer === undefined ? given : { ...given, mailer };
   const auth = await startAuthorization(ctx, sitePages(ctx));
   const account = { db: ctx.db, clock: ctx.clock, box: ctx.box, providers: ctx.providers };
   let log: FastifyBaseLogger | undefined;
@@ -111,6 +117,7 @@ export async function assemble(ctx: AppContext, options: BuildOptions = {}): Pro
   const metricsServer = await buildMetricsServer(ctx, app.log);
   app.addHook('onClose', async () => {
     await metricsServer?.close();
+    mailer?.close();
     await sync.stop();
   });
   return { app, sync, metricsServer };

@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { runCli } from '../src/cli/run.ts';
+import { cliIn } from './helpers/cli.ts';
 
 const dataDir = mkdtempSync(join(tmpdir(), 'cas-cli-'));
 
@@ -23,16 +24,7 @@ const connectIcs = (env: Record<string, string>, workspace: string, url: string)
     url,
   );
 
-async function cliWith(env: Record<string, string>, ...argv: string[]) {
-  const out: string[] = [];
-  const err: string[] = [];
-  const code = await runCli(argv, {
-    env: { DATA_DIR: dataDir, APP_ENV: 'test', ...env },
-    out: (l) => out.push(l),
-    err: (l) => err.push(l),
-  });
-  return { code, out: out.join('\n'), err: err.join('\n') };
-}
+const cliWith = (env: Record<string, string>, ...argv: string[]) => cliIn(dataDir, env, ...argv);
 
 describe('CLI', () => {
   after(() => rmSync(dataDir, { recursive: true, force: true }));

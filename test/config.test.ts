@@ -99,6 +99,37 @@ describe('configuration', () => {
     assert.match(problemsOf({ BASE_URL: 'ftp://x.test' })[0]!, /^BASE_URL must use http or https/);
   });
 
+  it("reads e-mail only with SMTP_URL, the sender defaulting to the base URL's host", () => {
+    assert.equal(loadConfig({}).mail, undefined);
+    const smtp = 'smtps://mailer:p%40ss@mail.example.com:465';
+    assert.deepEqual(loadConfig({ SMTP_URL: smtp, BASE_URL: 'https://cal.example.com/x' }).mail, {
+      smtpUrl: smtp,
+      from: 'Calendar Access <no-reply@cal.example.com>',
+    });
+    assert.equal(
+      loadConfig({ SMTP_URL: 'smtp://mail.example.com', MAIL_FROM: 'cal@example.com' }).mail?.from,
+      'cal@example.com',
+    );
+  });
+
+  it('refuses a bad SMTP_URL without repeating it, and a sender that is no address', () => {
+    for (const bad of [
+      'http://mailer:hunter2-secret@mail.example.com',
+      'smtp://mailer:hunter2-secret@',
+      'hunter2-secret',
+    ]) {
+      const problems = problemsOf({ SMTP_URL: bad });
+      assert.match(problems[0]!, /^SMTP_URL must be smtp:\/\//);
+      assert.doesNotMatch(problems.join('\n'), /hunter2-secret/);
+    }
+    for (const from of ['Calendar Access', 'a@b.example\r\nBcc: x@y.example', 'Name <not an address>']) {
+      assert.match(
+        problemsOf({ SMTP_URL: 'smtp://mail.example.com', MAIL_FROM: from })[0]!,
+        /^MAIL_FROM must be/,
+      );
+    }
+  });
+
   it('refuses production without a secret key or without https', () => {
     const problems = problemsOf({ APP_ENV: 'production', BASE_URL: 'http://cal.example.com' });
     assert.ok(problems.some((p) => p.startsWith('SECRET_KEY is required')));

@@ -10,9 +10,14 @@ import { systemClock } from '../lib/clock.ts';
 import { createSecretBox } from '../lib/encryption.ts';
 import { isId } from '../lib/ids.ts';
 import { loadOrCreateKeyFile } from '../lib/secretKeyFile.ts';
+import { sendWithin } from '../mail/delivery.ts';
+import { invitationMessage } from '../mail/messages.ts';
+import { createSmtpMailer } from '../mail/smtpMailer.ts';
 import { createUser } from '../people/accounts.ts';
 import { emailKey } from '../people/email.ts';
-import { addMember, createWorkspace } from '../people/workspaces.ts';
+import { invitationLink, passwordResetLink } from '../people/links.ts';
+import { issuePasswordReset } from '../people/passwordReset.ts';
+import { addMember, createWorkspace, invitationTtlMs } from '../people/workspaces.ts';
 import { createCalendarAdapters } from '../providers/adapters.ts';
 import { backupSqlite } from '../store/backup.ts';
 import {
@@ -36,9 +41,12 @@ Commands:
   backup --to FILE                                     copy the embedded database to a new file while
                                                        the service runs (PostgreSQL: use pg_dump)
   user create --email E --password P [--name N]        create a person's account
+  user reset-link --email E                            print a single-use link (30 minutes) to choose
+                                                       a new password; using it ends every session
   workspace create --name N --owner EMAIL|USER_ID      create a workspace with its owner
   workspace add-member --workspace ID --email E --role owner|admin|member
-                                                       add an account (or invite an address)
+                                                       add an account (or invite an address:
+                                                       e-mailed with SMTP_URL, else the link printed)
   account connect-caldav --email E --workspace ID --url URL --username U --password P
                                                        connect a CalDAV account for a member
   account connect-ics --email E --workspace ID --url URL
@@ -117,6 +125,14 @@ async function runCommand(
       io.out(user.id);
       return;
     }
+    case 'user reset-link': {
+      const userId = await resolveUserId(handle, required(values, 'email'));
+      const reset = await issuePasswordReset(handle.db, clock, userId);
+      io.out(
+        `Password reset link for ${reset.email} (single use, until ${Temporal.Instant.fromEpochMilliseconds(reset.expiresAt).toString({ smallestUnit: 'minute' })}): ${passwordResetLink(config.baseUrl, reset.token)}`,
+      );
+      return;
+    }
     case 'workspace create': {
       const ownerId = await resolveUserId(handle, required(values, 'owner'));
       const workspace = await createWorkspace(
@@ -136,11 +152,34 @@ async function runCommand(
         { email: required(values, 'email'), role: required(values, 'role') },
         'system',
       );
-      io.out(
-        result.kind === 'added'
-          ? result.userId
-          : `No account uses that address; invitation link (single use, 7 days): ${config.baseUrl}/invitation?token=${result.invitationToken}`,
-      );
+      if (result.kind === 'added') {
+        io.out(result.userId);
+        return;
+      }
+      const link = invitationLink(config.baseUrl, result.invitationToken);
+      if (config.mail !== undefined) {
+        const mailer = createSmtpMailer(config.mail);
+        const message = invitationMessage({
+          ...result,
+          to: result.email,
+          baseUrl: config.baseUrl,
+          link,
+          validForMs: invitationTtlMs,
+        });
+        const mailed = await sendWithin(mailer, message, (failure) =>
+          io.err(
+            `The invitation e-mail could not be sent (${failure.code ?? 'failed'}${failure.responseCode ? ` ${failure.responseCode}` : ''}).`,
+          ),
+        );
+        mailer.close();
+        if (mailed) {
+          io.out(
+            `No account uses that address; an invitation (single use, 7 days) was e-mailed to ${result.email}.`,
+          );
+          return;
+        }
+      }
+      io.out(`No account uses that address; invitation link (single use, 7 days): ${link}`);
       return;
     }
     case 'account connect-caldav':

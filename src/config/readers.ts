@@ -124,3 +124,24 @@ export const bearerSecret: ValueReader<string> = withAccepts((value, name, probl
   }
   return value;
 }, 'at least 32 visible ASCII characters');
+/**
+ * `smtp://[user:password@]host[:port]` or `smtps://…`. The value is never repeated in a problem:
+ * it holds the SMTP password.
+ */
+export const smtpUrl: ValueReader<string> = (value, name, problems) => {
+  const url = URL.parse(value);
+  if (url === null || (url.protocol !== 'smtp:' && url.protocol !== 'smtps:') || url.hostname === '') {
+    problems.push(`${name} must be smtp://user:password@host:port or smtps://… (the value is not shown)`);
+  }
+  return value;
+};
+
+/** A sender: `name@example.com` or `Name <name@example.com>`, on one line. */
+export const mailbox: ValueReader<string> = (value, name, problems) => {
+  const address = /^[^\s<>@]+@[^\s<>@]+$/;
+  const named = /^([^\r\n<>]*)<([^<>]*)>$/.exec(value);
+  if (!(named ? address.test(named[2]!) : address.test(value))) {
+    problems.push(`${name} must be an address, alone or as Name <name@example.com> (got "${value}")`);
+  }
+  return value;
+};

@@ -10,10 +10,12 @@ import {
   flag,
   httpUrl,
   listenAddress,
+  mailbox,
   oneOf,
   origins,
   postgresUrl,
   secretKey,
+  smtpUrl,
   text,
   type ValueReader,
   wholeNumber,
@@ -203,6 +205,17 @@ export const configVariables = {
     shown: 'unset: no separate listener',
     read: listenAddress,
     doc: 'a separate address that serves only `/metrics` (then not on `PORT`), such as `127.0.0.1:9464`; with neither this nor `METRICS_TOKEN`, `/metrics` is 404',
+  },
+  SMTP_URL: {
+    shown: 'unset: no e-mail; pages show the links',
+    read: smtpUrl,
+    doc: '`smtp://user:password@host:587` (STARTTLS when the server offers it) or `smtps://…:465`: invitations and password-reset links are e-mailed',
+  },
+  MAIL_FROM: {
+    default: 'Calendar Access <no-reply@$BASE_HOST>',
+    shown: "`Calendar Access <no-reply@…>` at `BASE_URL`'s host",
+    read: mailbox,
+    doc: 'the sender of those e-mails, `name@example.com` or `Name <name@example.com>`',
   },
 } as const satisfies Record<string, ConfigVariable>;
 

@@ -39,6 +39,7 @@ export function loggerOptions(level: LogLevel) {
         '*.token',
         '*.accessToken',
         '*.refreshToken',
+        '*.smtpUrl',
       ],
       censor: '[redacted]',
     },

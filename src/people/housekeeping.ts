@@ -12,6 +12,7 @@ import { deleteExpiredSessions } from '../store/sessions.ts';
 import { pruneFailures } from '../store/signInFailures.ts';
 import { deleteExpiredWriteKeys } from '../store/writeKeys.ts';
 import { signInThrottle } from './accounts.ts';
+import { resetThrottle } from './passwordReset.ts';
 
 export const sweepIntervalMs = 60 * 60 * 1000;
 
@@ -19,7 +20,7 @@ export async function sweep(db: Kysely<Database>, clock: Clock): Promise<void> {
   const now = epochMs(clock);
   await deleteExpiredSessions(db, now);
   await pruneFailures(db, now - signInThrottle.windowMs);
-  await deleteSpentTokens(db, now);
+  await deleteSpentTokens(db, now, now - resetThrottle.windowMs);
   await deleteExpiredOAuthStates(db, now);
   await deleteExpiredRecords(db, now);
   await deleteExpiredWriteKeys(db, now);

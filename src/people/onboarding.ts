@@ -26,7 +26,8 @@ type Db = Kysely<Database>;
 
 export const firstRunTtlMs = 24 * 3_600_000;
 
-const linkInvalid = () => new AppError('not_found', 'This link is invalid, expired or already used.');
+/** The one answer for a single-use link that cannot be used, whatever the reason. */
+export const linkInvalid = () => new AppError('not_found', 'This link is invalid, expired or already used.');
 
 /** On an install with no people yet: a fresh set-up token (older ones stop working). */
 export async function issueFirstRunToken(db: Db, clock: Clock): Promise<string | undefined> {

@@ -117,11 +117,19 @@ export async function workspaceOverview(
 
 export type AddMemberResult =
   | { kind: 'added'; userId: string }
-  | { kind: 'invited'; invitationToken: string };
+  | {
+      kind: 'invited';
+      invitationToken: string;
+      /** What an invitation e-mail says. */
+      email: string;
+      role: Role;
+      workspaceName: string;
+      expiresAt: number;
+    };
 
 /**
  * Adds an existing account by e-mail, or — when there is none — creates a single-use invitation
- * link (valid 7 days) for the admin to pass on; accepting it creates the account and membership.
+ * link (valid 7 days) to be e-mailed or passed on; accepting it creates the account and membership.
  */
 export async function addMember(
   db: Db,
@@ -138,6 +146,7 @@ export async function addMember(
     const user = await findUserByEmailKey(trx, key);
     if (user === undefined) {
       const token = randomToken();
+      const expiresAt = now + invitationTtlMs;
       await insertOneTimeToken(
         trx,
         {
@@ -147,7 +156,7 @@ export async function addMember(
           email,
           role,
           createdBy: actorId(actor),
-          expiresAt: now + invitationTtlMs,
+          expiresAt,
         },
         now,
       );
@@ -159,7 +168,8 @@ export async function addMember(
         detail: { email, role },
         at: now,
       });
-      return { kind: 'invited', invitationToken: token };
+      const workspaceName = (await findWorkspace(trx, workspaceId))!.name;
+      return { kind: 'invited', invitationToken: token, email, role, workspaceName, expiresAt };
     }
     if ((await roleOf(trx, workspaceId, user.id)) !== undefined) {
       throw new AppError('already_exists', `${user.email} is already a member of this workspace.`, {

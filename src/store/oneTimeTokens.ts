@@ -1,11 +1,11 @@
-/** Single-use links (first-owner set-up, invitations), stored only as hashes. */
+/** Single-use links (first-owner set-up, invitations, password resets), stored only as hashes. */
 import type { Kysely } from 'kysely';
 import type { Role } from '../policy/roles.ts';
 import type { Database } from './schema.ts';
 
 type Db = Kysely<Database>;
 
-export type TokenPurpose = 'first_owner' | 'invitation';
+export type TokenPurpose = 'first_owner' | 'invitation' | 'password_reset';
 
 export interface OneTimeToken {
   tokenHash: string;
@@ -15,6 +15,8 @@ export interface OneTimeToken {
   role: Role | null;
   createdBy: string | null;
   expiresAt: number;
+  /** The account it is for (password resets). */
+  userId?: string | null;
 }
 
 export async function insertOneTimeToken(db: Db, token: OneTimeToken, now: number): Promise<void> {
@@ -30,6 +32,7 @@ export async function insertOneTimeToken(db: Db, token: OneTimeToken, now: numbe
       created_at: now,
       expires_at: token.expiresAt,
       used_at: null,
+      user_id: token.userId ?? null,
     })
     .execute();
 }
@@ -57,6 +60,7 @@ export async function findUsableToken(
       role: row.role as Role | null,
       createdBy: row.created_by,
       expiresAt: row.expires_at,
+      userId: row.user_id,
     }
   );
 }
@@ -81,10 +85,47 @@ export async function revokeUnusedTokens(db: Db, purpose: TokenPurpose, now: num
     .execute();
 }
 
-/** Removes tokens that can no longer be used (spent or expired). */
-export async function deleteSpentTokens(db: Db, now: number): Promise<void> {
+/** Ends the unused links of one purpose for one account (a matching account or none: the same query). */
+export async function revokeUserTokens(
+  db: Db,
+  purpose: TokenPurpose,
+  userId: string,
+  now: number,
+): Promise<void> {
+  await db
+    .updateTable('one_time_tokens')
+    .set({ used_at: now })
+    .where('purpose', '=', purpose)
+    .where('user_id', '=', userId)
+    .where('used_at', 'is', null)
+    .execute();
+}
+
+/** How many links of one purpose were made for one account since `since`, used or not. */
+export async function countUserTokensSince(
+  db: Db,
+  purpose: TokenPurpose,
+  userId: string,
+  since: number,
+): Promise<number> {
+  const row = await db
+    .selectFrom('one_time_tokens')
+    .select((eb) => eb.fn.countAll<number | string>().as('n'))
+    .where('purpose', '=', purpose)
+    .where('user_id', '=', userId)
+    .where('created_at', '>', since)
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
+}
+
+/**
+ * Removes tokens that can no longer be used (spent or expired), but none made after `keepSince`:
+ * throttles count the recent ones, used or not.
+ */
+export async function deleteSpentTokens(db: Db, now: number, keepSince: number): Promise<void> {
   await db
     .deleteFrom('one_time_tokens')
+    .where('created_at', '<=', keepSince)
     .where((eb) => eb.or([eb('used_at', 'is not', null), eb('expires_at', '<=', now)]))
     .execute();
 }

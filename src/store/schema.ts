@@ -68,6 +68,8 @@ export interface OneTimeTokensTable {
   created_at: number;
   expires_at: number;
   used_at: number | null;
+  /** The account a password-reset link is for. */
+  user_id: string | null;
 }
 
 export interface SignInFailuresTable {

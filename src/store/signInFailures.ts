@@ -3,7 +3,7 @@
  * two rows: one under the address (an e-mail key) and one under the address from that client,
  * `key|client`, so both counts are plain lookups of one subject.
  */
-import type { Kysely } from 'kysely';
+import { type Kysely, sql } from 'kysely';
 import type { Database } from './schema.ts';
 
 type Db = Kysely<Database>;
@@ -43,6 +43,20 @@ export async function failuresSince(
  */
 export async function clearFailures(db: Db, subject: string, client: string): Promise<void> {
   await db.deleteFrom('sign_in_failures').where('subject', '=', fromClient(subject, client)).execute();
+}
+
+/** Forgets every failure on the address, from every client (its owner proved who they are). */
+export async function clearAddressFailures(db: Db, subject: string): Promise<void> {
+  const prefix = fromClient(subject, '');
+  await db
+    .deleteFrom('sign_in_failures')
+    .where((eb) =>
+      eb.or([
+        eb('subject', '=', subject),
+        eb(sql<string>`substr(subject, 1, ${prefix.length})`, '=', prefix),
+      ]),
+    )
+    .execute();
 }
 
 export async function pruneFailures(db: Db, before: number): Promise<void> {

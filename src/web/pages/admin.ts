@@ -14,9 +14,13 @@ import {
 import type { AppContext } from '../../context.ts';
 import { detailLevels } from '../../domain/detailLevels.ts';
 import { invalidField } from '../../errors.ts';
+import { sendWithin } from '../../mail/delivery.ts';
+import { invitationMessage } from '../../mail/messages.ts';
+import { invitationLink } from '../../people/links.ts';
 import {
   addMember,
   changeRole,
+  invitationTtlMs,
   removeMember,
   updatePolicy,
   type WorkspaceOverview,
@@ -55,7 +59,8 @@ type MemberParams = { Params: { workspaceId: string; userId: string } };
 interface Messages {
   notice?: string | undefined;
   error?: string;
-  invitationLink?: string;
+  /** Just invited: whether it was e-mailed (undefined: no mail here) and, unless it was, the link. */
+  invitation?: { email: string; link: string; mailed: boolean | undefined };
   /** Just registered: the only time its secret is shown. */
   registered?: RegisteredClient;
   /** The register form as submitted, shown again with the error. */
@@ -119,11 +124,25 @@ ${clients.map(
 </section>`;
 }
 
+/**
+ * An e-mailed link is not shown: it reached the address's owner alone. When it could not be sent,
+ * or without mail, the admin passes it on.
+ */
+function invitationNotice(invitation: NonNullable<Messages['invitation']>): Html {
+  if (invitation.mailed === true)
+    return html`<p class="notice" role="status">No account uses that address yet, so an invitation was e-mailed to <strong>${invitation.email}</strong>. Its single-use link works for 7 days.</p>`;
+  const why =
+    invitation.mailed === false
+      ? html`an invitation was created, but the e-mail to <strong>${invitation.email}</strong> could not be sent`
+      : 'an invitation was created';
+  return html`<p class="notice" role="status">No account uses that address yet, so ${why}. Send this single-use link (valid 7 days) to the person: <code>${invitation.link}</code></p>`;
+}
+
 function workspaceBody(view: WorkspaceOverview, apps: Apps, csrf: string, messages: Messages): Html {
   const base = `/admin/workspaces/${view.workspace.id}`;
   const { policy } = view;
   return html`
-${messages.invitationLink ? html`<p class="notice" role="status">No account uses that address yet, so an invitation was created. Send this single-use link (valid 7 days) to the person: <code>${messages.invitationLink}</code></p>` : ''}
+${messages.invitation ? invitationNotice(messages.invitation) : ''}
 ${messages.registered ? registeredNotice(messages.registered) : ''}
 <section>
 <h2>Members</h2>
@@ -261,7 +280,22 @@ export function registerAdminPages(app: FastifyInstance, ctx: AppContext, auth: 
           { userId: user.id },
         );
         if (result.kind === 'added') return 'added';
-        return { invitationLink: `${ctx.config.baseUrl}/invitation?token=${result.invitationToken}` };
+        const { baseUrl } = ctx.config;
+        const link = invitationLink(baseUrl, result.invitationToken);
+        const message = invitationMessage({
+          ...result,
+          to: result.email,
+          inviter: `${user.name} (${user.email})`,
+          baseUrl,
+          link,
+          validForMs: invitationTtlMs,
+        });
+        const mailed =
+          ctx.mailer &&
+          (await sendWithin(ctx.mailer, message, (failure) =>
+            request.log.warn({ mail: failure }, 'invitation e-mail not sent'),
+          ));
+        return { invitation: { email: result.email, link, mailed } };
       }),
   );
 

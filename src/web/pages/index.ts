@@ -7,6 +7,7 @@ import { registerAdminPages } from './admin.ts';
 import { registerAuthorizePages } from './authorize.ts';
 import { registerIcon } from './icon.ts';
 import { registerOnboardingPages } from './onboarding.ts';
+import { registerPasswordResetPages } from './passwordReset.ts';
 import { registerSignInPages } from './signIn.ts';
 
 /** The pages for people; `copies` serves "Sync now" on the account page. */
@@ -19,6 +20,7 @@ export function registerPages(
   registerIcon(app);
   registerSignInPages(app, ctx, auth);
   registerOnboardingPages(app, ctx);
+  registerPasswordResetPages(app, ctx);
   registerAccountPages(app, ctx, auth, copies);
   registerAdminPages(app, ctx, auth);
   registerAuthorizePages(app, ctx, auth);

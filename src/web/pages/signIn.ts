@@ -9,7 +9,8 @@ import { allowFormTarget, redirectOriginAfterSignIn } from '../formTargets.ts';
 import { html } from '../html.ts';
 import { csrfField, page } from '../layout.ts';
 
-const signInLimit = { max: 20, timeWindow: '1 minute' };
+/** Per client address; the password-reset forms share it. */
+export const signInLimit = { max: 20, timeWindow: '1 minute' };
 
 export function registerSignInPages(app: FastifyInstance, ctx: AppContext, auth: Authorization): void {
   // Signing in during an authorization request may end (through redirects) at the client.
@@ -27,7 +28,8 @@ export function registerSignInPages(app: FastifyInstance, ctx: AppContext, auth:
   <label for="password">Password</label>
   <input id="password" name="password" type="password" autocomplete="current-password" required>
   <div><button type="submit">Sign in</button></div>
-</form>`,
+</form>
+<p><a href="/password/forgot">Forgot your password?</a></p>`,
     );
 
   app.get('/', { config: { page: true } }, async (request, reply) =>

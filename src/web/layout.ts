@@ -17,7 +17,7 @@ export interface PageOptions {
 
 const style = new Html(`
 body{font:16px/1.5 system-ui,sans-serif;margin:0;overflow-wrap:break-word;color:#1b1b1b;background:#fafafa}
-header{display:flex;gap:1rem;align-items:center;padding:.75rem 1.5rem;background:#1f3a5f;color:#fff}
+header{display:flex;flex-wrap:wrap;gap:.5rem 1rem;align-items:center;padding:.75rem 1.5rem;background:#1f3a5f;color:#fff}header strong,header button{white-space:nowrap}
 header a,header button{color:#fff}header nav{display:flex;gap:1rem;margin-left:auto;align-items:center}
 main{max-width:52rem;margin:1.5rem auto;padding:0 1.5rem}main.wide{max-width:84rem}
 label{display:block;margin:.75rem 0 .25rem;font-weight:600}
@@ -32,8 +32,8 @@ code{overflow-wrap:anywhere}.sr-only{position:absolute;width:1px;height:1px;over
 .toc ul{display:flex;flex-wrap:wrap;gap:.25rem 1.25rem;list-style:none;padding:0;margin:1rem 0 1.25rem}td select{width:auto}
 .panels{display:grid;grid-template-columns:repeat(auto-fit,minmax(min(100%,32rem),1fr));gap:1.5rem;align-items:start}
 .panel{min-width:0;background:#fff;border:1px solid #ddd;border-radius:6px;padding:0 1.25rem 1.25rem;scroll-margin-top:1rem}.panel.wide{grid-column:1/-1}
-.scroll{overflow-x:auto}
-@media (max-width:40rem){main{padding:0 .75rem}.panel{padding:0 .75rem .75rem}table.stack td{border:0;padding:.1rem .4rem}table.stack tr{border-bottom:1px solid #ccc;padding:.5rem 0}table.stack thead{display:none}table.stack,table.stack tbody,table.stack tr,table.stack td{display:block}}
+.scroll{overflow-x:auto}table.audit td:first-child{white-space:nowrap}
+@media (max-width:40rem){header{padding:.5rem .75rem}h1{font-size:1.6rem}main{padding:0 .75rem}.panel{padding:0 .75rem .75rem}table.stack td{border:0;padding:.1rem .4rem}table.stack tr{border-bottom:1px solid #ccc;padding:.5rem 0}table.stack thead{display:none}table.stack,table.stack tbody,table.stack tr,table.stack td{display:block}}
 `);
 
 export function csrfField(token: string): Html {

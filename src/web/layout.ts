@@ -27,7 +27,7 @@ header button{background:none;border:1px solid #fff;margin:0}
 table{border-collapse:collapse;width:100%}td,th{text-align:left;padding:.4rem;border-bottom:1px solid #ddd;vertical-align:top;overflow-wrap:break-word}
 summary{cursor:pointer;color:#1f3a5f}
 .notice{background:#e6f4ea;border:1px solid #9bd3ae;padding:.6rem}.error{background:#fdecea;border:1px solid #f5a9a1;padding:.6rem}
-.inline{display:inline}.inline button{margin:0}.muted{color:#666}fieldset{border:1px solid #ccc;margin:1rem 0}.choice{margin:.25rem 0 1rem}
+.inline{display:inline}.inline button{margin:0}.muted{color:#666}fieldset{border:1px solid #ccc;margin:1rem 0}.choice{margin:.25rem 0 1rem}.check{margin-top:.75rem}
 code{overflow-wrap:anywhere}.sr-only{position:absolute;width:1px;height:1px;overflow:hidden;clip-path:inset(50%);white-space:nowrap}
 .toc ul{display:flex;flex-wrap:wrap;gap:.25rem 1.25rem;list-style:none;padding:0;margin:1rem 0 1.25rem}td select{width:auto}
 .panels{display:grid;grid-template-columns:repeat(auto-fit,minmax(min(100%,32rem),1fr));gap:1.5rem;align-items:start}

@@ -79,7 +79,7 @@ export function registerAccountPages(
 ${
   workspaces.length === 0
     ? html`<p>You do not belong to any workspace yet.</p>`
-    : html`<table class="stack"><thead><tr><th>Workspace</th><th>Your role</th><th></th></tr></thead><tbody>
+    : html`<table><thead><tr><th>Workspace</th><th>Your role</th><th></th></tr></thead><tbody>
 ${workspaces.map(
   (w) =>
     html`<tr><td>${w.name}</td><td>${w.role}</td><td>${canAdminister(w.role) ? html`<a href="/admin/workspaces/${w.id}">Manage</a>` : ''}</td></tr>`,

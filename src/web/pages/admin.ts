@@ -171,7 +171,7 @@ function policySection(policy: WorkspacePolicy, base: string, csrf: string): Htm
   </fieldset>
   <label for="maxDetailLevel">Maximum detail level</label>
   <select id="maxDetailLevel" name="maxDetailLevel">${detailLevels.map((d) => html`<option value="${d}"${d === policy.maxDetailLevel ? html` selected` : ''}>${detailWords[d]}</option>`)}</select>
-  <div><input type="checkbox" id="privateDetailsAllowed" name="privateDetailsAllowed"${policy.privateDetailsAllowed ? html` checked` : ''}>
+  <div class="check"><input type="checkbox" id="privateDetailsAllowed" name="privateDetailsAllowed"${policy.privateDetailsAllowed ? html` checked` : ''}>
   <label class="inline" for="privateDetailsAllowed">Members may share details of private events</label></div>
   <label for="allowedClients">Allowed clients (one client ID per line; empty allows any client)</label>
   <textarea id="allowedClients" name="allowedClients" rows="3">${(policy.allowedClients ?? []).join('\n')}</textarea>

@@ -11,7 +11,7 @@ import { tokenHash } from '../lib/secrets.ts';
 import { requireAdmin } from '../people/workspaces.ts';
 import { type ConsentChoice, type ConsentOffer, checkConsent, consentOffer } from '../policy/consent.ts';
 import { clientPermitted, type Scope, type WorkspacePolicy } from '../policy/workspacePolicy.ts';
-import { findGrant, insertGrant, markGrantsRevoked } from '../store/accessGrants.ts';
+import { clientNameIn, findGrant, insertGrant, markGrantsRevoked } from '../store/accessGrants.ts';
 import { recordAudit } from '../store/audit.ts';
 import {
   accountsOf,
@@ -151,7 +151,13 @@ export async function recordConsent(deps: GrantsDeps, request: ConsentRequest): 
         actorUserId: request.userId,
         action: 'grant.created',
         targetUserId: null,
-        detail: { client: request.clientId, scopes: offer.scopes, calendars: calendars.length },
+        detail: {
+          client: request.clientId,
+          clientName: request.clientName,
+          scopes: offer.scopes,
+          calendars: calendars.length,
+          accounts: grantedAccounts(offer, calendars),
+        },
         at: now,
       });
       // One grant per person, workspace and app: the new consent takes the place of the earlier ones.
@@ -175,6 +181,14 @@ export async function recordConsent(deps: GrantsDeps, request: ConsentRequest): 
   return grantId;
 }
 
+/** The calendar accounts a consent reaches, as their person named them: for the audit log. */
+function grantedAccounts(offer: WorkspaceOffer, calendars: ReadonlyArray<{ calendarId: string }>) {
+  const chosen = new Set(calendars.map((c) => c.calendarId));
+  return offer.accounts
+    .filter((a) => a.calendars.some((c) => chosen.has(c.id)))
+    .map((a) => ({ label: a.account.label, provider: a.account.provider }));
+}
+
 async function endGrants(deps: GrantsDeps, grantIds: readonly string[]): Promise<void> {
   for (const id of grantIds) {
     await deleteRecordsOfGrant(deps.db, id);
@@ -196,7 +210,7 @@ export async function revokeGrant(deps: GrantsDeps, userId: string, grantId: str
     actorUserId: userId,
     action: 'grant.revoked',
     targetUserId: userId,
-    detail: { client: grant.clientId },
+    detail: { client: grant.clientId, clientName: grant.clientName },
     at: now,
   });
   await endGrants(deps, ended);
@@ -222,6 +236,7 @@ export async function blockClient(
         now,
       );
     }
+    const clientName = await clientNameIn(trx, workspaceId, clientId);
     const ids = await markGrantsRevoked(
       trx,
       { workspaceId, clientId },
@@ -233,7 +248,7 @@ export async function blockClient(
       actorUserId,
       action: 'client.blocked',
       targetUserId: null,
-      detail: { client: clientId, grantsEnded: ids.length },
+      detail: { client: clientId, clientName, grantsEnded: ids.length },
       at: now,
     });
     return ids;

@@ -270,19 +270,15 @@ export async function updatePolicy(
   const now = epochMs(clock);
   await db.transaction().execute(async (trx) => {
     await requireAdmin(trx, workspaceId, actor);
+    const before = (await findPolicy(trx, workspaceId)) ?? defaultPolicy;
     await savePolicy(trx, workspaceId, policy, now);
     await recordAudit(trx, {
       workspaceId,
       actorUserId: actorId(actor),
       action: 'policy.updated',
       targetUserId: null,
-      detail: {
-        allowedScopes: policy.allowedScopes,
-        maxDetailLevel: policy.maxDetailLevel,
-        privateDetailsAllowed: policy.privateDetailsAllowed,
-        allowedClients: policy.allowedClients,
-        blockedClients: policy.blockedClients,
-      },
+      // The policy before, so that the log can say what changed.
+      detail: { ...policy, before: { ...before } },
       at: now,
     });
   });

@@ -198,6 +198,18 @@ export async function latestLiveGrant(db: Db, userId: string, clientId: string):
   return row?.id;
 }
 
+/** The name a client gave itself when last let into the workspace, if it ever was. */
+export async function clientNameIn(db: Db, workspaceId: string, clientId: string): Promise<string | null> {
+  const row = await db
+    .selectFrom('access_grants')
+    .select('client_name')
+    .where('workspace_id', '=', workspaceId)
+    .where('client_id', '=', clientId)
+    .orderBy('created_at', 'desc')
+    .executeTakeFirst();
+  return row?.client_name ?? null;
+}
+
 /** Marks grants revoked (once); returns the ids that changed. */
 export async function markGrantsRevoked(
   db: Db,

@@ -1,4 +1,8 @@
-/** The administrative audit log: who did what to which workspace or member. Never calendar content. */
+/**
+ * The administrative audit log: who did what to which workspace or member. Never calendar content
+ * and never secrets; each entry keeps the names it needs (an app's name, a policy before the
+ * change) so that it still reads the same once they change.
+ */
 import type { Kysely } from 'kysely';
 import type { Database } from './schema.ts';
 
@@ -16,21 +20,28 @@ export type AuditAction =
   | 'client.blocked'
   | 'client.registered';
 
+export type AuditValue = string | number | boolean | null | readonly AuditValue[] | AuditDetail;
+export interface AuditDetail {
+  readonly [key: string]: AuditValue;
+}
+
 export interface AuditEntry {
   id: number;
   workspaceId: string | null;
   actorUserId: string | null;
   actorEmail: string | null;
+  actorName: string | null;
   action: AuditAction;
   targetUserId: string | null;
   targetEmail: string | null;
-  detail: Record<string, string | number | boolean | null | string[]>;
+  targetName: string | null;
+  detail: AuditDetail;
   at: number;
 }
 
 export async function recordAudit(
   db: Db,
-  entry: Omit<AuditEntry, 'id' | 'actorEmail' | 'targetEmail'>,
+  entry: Omit<AuditEntry, 'id' | 'actorEmail' | 'actorName' | 'targetEmail' | 'targetName'>,
 ): Promise<void> {
   await db
     .insertInto('audit_log')
@@ -55,9 +66,11 @@ export async function auditOf(db: Db, workspaceId: string, limit = 100): Promise
       'audit_log.workspace_id',
       'audit_log.actor_user_id',
       'actor.email as actor_email',
+      'actor.name as actor_name',
       'audit_log.action',
       'audit_log.target_user_id',
       'target.email as target_email',
+      'target.name as target_name',
       'audit_log.detail',
       'audit_log.created_at',
     ])
@@ -70,9 +83,11 @@ export async function auditOf(db: Db, workspaceId: string, limit = 100): Promise
     workspaceId: r.workspace_id,
     actorUserId: r.actor_user_id,
     actorEmail: r.actor_email,
+    actorName: r.actor_name,
     action: r.action as AuditAction,
     targetUserId: r.target_user_id,
     targetEmail: r.target_email,
+    targetName: r.target_name,
     detail: JSON.parse(r.detail),
     at: r.created_at,
   }));

@@ -205,7 +205,13 @@ describe('connected apps', () => {
       assert.equal(blocked.statusCode, 303);
       const page = await admin.get(blocked.headers.location as string);
       assert.match(page.body, /The app was blocked in this workspace; 2 grants to it ended\./);
-      assert.doesNotMatch(page.body, /Blocked Bot/);
+      const withAccess = /<section id="apps"[\s\S]*?<\/section>/.exec(page.body)?.[0] ?? '';
+      assert.match(withAccess, /<h2>Apps with access<\/h2>/);
+      assert.doesNotMatch(withAccess, /Blocked Bot/);
+      assert.match(
+        page.body,
+        /Blocked <strong>Blocked Bot<\/strong> <code>[^<]+<\/code> in the workspace; 2 grants to it ended/,
+      );
       assert.match(page.body, new RegExp(`>[^<]*${client.client_id}[^<]*</textarea>`), 'in the policy');
 
       assert.equal(await mcpStatus(bens.access_token), 401);
@@ -250,7 +256,12 @@ describe('connected apps', () => {
       const again = await admin.get(`/admin/workspaces/${acme}`);
       assert.match(again.body, /<h2>Apps registered for this workspace<\/h2>/);
       assert.match(again.body, new RegExp(`<td>Team Board<br><code>${clientId}</code></td><td>public</td>`));
-      assert.match(again.body, /<td>ana@example.org<\/td><td>client.registered<\/td>/);
+      assert.match(
+        again.body,
+        new RegExp(
+          `<td>ana <span class="muted">\\(ana@example.org\\)</span></td><td>Registered <strong>Team Board</strong> <code>${clientId}</code> \\(public\\)</td>`,
+        ),
+      );
     });
 
     it('offers an app registered for one workspace in no other workspace', async () => {

@@ -241,7 +241,7 @@ describe('pages', () => {
       assert.match(page.body, /newcomer@example.org/);
       assert.match(
         page.body,
-        /<td>admin@example.org<\/td><td>member.added<\/td><td>newcomer@example.org<\/td>/,
+        /<td>admin <span class="muted">\(admin@example.org\)<\/span><\/td><td>Added newcomer <span class="muted">\(newcomer@example.org\)<\/span> as member<\/td>/,
       );
       assert.equal(await roleOf(t.ctx.db, teamA, newcomer), 'member');
     });

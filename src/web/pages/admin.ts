@@ -27,7 +27,7 @@ import {
   workspaceOverview,
 } from '../../people/workspaces.ts';
 import { canAdminister, roles } from '../../policy/roles.ts';
-import { scopes } from '../../policy/workspacePolicy.ts';
+import { scopes, type WorkspacePolicy } from '../../policy/workspacePolicy.ts';
 import { type GrantMetadata, liveGrantMetadataOfWorkspace } from '../../store/accessGrants.ts';
 import type { User } from '../../store/users.ts';
 import { workspacesOf } from '../../store/workspaces.ts';
@@ -36,6 +36,7 @@ import { type Html, html } from '../html.ts';
 import { csrfField, page } from '../layout.ts';
 import { requireUser } from '../visitor.ts';
 import { detailWords, scopeWords } from '../words.ts';
+import { auditLogSection } from './auditLog.ts';
 import { utcTime, workspaceAppsSection } from './connectedApps.ts';
 
 const notices: Record<string, string> = {
@@ -93,18 +94,18 @@ function registeredAppsSection(
   draft: Form | undefined,
 ): Html {
   const type = draftText(draft, 'type') === 'confidential' ? 'confidential' : 'public';
-  return html`<section>
+  return html`<section id="registered" class="panel wide">
 <h2>Apps registered for this workspace</h2>
 ${
   clients.length === 0
     ? html`<p>No app registered here yet.</p>`
-    : html`<table><thead><tr><th>App</th><th>Type</th><th>Redirect URIs</th><th>Registered (UTC)</th></tr></thead><tbody>
+    : html`<div class="scroll"><table class="stack"><thead><tr><th>App</th><th>Type</th><th>Redirect URIs</th><th>Registered (UTC)</th></tr></thead><tbody>
 ${clients.map(
   (c) => html`<tr><td>${c.name}<br><code>${c.clientId}</code></td><td>${c.kind ?? 'removed'}</td>
 <td><ul>${c.redirectUris.map((uri) => html`<li><code>${uri}</code></li>`)}</ul></td>
 <td>${utcTime(c.createdAt)}${c.createdByEmail ? html`<br><span class="muted">by ${c.createdByEmail}</span>` : ''}</td></tr>`,
 )}
-</tbody></table>`
+</tbody></table></div>`
 }
 <h3>Register an app</h3>
 <form method="post" action="${base}/clients">
@@ -138,25 +139,30 @@ function invitationNotice(invitation: NonNullable<Messages['invitation']>): Html
   return html`<p class="notice" role="status">No account uses that address yet, so ${why}. Send this single-use link (valid 7 days) to the person: <code>${invitation.link}</code></p>`;
 }
 
-function workspaceBody(view: WorkspaceOverview, apps: Apps, csrf: string, messages: Messages): Html {
-  const base = `/admin/workspaces/${view.workspace.id}`;
-  const { policy } = view;
-  return html`
-${messages.invitation ? invitationNotice(messages.invitation) : ''}
-${messages.registered ? registeredNotice(messages.registered) : ''}
-<section>
+/** The sections of a workspace's page, in the order of its in-page navigation. */
+const sections = [
+  ['members', 'Members'],
+  ['policy', 'Policy'],
+  ['apps', 'Apps with access'],
+  ['registered', 'Registered apps'],
+  ['audit', 'Audit log'],
+] as const;
+
+function membersSection(view: WorkspaceOverview, base: string, csrf: string): Html {
+  return html`<section id="members" class="panel">
 <h2>Members</h2>
-<table><thead><tr><th>Member</th><th>Role</th><th></th></tr></thead><tbody>
+<div class="scroll"><table class="stack"><thead><tr><th>Member</th><th>Role</th><th></th></tr></thead><tbody>
 ${view.members.map(
   (m) => html`<tr><td>${m.name}<br><span class="muted">${m.email}</span></td>
 <td><form class="inline" method="post" action="${base}/members/${m.userId}/role">${csrfField(csrf)}
-<label for="role-${m.userId}">Role of ${m.email}</label>${roleSelect(`role-${m.userId}`, m.role, view.role)}
+<label class="sr-only" for="role-${m.userId}">Role of ${m.email}</label>${roleSelect(`role-${m.userId}`, m.role, view.role)}
 <button type="submit">Change role</button></form></td>
 <td><form class="inline" method="post" action="${base}/members/${m.userId}/remove">${csrfField(csrf)}
 <button type="submit" aria-label="Remove ${m.email}">Remove</button></form></td></tr>`,
 )}
-</tbody></table>
+</tbody></table></div>
 <h3>Add a member</h3>
+<p class="muted">Someone without an account here gets a single-use invitation link, valid 7 days: e-mailed to them where this service sends mail, else shown here for you to send.</p>
 <form method="post" action="${base}/members">
   ${csrfField(csrf)}
   <label for="member-email">Email</label>
@@ -165,8 +171,11 @@ ${view.members.map(
   ${roleSelect('member-role', 'member', view.role)}
   <div><button type="submit">Add member</button></div>
 </form>
-</section>
-<section>
+</section>`;
+}
+
+function policySection(policy: WorkspacePolicy, base: string, csrf: string): Html {
+  return html`<section id="policy" class="panel">
 <h2>Policy</h2>
 <p class="muted" id="policy-effect">A narrower policy applies at once to every app already allowed. A wider one widens no one's grant by itself: an app that asks for the new access asks its person again, the next time it signs in.</p>
 <form method="post" action="${base}/policy">
@@ -181,7 +190,7 @@ ${view.members.map(
   </fieldset>
   <label for="maxDetailLevel">Maximum detail level</label>
   <select id="maxDetailLevel" name="maxDetailLevel">${detailLevels.map((d) => html`<option value="${d}"${d === policy.maxDetailLevel ? html` selected` : ''}>${detailWords[d]}</option>`)}</select>
-  <div><input type="checkbox" id="privateDetailsAllowed" name="privateDetailsAllowed"${policy.privateDetailsAllowed ? html` checked` : ''}>
+  <div class="check"><input type="checkbox" id="privateDetailsAllowed" name="privateDetailsAllowed"${policy.privateDetailsAllowed ? html` checked` : ''}>
   <label class="inline" for="privateDetailsAllowed">Members may share details of private events</label></div>
   <label for="allowedClients">Allowed clients (one client ID per line; empty allows any client)</label>
   <textarea id="allowedClients" name="allowedClients" rows="3">${(policy.allowedClients ?? []).join('\n')}</textarea>
@@ -189,19 +198,22 @@ ${view.members.map(
   <textarea id="blockedClients" name="blockedClients" rows="3">${policy.blockedClients.join('\n')}</textarea>
   <div><button type="submit">Save policy</button></div>
 </form>
-</section>
+</section>`;
+}
+
+function workspaceBody(view: WorkspaceOverview, apps: Apps, csrf: string, messages: Messages): Html {
+  const base = `/admin/workspaces/${view.workspace.id}`;
+  return html`
+${messages.invitation ? invitationNotice(messages.invitation) : ''}
+${messages.registered ? registeredNotice(messages.registered) : ''}
+<nav class="toc" aria-label="Sections of this page"><ul>${sections.map(([id, title]) => html`<li><a href="#${id}">${title}</a></li>`)}</ul></nav>
+<div class="panels">
+${membersSection(view, base, csrf)}
+${policySection(view.policy, base, csrf)}
 ${workspaceAppsSection(apps.grants, base, csrf)}
 ${registeredAppsSection(apps.clients, base, csrf, messages.draft)}
-<section>
-<h2>Audit log</h2>
-${
-  view.audit.length === 0
-    ? html`<p>Nothing recorded yet.</p>`
-    : html`<table><thead><tr><th>When (UTC)</th><th>Who</th><th>What</th><th>Member</th></tr></thead><tbody>
-${view.audit.map((a) => html`<tr><td>${utcTime(a.at)}</td><td>${a.actorEmail ?? 'operator'}</td><td>${a.action}</td><td>${a.targetEmail ?? (typeof a.detail.email === 'string' ? a.detail.email : '')}</td></tr>`)}
-</tbody></table>`
-}
-</section>`;
+${auditLogSection(view.audit)}
+</div>`;
 }
 
 export function registerAdminPages(app: FastifyInstance, ctx: AppContext, auth: Authorization): void {
@@ -214,7 +226,14 @@ export function registerAdminPages(app: FastifyInstance, ctx: AppContext, auth: 
     };
     const csrf = request.visitor.csrfToken;
     return page(
-      { title: view.workspace.name, user, csrfToken: csrf, notice: messages.notice, error: messages.error },
+      {
+        title: view.workspace.name,
+        user,
+        csrfToken: csrf,
+        notice: messages.notice,
+        error: messages.error,
+        wide: true,
+      },
       workspaceBody(view, apps, csrf, messages),
     );
   };

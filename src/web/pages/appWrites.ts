@@ -34,7 +34,7 @@ const calendarCell = (w: EventWriteRow): Html | string =>
 export async function appWritesSection(ctx: AppContext, user: User): Promise<Html> {
   const writes = await eventWritesOf(ctx.db, user.id);
   if (writes.length === 0) return html`<p>No app has changed your calendars.</p>`;
-  return html`<table><thead><tr><th>When (UTC)</th><th>App</th><th>Change</th><th>Calendar</th><th>Result</th></tr></thead><tbody>
+  return html`<table class="stack"><thead><tr><th>When (UTC)</th><th>App</th><th>Change</th><th>Calendar</th><th>Result</th></tr></thead><tbody>
 ${writes.map(
   (w) => html`<tr><td>${utcTime(w.at)}</td><td>${w.clientName ?? w.clientId}</td>
 <td>${actions[w.action]}${scopes[w.scope ?? ''] ?? ''}</td>

@@ -68,19 +68,19 @@ export function workspaceAppsSection(grants: readonly GrantMetadata[], base: str
     const seen = clients.get(g.clientId);
     clients.set(g.clientId, { name: seen?.name ?? g.clientName, count: (seen?.count ?? 0) + 1 });
   }
-  return html`<section>
+  return html`<section id="apps" class="panel wide">
 <h2>Apps with access</h2>
 ${
   grants.length === 0
     ? html`<p>No app has access to calendars in this workspace.</p>`
-    : html`<table class="stack"><thead><tr><th>Member</th><th>App</th><th>May</th><th>Calendars</th><th>When (UTC)</th></tr></thead><tbody>
+    : html`<div class="scroll"><table class="stack"><thead><tr><th>Member</th><th>App</th><th>May</th><th>Calendars</th><th>When (UTC)</th></tr></thead><tbody>
 ${grants.map(
   (g) => html`<tr><td>${g.userEmail}</td><td>${g.clientName}<br><code>${g.clientId}</code></td>
 <td><ul>${g.scopes.map((s) => html`<li>${scopeWords[s]}</li>`)}</ul></td>
 <td>${g.calendarCount}</td>
 <td>Connected ${utcTime(g.createdAt)}<br>Last used ${lastUsed(g.lastUsedAt)}</td></tr>`,
 )}
-</tbody></table>
+</tbody></table></div>
 <h3>Block an app</h3>
 <p>Blocking ends every grant to the app in this workspace and refuses new ones.</p>
 <ul>${[...clients].map(

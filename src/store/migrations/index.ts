@@ -6,6 +6,7 @@ import * as m0003 from './0003_authorization.ts';
 import * as m0004 from './0004_event_writes.ts';
 import * as m0005 from './0005_calendar_copies.ts';
 import * as m0006 from './0006_push_channels.ts';
+import * as m0008 from './0008_grant_budget.ts';
 
 export const migrations: Record<string, Migration> = {
   '0001_people_and_workspaces': m0001,
@@ -14,4 +15,5 @@ export const migrations: Record<string, Migration> = {
   '0004_event_writes': m0004,
   '0005_calendar_copies': m0005,
   '0006_push_channels': m0006,
+  '0008_grant_budget': m0008,
 };

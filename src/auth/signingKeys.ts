@@ -50,6 +50,8 @@ export async function loadSigningKeys(
   let stored = (await activeSigningKeys(db)).filter((k) => k.kid.startsWith(`${environment}-`));
   if (stored.length === 0) {
     await addKey(db, box, environment, clock);
+    // Instances starting together may each add a first key: told, each then loads them all.
+    await publishNotice(db, noticeChannels.signingKeys);
     stored = (await activeSigningKeys(db)).filter((k) => k.kid.startsWith(`${environment}-`));
   }
   try {

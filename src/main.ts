@@ -65,10 +65,18 @@ function grantCounter(ctx: AppContext, fallbackLog: FallbackLog, redis: Redis | 
 /** The application on a context: the authorization server, the calendar services, every surface. */
 export async function assemble(ctx: AppContext, options: BuildOptions = {}): Promise<Assembled> {
   let log: FastifyBaseLogger | undefined;
+  const redisFailed = (error: unknown) => log?.warn({ err: error }, 'Redis connection failed');
+  // Told before the logger exists (a first attempt that failed): logged once it does.
+  let earlyRedisError: unknown;
   const redis =
     ctx.config.redisUrl === undefined
       ? undefined
-      : connectRedis(ctx.config.redisUrl, (error) => log?.warn({ err: error }, 'Redis connection failed'));
+      : connectRedis(ctx.config.redisUrl, (error) => {
+          if (log === undefined) earlyRedisError = error;
+          else redisFailed(error);
+        });
+  // The first requests are counted in Redis too, unless it does not answer at once.
+  await redis?.firstAttempt;
   const counter = grantCounter(
     ctx,
     {
@@ -76,7 +84,7 @@ export async function assemble(ctx: AppContext, options: BuildOptions = {}): Pro
         log?.warn({ err: error }, 'shared request budget unavailable: each instance counts its own'),
       recovered: () => log?.info('shared request budget available again'),
     },
-    redis,
+    redis?.client,
   );
   const auth = await startAuthorization(
     ctx,
@@ -138,10 +146,11 @@ export async function assemble(ctx: AppContext, options: BuildOptions = {}): Pro
     options,
   );
   log = app.log;
+  if (earlyRedisError !== undefined) redisFailed(earlyRedisError);
   app.addHook('onClose', async () => {
     sync.stop();
     await notices?.close();
-    redis?.destroy();
+    redis?.client.destroy();
   });
   await notices?.listening;
   return { app, sync };

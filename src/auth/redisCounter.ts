@@ -13,9 +13,13 @@ const commandTimeoutMs = 500;
 
 /**
  * A client that connects in the background and reconnects with backoff (up to 5 s); while it is
- * away, commands fail at once instead of queueing.
+ * away, commands fail at once instead of queueing. `firstAttempt` settles when the first
+ * connection is made or has failed (within the connect timeout).
  */
-export function connectRedis(url: string, onError: (error: unknown) => void): Redis {
+export function connectRedis(
+  url: string,
+  onError: (error: unknown) => void,
+): { client: Redis; firstAttempt: Promise<void> } {
   const client: Redis = createClient({
     url,
     disableOfflineQueue: true,
@@ -32,8 +36,13 @@ export function connectRedis(url: string, onError: (error: unknown) => void): Re
   client.on('ready', () => {
     told = false;
   });
+  const firstAttempt = new Promise<void>((resolve) => {
+    client.once('ready', resolve);
+    client.once('error', () => resolve());
+  });
+  // Settles only once connected (it retries meanwhile), or on an error no retry mends.
   client.connect().catch(tell);
-  return client;
+  return { client, firstAttempt };
 }
 
 export function redisCounter(client: Redis, prefix: string): RequestCounter {

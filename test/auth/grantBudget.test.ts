@@ -1,7 +1,7 @@
 /**
  * The per-grant request budget on each of its counts: in memory (one process), on a real
- * PostgreSQL and on the real Redis (both shared by instances), and the fall-back to the local
- * count while the shared one fails.
+ * PostgreSQL and on the real Redis (both shared by instances); the fall-back to the local count
+ * while the shared one fails; and which count the composition root chooses.
  */
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
@@ -18,17 +18,20 @@ import { connectRedis, type Redis, redisCounter } from '../../src/auth/redisCoun
 import { AppError } from '../../src/errors.ts';
 import type { DatabaseHandle } from '../../src/store/database.ts';
 import { countGrantRequest, deletePastBudgetWindows } from '../../src/store/grantBudgetWindows.ts';
+import { freePort, startTestApp } from '../helpers/app.ts';
 import { TestClock } from '../helpers/clock.ts';
-import { enginesUnderTest } from '../helpers/databases.ts';
+import { enginesUnderTest, freshPostgres } from '../helpers/databases.ts';
+import { grantToken } from '../helpers/grantToken.ts';
+import { seedUser, seedWorkspace } from '../helpers/seed.ts';
 
 const redisUrl = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
 const perMinute = 3;
 
-/** Resolves with whether Redis answers (a closed client either way). */
+/** undefined when Redis answers; otherwise why not. */
 async function redisProblem(): Promise<string | undefined> {
-  const client = connectRedis(redisUrl, () => {});
+  const { client, firstAttempt } = connectRedis(redisUrl, () => {});
   try {
-    for (let i = 0; i < 50 && !client.isReady; i++) await new Promise((r) => setTimeout(r, 20));
+    await firstAttempt;
     if (!client.isReady) return `Redis at ${redisUrl} is not reachable`;
     await client.ping();
     return undefined;
@@ -46,10 +49,9 @@ const refused = async (budget: GrantBudget, grantId: string) => {
   return error;
 };
 
-/** Ready when the client says so; within two seconds. */
+/** Resolves when the client is (again) connected. */
 async function ready(client: Redis): Promise<void> {
-  for (let i = 0; i < 100 && !client.isReady; i++) await new Promise((r) => setTimeout(r, 20));
-  assert.ok(client.isReady, 'Redis client ready');
+  if (!client.isReady) await new Promise((resolve) => client.once('ready', resolve));
 }
 
 interface Store {
@@ -84,7 +86,7 @@ const stores: Store[] = [
     skip: redisSkip,
     open: async () => {
       const prefix = `test-${randomBytes(6).toString('hex')}:`;
-      const clients = [connectRedis(redisUrl, () => {}), connectRedis(redisUrl, () => {})];
+      const clients = [connectRedis(redisUrl, () => {}).client, connectRedis(redisUrl, () => {}).client];
       await Promise.all(clients.map(ready));
       return {
         counters: [redisCounter(clients[0]!, prefix), redisCounter(clients[1]!, prefix)],
@@ -224,8 +226,8 @@ describe('grant budget on Redis: keys and failures', { skip: redisSkip }, () => 
   it('keeps a key no longer than two windows; counts locally while Redis is away, told once each way', async () => {
     const prefix = `test-${randomBytes(6).toString('hex')}:`;
     const errors: unknown[] = [];
-    const client = connectRedis(`redis://127.0.0.1:${port}`, (e) => errors.push(e));
-    const direct = connectRedis(redisUrl, () => {});
+    const client = connectRedis(`redis://127.0.0.1:${port}`, (e) => errors.push(e)).client;
+    const direct = connectRedis(redisUrl, () => {}).client;
     await Promise.all([ready(client), ready(direct)]);
     const told: string[] = [];
     const clock = new TestClock('2026-03-29T02:00:00Z');
@@ -264,6 +266,91 @@ describe('grant budget on Redis: keys and failures', { skip: redisSkip }, () => 
       if (keys.length > 0) await direct.del(keys);
       client.destroy();
       direct.destroy();
+    }
+  });
+});
+
+describe('the budget the composition root chooses', () => {
+  const cases = [
+    { name: 'SQLite: in memory', engine: 'sqlite', redis: false },
+    { name: 'PostgreSQL: in its table', engine: 'postgres', redis: false },
+    { name: 'with REDIS_URL: in Redis', engine: 'postgres', redis: true },
+  ] as const;
+  for (const c of cases) {
+    const skipped =
+      (c.engine === 'postgres' ? postgres.skip : undefined) ?? (c.redis ? redisSkip : undefined);
+    it(c.name, { skip: skipped }, async () => {
+      const database = c.engine === 'postgres' ? await freshPostgres() : undefined;
+      const t = await startTestApp({
+        ...(database ? { database } : {}),
+        env: { GRANT_REQUESTS_PER_MINUTE: '2', ...(c.redis ? { REDIS_URL: redisUrl } : {}) },
+      });
+      const direct = connectRedis(redisUrl, () => {}).client;
+      try {
+        const userId = await seedUser(t.ctx.db, 'ana@example.org');
+        const workspaceId = await seedWorkspace(t.ctx.db, 'Team', [[userId, 'owner']]);
+        const { token, grantId } = await grantToken(t.ctx, {
+          userId,
+          workspaceId,
+          calendars: [],
+          resource: 'v1',
+        });
+        const statuses: number[] = [];
+        for (let i = 0; i < 3; i++) {
+          const response = await t.app.inject({
+            url: '/v1/calendars',
+            headers: { authorization: `Bearer ${token}` },
+          });
+          statuses.push(response.statusCode);
+        }
+        assert.deepEqual(statuses, [200, 200, 429]);
+        const rows = await t.ctx.db.selectFrom('grant_budget_windows').select('requests').execute();
+        assert.deepEqual(
+          rows.map((r) => Number(r.requests)),
+          c.engine === 'postgres' && !c.redis ? [3] : [],
+        );
+        if (!redisSkip) {
+          await ready(direct);
+          const keys = await direct.keys(`calendar-access:grant-budget:${grantId}:*`);
+          assert.equal(keys.length, c.redis ? 1 : 0);
+          if (keys.length > 0) await direct.del(keys);
+        }
+      } finally {
+        direct.destroy();
+        // Closes (and drops) the database too.
+        await t.close();
+      }
+    });
+  }
+  it('with REDIS_URL where nothing answers: starts, counts in this process, says so once', async () => {
+    const logLines: string[] = [];
+    const t = await startTestApp({
+      logLines,
+      env: {
+        GRANT_REQUESTS_PER_MINUTE: '2',
+        REDIS_URL: `redis://127.0.0.1:${await freePort()}`,
+        LOG_LEVEL: 'info',
+      },
+    });
+    try {
+      const userId = await seedUser(t.ctx.db, 'ana@example.org');
+      const workspaceId = await seedWorkspace(t.ctx.db, 'Team', [[userId, 'owner']]);
+      const { token } = await grantToken(t.ctx, { userId, workspaceId, calendars: [], resource: 'v1' });
+      const statuses: number[] = [];
+      for (let i = 0; i < 3; i++) {
+        const response = await t.app.inject({
+          url: '/v1/calendars',
+          headers: { authorization: `Bearer ${token}` },
+        });
+        statuses.push(response.statusCode);
+      }
+      assert.deepEqual(statuses, [200, 200, 429]);
+      const messages = logLines.map((line) => (JSON.parse(line) as { msg: string }).msg);
+      for (const told of ['Redis connection failed', 'shared request budget unavailable']) {
+        assert.equal(messages.filter((m) => m.startsWith(told)).length, 1, messages.join('\n'));
+      }
+    } finally {
+      await t.close();
     }
   });
 });

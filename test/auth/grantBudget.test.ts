@@ -18,7 +18,7 @@ import { connectRedis, type Redis, redisCounter } from '../../src/auth/redisCoun
 import { AppError } from '../../src/errors.ts';
 import type { DatabaseHandle } from '../../src/store/database.ts';
 import { countGrantRequest, deletePastBudgetWindows } from '../../src/store/grantBudgetWindows.ts';
-import { freePort, startTestApp } from '../helpers/app.ts';
+import { freePort, startTestApp, type TestApp } from '../helpers/app.ts';
 import { TestClock } from '../helpers/clock.ts';
 import { enginesUnderTest, freshPostgres } from '../helpers/databases.ts';
 import { grantToken } from '../helpers/grantToken.ts';
@@ -271,6 +271,28 @@ describe('grant budget on Redis: keys and failures', { skip: redisSkip }, () => 
 });
 
 describe('the budget the composition root chooses', () => {
+  /** A grant's three requests to an app whose budget is two a minute: the third is refused. */
+  const budgetOfTwo = async (t: TestApp) => {
+    const userId = await seedUser(t.ctx.db, 'ana@example.org');
+    const workspaceId = await seedWorkspace(t.ctx.db, 'Team', [[userId, 'owner']]);
+    const { token, grantId } = await grantToken(t.ctx, {
+      userId,
+      workspaceId,
+      calendars: [],
+      resource: 'v1',
+    });
+    const statuses: number[] = [];
+    for (let i = 0; i < 3; i++) {
+      const response = await t.app.inject({
+        url: '/v1/calendars',
+        headers: { authorization: `Bearer ${token}` },
+      });
+      statuses.push(response.statusCode);
+    }
+    assert.deepEqual(statuses, [200, 200, 429]);
+    return grantId;
+  };
+
   const cases = [
     { name: 'SQLite: in memory', engine: 'sqlite', redis: false },
     { name: 'PostgreSQL: in its table', engine: 'postgres', redis: false },
@@ -287,23 +309,7 @@ describe('the budget the composition root chooses', () => {
       });
       const direct = connectRedis(redisUrl, () => {}).client;
       try {
-        const userId = await seedUser(t.ctx.db, 'ana@example.org');
-        const workspaceId = await seedWorkspace(t.ctx.db, 'Team', [[userId, 'owner']]);
-        const { token, grantId } = await grantToken(t.ctx, {
-          userId,
-          workspaceId,
-          calendars: [],
-          resource: 'v1',
-        });
-        const statuses: number[] = [];
-        for (let i = 0; i < 3; i++) {
-          const response = await t.app.inject({
-            url: '/v1/calendars',
-            headers: { authorization: `Bearer ${token}` },
-          });
-          statuses.push(response.statusCode);
-        }
-        assert.deepEqual(statuses, [200, 200, 429]);
+        const grantId = await budgetOfTwo(t);
         const rows = await t.ctx.db.selectFrom('grant_budget_windows').select('requests').execute();
         assert.deepEqual(
           rows.map((r) => Number(r.requests)),
@@ -333,18 +339,7 @@ describe('the budget the composition root chooses', () => {
       },
     });
     try {
-      const userId = await seedUser(t.ctx.db, 'ana@example.org');
-      const workspaceId = await seedWorkspace(t.ctx.db, 'Team', [[userId, 'owner']]);
-      const { token } = await grantToken(t.ctx, { userId, workspaceId, calendars: [], resource: 'v1' });
-      const statuses: number[] = [];
-      for (let i = 0; i < 3; i++) {
-        const response = await t.app.inject({
-          url: '/v1/calendars',
-          headers: { authorization: `Bearer ${token}` },
-        });
-        statuses.push(response.statusCode);
-      }
-      assert.deepEqual(statuses, [200, 200, 429]);
+      await budgetOfTwo(t);
       const messages = logLines.map((line) => (JSON.parse(line) as { msg: string }).msg);
       for (const told of ['Redis connection failed', 'shared request budget unavailable']) {
         assert.equal(messages.filter((m) => m.startsWith(told)).length, 1, messages.join('\n'));

@@ -1,8 +1,8 @@
 /**
  * Two service processes on one PostgreSQL, behind one BASE_URL as a load balancer would have
- * them: the per-grant budget is one budget; a grant revoked on one is refused by the other within
- * a second; and a key rotated with the CLI signs on one and verifies on the other, shown in its
- * JWKS, without a restart.
+ * them: they agree on their first signing keys; the per-grant budget is one budget; a grant
+ * revoked on one is refused by the other within a second; and a key rotated with the CLI signs
+ * on one and verifies on the other, shown in its JWKS, without a restart.
  */
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';

@@ -11,6 +11,8 @@ export interface Config {
   baseUrl: string;
   /** PostgreSQL connection string; absent → embedded SQLite in `dataDir`. */
   databaseUrl: string | undefined;
+  /** Redis for the per-grant request budget shared by the instances; absent → PostgreSQL (or memory on SQLite). */
+  redisUrl: string | undefined;
   dataDir: string;
   /** 32-byte key for cookie/CSRF MACs and encryption at rest; absent → a per-install key file (not in production). */
   secretKey: Buffer | undefined;
@@ -90,6 +92,7 @@ export function loadConfig(env: Env): Config {
     problems.push('BASE_URL must use https when APP_ENV=production');
   }
   const databaseUrl = read('DATABASE_URL');
+  const redisUrl = read('REDIS_URL');
   const secretKey = read('SECRET_KEY');
   if (environment === 'production' && secretKey === undefined && fine('SECRET_KEY')) {
     problems.push('SECRET_KEY is required when APP_ENV=production (32 random bytes, base64 or hex)');
@@ -147,6 +150,7 @@ export function loadConfig(env: Env): Config {
     port,
     baseUrl,
     databaseUrl,
+    redisUrl,
     dataDir: read('DATA_DIR'),
     secretKey,
     logLevel,

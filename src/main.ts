@@ -6,7 +6,15 @@
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
-import { startAuthorization } from './auth/setup.ts';
+import {
+  createGrantBudget,
+  type FallbackLog,
+  memoryCounter,
+  type RequestCounter,
+  withFallback,
+} from './auth/grantBudget.ts';
+import { connectRedis, type Redis, redisCounter } from './auth/redisCounter.ts';
+import { type Authorization, startAuthorization } from './auth/setup.ts';
 import type { CalendarDeps } from './calendars/calendarDeps.ts';
 import { createEventIds } from './calendars/eventIds.ts';
 import { createCopyViews } from './calendars/reads/copyViews.ts';
@@ -24,6 +32,8 @@ import { issueFirstRunToken } from './people/onboarding.ts';
 import { createCalendarAdapters } from './providers/adapters.ts';
 import { copiesSummary } from './store/calendarCopies.ts';
 import { engineOf, migrateToLatest, openConfiguredDatabase, ping } from './store/database.ts';
+import { countGrantRequest } from './store/grantBudgetWindows.ts';
+import { listenForNotices, type NoticeListener, noticeChannels } from './store/notices.ts';
 import { syncSettings } from './sync/horizon.ts';
 import { createPushUpkeep } from './sync/push.ts';
 import { createPushNotices } from './sync/pushNotices.ts';
@@ -46,15 +56,54 @@ export interface Assembled {
 }
 
 /**
+ * Where the per-grant request budget is counted: in Redis when configured, else in PostgreSQL
+ * (both shared by every instance, this process's own count standing in while they fail), else
+ * (SQLite, one process) in memory.
+ */
+function grantCounter(ctx: AppContext, fallbackLog: FallbackLog, redis: Redis | undefined): RequestCounter {
+  const local = memoryCounter();
+  if (redis !== undefined) return withFallback(redisCounter(redis, 'calendar-access:'), local, fallbackLog);
+  if (engineOf(ctx.db) === 'postgres')
+    return withFallback((grantId, start) => countGrantRequest(ctx.db, grantId, start), local, fallbackLog);
+  return local;
+}
+
+/**
  * The application on a context: the authorization server, the calendar services, every surface;
  * with `SMTP_URL`, the mailer.
  */
 export async function assemble(given: AppContext, options: BuildOptions = {}): Promise<Assembled> {
   const mailer = given.mailer ?? (given.config.mail && createSmtpMailer(given.config.mail));
   const ctx: AppContext = mailer === undefined ? given : { ...given, mailer };
-  const auth = await startAuthorization(ctx, sitePages(ctx));
-  const account = { db: ctx.db, clock: ctx.clock, box: ctx.box, providers: ctx.providers };
   let log: FastifyBaseLogger | undefined;
+  const redisFailed = (error: unknown) => log?.warn({ err: error }, 'Redis connection failed');
+  // Told before the logger exists (a first attempt that failed): logged once it does.
+  let earlyRedisError: unknown;
+  const redis =
+    ctx.config.redisUrl === undefined
+      ? undefined
+      : connectRedis(ctx.config.redisUrl, (error) => {
+          if (log === undefined) earlyRedisError = error;
+          else redisFailed(error);
+        });
+  // The first requests are counted in Redis too, unless it does not answer at once.
+  await redis?.firstAttempt;
+  const counter = grantCounter(
+    ctx,
+    {
+      failing: (error) =>
+        log?.warn({ err: error }, 'shared request budget unavailable: each instance counts its own'),
+      recovered: () => log?.info('shared request budget available again'),
+    },
+    redis?.client,
+  );
+  const auth = await startAuthorization(
+    ctx,
+    sitePages(ctx),
+    createGrantBudget(counter, ctx.clock, ctx.config.grantRequestsPerMinute),
+  );
+  const notices = listenToOtherInstances(ctx, auth, () => log);
+  const account = { db: ctx.db, clock: ctx.clock, box: ctx.box, providers: ctx.providers };
   // Providers notify only https addresses.
   const pushAddress =
     ctx.pushAddress ?? (ctx.config.baseUrl.startsWith('https:') ? ctx.config.baseUrl : undefined);
@@ -109,6 +158,7 @@ export async function assemble(given: AppContext, options: BuildOptions = {}): P
     options,
   );
   log = app.log;
+  if (earlyRedisError !== undefined) redisFailed(earlyRedisError);
   ctx.metrics.readCopyHealth(async () => {
     const { copies, failing, oldestSyncedAt } = await copiesSummary(ctx.db);
     const ageMs = oldestSyncedAt === null ? 0 : Math.max(0, epochMs(ctx.clock) - oldestSyncedAt);
@@ -119,8 +169,39 @@ export async function assemble(given: AppContext, options: BuildOptions = {}): P
     await metricsServer?.close();
     mailer?.close();
     await sync.stop();
+    await notices?.close();
+    redis?.client.destroy();
   });
+  await notices?.listening;
   return { app, sync, metricsServer };
+}
+
+/**
+ * On PostgreSQL, what the other instances tell: a grant ended (forgotten at once), the signing
+ * keys changed (loaded again). After each (re)connection, what may have been missed is caught up.
+ */
+function listenToOtherInstances(
+  ctx: AppContext,
+  auth: Authorization,
+  log: () => FastifyBaseLogger | undefined,
+): NoticeListener | undefined {
+  if (engineOf(ctx.db) !== 'postgres' || ctx.config.databaseUrl === undefined) return undefined;
+  const reloadKeys = () =>
+    void auth
+      .reloadKeys()
+      .catch((error: unknown) => log()?.error({ err: error }, 'signing keys not reloaded'));
+  return listenForNotices(ctx.config.databaseUrl, {
+    onNotice(channel, payload) {
+      if (channel === noticeChannels.grantEnded) auth.verifier.forget(payload);
+      else reloadKeys();
+    },
+    onListening() {
+      auth.verifier.forgetAll();
+      reloadKeys();
+    },
+    onError: (error) =>
+      log()?.warn({ err: error }, 'notices from other instances not received; reconnecting'),
+  });
 }
 
 async function start(config: Config): Promise<void> {

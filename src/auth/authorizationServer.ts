@@ -3,9 +3,11 @@
  * everyone, exact redirect URIs, resource indicators bound to `/mcp` or `/v1`, short-lived JWT
  * access tokens naming their environment and grant, rotating refresh tokens (reuse ends the
  * grant), DCR and Client ID Metadata Documents. People sign in and consent on our own pages;
- * the authorization session is valid only while the person's site session is.
+ * the authorization session is valid only while the person's site session is. When the signing
+ * keys change, oidc-provider is built again on the new set (all its state lives in the database).
  */
 import { hkdfSync } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Kysely } from 'kysely';
 import Provider, {
   type Configuration,
@@ -34,8 +36,10 @@ export interface AuthorizationServerDeps {
   clock: Clock;
   secretKey: Buffer;
   box: SecretBox;
-  signingKeys: PrivateJwk[];
-  onGrantEnded(grantId: string): void;
+  signingKeys: readonly PrivateJwk[];
+  onGrantEnded(grantId: string): Promise<void>;
+  /** Told of each access token issued (JWTs are not stored, so this is where they are counted). */
+  onTokenIssued?(): void;
   /** The site's own pages, which the authorization server relies on but does not render. */
   site: SitePages;
   /** Outbound requests (Client ID Metadata Documents, clients' jwks_uri): lib/guardedFetch.ts. */
@@ -50,9 +54,14 @@ export interface SitePages {
 }
 
 export interface AuthorizationServer {
-  provider: Provider;
+  /** The current oidc-provider: read it at each use, as `useKeys` replaces it. */
+  readonly provider: Provider;
+  /** Hands a request to the current oidc-provider. */
+  handle(request: IncomingMessage, response: ServerResponse): void;
   issuer: string;
   resources: Resources;
+  /** Signs with the first of these keys from now on; the others still verify. */
+  useKeys(keys: readonly PrivateJwk[]): void;
 }
 
 /** Interaction pages live at `/authorize/{uid}`; see web/pages/authorize.ts. */
@@ -84,7 +93,6 @@ export function createAuthorizationServer(deps: AuthorizationServerDeps): Author
   const configuration: Configuration = {
     adapter: storageAdapter({ db, box: deps.box, onGrantEnded: deps.onGrantEnded }),
     clients: [],
-    jwks: { keys: deps.signingKeys },
     cookies: {
       keys: [cookieKey],
       long: { httpOnly: true, sameSite: 'lax', secure, signed: true },
@@ -214,8 +222,23 @@ export function createAuthorizationServer(deps: AuthorizationServerDeps): Author
     fetch: deps.fetch as NonNullable<Configuration['fetch']>,
   };
 
-  const provider = new Provider(issuer, configuration);
-  // The mount (auth/routes.ts) sets Host and X-Forwarded-Proto from BASE_URL on every request.
-  provider.proxy = true;
-  return { provider, issuer, resources };
+  const build = (keys: readonly PrivateJwk[]) => {
+    const provider = new Provider(issuer, { ...configuration, jwks: { keys: [...keys] } });
+    // The mount (auth/routes.ts) sets Host and X-Forwarded-Proto from BASE_URL on every request.
+    provider.proxy = true;
+    if (deps.onTokenIssued !== undefined) provider.on('access_token.issued', deps.onTokenIssued);
+    return { provider, callback: provider.callback() };
+  };
+  let current = build(deps.signingKeys);
+  return {
+    get provider() {
+      return current.provider;
+    },
+    handle: (request, response) => current.callback(request, response),
+    issuer,
+    resources,
+    useKeys(keys) {
+      current = build(keys);
+    },
+  };
 }

@@ -3,6 +3,8 @@
  * issuer, exactly this resource as audience, expiry, not issued in the future (beyond a minute
  * of skew), environment, then the live grant (revoked, member removed, client blocked → refused
  * at once; looked up again after at most two seconds) and the scopes the route needs. Failures carry the RFC 6750 / RFC 9728 challenges.
+ * A grant ended anywhere is forgotten at once (`forget`, told by every instance on PostgreSQL);
+ * the key set is replaced when the keys are rotated (`useKeys`).
  */
 
 import { createLocalJWKSet, type JWTPayload, jwtVerify } from 'jose';
@@ -22,8 +24,12 @@ export type { Principal };
 
 export interface BearerVerifier {
   authenticate(authorization: string | undefined, resource: ProtectedResource): Promise<Principal>;
-  /** Drops a cached grant, so that a revocation in this process takes effect on the next request. */
+  /** Drops a cached grant, so that a revocation takes effect on the next request. */
   forget(grantId: string): void;
+  /** Drops every cached grant (when revocations may have been missed). */
+  forgetAll(): void;
+  /** Verifies with these keys from now on. */
+  useKeys(keys: readonly PrivateJwk[]): void;
 }
 
 export interface BearerDeps {
@@ -31,7 +37,7 @@ export interface BearerDeps {
   clock: Clock;
   issuer: string;
   environment: Environment;
-  signingKeys: PrivateJwk[];
+  signingKeys: readonly PrivateJwk[];
 }
 
 const grantCacheMs = 2000;
@@ -60,9 +66,13 @@ export function requireScopes(
   );
 }
 
+const publicKeySet = (keys: readonly PrivateJwk[]) =>
+  createLocalJWKSet({ keys: keys.map(({ d: _private, ...publicPart }) => publicPart) });
+
 export function createBearerVerifier(deps: BearerDeps): BearerVerifier {
-  const publicKeys = deps.signingKeys.map(({ d: _private, ...publicPart }) => publicPart);
-  const keySet = createLocalJWKSet({ keys: publicKeys });
+  let keySet = publicKeySet(deps.signingKeys);
+  /** Counts forgets: a lookup that began before one is not cached (it may have read the grant live). */
+  let forgets = 0;
   const cache = new Map<string, { value: LiveGrant | undefined; until: number }>();
   // A client sends the same token for its whole life (minutes): its signature is checked once.
   const verified = new Map<string, JWTPayload>();
@@ -77,6 +87,7 @@ export function createBearerVerifier(deps: BearerDeps): BearerVerifier {
     const now = epochMs(deps.clock);
     const cached = cache.get(grantId);
     if (cached !== undefined && cached.until > now) return cached.value;
+    const forgetsBefore = forgets;
     const grant = await findGrant(deps.db, grantId);
     let value: LiveGrant | undefined;
     if (
@@ -87,6 +98,7 @@ export function createBearerVerifier(deps: BearerDeps): BearerVerifier {
       const policy = await findPolicy(deps.db, grant.workspaceId);
       if (policy !== undefined && clientPermitted(policy, grant.clientId)) value = { grant, policy };
     }
+    if (forgets !== forgetsBefore) return value;
     if (cache.size > 10_000) cache.clear();
     cache.set(grantId, { value, until: now + grantCacheMs });
     return value;
@@ -100,7 +112,19 @@ export function createBearerVerifier(deps: BearerDeps): BearerVerifier {
   }
 
   return {
-    forget: (grantId) => void cache.delete(grantId),
+    forget(grantId) {
+      forgets += 1;
+      cache.delete(grantId);
+    },
+    forgetAll() {
+      forgets += 1;
+      cache.clear();
+    },
+    useKeys(keys) {
+      keySet = publicKeySet(keys);
+      // A retired key's tokens are refused from now on, also those already verified.
+      verified.clear();
+    },
 
     async authenticate(authorization, resource) {
       const match = /^Bearer ([A-Za-z0-9._~+/-]+=*)$/i.exec(authorization ?? '');

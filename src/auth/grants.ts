@@ -1,7 +1,8 @@
 /**
  * Grants as people see them: what a consent offers, recording it (the authorization server's
  * grant and ours, one id), revoking one, and an admin switching a client off in a workspace.
- * Revocation removes the refresh tokens and codes at once and tells the verifier's cache.
+ * Revocation removes the refresh tokens and codes at once and tells the verifiers' caches (every
+ * instance's); so do the changes that end a grant's access without revoking it.
  */
 import type { Kysely } from 'kysely';
 import type Provider from 'oidc-provider';
@@ -11,7 +12,13 @@ import { tokenHash } from '../lib/secrets.ts';
 import { requireAdmin } from '../people/workspaces.ts';
 import { type ConsentChoice, type ConsentOffer, checkConsent, consentOffer } from '../policy/consent.ts';
 import { clientPermitted, type Scope, type WorkspacePolicy } from '../policy/workspacePolicy.ts';
-import { clientNameIn, findGrant, insertGrant, markGrantsRevoked } from '../store/accessGrants.ts';
+import {
+  clientNameIn,
+  findGrant,
+  insertGrant,
+  liveGrantIds,
+  markGrantsRevoked,
+} from '../store/accessGrants.ts';
 import { recordAudit } from '../store/audit.ts';
 import {
   accountsOf,
@@ -39,8 +46,8 @@ export interface GrantsDeps {
   clock: Clock;
   provider: Provider;
   resources: Resources;
-  /** Forgets a grant in the bearer verifier's cache. */
-  forget(grantId: string): void;
+  /** Forgets grants in the bearer verifiers' caches, of this instance and the others. */
+  forget(grantIds: readonly string[]): Promise<void>;
 }
 
 export interface WorkspaceOffer extends ConsentOffer {
@@ -193,8 +200,19 @@ async function endGrants(deps: GrantsDeps, grantIds: readonly string[]): Promise
   for (const id of grantIds) {
     await deleteRecordsOfGrant(deps.db, id);
     await deleteRecord(deps.db, 'Grant', tokenHash(id));
-    deps.forget(id);
   }
+  await deps.forget(grantIds);
+}
+
+/**
+ * After a change that ends access without revoking the grant (a member removed, an account
+ * removed, a workspace policy changed): the grants concerned are looked up again at once.
+ */
+export async function forgetGrantsOf(
+  deps: GrantsDeps,
+  filter: { userId: string; workspaceId?: string } | { workspaceId: string },
+): Promise<void> {
+  await deps.forget(await liveGrantIds(deps.db, filter));
 }
 
 /** A person revokes one of their grants. Someone else's grant is not found, like a missing one. */

@@ -15,14 +15,14 @@ declare module 'fastify' {
 }
 
 export function requireBearer(
-  auth: Pick<Authorization, 'verifier' | 'limiter'>,
+  auth: Pick<Authorization, 'verifier' | 'budget'>,
   resource: ProtectedResource,
   scopes: readonly Scope[],
 ): preHandlerAsyncHookHandler {
   return async (request: FastifyRequest) => {
     const principal = await auth.verifier.authenticate(request.headers.authorization, resource);
     requireScopes(principal, resource, scopes);
-    auth.limiter.take(principal.grantId);
+    await auth.budget.take(principal.grantId);
     request.principal = principal;
   };
 }

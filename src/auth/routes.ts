@@ -16,7 +16,6 @@ export function registerAuthorizationRoutes(
   server: AuthorizationServer,
   registrationsPerMinute: number,
 ): void {
-  const callback = server.provider.callback();
   const issuer = new URL(server.issuer);
 
   /**
@@ -36,7 +35,7 @@ export function registerAuthorizationRoutes(
     reply.raw.on('finish', () => {
       request.log.info({ res: { statusCode: reply.raw.statusCode } }, 'request completed');
     });
-    callback(raw, reply.raw);
+    server.handle(raw, reply.raw);
   };
   const rest = (request: FastifyRequest) => request.url.split('?')[0]!.slice(prefix.length) || '/';
   const forward = (request: FastifyRequest, reply: FastifyReply) => handOver(rest(request))(request, reply);

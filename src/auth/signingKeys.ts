@@ -1,13 +1,15 @@
 /**
  * The keys that sign access tokens: ES256, generated on first start, stored sealed, named after
- * the environment so a token shows where it came from. Rotation adds a key that signs from the
- * next start; the previous key keeps verifying until the one before it is retired.
+ * the environment so a token shows where it came from. Rotation adds a key that signs at once on
+ * every instance told (PostgreSQL), else from the next start; the previous key keeps verifying
+ * until the one after the new one retires it.
  */
 import { generateKeyPairSync, randomBytes } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import { ConfigError, type Environment } from '../config.ts';
 import { type Clock, epochMs } from '../lib/clock.ts';
 import type { SecretBox } from '../lib/encryption.ts';
+import { noticeChannels, publishNotice } from '../store/notices.ts';
 import type { Database } from '../store/schema.ts';
 import { activeSigningKeys, insertSigningKey, retireSigningKeysExcept } from '../store/signingKeys.ts';
 
@@ -48,6 +50,8 @@ export async function loadSigningKeys(
   let stored = (await activeSigningKeys(db)).filter((k) => k.kid.startsWith(`${environment}-`));
   if (stored.length === 0) {
     await addKey(db, box, environment, clock);
+    // Instances starting together may each add a first key: told, each then loads them all.
+    await publishNotice(db, noticeChannels.signingKeys);
     stored = (await activeSigningKeys(db)).filter((k) => k.kid.startsWith(`${environment}-`));
   }
   try {
@@ -65,7 +69,10 @@ export async function loadSigningKeys(
   }
 }
 
-/** Adds a new signing key and retires all but it and its predecessor. Returns the new kid. */
+/**
+ * Adds a new signing key, retires all but it and its predecessor, and tells the running
+ * instances. Returns the new kid.
+ */
 export async function rotateSigningKeys(
   db: Kysely<Database>,
   box: SecretBox,
@@ -80,5 +87,6 @@ export async function rotateSigningKeys(
     previous ? [kid, previous.kid] : [kid],
     epochMs(clock),
   );
+  await publishNotice(db, noticeChannels.signingKeys);
   return kid;
 }

@@ -21,8 +21,8 @@ import type { Database } from '../store/schema.ts';
 export interface StorageDeps {
   db: Kysely<Database>;
   box: SecretBox;
-  /** Told when a grant ended, so that caches forget it at once. */
-  onGrantEnded(grantId: string): void;
+  /** Told when a grant ended, so that caches (of every instance) forget it at once. */
+  onGrantEnded(grantId: string): Promise<void>;
 }
 
 // oidc-provider judges expiry on the real clock, so its storage must too.
@@ -87,7 +87,7 @@ class StorageAdapter implements Adapter {
 
   async #endGrant(grantId: string): Promise<void> {
     await markGrantsRevoked(this.#deps.db, { id: grantId }, 'ended by the authorization server', realNow());
-    this.#deps.onGrantEnded(grantId);
+    await this.#deps.onGrantEnded(grantId);
   }
 
   #open(sealed: string, idHash: string, consumedAt: number | null): AdapterPayload {

@@ -51,8 +51,10 @@ Commands:
                                                        connect a CalDAV account for a member
   account connect-ics --email E --workspace ID --url URL
                                                        subscribe a member to an ICS feed
-  keys rotate                                          add a new token signing key (used after the
-                                                       next restart; the previous key keeps verifying)
+  keys rotate                                          add a new token signing key (the previous key
+                                                       keeps verifying; on PostgreSQL every running
+                                                       instance takes it within a second, on SQLite
+                                                       the service after its next restart)
 
 Configuration comes from the environment (DATABASE_URL, DATA_DIR, …) as for the service.`;
 

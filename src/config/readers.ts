@@ -49,6 +49,11 @@ export const httpUrl: ValueReader<string> = (value, name, problems) => {
   return value;
 };
 
+export const redisUrl: ValueReader<string> = (value, name, problems) => {
+  if (!/^rediss?:\/\/\S*$/.test(value)) problems.push(`${name} must be a redis:// or rediss:// URL`);
+  return value;
+};
+
 export const postgresUrl: ValueReader<string> = (value, name, problems) => {
   if (!/^postgres(ql)?:\/\//.test(value)) {
     problems.push(`${name} must be a postgres:// or postgresql:// connection string`);

@@ -14,6 +14,7 @@ import {
   oneOf,
   origins,
   postgresUrl,
+  redisUrl,
   secretKey,
   smtpUrl,
   text,
@@ -57,6 +58,11 @@ export const configVariables = {
     shown: 'unset: embedded SQLite',
     read: postgresUrl,
     doc: '`postgres://user:password@host:5432/db` to use PostgreSQL 15+',
+  },
+  REDIS_URL: {
+    shown: 'unset: in PostgreSQL (in memory with SQLite)',
+    read: redisUrl,
+    doc: '`redis://host:6379` to count the per-grant request budget, shared by every instance, in Redis (see Operations: many instances)',
   },
   DATA_DIR: {
     default: './data',

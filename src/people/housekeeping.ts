@@ -1,10 +1,12 @@
 /**
  * Periodic clean-up of what has expired: sessions, sign-in failures, one-time links, connect
- * flows, the authorization server's codes, tokens and interactions, and old idempotency keys.
+ * flows, the authorization server's codes, tokens and interactions, old idempotency keys and
+ * ended windows of the shared request budget.
  */
 import type { Kysely } from 'kysely';
 import { type Clock, epochMs } from '../lib/clock.ts';
 import { deleteExpiredOAuthStates } from '../store/connectedAccounts.ts';
+import { deletePastBudgetWindows } from '../store/grantBudgetWindows.ts';
 import { deleteExpiredRecords } from '../store/oauthRecords.ts';
 import { deleteSpentTokens } from '../store/oneTimeTokens.ts';
 import type { Database } from '../store/schema.ts';
@@ -24,4 +26,5 @@ export async function sweep(db: Kysely<Database>, clock: Clock): Promise<void> {
   await deleteExpiredOAuthStates(db, now);
   await deleteExpiredRecords(db, now);
   await deleteExpiredWriteKeys(db, now);
+  await deletePastBudgetWindows(db, now);
 }

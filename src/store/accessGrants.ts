@@ -210,6 +210,17 @@ export async function clientNameIn(db: Db, workspaceId: string, clientId: string
   return row?.client_name ?? null;
 }
 
+/** The ids of the live grants a person gave (in one workspace), or of a workspace's. */
+export async function liveGrantIds(
+  db: Db,
+  filter: { userId: string; workspaceId?: string } | { workspaceId: string },
+): Promise<string[]> {
+  let query = db.selectFrom('access_grants').select('id').where('revoked_at', 'is', null);
+  if ('userId' in filter) query = query.where('user_id', '=', filter.userId);
+  if (filter.workspaceId !== undefined) query = query.where('workspace_id', '=', filter.workspaceId);
+  return (await query.execute()).map((r) => r.id);
+}
+
 /** Marks grants revoked (once); returns the ids that changed. */
 export async function markGrantsRevoked(
   db: Db,

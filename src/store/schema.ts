@@ -260,6 +260,14 @@ export interface PushChannelsTable {
   created_at: number;
 }
 
+/** Requests of one grant in one window of the budget shared by the instances on one PostgreSQL. */
+export interface GrantBudgetWindowsTable {
+  grant_id: string;
+  /** Epoch milliseconds, a multiple of the window's length. */
+  window_start: number;
+  requests: number;
+}
+
 export interface Database {
   users: UsersTable;
   sessions: SessionsTable;
@@ -283,6 +291,7 @@ export interface Database {
   copy_items: CopyItemsTable;
   copy_occurrences: CopyOccurrencesTable;
   push_channels: PushChannelsTable;
+  grant_budget_windows: GrantBudgetWindowsTable;
 }
 
 export const flag = (value: Flag): boolean => value === true || value === 1;

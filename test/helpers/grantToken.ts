@@ -25,8 +25,13 @@ export interface GrantSpec {
   validIn?: number;
 }
 
+/** What signing needs of the application's context (a service in another process has no other). */
+export type SigningContext = Pick<AppContext, 'db' | 'box' | 'clock'> & {
+  config: Pick<AppContext['config'], 'environment' | 'baseUrl'>;
+};
+
 export async function grantToken(
-  ctx: AppContext,
+  ctx: SigningContext,
   spec: GrantSpec,
 ): Promise<{ token: string; grantId: string }> {
   const grantId = newId('grt');

@@ -107,6 +107,7 @@ ${writes}
     ctx,
     (request, user, messages) => accountPage(request, user, messages),
     copies,
+    auth.grants,
   );
   registerConnectedAppRoutes(app, auth);
 

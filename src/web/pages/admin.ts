@@ -3,7 +3,7 @@
  * a member gets 403, a non-member 404 — the pages only render and route.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { blockClient } from '../../auth/grants.ts';
+import { blockClient, forgetGrantsOf } from '../../auth/grants.ts';
 import type { Authorization } from '../../auth/setup.ts';
 import {
   type RegisteredClient,
@@ -338,6 +338,7 @@ export function registerAdminPages(app: FastifyInstance, ctx: AppContext, auth: 
       action(request, reply, request.params.workspaceId, async (user) => {
         const { workspaceId, userId } = request.params;
         await removeMember(ctx.db, ctx.clock, workspaceId, userId, { userId: user.id });
+        await forgetGrantsOf(auth.grants, { userId, workspaceId });
         // Having left the workspace, the admin can no longer see its page.
         return userId === user.id ? { location: '/account' } : 'removed';
       }),
@@ -362,6 +363,8 @@ export function registerAdminPages(app: FastifyInstance, ctx: AppContext, auth: 
           },
           { userId: user.id },
         );
+        // Scopes, levels and blocked clients apply to the grants already given, at once.
+        await forgetGrantsOf(auth.grants, { workspaceId: request.params.workspaceId });
         return 'policy';
       }),
   );

@@ -4,6 +4,7 @@
  * the state of its synced copy and "Sync now".
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { forgetGrantsOf, type GrantsDeps } from '../../auth/grants.ts';
 import {
   connectAccount,
   ownAccount,
@@ -146,6 +147,7 @@ export function registerConnectionRoutes(
   ctx: AppContext,
   render: RenderAccount,
   copies: CalendarCopies | undefined,
+  grants: GrantsDeps,
 ): void {
   const deps = accountDeps(ctx);
   // A sync is several provider requests: the page waits for one request's time, 10 s at most,
@@ -240,6 +242,8 @@ export function registerConnectionRoutes(
     (request, reply) =>
       act(request, reply, async (user) => {
         await removeAccount(deps, user.id, request.params.accountId);
+        // The person's grants name the account's calendars: looked up again everywhere.
+        await forgetGrantsOf(grants, { userId: user.id });
         return 'removed';
       }),
   );

@@ -85,9 +85,15 @@ class StorageAdapter implements Adapter {
     await deleteRecordsOfGrant(this.#deps.db, grantId, this.#model);
   }
 
+  /** Told once: a grant the service revoked already was forgotten (and counted) then. */
   async #endGrant(grantId: string): Promise<void> {
-    await markGrantsRevoked(this.#deps.db, { id: grantId }, 'ended by the authorization server', realNow());
-    await this.#deps.onGrantEnded(grantId);
+    const ended = await markGrantsRevoked(
+      this.#deps.db,
+      { id: grantId },
+      'ended by the authorization server',
+      realNow(),
+    );
+    if (ended.length > 0) await this.#deps.onGrantEnded(grantId);
   }
 
   #open(sealed: string, idHash: string, consumedAt: number | null): AdapterPayload {

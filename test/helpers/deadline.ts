@@ -1,0 +1,26 @@
+/**
+ * A provider deadline the test controls, for ProviderHttp's `deadline` option: a request times
+ * out when the test calls `expire()` (typically from a fake's `onHeld`, once the fake holds the
+ * request), never because the machine is busy. A generous real timeout stays underneath so that
+ * a broken test fails instead of hanging.
+ */
+const backstopMs = 30_000;
+
+export class TestDeadline {
+  readonly #waiting = new Set<AbortController>();
+
+  /** Pass as `new ProviderHttp({ deadline: deadline.signal })`. */
+  readonly signal = (): AbortSignal => {
+    const controller = new AbortController();
+    this.#waiting.add(controller);
+    return AbortSignal.any([controller.signal, AbortSignal.timeout(backstopMs)]);
+  };
+
+  /** Every request started so far times out now; later requests get a fresh deadline. */
+  expire(): void {
+    for (const controller of this.#waiting) {
+      controller.abort(new DOMException('The provider took too long.', 'TimeoutError'));
+    }
+    this.#waiting.clear();
+  }
+}

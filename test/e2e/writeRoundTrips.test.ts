@@ -58,11 +58,8 @@ interface World {
 /** Provider requests time out when a fault holds one, and only then. */
 const deadline = new TestDeadline();
 const http = () => new ProviderHttp({ deadline: deadline.signal, sleep: async () => {} });
-/** The provider's side of a held request: long past the deadline, which passes as soon as it is held. */
 const holding = (fault: WriteFault) =>
-  'held' in fault
-    ? { method: fault.method, phase: fault.held, delayMs: 60_000, onHeld: () => deadline.expire() }
-    : fault;
+  'held' in fault ? { method: fault.method, phase: fault.held, ...deadline.held() } : fault;
 const isWrite = (method: string) => method !== 'GET' && method !== 'PROPFIND' && method !== 'REPORT';
 
 const worlds: Record<string, { skip?: string; open(): Promise<World> }> = {

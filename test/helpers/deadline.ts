@@ -16,6 +16,14 @@ export class TestDeadline {
     return AbortSignal.any([controller.signal, AbortSignal.timeout(backstopMs)]);
   };
 
+  /**
+   * The delay of a fake's fault (`{ method: 'PUT', phase: 'after', ...deadline.held() }`): the
+   * request is held far longer than the backstop, and the deadline passes as the hold begins.
+   */
+  held(): { delayMs: number; onHeld: () => void } {
+    return { delayMs: 2 * backstopMs, onHeld: () => this.expire() };
+  }
+
   /** Every request started so far times out now; later requests get a fresh deadline. */
   expire(): void {
     for (const controller of this.#waiting) {

@@ -12,6 +12,7 @@ import { ProviderHttp, type ProviderHttpOptions } from '../../src/providers/prov
 import { alice, sampleUsers } from '../fakes/graph/sampleMailbox.ts';
 import { FakeGraph } from '../fakes/graph.ts';
 import { TestClock } from '../helpers/clock.ts';
+import { TestDeadline } from '../helpers/deadline.ts';
 import { assertOccurrenceShape } from '../helpers/occurrenceShape.ts';
 
 type MicrosoftCredentials = CredentialsOf<'microsoft'>;
@@ -399,9 +400,10 @@ describe('provider faults', () => {
   });
 
   test('a Graph that does not answer in time is provider_unavailable', async () => {
-    graph.failNext(3, { delayMs: 2000 });
+    const deadline = new TestDeadline();
+    graph.failNext(3, deadline.held());
     const error = await rejectsWith(
-      listed(providerWith({ timeoutMs: 100 }), 'cal-primary', june),
+      listed(providerWith({ deadline: deadline.signal }), 'cal-primary', june),
       'provider_unavailable',
     );
     assert.equal(error.details?.reason, 'timeout');

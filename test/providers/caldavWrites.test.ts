@@ -103,7 +103,7 @@ describe('CalDAV writes against Radicale', { skip }, () => {
   let radicale: RadicaleServer;
   let home: string;
   const provider = createCaldavProvider({
-    http: new ProviderHttp({ timeoutMs: 5000, sleep: async () => {} }),
+    http: new ProviderHttp({ sleep: async () => {} }),
   });
   const writer = provider.writer as EventWriter<'caldav'>;
   let account: Account;

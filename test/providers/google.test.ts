@@ -235,7 +235,6 @@ describe('Google Calendar adapter', () => {
   const clock = new TestClock('2026-10-20T12:00:00Z');
   const waits: number[] = [];
   const http = new ProviderHttp({
-    timeoutMs: 2000,
     baseDelayMs: 1,
     sleep: async (ms) => void waits.push(ms),
   });

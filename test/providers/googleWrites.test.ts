@@ -144,7 +144,7 @@ describe('Google Calendar writes', () => {
   before(async () => {
     google = await FakeGoogle.start({ user: { email: me }, calendars: [primary, shared] });
     provider = createGoogleProvider({
-      http: new ProviderHttp({ timeoutMs: 5000, sleep: async () => {} }),
+      http: new ProviderHttp({ sleep: async () => {} }),
       config: google.config(),
       clock: systemClock,
     });

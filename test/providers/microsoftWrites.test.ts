@@ -85,7 +85,7 @@ beforeEach(async () => {
 afterEach(() => graph.close());
 
 function providerWith(options: ProviderHttpOptions = {}): CalendarProvider<'microsoft'> {
-  const http = new ProviderHttp({ timeoutMs: 2000, baseDelayMs: 1, sleep: async () => {}, ...options });
+  const http = new ProviderHttp({ baseDelayMs: 1, sleep: async () => {}, ...options });
   return createMicrosoftProvider({ http, config: graph.config(), clock });
 }
 

@@ -1,8 +1,8 @@
 /**
  * A provider deadline the test controls, for ProviderHttp's `deadline` option: a request times
  * out when the test calls `expire()` (typically from a fake's `onHeld`, once the fake holds the
- * request), never because the machine is busy. A generous real timeout stays underneath so that
- * a broken test fails instead of hanging.
+ * request), never because the machine is busy. A request nobody expires is cut off after a
+ * generous backstop as a network failure, not a timeout: a broken test fails instead of hanging.
  */
 const backstopMs = 30_000;
 
@@ -13,7 +13,12 @@ export class TestDeadline {
   readonly signal = (): AbortSignal => {
     const controller = new AbortController();
     this.#waiting.add(controller);
-    return AbortSignal.any([controller.signal, AbortSignal.timeout(backstopMs)]);
+    setTimeout(
+      () =>
+        controller.abort(new Error(`No answer in ${backstopMs} ms, and the test's deadline never passed.`)),
+      backstopMs,
+    ).unref();
+    return controller.signal;
   };
 
   /**

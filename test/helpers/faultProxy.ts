@@ -8,8 +8,8 @@
  *   { method: 'DELETE', delayMs: 800, phase: 'after' }       forwarded (the server applies it), answer held
  *
  * A hold ends early when the client leaves. `onHeld` is called as the hold begins: with a
- * TestDeadline, `{ delayMs: 60_000, phase, onHeld: () => deadline.expire() }` times the client
- * out exactly while its request is held, however busy the machine.
+ * TestDeadline, `{ method: 'PUT', phase: 'after', ...deadline.held() }` times the client out
+ * exactly while its request is held, however busy the machine.
  *
  *   const proxy = await FaultProxy.start(radicale.url);     // use proxy.url as the server URL
  *   proxy.inject({ method: 'PUT', path: /\.ics$/, delayMs: 800, phase: 'after' });

@@ -19,6 +19,8 @@ function start(env: Record<string, string>): {
   child: ChildProcess;
   output: () => string;
   exited: Promise<number | null>;
+  /** The first match of `pattern` in the output, as soon as it is printed; rejects if the process ends first. */
+  printed: (pattern: RegExp) => Promise<RegExpExecArray>;
 } {
   const child = spawn(process.execPath, ['src/main.ts'], {
     env: { PATH: process.env.PATH, ...env },
@@ -28,16 +30,20 @@ function start(env: Record<string, string>): {
   child.stdout!.on('data', (d) => (output += d));
   child.stderr!.on('data', (d) => (output += d));
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-  return { child, output: () => output, exited };
-}
-
-async function waitFor(check: () => RegExpExecArray | null, what: string): Promise<RegExpExecArray> {
-  for (let i = 0; i < 200; i++) {
-    const match = check();
-    if (match) return match;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  throw new Error(`timed out waiting for ${what}`);
+  const printed = (pattern: RegExp) =>
+    new Promise<RegExpExecArray>((resolve, reject) => {
+      const check = () => {
+        const match = pattern.exec(output);
+        if (match) resolve(match);
+      };
+      check();
+      child.stdout!.on('data', check);
+      child.stderr!.on('data', check);
+      void exited.then((code) =>
+        reject(new Error(`exited (${code}) before printing ${pattern}:\n${output}`)),
+      );
+    });
+  return { child, output: () => output, exited, printed };
 }
 
 describe('the service process', () => {
@@ -48,10 +54,7 @@ describe('the service process', () => {
     const port = await freePort();
     const service = start({ PORT: String(port), DATA_DIR: dataDir, LOG_LEVEL: 'warn' });
     try {
-      const [, link] = await waitFor(
-        () => /(http:\/\/localhost:\d+\/setup\?token=[\w-]{43})/.exec(service.output()),
-        'set-up link',
-      );
+      const [, link] = await service.printed(/(http:\/\/localhost:\d+\/setup\?token=[\w-]{43})/);
       assert.match(service.output(), /storage: embedded SQLite/);
       assert.ok(statSync(join(dataDir, 'calendar-access.sqlite')).isFile());
       assert.equal(statSync(join(dataDir, 'secret.key')).mode & 0o777, 0o600);

@@ -11,6 +11,11 @@ export interface ProviderHttpOptions {
   fetch?: typeof fetch;
   /** Per attempt, milliseconds. */
   timeoutMs?: number;
+  /**
+   * The signal that ends one attempt as timed out (aborted with a `TimeoutError`); by default
+   * `timeoutMs` after it starts. Tests pass one they abort at the moment they choose.
+   */
+  deadline?: (request: ProviderRequest) => AbortSignal;
   /** Attempts for idempotent requests (1 = no retry). */
   maxAttempts?: number;
   /** First backoff delay; doubles per attempt, with jitter. */
@@ -108,6 +113,7 @@ export class ProviderHttp {
     this.#options = {
       ...defaults,
       fetch: globalThis.fetch,
+      deadline: () => AbortSignal.timeout(options.timeoutMs ?? defaults.timeoutMs),
       sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
       observe: () => {},
       ...options,
@@ -139,7 +145,7 @@ export class ProviderHttp {
           headers: request.headers,
           body: request.body,
           redirect: 'manual',
-          signal: AbortSignal.timeout(this.#options.timeoutMs),
+          signal: this.#options.deadline(request),
         });
       } catch (error) {
         const timedOut = (error as Error).name === 'TimeoutError';

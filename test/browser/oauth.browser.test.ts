@@ -66,7 +66,7 @@ describe('OAuth authorization in Chromium', { skip }, () => {
   /** The URL the browser was sent to at the client's redirect URI. */
   async function callbackUrl(): Promise<URL> {
     try {
-      await page.waitForURL((url) => url.origin === redirectOrigin, { timeout: 10_000 });
+      await page.waitForURL((url) => url.origin === redirectOrigin, { timeout: 30_000 });
     } catch {
       assert.fail(
         `the browser never reached ${redirectUri}; it is at ${page.url()}; console: ${consoleLines.join(' | ')}`,

@@ -101,7 +101,7 @@ describe('connected accounts', { skip: radicaleMissing() }, () => {
 
     handle = openDatabase({ sqlitePath: ':memory:' });
     await migrateToLatest(handle);
-    const http = new ProviderHttp({ timeoutMs: 3000, sleep: async () => {} });
+    const http = new ProviderHttp({ sleep: async () => {} });
     const key = randomBytes(32);
     deps = {
       db: handle.db,

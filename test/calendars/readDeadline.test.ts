@@ -35,7 +35,7 @@ describe('the deadline of one read', () => {
     // A calendar whose provider never answers and never fails.
     provider.listEvents = (account, calendar, window) =>
       calendar.providerCalendarId === 'stuck' ? new Promise(() => {}) : listEvents(account, calendar, window);
-    t = await startTestApp({ env: { PROVIDER_TIMEOUT_MS: '200' }, providers: { google: provider } });
+    t = await startTestApp({ env: { PROVIDER_TIMEOUT_MS: '500' }, providers: { google: provider } });
     const userId = await seedUser(t.ctx.db, 'slow@example.test');
     const workspaceId = await seedWorkspace(t.ctx.db, 'Slow', [[userId, 'owner']]);
     ids = await seedMemoryAccount(t.ctx, { userId, workspaceId }, provider);

@@ -73,7 +73,7 @@ interface World {
   close(): Promise<void>;
 }
 
-const http = () => new ProviderHttp({ timeoutMs: 5000, sleep: async () => {} });
+const http = () => new ProviderHttp({ sleep: async () => {} });
 const accessFor = (credentials: Credentials): AccountAccess => ({
   accountKey: `contract-${credentials.kind}`,
   credentials,

@@ -49,7 +49,7 @@ interface World {
 }
 
 const isWrite = (method: string) => !['GET', 'PROPFIND', 'REPORT', 'OPTIONS'].includes(method);
-const http = () => new ProviderHttp({ timeoutMs: 5000, sleep: async () => {} });
+const http = () => new ProviderHttp({ sleep: async () => {} });
 
 const worlds: Record<string, { skip?: string; open(): Promise<World> }> = {
   caldav: {

@@ -131,7 +131,7 @@ describe('the MCP Inspector CLI against /mcp', { concurrency: true }, () => {
       execFile(
         process.execPath,
         [inspectorBin, '--cli', ...args],
-        { env, timeout: 20_000, maxBuffer: 4 * 1024 * 1024 },
+        { env, timeout: 120_000, maxBuffer: 4 * 1024 * 1024 },
         (error, stdout, stderr) => {
           const code = error === null ? 0 : typeof error.code === 'number' ? error.code : -1;
           resolve({ code, stdout, stderr });

@@ -22,6 +22,7 @@ import { savePolicy } from '../../src/store/workspaces.ts';
 import { FakeGoogle } from '../fakes/google.ts';
 import { FakeGraph } from '../fakes/graph.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
+import { TestDeadline } from '../helpers/deadline.ts';
 import { assertValidEvent } from '../helpers/eventSchema.ts';
 import { FaultProxy } from '../helpers/faultProxy.ts';
 import { grantToken } from '../helpers/grantToken.ts';
@@ -35,10 +36,13 @@ const me = 'person@example.com';
 const boss = 'boss@example.org';
 const window = { start: '2026-03-23T00:00:00+01:00', end: '2026-04-20T00:00:00+02:00' };
 
-/** A fault for the next write request of this method: a status answer, or a delay before or after applying it. */
+/**
+ * A fault for the next write request of this method: a status answer, or the request held before
+ * or after applying it until the client times out (the test's deadline passes as the hold begins).
+ */
 type WriteFault =
   | { method: string; status: number; retryAfter?: string }
-  | { method: string; delayMs: number; phase: 'before' | 'after' };
+  | { method: string; held: 'before' | 'after' };
 
 interface World {
   providers: Providers;
@@ -51,10 +55,11 @@ interface World {
   close(): Promise<void>;
 }
 
-/** Short enough for the timeout faults, long enough for loopback. */
-const timeoutMs = 1000;
-const slow = 2500;
-const http = () => new ProviderHttp({ timeoutMs, sleep: async () => {} });
+/** Provider requests time out when a fault holds one, and only then. */
+const deadline = new TestDeadline();
+const http = () => new ProviderHttp({ deadline: deadline.signal, sleep: async () => {} });
+const holding = (fault: WriteFault) =>
+  'held' in fault ? { method: fault.method, phase: fault.held, ...deadline.held() } : fault;
 const isWrite = (method: string) => method !== 'GET' && method !== 'PROPFIND' && method !== 'REPORT';
 
 const worlds: Record<string, { skip?: string; open(): Promise<World> }> = {
@@ -93,7 +98,7 @@ const worlds: Record<string, { skip?: string; open(): Promise<World> }> = {
       return {
         providers: { caldav: createCaldavProvider({ http: http() }) },
         credentials: { kind: 'caldav', serverUrl: proxy.url, username: me, password: 'person-password' },
-        inject: (fault) => proxy.inject(fault),
+        inject: (fault) => proxy.inject(holding(fault)),
         settled: () => proxy.settled(),
         writes: () => proxy.requests.filter((r) => isWrite(r.method)).length,
         close: async () => {
@@ -143,7 +148,7 @@ const worlds: Record<string, { skip?: string; open(): Promise<World> }> = {
           google: createGoogleProvider({ http: http(), config: google.config(), clock: systemClock }),
         },
         credentials: { kind: 'google', ...google.oauth.issue() },
-        inject: (fault) => google.inject(fault),
+        inject: (fault) => google.inject(holding(fault)),
         settled: () => google.settled(),
         writes: () => google.requests.filter((r) => isWrite(r.method)).length,
         close: () => google.close(),
@@ -195,7 +200,7 @@ const worlds: Record<string, { skip?: string; open(): Promise<World> }> = {
           microsoft: createMicrosoftProvider({ http: http(), config: graph.config(), clock: systemClock }),
         },
         credentials: { kind: 'microsoft', ...graph.issueTokens(me) },
-        inject: (fault) => graph.failNext(1, fault),
+        inject: (fault) => graph.failNext(1, holding(fault)),
         settled: () => graph.settled(),
         writes: () => graph.requests.filter((r) => isWrite(r.method)).length,
         close: () => graph.close(),
@@ -441,7 +446,7 @@ for (const [name, world] of Object.entries(worlds)) {
       const changeMethod = name === 'caldav' ? 'PUT' : 'PATCH';
 
       it('a create that times out after the provider made it: made once, reported made', async () => {
-        w.inject({ method: createMethod, delayMs: slow, phase: 'after' });
+        w.inject({ method: createMethod, held: 'after' });
         const args = {
           calendarId: team,
           title: 'Late lunch',
@@ -464,7 +469,7 @@ for (const [name, world] of Object.entries(worlds)) {
 
       it('an update that times out before the provider applied it: reported not made, nothing changed', async () => {
         const [lunch] = await search('late lunch');
-        w.inject({ method: changeMethod, delayMs: slow, phase: 'before' });
+        w.inject({ method: changeMethod, held: 'before' });
         const error = await failed('update_event', {
           eventId: lunch!.eventId,
           seen: seenOf(lunch!),

@@ -55,8 +55,10 @@ export interface FakeFault {
   message?: string;
   /** Retry-After header value (seconds or an HTTP date). */
   retryAfter?: string;
-  /** Wait this long before answering, to trip client timeouts. */
+  /** Wait this long before answering, to trip client timeouts; the wait ends early when the client leaves. */
   delayMs?: number;
+  /** Called as the delay begins (the request is held): e.g. a TestDeadline's `expire`. */
+  onHeld?: () => void;
   /**
    * For a delay without `status`: `before` (default) waits, then handles the request only if
    * the client is still there (a write whose client timed out is not applied); `after`
@@ -131,14 +133,14 @@ export class FakeGoogle {
       this.channels.changed(id, state),
     );
     server.on('request', (req, res) => {
-      let left = false;
+      const left = new AbortController();
       res.on('close', () => {
-        if (!res.writableFinished) left = true;
+        if (!res.writableFinished) left.abort();
       });
       const handling = readRequest(req, this.url)
         .then(async (request) => {
           const logged = this.#log(request);
-          const response = await this.#answer(request, () => left || res.destroyed);
+          const response = await this.#answer(request, left.signal);
           if (response === undefined) return;
           logged.status = response.status;
           send(res, response);
@@ -213,13 +215,19 @@ export class FakeGoogle {
   }
 
   /** undefined: the client left during a delay before the request was handled; nothing is sent. */
-  async #answer(request: FakeRequest, left: () => boolean): Promise<FakeResponse | undefined> {
+  async #answer(request: FakeRequest, left: AbortSignal): Promise<FakeResponse | undefined> {
     const fault = this.#takeFault(request);
-    const wait = () => delay(fault?.delayMs ?? 0, undefined, { signal: this.#closing.signal });
+    const wait = async () => {
+      fault?.onHeld?.();
+      const signal = AbortSignal.any([this.#closing.signal, left]);
+      await delay(fault?.delayMs ?? 0, undefined, { signal }).catch((error: unknown) => {
+        if (this.#closing.signal.aborted) throw error;
+      });
+    };
     const answersLate = fault?.phase === 'after' && fault.status === undefined;
     if (fault?.delayMs !== undefined && !answersLate) {
       await wait();
-      if (fault.status === undefined && left()) return undefined;
+      if (fault.status === undefined && left.aborted) return undefined;
     }
     if (fault?.status !== undefined) {
       const headers: Record<string, string> =

@@ -72,8 +72,10 @@ export type FakeGraphFault = {
   target?: 'api' | 'token';
   /** Only requests with this method (or one of these); any method when absent. */
   method?: string | string[];
-  /** Wait this long before answering (normally or with `status`). */
+  /** Wait this long before answering (normally or with `status`); an API wait ends early when the client leaves. */
   delayMs?: number;
+  /** Called as the delay begins (the request is held): e.g. a TestDeadline's `expire`. */
+  onHeld?: () => void;
   /**
    * For a delay without `status`: `before` (default) waits, then handles the request only if
    * the client is still there (one that timed out finds its write not applied); `after`
@@ -303,7 +305,7 @@ export class FakeGraph {
       this.requests.push({ method, path: url.pathname, query: url.searchParams });
       this.#count(method, 'token');
       const fault = this.#takeFault('token', method);
-      if (fault?.delayMs) await this.#wait(fault.delayMs);
+      if (fault?.delayMs) await this.#hold(fault);
       if (fault?.status !== undefined) return send(res, faultReply(fault));
       if (identityPath[1] === 'authorize' && method === 'GET') {
         return send(
@@ -325,16 +327,16 @@ export class FakeGraph {
     const path = url.pathname.slice('/v1.0'.length);
     this.requests.push({ method, path, query: url.searchParams, accessToken, prefer, ifMatch, body });
     this.#count(method, kindOf(method, path));
-    const gone = this.#countInFlight(accessToken ?? '', res);
+    const left = this.#countInFlight(accessToken ?? '', res);
     if (this.latencyMs > 0) await this.#wait(this.latencyMs);
     const fault = this.#takeFault('api', method);
     const answersAfterwards = fault?.phase === 'after' && fault.status === undefined;
-    if (fault?.delayMs && !answersAfterwards) await this.#wait(fault.delayMs);
+    if (fault?.delayMs && !answersAfterwards) await this.#hold(fault, left);
     if (fault?.status !== undefined) return send(res, faultReply(fault));
     // A client that timed out meanwhile has gone: its request is never handled (nothing applied).
-    if (gone()) return;
+    if (left.aborted) return;
     const reply = await this.#api({ method, path, url, accessToken, prefer, ifMatch, body });
-    if (fault?.delayMs && answersAfterwards) await this.#wait(fault.delayMs);
+    if (fault?.delayMs && answersAfterwards) await this.#hold(fault, left);
     send(res, reply);
   }
 
@@ -343,17 +345,17 @@ export class FakeGraph {
     this.#counts.set(key, (this.#counts.get(key) ?? 0) + 1);
   }
 
-  /** Counts the request while it is open; the answer says whether the client has gone away. */
-  #countInFlight(key: string, res: ServerResponse): () => boolean {
-    let gone = false;
+  /** Counts the request while it is open; the signal aborts when the client goes away unanswered. */
+  #countInFlight(key: string, res: ServerResponse): AbortSignal {
+    const left = new AbortController();
     const now = (this.#inFlight.get(key) ?? 0) + 1;
     this.#inFlight.set(key, now);
     this.#peak.set(key, Math.max(now, this.#peak.get(key) ?? 0));
     res.on('close', () => {
       this.#inFlight.set(key, (this.#inFlight.get(key) ?? 1) - 1);
-      if (!res.writableFinished) gone = true;
+      if (!res.writableFinished) left.abort();
     });
-    return () => gone || res.destroyed;
+    return left.signal;
   }
 
   /** The next queued fault for `target` and `method`, taken off the queue. */
@@ -365,8 +367,15 @@ export class FakeGraph {
     return index < 0 ? undefined : this.#faults.splice(index, 1)[0];
   }
 
-  async #wait(ms: number): Promise<void> {
-    await sleep(ms, undefined, { signal: this.#closing.signal }).catch(() => undefined);
+  async #wait(ms: number, left?: AbortSignal): Promise<void> {
+    const signal = left === undefined ? this.#closing.signal : AbortSignal.any([this.#closing.signal, left]);
+    await sleep(ms, undefined, { signal }).catch(() => undefined);
+  }
+
+  /** A fault's delay: the request is held (its `onHeld` told) until the delay ends or the client leaves. */
+  async #hold(fault: FakeGraphFault, left?: AbortSignal): Promise<void> {
+    fault.onHeld?.();
+    await this.#wait(fault.delayMs ?? 0, left);
   }
 
   #signIn(hint: string | null): string | undefined {

@@ -7,6 +7,10 @@
  *   { method: 'PUT', delayMs: 800, phase: 'before' }         held; forwarded only if the client still waits
  *   { method: 'DELETE', delayMs: 800, phase: 'after' }       forwarded (the server applies it), answer held
  *
+ * A hold ends early when the client leaves. `onHeld` is called as the hold begins: with a
+ * TestDeadline, `{ method: 'PUT', phase: 'after', ...deadline.held() }` times the client out
+ * exactly while its request is held, however busy the machine.
+ *
  *   const proxy = await FaultProxy.start(radicale.url);     // use proxy.url as the server URL
  *   proxy.inject({ method: 'PUT', path: /\.ics$/, delayMs: 800, phase: 'after' });
  *   proxy.inject({ method: 'REPORT', body: /sync-collection/, status: 501, times: Infinity });
@@ -32,7 +36,10 @@ export interface FaultMatch {
 }
 
 export type ProxyFault = FaultMatch &
-  ({ status: number; retryAfter?: string } | { delayMs: number; phase: 'before' | 'after' });
+  (
+    | { status: number; retryAfter?: string }
+    | { delayMs: number; phase: 'before' | 'after'; onHeld?: () => void }
+  );
 
 export interface ProxiedRequest {
   method: string;
@@ -118,13 +125,18 @@ export class FaultProxy {
       return;
     }
     // The client gave up (its timeout): what happens next must not depend on it hearing back.
-    let gone = false;
+    const left = new AbortController();
     res.on('close', () => {
-      gone = !res.writableEnded;
+      if (!res.writableEnded) left.abort();
     });
+    const gone = () => left.signal.aborted;
+    const hold = async (held: { delayMs: number; onHeld?: () => void }) => {
+      held.onHeld?.();
+      await delay(held.delayMs, undefined, { signal: left.signal }).catch(() => undefined);
+    };
     if (fault?.phase === 'before') {
-      await delay(fault.delayMs);
-      if (gone) return;
+      await hold(fault);
+      if (gone()) return;
     }
     const headers: Record<string, string> = {};
     for (const [name, value] of Object.entries(req.headers)) {
@@ -139,8 +151,8 @@ export class FaultProxy {
     });
     const body = Buffer.from(await answer.arrayBuffer());
     entry.status = answer.status;
-    if (fault?.phase === 'after') await delay(fault.delayMs);
-    if (gone || res.destroyed) return;
+    if (fault?.phase === 'after') await hold(fault);
+    if (gone() || res.destroyed) return;
     const out: Record<string, string> = {};
     answer.headers.forEach((value, name) => {
       if (!hopByHop.has(name) && name !== 'content-encoding') out[name] = value;

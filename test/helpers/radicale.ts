@@ -90,7 +90,8 @@ function freePort(): Promise<number> {
 }
 
 async function waitUntilAnswering(url: string, child: ChildProcess, log: () => string): Promise<void> {
-  const deadline = Temporal.Now.instant().add({ seconds: 15 });
+  // Generous: a busy machine starts Python slowly, and a ready Radicale ends the wait at once.
+  const deadline = Temporal.Now.instant().add({ seconds: 60 });
   while (Temporal.Instant.compare(Temporal.Now.instant(), deadline) < 0) {
     if (child.exitCode !== null) throw new Error(`Radicale exited (${child.exitCode}):\n${log()}`);
     try {

@@ -77,7 +77,6 @@ describe('CalDAV against Radicale', { skip }, () => {
   const requests: string[] = [];
   const http = new ProviderHttp({
     maxAttempts: 1,
-    timeoutMs: 5000,
     fetch: async (input, init) => {
       const response = await fetch(input, init);
       requests.push(`${init?.method ?? 'GET'} ${new URL(String(input)).pathname} ${response.status}`);

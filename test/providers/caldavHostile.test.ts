@@ -40,7 +40,7 @@ const hostileWindow = {
   start: Temporal.Instant.from('2026-03-01T00:00:00Z'),
   end: Temporal.Instant.from('2026-04-01T00:00:00Z'),
 };
-const http = new ProviderHttp({ maxAttempts: 1, timeoutMs: 10_000 });
+const http = new ProviderHttp({ maxAttempts: 1 });
 const window = {
   start: Temporal.Instant.from('2026-03-23T00:00:00Z'),
   end: Temporal.Instant.from('2026-03-24T00:00:00Z'),

@@ -119,7 +119,7 @@ describe('CalDAV answers from other servers', () => {
   });
   after(() => server.close());
 
-  const http = new ProviderHttp({ maxAttempts: 1, timeoutMs: 5000 });
+  const http = new ProviderHttp({ maxAttempts: 1 });
   const provider = createCaldavProvider({ http });
 
   it('does not follow a well-known redirect to another host, and finds the principal at the root', async () => {

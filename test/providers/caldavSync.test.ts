@@ -31,7 +31,7 @@ const skip = radicaleMissing();
 
 type Account = AccountAccess<CredentialsOf<'caldav'>>;
 const alice = { username: 'alice', password: 'alice-password' };
-const http = new ProviderHttp({ maxAttempts: 1, timeoutMs: 5000 });
+const http = new ProviderHttp({ maxAttempts: 1 });
 const provider = createCaldavProvider({ http });
 const sync = provider.sync!;
 

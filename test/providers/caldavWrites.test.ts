@@ -20,6 +20,7 @@ import type {
   EventWriter,
 } from '../../src/providers/port.ts';
 import { ProviderHttp } from '../../src/providers/providerHttp.ts';
+import { TestDeadline } from '../helpers/deadline.ts';
 import { FaultProxy } from '../helpers/faultProxy.ts';
 import {
   basicAuth,
@@ -102,7 +103,7 @@ describe('CalDAV writes against Radicale', { skip }, () => {
   let radicale: RadicaleServer;
   let home: string;
   const provider = createCaldavProvider({
-    http: new ProviderHttp({ timeoutMs: 5000, sleep: async () => {} }),
+    http: new ProviderHttp({ sleep: async () => {} }),
   });
   const writer = provider.writer as EventWriter<'caldav'>;
   let account: Account;
@@ -584,9 +585,10 @@ describe('CalDAV writes against Radicale', { skip }, () => {
     let viaProxy: CalendarProvider<'caldav'>;
     let proxied: Account;
     let calendar: ProviderCalendar;
-    // Short timeouts, for the faulted calls only (setup writes go direct); retries allowed, so a
+    // Timeouts when a fault holds a request (setup writes go direct); retries allowed, so a
     // retried write would show as a second request.
-    const http = new ProviderHttp({ timeoutMs: 300, maxAttempts: 3, sleep: async () => {} });
+    const deadline = new TestDeadline();
+    const http = new ProviderHttp({ deadline: deadline.signal, maxAttempts: 3, sleep: async () => {} });
     const puts = () => proxy.count('PUT');
 
     before(async () => {
@@ -630,7 +632,7 @@ describe('CalDAV writes against Radicale', { skip }, () => {
 
     it('a timeout before the server saw the PUT: provider_unavailable, nothing on the server', async () => {
       const uid = newProviderUid();
-      proxy.inject({ method: 'PUT', delayMs: 800, phase: 'before' });
+      proxy.inject({ method: 'PUT', phase: 'before', ...deadline.held() });
       await rejectsWith(viaProxy.writer!.createEvent(proxied, calendar, draft, uid), 'provider_unavailable', {
         reason: 'timeout',
       });
@@ -645,7 +647,7 @@ describe('CalDAV writes against Radicale', { skip }, () => {
 
     it('a timeout after the server applied the PUT: provider_unavailable, and findCreated finds the event', async () => {
       const uid = newProviderUid();
-      proxy.inject({ method: 'PUT', delayMs: 800, phase: 'after' });
+      proxy.inject({ method: 'PUT', phase: 'after', ...deadline.held() });
       await rejectsWith(viaProxy.writer!.createEvent(proxied, calendar, draft, uid), 'provider_unavailable', {
         reason: 'timeout',
       });
@@ -663,7 +665,7 @@ describe('CalDAV writes against Radicale', { skip }, () => {
     it('an update that timed out after being applied shows on a fresh read, and its old version is stale', async () => {
       const id = await writer.createEvent(account, work, draft, newProviderUid());
       const target = await targetOf(id);
-      proxy.inject({ method: 'PUT', delayMs: 800, phase: 'after' });
+      proxy.inject({ method: 'PUT', phase: 'after', ...deadline.held() });
       await rejectsWith(
         viaProxy.writer!.updateEvent(proxied, calendar, target, { title: 'Planning (moved)' }),
         'provider_unavailable',

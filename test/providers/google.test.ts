@@ -10,6 +10,7 @@ import type { AccountAccess, CredentialsOf } from '../../src/providers/port.ts';
 import { ProviderHttp } from '../../src/providers/providerHttp.ts';
 import { type FakeCalendarSeed, FakeGoogle } from '../fakes/google.ts';
 import { TestClock } from '../helpers/clock.ts';
+import { TestDeadline } from '../helpers/deadline.ts';
 import { assertOccurrenceShape } from '../helpers/occurrenceShape.ts';
 
 const ny = 'America/New_York';
@@ -234,7 +235,6 @@ describe('Google Calendar adapter', () => {
   const clock = new TestClock('2026-10-20T12:00:00Z');
   const waits: number[] = [];
   const http = new ProviderHttp({
-    timeoutMs: 2000,
     baseDelayMs: 1,
     sleep: async (ms) => void waits.push(ms),
   });
@@ -678,12 +678,13 @@ describe('Google Calendar adapter', () => {
   });
 
   it('answers provider_unavailable when Google does not answer in time', async () => {
+    const deadline = new TestDeadline();
     const impatient = createGoogleProvider({
-      http: new ProviderHttp({ timeoutMs: 100, maxAttempts: 2, sleep: async () => {} }),
+      http: new ProviderHttp({ deadline: deadline.signal, maxAttempts: 2, sleep: async () => {} }),
       config: google.config(),
       clock,
     });
-    google.inject({ delayMs: 1000, times: 2 });
+    google.inject({ ...deadline.held(), times: 2 });
     await rejects(impatient.listCalendars(connected()), 'provider_unavailable', { reason: 'timeout' });
   });
 });

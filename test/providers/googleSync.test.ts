@@ -159,7 +159,7 @@ const rejectsWith = (promise: Promise<unknown>, code: string, details: Record<st
 
 describe('Google Calendar sync', () => {
   const clock = new TestClock('2026-10-20T12:00:00Z');
-  const http = new ProviderHttp({ timeoutMs: 2000, baseDelayMs: 1, sleep: async () => {} });
+  const http = new ProviderHttp({ baseDelayMs: 1, sleep: async () => {} });
   let google: FakeGoogle;
   let provider: ReturnType<typeof createGoogleProvider>;
   let calendars: ProviderCalendar[];

@@ -16,6 +16,7 @@ import type { GoogleEvent } from '../../src/providers/google/wire.ts';
 import type { AccountAccess, CredentialsOf, EventWriter } from '../../src/providers/port.ts';
 import { ProviderHttp } from '../../src/providers/providerHttp.ts';
 import { type FakeCalendarSeed, FakeGoogle } from '../fakes/google.ts';
+import { TestDeadline } from '../helpers/deadline.ts';
 
 const berlin = 'Europe/Berlin';
 const me = 'person@example.com';
@@ -143,7 +144,7 @@ describe('Google Calendar writes', () => {
   before(async () => {
     google = await FakeGoogle.start({ user: { email: me }, calendars: [primary, shared] });
     provider = createGoogleProvider({
-      http: new ProviderHttp({ timeoutMs: 5000, sleep: async () => {} }),
+      http: new ProviderHttp({ sleep: async () => {} }),
       config: google.config(),
       clock: systemClock,
     });
@@ -785,9 +786,10 @@ describe('Google Calendar writes', () => {
 
     describe('timeouts', () => {
       let impatient: ReturnType<typeof createGoogleProvider>;
+      const deadline = new TestDeadline();
       before(() => {
         impatient = createGoogleProvider({
-          http: new ProviderHttp({ timeoutMs: 300, sleep: async () => {} }),
+          http: new ProviderHttp({ deadline: deadline.signal, sleep: async () => {} }),
           config: google.config(),
           clock: systemClock,
         });
@@ -796,7 +798,7 @@ describe('Google Calendar writes', () => {
       it('times out before Google applied the change: provider_unavailable timeout, nothing changed', async () => {
         const before = await fresh('invite');
         const from = google.requests.length;
-        google.inject({ method: 'PATCH', delayMs: 800, phase: 'before' });
+        google.inject({ method: 'PATCH', phase: 'before', ...deadline.held() });
         await rejects(
           impatient.writer!.updateEvent(account, calendar(), targetOf(before), { title: 'Too late' }),
           'provider_unavailable',
@@ -814,7 +816,7 @@ describe('Google Calendar writes', () => {
 
       it('times out after Google applied the change: provider_unavailable timeout, the change is there', async () => {
         const before = await fresh('invite');
-        google.inject({ method: 'PATCH', delayMs: 800, phase: 'after' });
+        google.inject({ method: 'PATCH', phase: 'after', ...deadline.held() });
         await rejects(
           impatient.writer!.updateEvent(account, calendar(), targetOf(before), { title: 'Budget (final)' }),
           'provider_unavailable',
@@ -835,7 +837,7 @@ describe('Google Calendar writes', () => {
             timeZone: berlin,
           },
         };
-        google.inject({ method: 'POST', delayMs: 800, phase: 'after' });
+        google.inject({ method: 'POST', phase: 'after', ...deadline.held() });
         await rejects(
           impatient.writer!.createEvent(account, calendar(), draft, uid),
           'provider_unavailable',
@@ -851,7 +853,7 @@ describe('Google Calendar writes', () => {
 
       it('a create that timed out before Google made it: findCreated finds nothing', async () => {
         const uid = newProviderUid();
-        google.inject({ method: 'POST', delayMs: 800, phase: 'before' });
+        google.inject({ method: 'POST', phase: 'before', ...deadline.held() });
         await rejects(
           impatient.writer!.createEvent(
             account,

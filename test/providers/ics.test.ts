@@ -123,7 +123,7 @@ describe('ICS subscriptions', () => {
     fetched.push(String(input));
     return fetch(String(input).replace(/^https:/, 'http:'), init);
   };
-  const http = new ProviderHttp({ maxAttempts: 1, timeoutMs: 5000, fetch: viaHttp });
+  const http = new ProviderHttp({ maxAttempts: 1, fetch: viaHttp });
   const provider = createIcsProvider({ http, maxBytes, allowPrivateNetworks: true });
 
   it('lists the feed as one read-only calendar named by X-WR-CALNAME, in its X-WR-TIMEZONE', async () => {

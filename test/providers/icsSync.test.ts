@@ -111,7 +111,7 @@ describe('ICS sync', () => {
   const feeds = new Map<string, Served>();
   const seen: Array<{ path: string; headers: IncomingHttpHeaders }> = [];
   const pool = createExpansionPool({ workers: 1 });
-  const http = new ProviderHttp({ maxAttempts: 1, timeoutMs: 5000 });
+  const http = new ProviderHttp({ maxAttempts: 1 });
   const provider = createIcsProvider({ http, allowPrivateNetworks: true, pool });
   let modified = Temporal.Instant.from('2026-03-01T00:00:00Z');
 

@@ -12,6 +12,7 @@ import { ProviderHttp, type ProviderHttpOptions } from '../../src/providers/prov
 import { alice, sampleUsers } from '../fakes/graph/sampleMailbox.ts';
 import { FakeGraph } from '../fakes/graph.ts';
 import { TestClock } from '../helpers/clock.ts';
+import { TestDeadline } from '../helpers/deadline.ts';
 import { assertOccurrenceShape } from '../helpers/occurrenceShape.ts';
 
 type MicrosoftCredentials = CredentialsOf<'microsoft'>;
@@ -29,7 +30,6 @@ afterEach(() => graph.close());
 
 function providerWith(options: ProviderHttpOptions = {}): CalendarProvider<'microsoft'> {
   const http = new ProviderHttp({
-    timeoutMs: 2000,
     baseDelayMs: 1,
     sleep: async (ms) => void sleeps.push(ms),
     ...options,
@@ -399,9 +399,10 @@ describe('provider faults', () => {
   });
 
   test('a Graph that does not answer in time is provider_unavailable', async () => {
-    graph.failNext(3, { delayMs: 2000 });
+    const deadline = new TestDeadline();
+    graph.failNext(3, deadline.held());
     const error = await rejectsWith(
-      listed(providerWith({ timeoutMs: 100 }), 'cal-primary', june),
+      listed(providerWith({ deadline: deadline.signal }), 'cal-primary', june),
       'provider_unavailable',
     );
     assert.equal(error.details?.reason, 'timeout');
@@ -410,7 +411,8 @@ describe('provider faults', () => {
   test('at most 4 requests per mailbox are in flight, however many calls run', async () => {
     const provider = providerWith();
     const { account } = connected();
-    graph.latencyMs = 25;
+    // Each request held long enough that the calls overlap, however busy the machine.
+    graph.latencyMs = 100;
     const results = await Promise.all(
       Array.from({ length: 10 }, () => provider.listEvents(account, calendar('cal-busy'), june)),
     );

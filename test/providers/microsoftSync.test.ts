@@ -35,7 +35,7 @@ afterEach(() => graph.close());
 const clock = () => new TestClock(Temporal.Now.instant().toString());
 
 function provider(fetch: typeof globalThis.fetch = globalThis.fetch): CalendarProvider<'microsoft'> {
-  const http = new ProviderHttp({ timeoutMs: 2000, baseDelayMs: 1, sleep: async () => {}, fetch });
+  const http = new ProviderHttp({ baseDelayMs: 1, sleep: async () => {}, fetch });
   return createMicrosoftProvider({ http, config: graph.config(), clock: clock() });
 }
 

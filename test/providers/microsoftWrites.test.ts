@@ -22,6 +22,7 @@ import { ProviderHttp, type ProviderHttpOptions } from '../../src/providers/prov
 import { seedChangeKey } from '../fakes/graph/store.ts';
 import { FakeGraph, type FakeGraphUserSeed } from '../fakes/graph.ts';
 import { TestClock } from '../helpers/clock.ts';
+import { TestDeadline } from '../helpers/deadline.ts';
 import { assertOccurrenceShape } from '../helpers/occurrenceShape.ts';
 
 const alice = 'alice@example.com';
@@ -74,6 +75,8 @@ const users = (): FakeGraphUserSeed[] => [
 
 let graph: FakeGraph;
 let clock: TestClock;
+/** Times out the requests a fault holds, and only those. */
+const deadline = new TestDeadline();
 
 beforeEach(async () => {
   graph = await FakeGraph.start({ users: users() });
@@ -82,7 +85,7 @@ beforeEach(async () => {
 afterEach(() => graph.close());
 
 function providerWith(options: ProviderHttpOptions = {}): CalendarProvider<'microsoft'> {
-  const http = new ProviderHttp({ timeoutMs: 2000, baseDelayMs: 1, sleep: async () => {}, ...options });
+  const http = new ProviderHttp({ baseDelayMs: 1, sleep: async () => {}, ...options });
   return createMicrosoftProvider({ http, config: graph.config(), clock });
 }
 
@@ -436,9 +439,9 @@ describe('updateEvent', () => {
   });
 
   test('a write that times out before Graph applied it: provider_unavailable, nothing changed', async () => {
-    const { writer, account, read, target } = setup({ timeoutMs: 300 });
+    const { writer, account, read, target } = setup({ deadline: deadline.signal });
     const before = await target('evt-review');
-    graph.failNext(1, { method: 'PATCH', delayMs: 800, phase: 'before' });
+    graph.failNext(1, { method: 'PATCH', phase: 'before', ...deadline.held() });
     const error = await rejectsWith(
       writer.updateEvent(account, main, before, { title: 'Lost' }),
       'provider_unavailable',
@@ -452,9 +455,9 @@ describe('updateEvent', () => {
 
 describe('createEvent, unanswered', () => {
   test('timed out before Graph applied it: nothing made, findCreated finds nothing', async () => {
-    const { writer, account } = setup({ timeoutMs: 300 });
+    const { writer, account } = setup({ deadline: deadline.signal });
     const uid = newProviderUid();
-    graph.failNext(1, { method: 'POST', delayMs: 800, phase: 'before' });
+    graph.failNext(1, { method: 'POST', phase: 'before', ...deadline.held() });
     const error = await rejectsWith(
       writer.createEvent(account, main, quarterly, uid),
       'provider_unavailable',
@@ -467,9 +470,9 @@ describe('createEvent, unanswered', () => {
   });
 
   test('timed out after Graph applied it: findCreated finds the event', async () => {
-    const { writer, account, read } = setup({ timeoutMs: 300 });
+    const { writer, account, read } = setup({ deadline: deadline.signal });
     const uid = newProviderUid();
-    graph.failNext(1, { method: 'POST', delayMs: 800, phase: 'after' });
+    graph.failNext(1, { method: 'POST', phase: 'after', ...deadline.held() });
     const error = await rejectsWith(
       writer.createEvent(account, main, quarterly, uid),
       'provider_unavailable',

@@ -213,9 +213,11 @@ for (const engine of await enginesUnderTest()) {
       const gate = new Promise<void>((resolve) => {
         release = resolve;
       });
+      const stalled = Promise.withResolvers<void>();
       const { provider } = scriptedProvider([
         async function* () {
           yield batch({ upserts: [item('a', [at('2026-03-10T09:00:00', 'a')])] });
+          stalled.resolve();
           await gate;
           yield batch({ nextState: 'slow' });
         },
@@ -227,8 +229,8 @@ for (const engine of await enginesUnderTest()) {
       const [first, second] = [service('first'), service('second')];
       await reconcileCopies(handle.db, clock.now().epochMilliseconds);
       const slow = first.syncNow(calendarId);
-      // While the first holds the lease, the second cannot sync the calendar.
-      await new Promise((resolve) => setTimeout(resolve, 20));
+      // While the first holds the lease (its first batch applied, the rest held back), the second cannot sync the calendar.
+      await stalled.promise;
       assert.equal(await second.syncNow(calendarId), 'busy');
       // The first stalls past its lease: the second takes the calendar over...
       clock.advance({ milliseconds: settings.leaseMs + 1 });

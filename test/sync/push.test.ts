@@ -27,10 +27,10 @@ import { seedUser, seedWorkspace } from '../helpers/seed.ts';
 
 const me = 'ana@example.com';
 const berlin = 'Europe/Berlin';
-const http = () => new ProviderHttp({ timeoutMs: 2000, baseDelayMs: 1, sleep: async () => {} });
+const http = () => new ProviderHttp({ baseDelayMs: 1, sleep: async () => {} });
 
 /** Waits for `check` to hold (the sync a notification starts is not waited for by the hook). */
-async function until(what: string, check: () => Promise<boolean>, ms = 5000): Promise<void> {
+async function until(what: string, check: () => Promise<boolean>, ms = 30_000): Promise<void> {
   const deadline = Date.now() + ms;
   while (!(await check())) {
     if (Date.now() > deadline) assert.fail(`still not: ${what}`);

@@ -22,7 +22,8 @@ export interface EventIdCodec extends EventIds {
 }
 
 const ivLength = 16;
-const remembered = 200_000;
+/** As many as the copies' views hold (calendars/reads/copyViews.ts): those are the ids read again. */
+const remembered = 50_000;
 /** Provider ids are at most a few hundred bytes; anything longer is not one of ours. */
 const maxIdLength = 1024;
 

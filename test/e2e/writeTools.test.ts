@@ -783,6 +783,17 @@ describe('write tools over MCP', () => {
         ]),
         [[second.occurrenceId, 'changed']],
       );
+      // A rule belongs to a whole series: one occurrence has none to change.
+      const ruleOnOne = toolError(
+        await call('update_event', {
+          eventId: second.eventId,
+          occurrenceId: second.occurrenceId,
+          seen: seenOf(moved),
+          scope: 'occurrence',
+          recurrence: { frequency: 'daily', count: 2 },
+        }),
+      );
+      assert.deepEqual([ruleOnOne.code, ruleOnOne.field], ['invalid_request', 'recurrence']);
       structured(
         await call('update_event', {
           eventId: first.eventId,

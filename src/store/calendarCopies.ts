@@ -22,6 +22,7 @@ export interface CopyStatus {
   leaseUntil: number | null;
   failures: number;
   failureReason: string | null;
+  /** Items held (a running first sync's progress), and how many of them could not be read. */
   items: number;
   skipped: number;
   version: number;
@@ -62,18 +63,6 @@ export async function copiesOf(db: Db, calendarIds: readonly string[]): Promise<
 }
 
 const numberOrNull = (value: number | null) => (value === null ? null : Number(value));
-
-/** The items each copy holds right now: a first sync's progress (`items` is counted when a sync completes). */
-export async function itemsHeld(db: Db, calendarIds: readonly string[]): Promise<Map<string, number>> {
-  if (calendarIds.length === 0) return new Map();
-  const rows = await db
-    .selectFrom('copy_items')
-    .select(['calendar_id', sql<number>`count(*)`.as('items')])
-    .where('calendar_id', 'in', calendarIds)
-    .groupBy('calendar_id')
-    .execute();
-  return new Map(rows.map((r) => [r.calendar_id, Number(r.items)]));
-}
 
 /** What a sync needs to start: the copy's level, position, generation and horizon. */
 export async function copyForSync(

@@ -55,12 +55,17 @@ export async function applyBatch(db: Db, batch: AppliedBatch): Promise<number> {
         .execute();
     }
     const keys = [...batch.upserts.map((u) => u.key), ...batch.skipped.map((s) => s.key), ...batch.removals];
+    // The counts move by what the batch replaced, so a sync of one change reads no other item.
+    const replaced = { items: 0, skipped: 0 };
     for (let i = 0; i < keys.length; i += 500) {
-      await trx
+      const gone = await trx
         .deleteFrom('copy_items')
         .where('calendar_id', '=', batch.calendarId)
         .where('item_key', 'in', keys.slice(i, i + 500))
+        .returning('skipped_reason')
         .execute();
+      replaced.items += gone.length;
+      replaced.skipped += gone.filter((row) => row.skipped_reason !== null).length;
     }
     const items = [
       ...batch.upserts.map((u) => ({ key: u.key, version: u.version, skipped: null })),
@@ -94,6 +99,8 @@ export async function applyBatch(db: Db, batch: AppliedBatch): Promise<number> {
     const set: Record<string, unknown> = {
       version: sql`version + 1`,
       longest_ms: sql`case when longest_ms < ${longest} then ${longest} else longest_ms end`,
+      items: sql`items + ${items.length - replaced.items}`,
+      skipped: sql`skipped + ${batch.skipped.length - replaced.skipped}`,
     };
     if (batch.end !== undefined) {
       if (batch.full) {
@@ -110,20 +117,21 @@ export async function applyBatch(db: Db, batch: AppliedBatch): Promise<number> {
         set.longest_ms = Number(span.longest);
         set.horizon_start = batch.end.horizon.start;
         set.horizon_end = batch.end.horizon.end;
+        // A full sync has just removed what it did not see: counted anew, as it read every item anyway.
+        const counts = await trx
+          .selectFrom('copy_items')
+          .select([sql<number>`count(*)`.as('items'), sql<number>`count(skipped_reason)`.as('skipped')])
+          .where('calendar_id', '=', batch.calendarId)
+          .executeTakeFirstOrThrow();
+        set.items = Number(counts.items);
+        set.skipped = Number(counts.skipped);
       }
-      const counts = await trx
-        .selectFrom('copy_items')
-        .select([sql<number>`count(*)`.as('items'), sql<number>`count(skipped_reason)`.as('skipped')])
-        .where('calendar_id', '=', batch.calendarId)
-        .executeTakeFirstOrThrow();
       Object.assign(set, {
         sync_state: batch.end.state,
         synced_at: batch.now,
         next_sync_at: batch.end.nextSyncAt,
         failures: 0,
         failure_reason: null,
-        items: Number(counts.items),
-        skipped: Number(counts.skipped),
         lease_owner: null,
         lease_until: null,
       });

@@ -208,6 +208,62 @@ for (const engine of await enginesUnderTest()) {
       assert.deepEqual(await titles(), ['c']);
     });
 
+    it('counts the items it holds, batch by batch, as a count of the copy would', async () => {
+      const failing = new AppError('provider_unavailable', 'down', { details: { reason: 'server_error' } });
+      const skip = (providerEventId: string) => ({ providerEventId, reason: 'unreadable' });
+      const { provider } = scriptedProvider([
+        async function* () {
+          yield batch({ upserts: [item('a', [at('2026-03-10T09:00:00', 'a')])], skipped: [skip('x')] });
+          throw failing;
+        },
+        async function* () {
+          yield batch({ upserts: [item('b', [at('2026-03-11T09:00:00', 'b')])], skipped: [skip('y')] });
+          yield batch({
+            upserts: [item('c', [at('2026-03-12T09:00:00', 'c')]), item('d', [])],
+            nextState: 'token-1',
+          });
+        },
+        async function* () {
+          // A changed item, a new one, a removed one, a skipped one read at last, a newly skipped one.
+          yield batch({
+            full: false,
+            upserts: [item('b', [at('2026-03-11T10:00:00', 'b')], 'v2'), item('e', []), item('y', [])],
+            removals: ['c'],
+            skipped: [skip('d')],
+          });
+          yield batch({ full: false, removals: ['e', 'nothing-held'], nextState: 'token-2' });
+        },
+      ]);
+      const { calendarId, service, clock } = await setUp(provider);
+      const one = service('one');
+      const held = async () => {
+        const rows = await handle.db
+          .selectFrom('copy_items')
+          .select(['item_key', 'skipped_reason'])
+          .where('calendar_id', '=', calendarId)
+          .execute();
+        const copy = await copyOf(calendarId);
+        return {
+          counted: { items: copy?.items, skipped: copy?.skipped },
+          held: { items: rows.length, skipped: rows.filter((r) => r.skipped_reason !== null).length },
+        };
+      };
+      await one.runDue();
+      let { counted, held: rows } = await held();
+      assert.deepEqual(rows, { items: 2, skipped: 1 }, 'the failed sync’s batch stays');
+      assert.deepEqual(counted, rows);
+      clock.advance({ seconds: 31 });
+      await one.runDue();
+      ({ counted, held: rows } = await held());
+      assert.deepEqual(rows, { items: 4, skipped: 1 }, 'b, c, d and y: a and x were not seen again');
+      assert.deepEqual(counted, rows);
+      clock.advance({ seconds: settings.intervalMs / 1000 });
+      await one.runDue();
+      ({ counted, held: rows } = await held());
+      assert.deepEqual(rows, { items: 3, skipped: 1 }, 'b, y, and d skipped');
+      assert.deepEqual(counted, rows);
+    });
+
     it('lets one sync at a time hold a calendar, and passes a dead one’s lease on', async () => {
       let release: () => void = () => {};
       const gate = new Promise<void>((resolve) => {

@@ -23,7 +23,7 @@ import type { AppContext } from '../../context.ts';
 import { AppError, invalidField } from '../../errors.ts';
 import { waitAtMost } from '../../lib/waitAtMost.ts';
 import type { OAuthProviderKind } from '../../providers/connectors.ts';
-import { copiesOf, itemsHeld } from '../../store/calendarCopies.ts';
+import { copiesOf } from '../../store/calendarCopies.ts';
 import {
   accountsOf,
   type CalendarRecord,
@@ -36,7 +36,7 @@ import { correctable, formOf } from '../forms.ts';
 import { type Html, html } from '../html.ts';
 import { csrfField } from '../layout.ts';
 import { requireUser } from '../visitor.ts';
-import { copyStateWords, syncRunning } from './copyState.ts';
+import { copyStateWords } from './copyState.ts';
 
 export const connectionNotices: Record<string, string> = {
   connected: 'The account was connected.',
@@ -65,15 +65,10 @@ async function calendarList(ctx: AppContext, calendars: CalendarRecord[], action
     ctx.db,
     calendars.map((c) => c.id),
   );
-  const firstSyncs = [...copies.values()].filter((c) => c.syncedAt === null && syncRunning(c, now));
-  const soFar = await itemsHeld(
-    ctx.db,
-    firstSyncs.map((c) => c.calendarId),
-  );
   const maxAgeMs = ctx.config.sync.maxAgeSeconds * 1000;
   return html`<ul>${calendars.map((c) => {
     const copy = copies.get(c.id);
-    const state = copyStateWords(copy, { now, maxAgeMs, itemsSoFar: soFar.get(c.id) ?? 0 });
+    const state = copyStateWords(copy, { now, maxAgeMs });
     return html`<li>${c.name}${c.access === 'reader' || c.access === 'freeBusy' ? html` <span class="muted">(read-only)</span>` : ''}
 <div class="copy-state">${state}</div>${copy === undefined ? '' : html`<form class="inline" method="post" action="${action}/${c.id}/sync">${csrfField(csrf)}<button type="submit" aria-label="Sync now: ${c.name}">Sync now</button></form>`}</li>`;
   })}</ul>`;

@@ -16,16 +16,16 @@ function ago(epochMs: number, now: Temporal.Instant): Html {
 }
 
 /** Whether a sync holds the copy right now (a crashed instance's lease runs out). */
-export const syncRunning = (copy: CopyStatus, now: Temporal.Instant): boolean =>
+const syncRunning = (copy: CopyStatus, now: Temporal.Instant): boolean =>
   copy.leaseUntil !== null && copy.leaseUntil > now.epochMilliseconds;
 
 /**
- * The copy's state in words. `itemsSoFar` is what a running first sync has written yet;
+ * The copy's state in words (a running first sync counts the items it has written so far);
  * `maxAgeMs` is how far past its due time a copy may be before it is called stale.
  */
 export function copyStateWords(
   copy: CopyStatus | undefined,
-  options: { now: Temporal.Instant; maxAgeMs: number; itemsSoFar: number },
+  options: { now: Temporal.Instant; maxAgeMs: number },
 ): Html {
   const { now } = options;
   if (copy === undefined) return html`<span class="muted">Not copied — no app has access</span>`;
@@ -37,9 +37,9 @@ export function copyStateWords(
   }
   if (copy.syncedAt === null) {
     if (!syncRunning(copy, now)) return html`First sync pending`;
-    return options.itemsSoFar === 0
+    return copy.items === 0
       ? html`First sync running`
-      : html`First sync running: ${count(options.itemsSoFar)} so far`;
+      : html`First sync running: ${count(copy.items)} so far`;
   }
   const held = html`${count(copy.items)}${copy.skipped > 0 ? html`; ${exclusionMeanings.incomplete}` : ''}`;
   // Rounds sync a due copy within seconds; one overdue by more than a read tolerates is stale.

@@ -13,7 +13,6 @@ import {
   type RequestCounter,
   withFallback,
 } from './auth/grantBudget.ts';
-import { connectRedis, type Redis, redisCounter } from './auth/redisCounter.ts';
 import { type Authorization, startAuthorization } from './auth/setup.ts';
 import type { CalendarDeps } from './calendars/calendarDeps.ts';
 import { createEventIds } from './calendars/eventIds.ts';
@@ -26,7 +25,6 @@ import { epochMs, systemClock } from './lib/clock.ts';
 import { createSecretBox } from './lib/encryption.ts';
 import { createMetrics } from './lib/metrics.ts';
 import { loadOrCreateKeyFile } from './lib/secretKeyFile.ts';
-import { createSmtpMailer } from './mail/smtpMailer.ts';
 import { sweep, sweepIntervalMs } from './people/housekeeping.ts';
 import { issueFirstRunToken } from './people/onboarding.ts';
 import { createCalendarAdapters } from './providers/adapters.ts';
@@ -60,9 +58,13 @@ export interface Assembled {
  * (both shared by every instance, this process's own count standing in while they fail), else
  * (SQLite, one process) in memory.
  */
-function grantCounter(ctx: AppContext, fallbackLog: FallbackLog, redis: Redis | undefined): RequestCounter {
+function grantCounter(
+  ctx: AppContext,
+  fallbackLog: FallbackLog,
+  redis: RequestCounter | undefined,
+): RequestCounter {
   const local = memoryCounter();
-  if (redis !== undefined) return withFallback(redisCounter(redis, 'calendar-access:'), local, fallbackLog);
+  if (redis !== undefined) return withFallback(redis, local, fallbackLog);
   if (engineOf(ctx.db) === 'postgres')
     return withFallback((grantId, start) => countGrantRequest(ctx.db, grantId, start), local, fallbackLog);
   return local;
@@ -70,21 +72,29 @@ function grantCounter(ctx: AppContext, fallbackLog: FallbackLog, redis: Redis | 
 
 /**
  * The application on a context: the authorization server, the calendar services, every surface;
- * with `SMTP_URL`, the mailer.
+ * with `SMTP_URL`, the mailer. The SMTP and Redis clients are loaded only when configured, as
+ * the PostgreSQL driver is (store/pgDriver.ts): a service that does not use them does not hold them.
  */
 export async function assemble(given: AppContext, options: BuildOptions = {}): Promise<Assembled> {
-  const mailer = given.mailer ?? (given.config.mail && createSmtpMailer(given.config.mail));
+  const mail = given.config.mail;
+  const mailer =
+    given.mailer ??
+    (mail === undefined ? undefined : (await import('./mail/smtpMailer.ts')).createSmtpMailer(mail));
   const ctx: AppContext = mailer === undefined ? given : { ...given, mailer };
   let log: FastifyBaseLogger | undefined;
   const redisFailed = (error: unknown) => log?.warn({ err: error }, 'Redis connection failed');
   // Told before the logger exists (a first attempt that failed): logged once it does.
   let earlyRedisError: unknown;
+  const redisUrl = ctx.config.redisUrl;
   const redis =
-    ctx.config.redisUrl === undefined
+    redisUrl === undefined
       ? undefined
-      : connectRedis(ctx.config.redisUrl, (error) => {
-          if (log === undefined) earlyRedisError = error;
-          else redisFailed(error);
+      : await import('./auth/redisCounter.ts').then(({ connectRedis, redisCounter }) => {
+          const connection = connectRedis(redisUrl, (error) => {
+            if (log === undefined) earlyRedisError = error;
+            else redisFailed(error);
+          });
+          return { ...connection, counter: redisCounter(connection.client, 'calendar-access:') };
         });
   // The first requests are counted in Redis too, unless it does not answer at once.
   await redis?.firstAttempt;
@@ -95,7 +105,7 @@ export async function assemble(given: AppContext, options: BuildOptions = {}): P
         log?.warn({ err: error }, 'shared request budget unavailable: each instance counts its own'),
       recovered: () => log?.info('shared request budget available again'),
     },
-    redis?.client,
+    redis?.counter,
   );
   const auth = await startAuthorization(
     ctx,

@@ -4,9 +4,10 @@ import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { Kysely, PostgresAdapter, PostgresDialect, sql } from 'kysely';
 import { Migrator } from 'kysely/migration';
-import pg from 'pg';
+import type pg from 'pg';
 import { migrations } from './migrations/index.ts';
 import { NodeSqliteDialect } from './nodeSqliteDialect.ts';
+import { pgDriver } from './pgDriver.ts';
 import type { Database } from './schema.ts';
 
 export type Engine = 'sqlite' | 'postgres';
@@ -63,9 +64,10 @@ export function openDatabase(options: DatabaseOptions): DatabaseHandle {
 }
 
 function openPostgres(url: string, options: DatabaseOptions): DatabaseHandle {
+  const driver = pgDriver();
   const int8AsNumber = (oid: number, format?: string) =>
-    oid === 20 ? (value: string) => Number(value) : pg.types.getTypeParser(oid, format as 'text');
-  const pool = new pg.Pool({
+    oid === 20 ? (value: string) => Number(value) : driver.types.getTypeParser(oid, format as 'text');
+  const pool = new driver.Pool({
     connectionString: url,
     max: options.maxConnections ?? 10,
     types: { getTypeParser: int8AsNumber } as pg.CustomTypesConfig,

@@ -5,8 +5,9 @@
  * catch up from the database. On SQLite there is one process and nothing to tell.
  */
 import { type Kysely, sql } from 'kysely';
-import pg from 'pg';
+import type pg from 'pg';
 import { engineOf } from './database.ts';
+import { pgDriver } from './pgDriver.ts';
 import type { Database } from './schema.ts';
 
 export const noticeChannels = {
@@ -63,7 +64,7 @@ export function listenForNotices(url: string, handlers: NoticeHandlers): NoticeL
   };
 
   function connect(): void {
-    const candidate = new pg.Client({
+    const candidate = new (pgDriver().Client)({
       connectionString: url,
       connectionTimeoutMillis: maxBackoffMs,
       // Named for operators (pg_stat_activity), one per instance.

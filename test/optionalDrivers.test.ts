@@ -33,7 +33,11 @@ describe('optional drivers', () => {
       await plain.close();
     }
     const mailing = await startTestApp({
-      env: { SMTP_URL: 'smtp://127.0.0.1:1', MAIL_FROM: 'calendar@example.test', REDIS_URL: 'redis://127.0.0.1:1' },
+      env: {
+        SMTP_URL: 'smtp://127.0.0.1:1',
+        MAIL_FROM: 'calendar@example.test',
+        REDIS_URL: 'redis://127.0.0.1:1',
+      },
     });
     try {
       assert.ok(loaded('nodemailer'), 'SMTP_URL loads the SMTP client');

@@ -156,16 +156,20 @@ export function firstOrdered(lists: readonly PlacedEvent[][], count: number): Pl
   const first: PlacedEvent[] = [];
   while (first.length < count) {
     let best = -1;
+    let bestEvent: PlacedEvent | undefined;
     for (let i = 0; i < lists.length; i++) {
-      const candidate = lists[i]![heads[i]!];
-      if (
-        candidate !== undefined &&
-        (best === -1 || compareEvents(candidate, lists[best]![heads[best]!]!) < 0)
-      )
+      const list = lists[i]!;
+      const head = heads[i]!;
+      if (head === list.length) continue;
+      const candidate = list[head]!;
+      if (bestEvent === undefined || compareEvents(candidate, bestEvent) < 0) {
         best = i;
+        bestEvent = candidate;
+      }
     }
-    if (best === -1) break;
-    first.push(lists[best]![heads[best]!++]!);
+    if (bestEvent === undefined) break;
+    first.push(bestEvent);
+    heads[best]! += 1;
   }
   return first;
 }

@@ -14,7 +14,12 @@ import {
   toEvents,
 } from '../../domain/occurrences.ts';
 import { holdsWords, searchableText } from '../../domain/search.ts';
-import { mayHold, trigramMask, trigramSignatures } from '../../domain/trigramSignatures.ts';
+import {
+  mayHold,
+  type TrigramSignatures,
+  trigramMask,
+  trigramSignatures,
+} from '../../domain/trigramSignatures.ts';
 import { narrowRights } from '../../policy/eventRights.ts';
 import type { Scope } from '../../policy/workspacePolicy.ts';
 import { occurrencesNear } from '../../store/calendarCopies.ts';
@@ -30,7 +35,7 @@ interface View {
   /** The longest event, in ns: how far before a window an overlapping one may start. */
   longestNs: bigint;
   /** The events' folded searchable texts and their trigram signatures, made at the first search of the view. */
-  search?: { texts: string[]; signatures: Uint32Array };
+  search?: { texts: string[]; signatures: TrigramSignatures };
 }
 
 export interface CopyViews {

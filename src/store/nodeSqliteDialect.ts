@@ -89,29 +89,31 @@ class NodeSqliteDriver implements Driver {
 
 class NodeSqliteConnection implements DatabaseConnection {
   readonly #db: DatabaseSync;
-  readonly #statements = new Map<string, StatementSync>();
+  /** Prepared statements by SQL, each with whether it returns rows (asked once: the answer allocates). */
+  readonly #statements = new Map<string, { statement: StatementSync; returnsRows: boolean }>();
 
   constructor(db: DatabaseSync) {
     this.#db = db;
   }
 
-  #prepare(sql: string): StatementSync {
-    let statement = this.#statements.get(sql);
-    if (statement === undefined) {
-      statement = this.#db.prepare(sql);
+  #prepare(sql: string): { statement: StatementSync; returnsRows: boolean } {
+    let prepared = this.#statements.get(sql);
+    if (prepared === undefined) {
+      const statement = this.#db.prepare(sql);
+      prepared = { statement, returnsRows: statement.columns().length > 0 };
       if (this.#statements.size >= statementCacheSize) {
         const oldest = this.#statements.keys().next().value;
         if (oldest !== undefined) this.#statements.delete(oldest);
       }
-      this.#statements.set(sql, statement);
+      this.#statements.set(sql, prepared);
     }
-    return statement;
+    return prepared;
   }
 
   async executeQuery<R>(query: CompiledQuery): Promise<QueryResult<R>> {
-    const statement = this.#prepare(query.sql);
+    const { statement, returnsRows } = this.#prepare(query.sql);
     const parameters = query.parameters.map(toSqliteValue);
-    if (statement.columns().length > 0) {
+    if (returnsRows) {
       return { rows: statement.all(...parameters) as R[] };
     }
     const { changes, lastInsertRowid } = statement.run(...parameters);

@@ -1,9 +1,9 @@
 /** The HTTP application from parts the composition root made: plugins, error handling, each surface's routes. */
 import cookie from '@fastify/cookie';
 import formbody from '@fastify/formbody';
-import helmet from '@fastify/helmet';
 import rateLimit from '@fastify/rate-limit';
 import Fastify, { type FastifyInstance } from 'fastify';
+import helmet from 'helmet';
 import { registerAuthorizationRoutes } from '../auth/routes.ts';
 import type { Authorization } from '../auth/setup.ts';
 import type { CalendarDeps } from '../calendars/calendarDeps.ts';
@@ -64,7 +64,8 @@ export async function buildApp(
 
   registerRequestMetrics(app, ctx.metrics);
   registerErrorHandling(app);
-  await app.register(helmet, {
+  // Helmet's headers, built once: built per request (as @fastify/helmet does) it parses its policy every time.
+  const securityHeaders = helmet({
     contentSecurityPolicy: {
       directives: {
         defaultSrc: ["'self'"],
@@ -75,6 +76,7 @@ export async function buildApp(
     },
     strictTransportSecurity: ctx.config.baseUrl.startsWith('https:'),
   });
+  app.addHook('onRequest', (request, reply, next) => securityHeaders(request.raw, reply.raw, () => next()));
   await app.register(cookie);
   await app.register(formbody, { bodyLimit: 64 * 1024 });
   await app.register(rateLimit, {

@@ -65,25 +65,26 @@ function firstFrom(events: readonly PlacedEvent[], ns: bigint): number {
 }
 
 /**
- * Adds to `found` the events from `lo` up to `hi` whose texts hold every word. Apart from the
- * read so that the engine optimizes this loop on its own: within the read, it allocated about
- * a hundred bytes per text tested.
+ * The events from `lo` up to `hi` that overlap the window and whose texts hold every word. A
+ * function of its own so that the engine optimizes this loop: inside the read, it allocated
+ * about a hundred bytes per text tested.
  */
-function addMatching(
-  view: View,
+function matching(
+  events: readonly PlacedEvent[],
   search: NonNullable<View['search']>,
   range: { lo: number; hi: number; inside: number; start: bigint; end: bigint },
   words: readonly string[],
-  found: PlacedEvent[],
-): void {
+): PlacedEvent[] {
   const { texts, signatures } = search;
   const mask = trigramMask(words);
+  const found: PlacedEvent[] = [];
   for (let i = range.lo; i < range.hi; i++) {
     if (!mayHold(signatures, i, mask) || !holdsWords(texts[i]!, words)) continue;
-    const placed = view.events[i]!;
+    const placed = events[i]!;
     if (i >= range.inside || overlapsNs(placed.startNs, placed.endNs, range.start, range.end))
       found.push(placed);
   }
+  return found;
 }
 
 export function createCopyViews(maxEvents = 50_000): CopyViews {
@@ -158,9 +159,7 @@ export function createCopyViews(maxEvents = 50_000): CopyViews {
         const texts = events.map((placed) => searchableText(placed.event));
         cached.search = { texts, signatures: trigramSignatures(texts) };
       }
-      const found: PlacedEvent[] = [];
-      addMatching(cached, cached.search, { lo, hi, inside, start, end }, words, found);
-      return found;
+      return matching(events, cached.search, { lo, hi, inside, start, end }, words);
     },
   };
 }

@@ -1,7 +1,7 @@
 /**
  * SSRF guard for addresses strangers choose (feed URLs, client metadata and key documents): a
  * host must resolve only to public addresses. IPv6 forms that carry an IPv4 address (mapped,
- * compatible, NAT64, 6to4, Teredo) are judged by the IPv4 address they carry. Host names are
+ * translated, compatible, NAT64, 6to4, Teredo, ISATAP) are judged by the IPv4 address they carry. Host names are
  * checked here; guardedFetch.ts connects to the very address that was checked.
  */
 import { lookup } from 'node:dns/promises';
@@ -45,15 +45,16 @@ for (const [network, prefix] of [
   nonPublic.addSubnet(network, prefix, 'ipv6');
 }
 
-/** The eight 16-bit groups of a valid IPv6 address (a dotted IPv4 tail counts as two). */
+/** The eight 16-bit groups of a valid IPv6 address (a dotted IPv4 tail counts as two; a zone id is dropped). */
 function ipv6Groups(address: string): number[] {
-  const dotted = /(\d+)\.(\d+)\.(\d+)\.(\d+)$/.exec(address);
+  const bare = address.replace(/%.*$/, '');
+  const dotted = /(\d+)\.(\d+)\.(\d+)\.(\d+)$/.exec(bare);
   const text = dotted
-    ? address.slice(0, dotted.index) +
+    ? bare.slice(0, dotted.index) +
       [(Number(dotted[1]) << 8) | Number(dotted[2]), (Number(dotted[3]) << 8) | Number(dotted[4])]
         .map((group) => group.toString(16))
         .join(':')
-    : address;
+    : bare;
   const [head = '', tail] = text.split('::');
   const parse = (part: string) =>
     part === '' ? [] : part.split(':').map((group) => Number.parseInt(group, 16));
@@ -65,7 +66,10 @@ function ipv6Groups(address: string): number[] {
 const ipv4Of = (high: number, low: number): string =>
   [high >> 8, high & 0xff, low >> 8, low & 0xff].join('.');
 
-/** The IPv4 addresses an IPv6 address stands for, by the range it is in. */
+/**
+ * The IPv4 addresses an IPv6 address stands for, by every form that carries one: a relay or
+ * translator on the way may deliver to that IPv4 address, so each is judged as one.
+ */
 function embeddedIpv4(groups: number[]): string[] {
   const [g0, g1, g2, g3, g4, g5, g6, g7] = groups as [
     number,
@@ -78,11 +82,15 @@ function embeddedIpv4(groups: number[]): string[] {
     number,
   ];
   const zeros = (...values: number[]) => values.every((value) => value === 0);
-  if (zeros(g0, g1, g2, g3, g4) && (g5 === 0 || g5 === 0xffff)) return [ipv4Of(g6, g7)]; // compatible, mapped
-  if (g0 === 0x64 && g1 === 0xff9b && zeros(g2, g3, g4, g5)) return [ipv4Of(g6, g7)]; // NAT64
-  if (g0 === 0x2002) return [ipv4Of(g1, g2)]; // 6to4
-  if (g0 === 0x2001 && g1 === 0) return [ipv4Of(g2, g3), ipv4Of(g6 ^ 0xffff, g7 ^ 0xffff)]; // Teredo server, client
-  return [];
+  const last32 = ipv4Of(g6, g7);
+  const carried: string[] = [];
+  if (zeros(g0, g1, g2, g3, g4) && (g5 === 0 || g5 === 0xffff)) carried.push(last32); // compatible ::/96, mapped ::ffff:0:0/96
+  if (zeros(g0, g1, g2, g3) && g4 === 0xffff && g5 === 0) carried.push(last32); // translated ::ffff:0:0:0/96 (RFC 2765)
+  if (g0 === 0x64 && g1 === 0xff9b && zeros(g2, g3, g4, g5)) carried.push(last32); // NAT64 64:ff9b::/96 (RFC 6052)
+  if (g0 === 0x2002) carried.push(ipv4Of(g1, g2)); // 6to4 2002::/16 (RFC 3056)
+  if (g0 === 0x2001 && g1 === 0) carried.push(ipv4Of(g2, g3), ipv4Of(g6 ^ 0xffff, g7 ^ 0xffff)); // Teredo 2001::/32: server, client inverted (RFC 4380)
+  if ((g4 | 0x0300) === 0x0300 && g5 === 0x5efe) carried.push(last32); // ISATAP interface id 0:5efe or 200:5efe, any prefix (RFC 5214)
+  return carried;
 }
 
 export function isPublicAddress(address: string): boolean {

@@ -55,8 +55,19 @@ const notPublic = [
   '::ffff:a00:1',
   '::ffff:169.254.169.254',
   '::ffff:0.0.0.0',
+  // IPv4-translated (::ffff:0:0:0/96, RFC 2765), in both spellings, also written out in full
+  '::ffff:0:7f00:1',
+  '::ffff:0:127.0.0.1',
+  '0:0:0:0:ffff:0:7f00:1',
+  '::ffff:0:a00:1',
+  '::ffff:0:10.0.0.1',
+  '::ffff:0:a9fe:a9fe',
+  '::ffff:0:c0a8:101',
+  '::ffff:0:0.0.0.0',
+  '::ffff:0:7f00:1%1', // with a zone id
   // IPv4-compatible (::/96)
   '::127.0.0.1',
+  '::7f00:1',
   '::a00:1',
   '::192.168.0.1',
   // NAT64 well-known prefix (64:ff9b::/96) and the local-use one (64:ff9b:1::/48)
@@ -76,6 +87,11 @@ const notPublic = [
   '2001:0:a00:1::1',
   '2001:0:808:808::80ff:fffe', // client 127.0.0.1
   '2001:0:808:808::f5ff:fffe', // client 10.0.0.1
+  // ISATAP (interface id 0:5efe or 200:5efe, RFC 5214) under any prefix, in both spellings
+  '2606:4700::5efe:7f00:1',
+  '2606:4700::5efe:127.0.0.1',
+  '2606:4700::200:5efe:10.0.0.1',
+  '2a00:1450:4001:81b:0:5efe:a9fe:a9fe',
 ];
 
 const publicOnes = [
@@ -93,11 +109,15 @@ const publicOnes = [
   '2a00:1450:4001:81b::200e',
   '::ffff:1.1.1.1',
   '::ffff:808:808',
+  '::ffff:0:8.8.8.8',
+  '::ffff:0:808:808',
   '::8.8.8.8',
   '64:ff9b::8.8.8.8',
   '64:ff9b::808:808',
   '2002:808:808::1',
   '2001:0:808:808::f7f7:f7f7', // server 8.8.8.8, client 8.8.8.8
+  '2606:4700::5efe:8.8.8.8',
+  '2606:4700::200:5efe:808:808',
 ];
 
 describe('the private-address guard', () => {
@@ -127,6 +147,9 @@ describe('the private-address guard', () => {
       'http://167772161/', // 10.0.0.1
       'http://0xa9.0xfe.0xa9.0xfe/', // 169.254.169.254
       'http://[::ffff:127.0.0.1]/',
+      'http://[::ffff:0:7f00:1]/',
+      'http://[::ffff:0:127.0.0.1]/',
+      'http://[2606:4700::5efe:7f00:1]/',
       'http://[64:ff9b::10.0.0.1]/',
       'http://[2002:7f00:1::]/',
     ]) {

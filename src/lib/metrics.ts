@@ -37,6 +37,9 @@ export interface Metrics {
   readCopyHealth(read: () => Promise<CopyHealth>): void;
 }
 
+/** The methods counted by name; any other is `other`. */
+const knownMethods = new Set(['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS']);
+
 /** Up to a minute: requests and tool calls that wait for providers take seconds. */
 const latencyBuckets = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];
 
@@ -131,12 +134,14 @@ export function createMetrics(): Metrics {
   );
 
   const statusClass = (statusCode: number) => `${Math.floor(statusCode / 100)}xx`;
+  // Node's parser takes some thirty methods (PROPFIND, PURGE, …): each would be series of its own.
+  const methodLabel = (method: string) => (knownMethods.has(method) ? method : 'other');
 
   return {
     contentType: registry.contentType,
     exposition: () => registry.metrics(),
     httpRequest({ method, route, statusCode }, seconds) {
-      const labels = { method, route, status: statusClass(statusCode) };
+      const labels = { method: methodLabel(method), route, status: statusClass(statusCode) };
       httpRequests.inc(labels);
       httpDuration.observe(labels, seconds);
     },

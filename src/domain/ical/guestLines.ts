@@ -37,7 +37,7 @@ export function applyGuests(
     for (const guest of changes.add) {
       const attendee = new ICAL.Property('attendee');
       attendee.setValue(mailto(guest.email));
-      // ical.js writes what a parameter cannot hold (quotes, line breaks) as RFC 6868 says.
+      // Quotes and line breaks are written as RFC 6868 says (calendarText.ts), never raw.
       if (guest.name !== undefined) attendee.setParameter('cn', guest.name);
       attendee.setParameter('role', guest.optional ? 'OPT-PARTICIPANT' : 'REQ-PARTICIPANT');
       attendee.setParameter('partstat', 'NEEDS-ACTION');

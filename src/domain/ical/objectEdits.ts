@@ -10,6 +10,7 @@ import type { EventFields, NewEvent, RsvpResponse, SeriesException } from '../ev
 import { seriesEndBound } from '../eventRecurrence.ts';
 import type { EventTiming } from '../eventTiming.ts';
 import { rruleOf, ruleMovedInDay } from '../recurrenceRule.ts';
+import { calendarText } from './calendarText.ts';
 import { declaredSpan, defaultSpan } from './durations.ts';
 import { applyFields, setText, timeProperty, touch, utcStamp } from './eventFields.ts';
 import { defaultZoneOf } from './expand.ts';
@@ -73,7 +74,7 @@ export function newEventObject(
     }
   }
   calendar.addSubcomponent(vevent);
-  return calendar.toString();
+  return calendarText(calendar);
 }
 
 /** The event's parts in the object, and how expansion reads their times. */
@@ -260,5 +261,5 @@ export function editObject(ics: string, uid: string, edit: ObjectEdit, now: Temp
       break;
     }
   }
-  return calendar.toString();
+  return calendarText(calendar);
 }

@@ -11,6 +11,10 @@ export interface CopyForRead {
   syncedAt: number;
   /** Older than the freshness allows and not synced for this read: the answer says so. */
   stale: boolean;
+  /** Why its last sync failed (an exclusion reason), or null when none has since the last that worked. */
+  failureReason: string | null;
+  /** Whether it holds private events' details (some grant reaching it may see them): else they are busy. */
+  privateDetails: boolean;
   /** Items the adapter could not read: the calendar is `incomplete`. */
   skipped: number;
   /** The longest occurrence it holds, in ms (how far back an overlapping one may start). */

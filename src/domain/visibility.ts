@@ -75,11 +75,16 @@ export function visibleGuests(
 /**
  * An occurrence reduced to what `level` can ever show, for the synced copy: masking it again at
  * read time gives what masking the full occurrence gives. Edit facts, privacy and times stay
- * (every level needs them); text a level never shows is not kept, nor are the organizer and
- * guests at any level (get_event_guests reads them fresh, one event at a time).
+ * (every level needs them); text a level never shows is not kept — nor a private event's when
+ * no grant has `privateDetails` —, nor are the organizer and guests at any level
+ * (get_event_guests reads them fresh, one event at a time).
  */
-export function forCopy(occurrence: ProviderOccurrence, level: DetailLevel): ProviderOccurrence {
+export function forCopy(
+  occurrence: ProviderOccurrence,
+  copied: { level: DetailLevel; privateDetails: boolean },
+): ProviderOccurrence {
   const kept = withoutGuests(occurrence);
+  const level = visibleLevel(copied.level, occurrence.privacy, copied.privateDetails);
   if (level === 'full') return kept;
   const {
     title,

@@ -5,13 +5,15 @@
 import { type Kysely, sql } from 'kysely';
 import type { DetailLevel } from '../domain/detailLevels.ts';
 import type { ProviderOccurrence } from '../domain/providerFacts.ts';
-import type { Database } from './schema.ts';
+import { type Database, flag } from './schema.ts';
 
 type Db = Kysely<Database>;
 
 export interface CopyStatus {
   calendarId: string;
   level: DetailLevel;
+  /** It holds private events' details (else they are kept as busy). */
+  privateDetails: boolean;
   hasState: boolean;
   horizonStart: number | null;
   horizonEnd: number | null;
@@ -43,6 +45,7 @@ export async function copiesOf(db: Db, calendarIds: readonly string[]): Promise<
       {
         calendarId: r.calendar_id,
         level: r.level as DetailLevel,
+        privateDetails: flag(r.private_details),
         hasState: r.sync_state !== null,
         horizonStart: numberOrNull(r.horizon_start),
         horizonEnd: numberOrNull(r.horizon_end),

@@ -9,7 +9,7 @@ import type { ProviderOccurrence } from '../domain/providerFacts.ts';
 import { foldText } from '../domain/search.ts';
 import { forCopy } from '../domain/visibility.ts';
 import { LeaseLost } from './copyLeases.ts';
-import type { Database } from './schema.ts';
+import { type Database, flag } from './schema.ts';
 
 type Db = Kysely<Database>;
 
@@ -41,10 +41,10 @@ export async function applyBatch(db: Db, batch: AppliedBatch): Promise<number> {
       .set({ lease_until: batch.now + batch.leaseMs })
       .where('calendar_id', '=', batch.calendarId)
       .where('lease_owner', '=', batch.owner)
-      .returning(['level', 'generation'])
+      .returning(['level', 'private_details', 'generation'])
       .executeTakeFirst();
     if (renewed === undefined) throw new LeaseLost();
-    const level = renewed.level as DetailLevel;
+    const copied = { level: renewed.level as DetailLevel, privateDetails: flag(renewed.private_details) };
     let generation = batch.runGeneration ?? renewed.generation;
     if (batch.full && batch.runGeneration === undefined) {
       generation = renewed.generation + 1;
@@ -86,7 +86,7 @@ export async function applyBatch(db: Db, batch: AppliedBatch): Promise<number> {
         .execute();
     }
     const rows = batch.upserts.flatMap((u) =>
-      u.occurrences.map((o) => occurrenceRow(batch.calendarId, u.key, o, level)),
+      u.occurrences.map((o) => occurrenceRow(batch.calendarId, u.key, o, copied)),
     );
     let longest = 0;
     for (const row of rows) longest = Math.max(longest, row.end_ms - row.start_ms);
@@ -146,9 +146,9 @@ function occurrenceRow(
   calendarId: string,
   itemKey: string,
   occurrence: ProviderOccurrence,
-  level: DetailLevel,
+  copied: { level: DetailLevel; privateDetails: boolean },
 ) {
-  const kept = forCopy(occurrence, level);
+  const kept = forCopy(occurrence, copied);
   const start = Temporal.PlainDateTime.from(kept.start).toZonedDateTime(kept.timeZone ?? 'UTC', {
     disambiguation: 'compatible',
   });

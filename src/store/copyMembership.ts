@@ -1,16 +1,18 @@
 /**
  * Which calendars have a synced copy: those a live grant reaches (not revoked, its person still a
- * member), each at the highest level granted; a copy no grant reaches any more is deleted.
+ * member), each at the highest level granted and with private events' details only when some
+ * such grant may see them; a copy no grant reaches any more is deleted.
  */
 import { type Kysely, sql, type Transaction } from 'kysely';
-import { type DetailLevel, detailLevels } from '../domain/detailLevels.ts';
-import type { Database } from './schema.ts';
+import { type DetailLevel, detailLevels, lowerDetail } from '../domain/detailLevels.ts';
+import { checkpointAfterPurge } from './database.ts';
+import { type Database, flag } from './schema.ts';
 
 type Db = Kysely<Database>;
 
 const levelRank = sql<number>`case agc.detail_level when 'full' then 3 when 'titles' then 2 else 1 end`;
 
-/** Calendars a live grant reaches (not revoked, its person still a member), each with the highest level granted. */
+/** Calendars a live grant reaches (not revoked, its person still a member): the highest level granted, and whether any grant has private details. */
 function reachedCalendars(db: Db | Transaction<Database>) {
   return db
     .selectFrom('access_grant_calendars as agc')
@@ -19,7 +21,11 @@ function reachedCalendars(db: Db | Transaction<Database>) {
       join.onRef('m.user_id', '=', 'g.user_id').onRef('m.workspace_id', '=', 'g.workspace_id'),
     )
     .where('g.revoked_at', 'is', null)
-    .select(['agc.calendar_id as calendarId', sql<number>`max(${levelRank})`.as('rank')])
+    .select([
+      'agc.calendar_id as calendarId',
+      sql<number>`max(${levelRank})`.as('rank'),
+      sql<number>`max(case when g.private_details then 1 else 0 end)`.as('privateDetails'),
+    ])
     .groupBy('agc.calendar_id');
 }
 
@@ -27,21 +33,30 @@ const levelOfRank = (rank: number): DetailLevel => detailLevels[Math.max(0, Math
 
 /**
  * Makes the set of copies follow the grants: a copy for every reached calendar (due at once),
- * its level raised or lowered to the highest granted (a full resync then), and the copies of
- * calendars no live grant reaches deleted with everything in them.
+ * its level and private details raised or lowered to what the grants give (a full resync then;
+ * lowered, what it held is purged at once), and the copies of calendars no live grant reaches
+ * deleted with everything in them. On SQLite the log is then emptied, so no purged text stays in it.
  */
-export async function reconcileCopies(db: Db, now: number): Promise<{ added: number; dropped: number }> {
-  return db.transaction().execute(async (trx) => {
+export async function reconcileCopies(
+  db: Db,
+  now: number,
+): Promise<{ added: number; dropped: number; purged: number }> {
+  const outcome = await db.transaction().execute(async (trx) => {
     const reached = await reachedCalendars(trx).execute();
     const existing = new Map(
-      (await trx.selectFrom('calendar_copies').select(['calendar_id', 'level']).execute()).map((r) => [
+      (
+        await trx.selectFrom('calendar_copies').select(['calendar_id', 'level', 'private_details']).execute()
+      ).map((r) => [
         r.calendar_id,
-        r.level,
+        { level: r.level as DetailLevel, privateDetails: flag(r.private_details) },
       ]),
     );
     let added = 0;
-    for (const { calendarId, rank } of reached) {
-      const level = levelOfRank(Number(rank));
+    let purged = 0;
+    for (const reachedCalendar of reached) {
+      const { calendarId } = reachedCalendar;
+      const level = levelOfRank(Number(reachedCalendar.rank));
+      const privateDetails = Number(reachedCalendar.privateDetails) === 1;
       const held = existing.get(calendarId);
       if (held === undefined) {
         await trx
@@ -49,6 +64,7 @@ export async function reconcileCopies(db: Db, now: number): Promise<{ added: num
           .values({
             calendar_id: calendarId,
             level,
+            private_details: privateDetails,
             sync_state: null,
             generation: 0,
             horizon_start: null,
@@ -69,18 +85,35 @@ export async function reconcileCopies(db: Db, now: number): Promise<{ added: num
           .onConflict((c) => c.column('calendar_id').doNothing())
           .execute();
         added += 1;
-      } else if (held !== level) {
+      } else if (held.level !== level || held.privateDetails !== privateDetails) {
+        const lowered =
+          lowerDetail(held.level, level) !== held.level || (held.privateDetails && !privateDetails);
+        // Reduced to the old grants, the copy cannot answer until a full sync at the new ones.
         await trx
           .updateTable('calendar_copies')
-          // Stripped to the old level, the copy cannot answer until a full sync at the new one.
-          .set({ level, sync_state: null, synced_at: null, next_sync_at: now })
+          .set({
+            level,
+            private_details: privateDetails,
+            sync_state: null,
+            synced_at: null,
+            next_sync_at: now,
+            ...(lowered ? { items: 0, skipped: 0, longest_ms: 0, version: sql`version + 1` } : {}),
+          })
           .where('calendar_id', '=', calendarId)
           .execute();
+        if (lowered) {
+          // Nothing more than the grants now show is kept, not even until that sync.
+          await trx.deleteFrom('copy_occurrences').where('calendar_id', '=', calendarId).execute();
+          await trx.deleteFrom('copy_items').where('calendar_id', '=', calendarId).execute();
+          purged += 1;
+        }
       }
     }
     const dropped = await dropUnreachedCopies(trx);
-    return { added, dropped };
+    return { added, dropped, purged };
   });
+  if (outcome.dropped + outcome.purged > 0) await checkpointAfterPurge(db);
+  return outcome;
 }
 
 /** Deletes the copies no live grant reaches any more (revoked, the person left the workspace). */

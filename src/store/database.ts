@@ -57,6 +57,8 @@ export function openDatabase(options: DatabaseOptions): DatabaseHandle {
       const sqlite = new DatabaseSync(path);
       sqlite.exec('pragma journal_mode = wal; pragma foreign_keys = on; pragma busy_timeout = 5000;');
       sqlite.exec('pragma synchronous = normal;');
+      // Deleted rows (purged event texts) are overwritten with zeros, not left in free pages.
+      sqlite.exec('pragma secure_delete = on;');
       return sqlite;
     }),
   });
@@ -87,6 +89,14 @@ export async function migrateToLatest(handle: DatabaseHandle): Promise<string[]>
     });
   }
   return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
+}
+
+/**
+ * After texts were purged, SQLite's log is written back and emptied (TRUNCATE), so the old
+ * pages holding them do not stay in the -wal file; nothing to do on PostgreSQL.
+ */
+export async function checkpointAfterPurge(db: Kysely<Database>): Promise<void> {
+  if (engineOf(db) === 'sqlite') await sql`pragma wal_checkpoint(truncate)`.execute(db);
 }
 
 export async function ping(handle: DatabaseHandle): Promise<void> {

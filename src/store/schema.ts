@@ -201,6 +201,8 @@ export interface CalendarCopiesTable {
   calendar_id: string;
   /** The highest detail level a live grant gives the calendar: what the copy holds. */
   level: string;
+  /** Some live grant reaching the calendar may see private events' details: the copy holds them. */
+  private_details: Flag;
   /** The adapter's opaque position after the last complete sync; null → the next sync is full. */
   sync_state: string | null;
   /** Bumped by every full sync: items it did not see are removed when it completes. */

@@ -117,7 +117,7 @@ describe('freshness of the synced copies', () => {
     assert.equal(result.content.length, 2);
     const note = result.content[1]!.text;
     assert.match(note, new RegExp(calendarId));
-    assert.match(note, /10 minutes ago/);
+    assert.match(note, /10 minutes ago: the calendar service did not answer as expected/);
     assert.match(note, new RegExp(syncedAt.toString().replace(/[.]/g, '\\.')));
 
     const rest = await getEvents(t.app, v1Token, [
@@ -127,7 +127,9 @@ describe('freshness of the synced copies', () => {
     ]);
     assert.equal(rest.status, 200);
     const meta = (rest.body as { meta: Record<string, unknown> }).meta;
-    assert.deepEqual(meta.stale, [{ calendarId, syncedAt: syncedAt.toString() }]);
+    assert.deepEqual(meta.stale, [
+      { calendarId, syncedAt: syncedAt.toString(), reason: 'provider_unavailable' },
+    ]);
     assert.deepEqual(meta.excluded, []);
     delete calendar.failure;
   });

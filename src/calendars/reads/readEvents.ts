@@ -54,6 +54,16 @@ export interface StaleCopy {
   calendarId: string;
   /** When the copy was last synced, as an ISO instant. */
   syncedAt: string;
+  /** Why it is not fresher: its last sync's failure, or `timeout` while a sync is still under way. */
+  reason: ExclusionReason;
+}
+
+/** A copy's recorded failure as an exclusion reason; none recorded → its sync did not end in time. */
+function staleReason(failureReason: string | null): ExclusionReason {
+  if (failureReason === null) return 'timeout';
+  return Object.hasOwn(exclusionMeanings, failureReason)
+    ? (failureReason as ExclusionReason)
+    : 'provider_unavailable';
 }
 
 /** Reasons the adapters give (`details.reason`) that are passed on as they are. */
@@ -156,12 +166,17 @@ export async function readEvents(
           ...(request.timeZone === undefined ? {} : { timeZone: request.timeZone }),
         };
         const copy = copies.get(calendar.id);
-        // A copy holding less than this grant's level cannot answer it (a resync is on its way).
-        if (copy !== undefined && deps.copyViews !== undefined && lowerDetail(copy.level, level) === level) {
+        // A copy holding less than this grant may see cannot answer it (a resync is on its way).
+        const holds =
+          copy !== undefined &&
+          lowerDetail(copy.level, level) === level &&
+          (copy.privateDetails || !principal.privateDetails);
+        if (copy !== undefined && deps.copyViews !== undefined && holds) {
           if (copy.stale)
             stale.push({
               calendarId: calendar.id,
               syncedAt: Temporal.Instant.fromEpochMilliseconds(copy.syncedAt).toString(),
+              reason: staleReason(copy.failureReason),
             });
           if (copy.skipped > 0) excluded.push({ calendarId: calendar.id, reason: 'incomplete' });
           return await deps.copyViews.read(deps, calendar, copy, {

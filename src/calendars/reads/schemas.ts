@@ -54,8 +54,14 @@ export const staleCopySchema = closed(
   {
     calendarId: string,
     syncedAt: { type: 'string', description: 'When the copy was last synced: an ISO 8601 instant in UTC.' },
+    reason: {
+      type: 'string',
+      enum: exclusionReasons,
+      description:
+        'Why the copy is not fresher: its last sync failure, or timeout while a sync is under way.',
+    },
   },
-  ['calendarId', 'syncedAt'],
+  ['calendarId', 'syncedAt', 'reason'],
 );
 
 export const eventListSchema = closed(

@@ -83,11 +83,11 @@ export function withReadNotes(
     const list = read.stale
       .map(
         (s) =>
-          `${s.calendarId} (as of ${s.syncedAt}, ${ageInWords(Temporal.Instant.from(s.syncedAt), now)} ago)`,
+          `${s.calendarId} (as of ${s.syncedAt}, ${ageInWords(Temporal.Instant.from(s.syncedAt), now)} ago: ${exclusionMeanings[s.reason]})`,
       )
       .join(', ');
     notes.push(
-      `These calendars could not be reached just now and were answered from the service's last copy of them, so recent changes may be missing: ${list}.`,
+      `These calendars could not be synced just now and were answered from the service's last copy of them, so recent changes may be missing: ${list}.`,
     );
   }
   return notes.length === 0 ? { structured } : { structured, notes };

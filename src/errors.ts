@@ -92,6 +92,10 @@ export const errorCatalogue = {
       'The calendar did not confirm the change, and whether it was made is unknown. Read the event before trying again; never repeat the change blindly.',
   },
   not_ready: { status: 503, message: 'The service is not ready: its database is not reachable.' },
+  storage_full: {
+    status: 503,
+    message: 'The service cannot save anything now: its storage is full. Try again later.',
+  },
 } as const satisfies Record<string, { status: number; message: string }>;
 
 export type ErrorCode = keyof typeof errorCatalogue;

@@ -108,7 +108,9 @@ export function createBearerVerifier(deps: BearerDeps): BearerVerifier {
     const now = epochMs(deps.clock);
     if ((lastTouched.get(grantId) ?? 0) + lastUseResolutionMs > now) return;
     lastTouched.set(grantId, now);
-    await touchGrant(deps.db, grantId, now);
+    // The last use is shown to people, never needed to answer: a failure (a full disk) must not
+    // fail the request; it is tried again a minute later.
+    await touchGrant(deps.db, grantId, now).catch(() => {});
   }
 
   return {

@@ -5,11 +5,15 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import FindMyWay, { type HTTPMethod } from 'find-my-way';
 import { AppError, isAppError } from '../errors.ts';
+import { storageFull } from '../store/storageFull.ts';
 import { errorPage } from '../web/errorPage.ts';
 import { sendProblem, setErrorHeaders } from './problem.ts';
 
 export function toAppError(error: unknown): AppError {
   if (isAppError(error)) return error;
+  // PostgreSQL's full disk (SQLite's is mapped by its driver).
+  const full = storageFull(error);
+  if (full !== undefined) return full;
   const e = error as Partial<FastifyError>;
   if (e.validation !== undefined) return new AppError('invalid_request', e.message ?? 'Invalid request.');
   switch (e.statusCode) {

@@ -1,7 +1,7 @@
 /**
  * Kysely dialect for Node's built-in `node:sqlite`. Kysely's own SQLite dialect expects the
  * better-sqlite3 API; this driver adapts `DatabaseSync` and serialises access to the single
- * connection so that concurrent transactions cannot interleave.
+ * connection so that concurrent transactions cannot interleave. A full disk is `storage_full`.
  */
 import type { DatabaseSync, SQLInputValue, StatementSync } from 'node:sqlite';
 import {
@@ -15,6 +15,7 @@ import {
   SqliteIntrospector,
   SqliteQueryCompiler,
 } from 'kysely';
+import { storageFull } from './storageFull.ts';
 
 const statementCacheSize = 256;
 
@@ -72,7 +73,9 @@ class NodeSqliteDriver implements Driver {
   }
 
   async rollbackTransaction(connection: DatabaseConnection): Promise<void> {
-    await connection.executeQuery(CompiledQuery.raw('rollback'));
+    // SQLite rolls a transaction back itself on some errors (a full disk): a second rollback
+    // would fail and hide that error.
+    if (this.#connection?.inTransaction) await connection.executeQuery(CompiledQuery.raw('rollback'));
   }
 
   async releaseConnection(): Promise<void> {
@@ -96,6 +99,10 @@ class NodeSqliteConnection implements DatabaseConnection {
     this.#db = db;
   }
 
+  get inTransaction(): boolean {
+    return this.#db.isTransaction;
+  }
+
   #prepare(sql: string): { statement: StatementSync; returnsRows: boolean } {
     let prepared = this.#statements.get(sql);
     if (prepared === undefined) {
@@ -111,6 +118,14 @@ class NodeSqliteConnection implements DatabaseConnection {
   }
 
   async executeQuery<R>(query: CompiledQuery): Promise<QueryResult<R>> {
+    try {
+      return this.#execute(query);
+    } catch (error) {
+      throw storageFull(error) ?? error;
+    }
+  }
+
+  #execute<R>(query: CompiledQuery): QueryResult<R> {
     const { statement, returnsRows } = this.#prepare(query.sql);
     const parameters = query.parameters.map(toSqliteValue);
     if (returnsRows) {

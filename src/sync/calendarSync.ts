@@ -16,6 +16,7 @@ import { copyForSync, itemVersions } from '../store/calendarCopies.ts';
 import { findAccount, findCalendars } from '../store/connectedAccounts.ts';
 import { applyBatch, failuresSoFar, recordSyncFailure } from '../store/copyBatches.ts';
 import { LeaseLost, takeLease } from '../store/copyLeases.ts';
+import { despiteFullStorage, storageFull } from '../store/storageFull.ts';
 import { type SyncSettings, syncHorizon } from './horizon.ts';
 
 export interface SyncDeps extends AccountDeps {
@@ -37,6 +38,8 @@ export interface SyncLogEntry {
   removals?: number;
   reason?: string;
   failures?: number;
+  /** The database's own words when it could not save (reason storage_full). */
+  storage?: string;
 }
 
 const firstRetryMs = 30_000;
@@ -128,13 +131,15 @@ export async function syncCalendar(deps: SyncDeps, calendarId: string, leased = 
     return 'synced';
   } catch (error) {
     if (error instanceof LeaseLost) return 'busy';
-    const reason = exclusionReason(error) ?? 'provider_unavailable';
+    const full = storageFull(error);
+    const reason = full === undefined ? (exclusionReason(error) ?? 'provider_unavailable') : 'storage_full';
     const failures = await failuresSoFar(deps.db, calendarId);
+    // A full disk cannot hold the failure either: the log says it, the next round tries again.
     await recordSyncFailure(deps.db, calendarId, deps.owner, {
       reason,
       nextSyncAt: epochMs(deps.clock) + retryDelay(error, failures, deps.settings.intervalMs),
       forgetState: false,
-    });
+    }).catch(despiteFullStorage);
     deps.log?.({
       calendarId,
       provider: account.provider,
@@ -142,8 +147,9 @@ export async function syncCalendar(deps: SyncDeps, calendarId: string, leased = 
       durationMs: since(started),
       reason,
       failures: failures + 1,
+      ...(full === undefined ? {} : { storage: String(full.cause) }),
     });
-    if (exclusionReason(error) === undefined && !isAppError(error)) throw error;
+    if (full === undefined && exclusionReason(error) === undefined && !isAppError(error)) throw error;
     return 'failed';
   }
 }

@@ -49,6 +49,23 @@ describe('text a write sends, escaped (RFC 5545 §3.1, §3.3.11; RFC 6868)', () 
     }
   });
 
+  it("a reminder's DESCRIPTION, copied from the title, stays one property of one VALARM", () => {
+    const title = 'Call\r\nEND:VALARM\rBEGIN:VALARM\rACTION:EMAIL\rATTENDEE:mailto:evil@example.org';
+    const ics = newEventObject(
+      { title, timing, alerts: [{ minutesBefore: 10, action: 'display' }] },
+      'uid-6',
+      now,
+    );
+    assertWellFormed(ics);
+    for (const event of readBoth(ics)) {
+      const alarms = event.getAllSubcomponents();
+      assert.deepEqual(
+        alarms.map((alarm) => [alarm.name, names(alarm), alarm.getFirstPropertyValue('description')]),
+        [['valarm', ['action', 'description', 'trigger'], asWritten(title)]],
+      );
+    }
+  });
+
   it('a description with Windows line ends, lone CRs and the escapes of iCalendar reads back as its lines', () => {
     const description = 'one\r\ntwo\rthree\nfour; five, six\\n seven\\\r\n\tindented';
     const ics = newEventObject(

@@ -5,6 +5,7 @@
  * expansion spends from it and stops, reporting what it left out, once any part is gone.
  * Pure: the caller supplies "now".
  */
+import { AppError } from '../errors.ts';
 
 export const budgetKinds = ['items', 'occurrences', 'ruleSteps', 'zoneTransitions', 'bytes'] as const;
 export type BudgetKind = (typeof budgetKinds)[number];
@@ -31,6 +32,39 @@ export const calendarLimits: BudgetLimits = {
   bytes: 64 * 1024 * 1024,
   timeMs: 5_000,
 };
+
+/**
+ * What one sync of a calendar may spend across all its batches: provider rounds (pages, requests
+ * for more changes), items, the bytes it copies, and wall time. A sync past one of them fails
+ * with its reason and is tried again later: a server that always has "more" cannot keep it busy.
+ */
+export interface SyncLimits {
+  rounds: number;
+  items: number;
+  bytes: number;
+  timeMs: number;
+}
+
+export const syncLimits: SyncLimits = {
+  // 50,000 items in pages of 100 take 500 rounds; twice that leaves room for removals.
+  rounds: 1_000,
+  items: calendarLimits.items,
+  bytes: calendarLimits.bytes,
+  timeMs: 10 * 60_000,
+};
+
+export type SyncBound = keyof SyncLimits;
+
+/** A sync stopped by a bound: `too_large` (the reads' word for a calendar past what is read), or `timeout`. */
+export function syncBoundExceeded(bound: SyncBound, limit: number): AppError {
+  return bound === 'timeMs'
+    ? new AppError('provider_unavailable', `The calendar's sync took longer than ${limit} ms.`, {
+        details: { reason: 'timeout', bound },
+      })
+    : new AppError('payload_too_large', `The calendar's sync needs more than ${limit} ${bound}.`, {
+        details: { reason: 'too_large', bound },
+      });
+}
 
 /** Why a budget stopped the work; `kind` is the part that ran out. */
 export class BudgetExceeded extends Error {

@@ -24,7 +24,7 @@ export interface CopyStatus {
   leaseUntil: number | null;
   failures: number;
   failureReason: string | null;
-  /** Items held (a running first sync's progress), and how many of them could not be read. */
+  /** Items held (before the first complete sync: those staged so far, its progress), and how many could not be read. */
   items: number;
   skipped: number;
   version: number;
@@ -55,7 +55,7 @@ export async function copiesOf(db: Db, calendarIds: readonly string[]): Promise<
         leaseUntil: numberOrNull(r.lease_until),
         failures: r.failures,
         failureReason: r.failure_reason,
-        items: r.items,
+        items: r.synced_at === null ? r.items + Number(r.staged_items) : r.items,
         skipped: r.skipped,
         version: Number(r.version),
         longestMs: Number(r.longest_ms),

@@ -1,9 +1,12 @@
 /**
  * What a sync writes to a copy: each batch in one transaction that also proves the sync still
- * holds the lease, so a copy is never written by two syncs at once and the position advances
- * only with the batch it ends; a failure is counted and the copy left as it was.
+ * holds the lease, so a copy is never written by two syncs at once. A sync of several batches
+ * stages all but its last aside; the last moves them in with itself, so readers see the copy as
+ * the previous complete sync left it until the next one is complete. A failure is counted, the
+ * copy left as it was and what the sync staged cleared.
  */
-import { type Kysely, sql } from 'kysely';
+import { type Kysely, sql, type Transaction } from 'kysely';
+import { syncBoundExceeded } from '../domain/budget.ts';
 import type { DetailLevel } from '../domain/detailLevels.ts';
 import type { ProviderOccurrence } from '../domain/providerFacts.ts';
 import { foldText } from '../domain/search.ts';
@@ -12,6 +15,7 @@ import { LeaseLost } from './copyLeases.ts';
 import { type Database, flag } from './schema.ts';
 
 type Db = Kysely<Database>;
+type Trx = Transaction<Database>;
 
 export interface AppliedBatch {
   calendarId: string;
@@ -24,17 +28,37 @@ export interface AppliedBatch {
   skipped: { key: string; reason: string }[];
   /** The generation this sync's first full batch started; undefined before it. */
   runGeneration?: number;
+  /**
+   * A batch of a sync with more to come: staged, seen by no reader. `first` clears what an
+   * interrupted sync left staged.
+   */
+  stage?: 'first' | 'more';
+  /** The last batch of a sync that staged others: they are moved in with it. */
+  swap?: boolean;
+  /** What the copy held (level, private details) at the sync's first batch: changed since, the sync stops. */
+  copied?: string;
+  /** Bytes the sync has copied before this batch, and may copy in all. */
+  bytes: { spent: number; limit: number };
   /** On the last batch: the position, the horizon synced, and when the next sync is due. */
   end?: { state: string; horizon: { start: number; end: number }; nextSyncAt: number };
 }
 
+export interface WrittenBatch {
+  /** The generation the batch wrote (a full sync's first batch starts a new one). */
+  generation: number;
+  /** The bytes of the occurrences it copied. */
+  bytes: number;
+  /** What the copy holds (level, private details), for the next batches' `copied`. */
+  copied: string;
+}
+
 /**
  * Applies one batch in one transaction: the lease is renewed (or the batch refused with
- * LeaseLost), items are replaced with their occurrences, removals deleted; the last batch saves
- * the position, and a full sync's last batch removes what it did not see. Resolves with the
- * generation the batch wrote (a full sync's first batch starts a new one).
+ * LeaseLost), items are replaced with their occurrences (in the staging tables for a batch with
+ * more to come), removals deleted; the last batch moves in what the sync staged, saves the
+ * position, and for a full sync removes what it did not see.
  */
-export async function applyBatch(db: Db, batch: AppliedBatch): Promise<number> {
+export async function applyBatch(db: Db, batch: AppliedBatch): Promise<WrittenBatch> {
   return db.transaction().execute(async (trx) => {
     const renewed = await trx
       .updateTable('calendar_copies')
@@ -45,6 +69,9 @@ export async function applyBatch(db: Db, batch: AppliedBatch): Promise<number> {
       .executeTakeFirst();
     if (renewed === undefined) throw new LeaseLost();
     const copied = { level: renewed.level as DetailLevel, privateDetails: flag(renewed.private_details) };
+    const copiedKey = `${copied.level} ${copied.privateDetails}`;
+    // The grants changed what the copy holds while this sync ran: what it staged holds the old.
+    if (batch.copied !== undefined && batch.copied !== copiedKey) throw new LeaseLost();
     let generation = batch.runGeneration ?? renewed.generation;
     if (batch.full && batch.runGeneration === undefined) {
       generation = renewed.generation + 1;
@@ -54,7 +81,23 @@ export async function applyBatch(db: Db, batch: AppliedBatch): Promise<number> {
         .where('calendar_id', '=', batch.calendarId)
         .execute();
     }
-    const keys = [...batch.upserts.map((u) => u.key), ...batch.skipped.map((s) => s.key), ...batch.removals];
+    const rows = batch.upserts.flatMap((u) =>
+      u.occurrences.map((o) => occurrenceRow(batch.calendarId, u.key, o, copied)),
+    );
+    let bytes = 0;
+    for (const row of rows) bytes += row.data.length;
+    if (batch.bytes.spent + bytes > batch.bytes.limit) throw syncBoundExceeded('bytes', batch.bytes.limit);
+    const items = [
+      ...batch.upserts.map((u) => ({ key: u.key, version: u.version, skipped: null })),
+      ...batch.skipped.map((s) => ({ key: s.key, version: '', skipped: s.reason })),
+    ];
+    if (batch.stage !== undefined) {
+      await stageBatch(trx, batch, { generation, items, rows });
+      return { generation, bytes, copied: copiedKey };
+    }
+    if (batch.swap) await swapStaged(trx, batch.calendarId);
+
+    const keys = [...items.map((item) => item.key), ...batch.removals];
     // The counts move by what the batch replaced, so a sync of one change reads no other item.
     const replaced = { items: 0, skipped: 0 };
     for (let i = 0; i < keys.length; i += 500) {
@@ -67,10 +110,6 @@ export async function applyBatch(db: Db, batch: AppliedBatch): Promise<number> {
       replaced.items += gone.length;
       replaced.skipped += gone.filter((row) => row.skipped_reason !== null).length;
     }
-    const items = [
-      ...batch.upserts.map((u) => ({ key: u.key, version: u.version, skipped: null })),
-      ...batch.skipped.map((s) => ({ key: s.key, version: '', skipped: s.reason })),
-    ];
     for (let i = 0; i < items.length; i += 200) {
       await trx
         .insertInto('copy_items')
@@ -85,9 +124,6 @@ export async function applyBatch(db: Db, batch: AppliedBatch): Promise<number> {
         )
         .execute();
     }
-    const rows = batch.upserts.flatMap((u) =>
-      u.occurrences.map((o) => occurrenceRow(batch.calendarId, u.key, o, copied)),
-    );
     let longest = 0;
     for (const row of rows) longest = Math.max(longest, row.end_ms - row.start_ms);
     for (let i = 0; i < rows.length; i += 100) {
@@ -109,15 +145,17 @@ export async function applyBatch(db: Db, batch: AppliedBatch): Promise<number> {
           .where('calendar_id', '=', batch.calendarId)
           .where('generation', '<', generation)
           .execute();
+        set.horizon_start = batch.end.horizon.start;
+        set.horizon_end = batch.end.horizon.end;
+      }
+      if (batch.full || batch.swap) {
+        // Many items changed at once: counted anew, as the sync has just read them all anyway.
         const span = await trx
           .selectFrom('copy_occurrences')
           .select(sql<number>`coalesce(max(end_ms - start_ms), 0)`.as('longest'))
           .where('calendar_id', '=', batch.calendarId)
           .executeTakeFirstOrThrow();
         set.longest_ms = Number(span.longest);
-        set.horizon_start = batch.end.horizon.start;
-        set.horizon_end = batch.end.horizon.end;
-        // A full sync has just removed what it did not see: counted anew, as it read every item anyway.
         const counts = await trx
           .selectFrom('copy_items')
           .select([sql<number>`count(*)`.as('items'), sql<number>`count(skipped_reason)`.as('skipped')])
@@ -126,6 +164,8 @@ export async function applyBatch(db: Db, batch: AppliedBatch): Promise<number> {
         set.items = Number(counts.items);
         set.skipped = Number(counts.skipped);
       }
+      // Whatever an interrupted sync left staged goes with the next that completes.
+      await trx.deleteFrom('copy_staged_items').where('calendar_id', '=', batch.calendarId).execute();
       Object.assign(set, {
         sync_state: batch.end.state,
         synced_at: batch.now,
@@ -134,11 +174,100 @@ export async function applyBatch(db: Db, batch: AppliedBatch): Promise<number> {
         failure_reason: null,
         lease_owner: null,
         lease_until: null,
+        staged_items: 0,
       });
     }
     await trx.updateTable('calendar_copies').set(set).where('calendar_id', '=', batch.calendarId).execute();
-    return generation;
+    return { generation, bytes, copied: copiedKey };
   });
+}
+
+/** A batch with more to come, written to the staging tables (a later batch's item replaces an earlier one's). */
+async function stageBatch(
+  trx: Trx,
+  batch: AppliedBatch,
+  written: {
+    generation: number;
+    items: { key: string; version: string; skipped: string | null }[];
+    rows: ReturnType<typeof occurrenceRow>[];
+  },
+): Promise<void> {
+  const { calendarId } = batch;
+  if (batch.stage === 'first')
+    await trx.deleteFrom('copy_staged_items').where('calendar_id', '=', calendarId).execute();
+  const held = new Set(written.items.map((item) => item.key));
+  const removals = [...new Set(batch.removals)].filter((key) => !held.has(key));
+  const staged = [...written.items, ...removals.map((key) => ({ key, version: null, skipped: null }))];
+  let replaced = 0;
+  for (let i = 0; i < staged.length; i += 500) {
+    const gone = await trx
+      .deleteFrom('copy_staged_items')
+      .where('calendar_id', '=', calendarId)
+      .where(
+        'item_key',
+        'in',
+        staged.slice(i, i + 500).map((item) => item.key),
+      )
+      .returning('version')
+      .execute();
+    replaced += gone.filter((row) => row.version !== null).length;
+  }
+  for (let i = 0; i < staged.length; i += 200) {
+    await trx
+      .insertInto('copy_staged_items')
+      .values(
+        staged.slice(i, i + 200).map((item) => ({
+          calendar_id: calendarId,
+          item_key: item.key,
+          version: item.version,
+          generation: written.generation,
+          skipped_reason: item.skipped,
+        })),
+      )
+      .execute();
+  }
+  for (let i = 0; i < written.rows.length; i += 100) {
+    await trx
+      .insertInto('copy_staged_occurrences')
+      .values(written.rows.slice(i, i + 100))
+      .execute();
+  }
+  const added = written.items.length - replaced;
+  await trx
+    .updateTable('calendar_copies')
+    .set({ staged_items: batch.stage === 'first' ? added : sql`staged_items + ${added}` })
+    .where('calendar_id', '=', calendarId)
+    .execute();
+}
+
+/** What the sync staged replaces the copy's items of the same keys, set-based (no row passes through here). */
+async function swapStaged(trx: Trx, calendarId: string): Promise<void> {
+  const staged = trx.selectFrom('copy_staged_items').where('calendar_id', '=', calendarId);
+  await trx
+    .deleteFrom('copy_items')
+    .where('calendar_id', '=', calendarId)
+    .where('item_key', 'in', staged.select('item_key'))
+    .execute();
+  await trx
+    .insertInto('copy_items')
+    .columns(['calendar_id', 'item_key', 'version', 'generation', 'skipped_reason'])
+    .expression(
+      staged
+        .select(['calendar_id', 'item_key', 'version', 'generation', 'skipped_reason'])
+        .where('version', 'is not', null)
+        .$narrowType<{ version: string }>(),
+    )
+    .execute();
+  await trx
+    .insertInto('copy_occurrences')
+    .columns(['calendar_id', 'item_key', 'start_ms', 'end_ms', 'data', 'title_text', 'body_text'])
+    .expression(
+      trx
+        .selectFrom('copy_staged_occurrences')
+        .select(['calendar_id', 'item_key', 'start_ms', 'end_ms', 'data', 'title_text', 'body_text'])
+        .where('calendar_id', '=', calendarId),
+    )
+    .execute();
 }
 
 /** A row of copy_occurrences: floating and all-day times read as UTC (within a day of their place). */
@@ -175,24 +304,29 @@ export async function failuresSoFar(db: Db, calendarId: string): Promise<number>
   return row?.failures ?? 0;
 }
 
-/** A failed sync: the copy stays as it was, the failure is counted and the lease released. */
+/** A failed sync: the copy stays as it was, the failure is counted, what it staged cleared and the lease released. */
 export async function recordSyncFailure(
   db: Db,
   calendarId: string,
   owner: string,
   failure: { reason: string; nextSyncAt: number; forgetState: boolean },
 ): Promise<void> {
-  await db
-    .updateTable('calendar_copies')
-    .set({
-      failures: sql`failures + 1`,
-      failure_reason: failure.reason,
-      next_sync_at: failure.nextSyncAt,
-      lease_owner: null,
-      lease_until: null,
-      ...(failure.forgetState ? { sync_state: null } : {}),
-    })
-    .where('calendar_id', '=', calendarId)
-    .where('lease_owner', '=', owner)
-    .execute();
+  await db.transaction().execute(async (trx) => {
+    const held = await trx
+      .updateTable('calendar_copies')
+      .set({
+        failures: sql`failures + 1`,
+        failure_reason: failure.reason,
+        next_sync_at: failure.nextSyncAt,
+        lease_owner: null,
+        lease_until: null,
+        staged_items: 0,
+        ...(failure.forgetState ? { sync_state: null } : {}),
+      })
+      .where('calendar_id', '=', calendarId)
+      .where('lease_owner', '=', owner)
+      .executeTakeFirst();
+    if (Number(held.numUpdatedRows) === 1)
+      await trx.deleteFrom('copy_staged_items').where('calendar_id', '=', calendarId).execute();
+  });
 }

@@ -225,6 +225,8 @@ export interface CalendarCopiesTable {
   /** The longest occurrence, in ms: how far before a window an overlapping one may start. */
   longest_ms: number;
   created_at: number;
+  /** Items a running sync of several batches has staged so far (none are served until its last). */
+  staged_items: Generated<number>;
 }
 
 export interface CopyItemsTable {
@@ -245,6 +247,32 @@ export interface CopyOccurrencesTable {
   data: string;
   title_text: string;
   body_text: string;
+}
+
+/** A batch of a sync that has more to come, kept aside until its last batch swaps it in. */
+export interface CopyStagedItemsTable {
+  calendar_id: string;
+  item_key: string;
+  /** Null: removed at the provider. */
+  version: string | null;
+  generation: number;
+  skipped_reason: string | null;
+}
+
+export interface CopyStagedOccurrencesTable {
+  calendar_id: string;
+  item_key: string;
+  start_ms: number;
+  end_ms: number;
+  data: string;
+  title_text: string;
+  body_text: string;
+}
+
+/** An instance's heartbeat: leases of an owner not seen for a while are free. */
+export interface SyncInstancesTable {
+  owner: string;
+  seen_at: number;
 }
 
 export interface PushChannelsTable {
@@ -292,6 +320,9 @@ export interface Database {
   calendar_copies: CalendarCopiesTable;
   copy_items: CopyItemsTable;
   copy_occurrences: CopyOccurrencesTable;
+  copy_staged_items: CopyStagedItemsTable;
+  copy_staged_occurrences: CopyStagedOccurrencesTable;
+  sync_instances: SyncInstancesTable;
   push_channels: PushChannelsTable;
   grant_budget_windows: GrantBudgetWindowsTable;
 }

@@ -1,12 +1,15 @@
 /**
  * One sync of one calendar's copy: the lease taken (or already held), the adapter's batches
- * applied one transaction at a time, the position saved only with the last one; a failure leaves
- * the copy as it was, counts, and puts the next try off (the provider's Retry-After, else a
- * doubling backoff up to the sync interval). The log says which calendar and why, never content.
+ * applied one transaction at a time (all but the last staged, so readers see only complete
+ * syncs), the position saved only with the last one, the whole within its bounds (rounds, items,
+ * bytes, time); a failure leaves the copy as it was, counts, and puts the next try off (the
+ * provider's Retry-After, else a doubling backoff up to the sync interval). The log says which
+ * calendar and why, never content.
  */
 import { type AccountDeps, withAccount } from '../calendars/accounts/connectedAccounts.ts';
 import type { SyncOutcome } from '../calendars/copies.ts';
 import { exclusionReason } from '../calendars/reads/readEvents.ts';
+import { type SyncLimits, syncBoundExceeded, syncLimits } from '../domain/budget.ts';
 import type { ProviderKind } from '../domain/providerFacts.ts';
 import { isAppError } from '../errors.ts';
 import { epochMs } from '../lib/clock.ts';
@@ -23,6 +26,8 @@ export interface SyncDeps extends AccountDeps {
   /** This instance's name on the leases it takes. */
   owner: string;
   settings: SyncSettings;
+  /** What one sync may spend (domain/budget.ts#syncLimits unless a test says otherwise). */
+  limits?: SyncLimits;
   log?: (entry: SyncLogEntry) => void;
 }
 
@@ -38,6 +43,8 @@ export interface SyncLogEntry {
   removals?: number;
   reason?: string;
   failures?: number;
+  /** Which of the sync's bounds stopped it (reason too_large or timeout). */
+  bound?: string;
   /** The database's own words when it could not save (reason storage_full). */
   storage?: string;
 }
@@ -52,6 +59,12 @@ function retryDelay(error: unknown, failures: number, intervalMs: number): numbe
   if (asked !== undefined) return Math.max(asked * 1000, 1000);
   return Math.min(firstRetryMs * 2 ** failures, intervalMs);
 }
+
+/** Which of the sync's bounds stopped it, for the log. */
+const boundOf = (error: unknown): { bound?: string } => {
+  const bound = isAppError(error) ? error.details?.bound : undefined;
+  return typeof bound === 'string' ? { bound } : {};
+};
 
 /** `leased`: a round leased the calendar; it is synced only while that lease is still this instance's. */
 export async function syncCalendar(deps: SyncDeps, calendarId: string, leased = false): Promise<SyncOutcome> {
@@ -75,7 +88,11 @@ export async function syncCalendar(deps: SyncDeps, calendarId: string, leased = 
   const provider = providerFor(deps.providers, account.provider);
   const sync = provider.sync ?? listingSync(provider);
   const totals = { batches: 0, upserts: 0, removals: 0, full: false };
+  const limits = deps.limits ?? syncLimits;
+  const spent = { items: 0, bytes: 0 };
   let runGeneration: number | undefined;
+  let copied: string | undefined;
+  let staged = false;
   let completed = false;
   try {
     await withAccount(deps, account, async (access) => {
@@ -86,7 +103,12 @@ export async function syncCalendar(deps: SyncDeps, calendarId: string, leased = 
       });
       for await (const batch of batches) {
         const at = epochMs(deps.clock);
-        runGeneration = await applyBatch(deps.db, {
+        spent.items += batch.upserts.length + batch.removals.length + batch.skipped.length;
+        if (totals.batches + 1 > limits.rounds) throw syncBoundExceeded('rounds', limits.rounds);
+        if (spent.items > limits.items) throw syncBoundExceeded('items', limits.items);
+        if (at - now > limits.timeMs) throw syncBoundExceeded('timeMs', limits.timeMs);
+        const last = batch.nextState !== undefined;
+        const written = await applyBatch(deps.db, {
           calendarId,
           owner: deps.owner,
           now: at,
@@ -99,6 +121,10 @@ export async function syncCalendar(deps: SyncDeps, calendarId: string, leased = 
             reason: item.reason,
           })),
           ...(batch.full ? { runGeneration } : {}),
+          // All but the last batch are staged: no reader sees half a sync.
+          ...(last ? { swap: staged } : { stage: staged ? 'more' : 'first' }),
+          ...(copied === undefined ? {} : { copied }),
+          bytes: { spent: spent.bytes, limit: limits.bytes },
           ...(batch.nextState === undefined
             ? {}
             : {
@@ -109,12 +135,15 @@ export async function syncCalendar(deps: SyncDeps, calendarId: string, leased = 
                 },
               }),
         });
-        if (!batch.full) runGeneration = undefined;
+        runGeneration = batch.full ? written.generation : undefined;
+        copied = written.copied;
+        spent.bytes += written.bytes;
+        staged ||= !last;
         totals.batches += 1;
         totals.upserts += batch.upserts.length;
         totals.removals += batch.removals.length;
         totals.full ||= batch.full;
-        if (batch.nextState !== undefined) {
+        if (last) {
           completed = true;
           break;
         }
@@ -147,6 +176,7 @@ export async function syncCalendar(deps: SyncDeps, calendarId: string, leased = 
       durationMs: since(started),
       reason,
       failures: failures + 1,
+      ...boundOf(error),
       ...(full === undefined ? {} : { storage: String(full.cause) }),
     });
     if (full === undefined && exclusionReason(error) === undefined && !isAppError(error)) throw error;

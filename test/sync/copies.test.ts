@@ -1,75 +1,25 @@
 /**
  * The synced copies on both engines: copies follow the grants (created at the highest level,
  * deleted with the last grant or the membership), a sync's batches each in one transaction with
- * the position saved only with the last, a full sync removing what it did not see, leases that
- * keep two syncs of one calendar apart and pass on when one dies, and failures that keep the copy.
+ * the position saved only with the last (the others staged until then), a full sync removing
+ * what it did not see, leases that keep two syncs of one calendar apart and pass on when one
+ * dies, and failures that keep the copy.
  */
 import assert from 'node:assert/strict';
-import { randomBytes } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
-import { loadConfig } from '../../src/config.ts';
-import type { AppContext } from '../../src/context.ts';
-import type { ProviderOccurrence } from '../../src/domain/providerFacts.ts';
 import { AppError } from '../../src/errors.ts';
-import { createSecretBox } from '../../src/lib/encryption.ts';
-import { createMetrics } from '../../src/lib/metrics.ts';
-import type { CalendarProvider, SyncBatch, SyncRequest } from '../../src/providers/port.ts';
-import { insertGrant, markGrantsRevoked } from '../../src/store/accessGrants.ts';
+import type { CalendarProvider } from '../../src/providers/port.ts';
+import { markGrantsRevoked } from '../../src/store/accessGrants.ts';
 import { copiesOf, occurrencesNear } from '../../src/store/calendarCopies.ts';
 import { leaseDue } from '../../src/store/copyLeases.ts';
 import { reconcileCopies } from '../../src/store/copyMembership.ts';
 import type { DatabaseHandle } from '../../src/store/database.ts';
 import { deleteMembership } from '../../src/store/workspaces.ts';
 import { syncCalendar } from '../../src/sync/calendarSync.ts';
-import { createSyncService, type SyncService } from '../../src/sync/syncService.ts';
 import { TestClock } from '../helpers/clock.ts';
 import { enginesUnderTest } from '../helpers/databases.ts';
-import { memoryProvider, occurrence, seedMemoryAccount } from '../helpers/memoryCalendars.ts';
-import { seedUser, seedWorkspace } from '../helpers/seed.ts';
-
-const settings = {
-  intervalMs: 300_000,
-  leaseMs: 120_000,
-  maxAgeMs: 60_000,
-  horizonPastDays: 365,
-  horizonFutureDays: 730,
-};
-
-const at = (start: string, id: string, title = id): ProviderOccurrence =>
-  occurrence({ providerEventId: id, start, timeZone: 'Europe/Berlin', title, description: `About ${title}` });
-
-/** A provider whose sync yields the batches a test scripts, one script per sync. */
-function scriptedProvider(scripts: Array<(request: SyncRequest) => AsyncGenerator<SyncBatch>>) {
-  const base = memoryProvider('google', new Map([['cal-1', { name: 'One', occurrences: [] }]]));
-  const requests: SyncRequest[] = [];
-  const provider: CalendarProvider<'google'> = {
-    ...base,
-    sync: {
-      syncCalendar(_account, _calendar, request) {
-        requests.push(request);
-        const script = scripts.shift();
-        if (script === undefined) throw new Error('no sync scripted');
-        return script(request);
-      },
-    },
-  };
-  return { provider, requests };
-}
-
-const item = (key: string, occurrences: ProviderOccurrence[], version = 'v1') => ({
-  key,
-  version,
-  occurrences,
-});
-
-/** A batch of a full sync unless said otherwise; empty lists by default. */
-const batch = (fields: Partial<SyncBatch>): SyncBatch => ({
-  full: true,
-  upserts: [],
-  removals: [],
-  skipped: [],
-  ...fields,
-});
+import { memoryProvider } from '../helpers/memoryCalendars.ts';
+import { at, batch, item, scriptedCopy, scriptedProvider, settings } from '../helpers/scriptedSync.ts';
 
 for (const engine of await enginesUnderTest()) {
   describe(`synced copies (${engine.name})`, { skip: engine.skip }, () => {
@@ -79,49 +29,8 @@ for (const engine of await enginesUnderTest()) {
     });
     after(() => handle.close());
 
-    async function setUp(provider: CalendarProvider<'google'>, clock = new TestClock()) {
-      const secretKey = randomBytes(32);
-      const ctx = {
-        config: loadConfig({ APP_ENV: 'test' }),
-        db: handle.db,
-        clock,
-        secretKey,
-        box: createSecretBox(secretKey),
-        providers: { google: provider },
-        connectors: {},
-        metrics: createMetrics(),
-        ping: async () => {},
-      } as AppContext;
-      const userId = await seedUser(handle.db, `${randomBytes(4).toString('hex')}@example.test`);
-      const workspaceId = await seedWorkspace(handle.db, 'W', [[userId, 'owner']]);
-      const [calendarId] = await seedMemoryAccount(ctx, { userId, workspaceId }, provider);
-      const grantId = `grt_${randomBytes(6).toString('hex')}`;
-      await insertGrant(handle.db, {
-        id: grantId,
-        userId,
-        workspaceId,
-        clientId: 'c',
-        clientName: 'C',
-        scopes: ['calendar:read'],
-        privateDetails: false,
-        calendars: [{ calendarId: calendarId!, detailLevel: 'titles' }],
-        createdAt: 0,
-      });
-      const service = (owner: string): SyncService =>
-        createSyncService(
-          { db: handle.db, clock, box: ctx.box, providers: ctx.providers, owner, settings },
-          { engine: engine.name, readWaitMs: 1000 },
-        );
-      const deps = (owner: string) => ({
-        db: handle.db,
-        clock,
-        box: ctx.box,
-        providers: ctx.providers,
-        owner,
-        settings,
-      });
-      return { ctx, calendarId: calendarId!, grantId, userId, workspaceId, clock, service, deps };
-    }
+    const setUp = (provider: CalendarProvider<'google'>, clock = new TestClock()) =>
+      scriptedCopy(handle, engine.name, provider, { clock });
 
     const copyOf = async (calendarId: string) => (await copiesOf(handle.db, [calendarId])).get(calendarId);
     const march = { startMs: Date.parse('2026-03-01T00:00:00Z'), endMs: Date.parse('2026-04-01T00:00:00Z') };
@@ -160,7 +69,7 @@ for (const engine of await enginesUnderTest()) {
       assert.equal(await copyOf(calendarId), undefined);
     });
 
-    it('keeps every applied batch but saves the position only with the last', async () => {
+    it('shows nothing of a sync until its last batch, and saves the position only with it', async () => {
       const failing = new AppError('provider_unavailable', 'down', { details: { reason: 'server_error' } });
       const { provider, requests } = scriptedProvider([
         async function* () {
@@ -190,7 +99,13 @@ for (const engine of await enginesUnderTest()) {
       assert.equal(copy?.failureReason, 'provider_unavailable');
       const titles = async () =>
         (await occurrencesNear(handle.db, calendarId, march, 0)).map((o) => o.providerEventId).sort();
-      assert.deepEqual(await titles(), ['a'], 'the applied batch stays');
+      assert.deepEqual(await titles(), [], 'the failed sync’s batch was staged, never served');
+      const staged = await handle.db
+        .selectFrom('copy_staged_items')
+        .select('item_key')
+        .where('calendar_id', '=', calendarId)
+        .execute();
+      assert.deepEqual(staged, [], 'and what it staged is cleared');
 
       // The retry is put off (30 s, doubling), then a full sync replaces what the first left.
       assert.equal(await one.runDue(), 0);
@@ -250,7 +165,7 @@ for (const engine of await enginesUnderTest()) {
       };
       await one.runDue();
       let { counted, held: rows } = await held();
-      assert.deepEqual(rows, { items: 2, skipped: 1 }, 'the failed sync’s batch stays');
+      assert.deepEqual(rows, { items: 0, skipped: 0 }, 'nothing of the failed sync is held');
       assert.deepEqual(counted, rows);
       clock.advance({ seconds: 31 });
       await one.runDue();

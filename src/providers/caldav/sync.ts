@@ -6,6 +6,7 @@
  * one batch per chunk, so the caller applies each before the next is fetched.
  */
 import { createHash } from 'node:crypto';
+import { syncBoundExceeded, syncLimits } from '../../domain/budget.ts';
 import type { ProviderCalendar, SkippedItem } from '../../domain/providerFacts.ts';
 import type { TimeWindow } from '../../domain/window.ts';
 import type { ExpansionPool } from '../expansionPool.ts';
@@ -140,8 +141,9 @@ async function* batchesOf(
 
 /**
  * RFC 6578 rounds from `token` until the server reports no more (507 on the collection: the
- * answer was truncated, continue from its token). A rejected token starts over as a full sync;
- * 'unsupported' when the server refuses the report before anything was yielded.
+ * answer was truncated, continue from its token), at most as many as one sync may make (a
+ * server that always has more, even with nothing in it, fails the sync). A rejected token starts
+ * over as a full sync; 'unsupported' when the server refuses the report before anything was yielded.
  */
 async function* bySyncCollection(
   run: Run,
@@ -150,7 +152,8 @@ async function* bySyncCollection(
 ): AsyncGenerator<SyncBatch, 'unsupported' | 'done'> {
   let listed = 0;
   let first = true;
-  for (;;) {
+  for (let rounds = 1; ; rounds++) {
+    if (rounds > syncLimits.rounds) throw syncBoundExceeded('rounds', syncLimits.rounds);
     const round = await syncRound(run.session, run.collection, token);
     if (round.kind !== 'changes') {
       if (!first)

@@ -164,7 +164,12 @@ export async function assemble(given: AppContext, options: BuildOptions = {}): P
   };
   const app = await buildApp(
     ctx,
-    { auth, calendars, version: serviceVersion, ...(push === undefined ? {} : { push }) },
+    {
+      auth,
+      calendars,
+      version: serviceVersion,
+      ...(upkeep && push ? { push: { notices: push, upkeep } } : {}),
+    },
     options,
   );
   log = app.log;

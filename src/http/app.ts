@@ -11,12 +11,11 @@ import type { AppContext } from '../context.ts';
 import { AppError } from '../errors.ts';
 import { registerMcpRoutes } from '../mcp/routes.ts';
 import { registerRestRoutes } from '../rest/routes.ts';
-import type { PushNotices } from '../sync/pushNotices.ts';
 import { registerPageInputCheck } from '../web/pageInput.ts';
 import { registerPages } from '../web/pages/index.ts';
 import { registerVisitor } from '../web/visitor.ts';
 import { registerErrorHandling } from './errorHandling.ts';
-import { registerHooks } from './hooks.ts';
+import { type PushHooks, registerHooks } from './hooks.ts';
 import { loggerOptions, requestIdOptions } from './logging.ts';
 import { registerMetricsEndpoint } from './metricsEndpoint.ts';
 import { registerOps } from './ops.ts';
@@ -36,7 +35,7 @@ export interface AppParts {
   /** The service's version, shown to MCP clients in the server info. */
   version: string;
   /** Change notifications from the providers (absent when push is off: no https address). */
-  push?: PushNotices;
+  push?: PushHooks;
 }
 
 export async function buildApp(

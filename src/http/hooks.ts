@@ -4,11 +4,19 @@
  * and it carries that channel's token (sync/pushNotices.ts); otherwise Google's is answered 404
  * with an empty body, whichever of the two was wrong. Bodies are bounded and read as bytes
  * whatever their type; neither bodies nor tokens are logged, and nothing in a notification
- * names anything the service would fetch.
+ * names anything the service would fetch. Graph's validation token is echoed only while this
+ * instance is creating a subscription, so the service's origin serves no one else's text.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { hasStrayControlCharacters } from '../lib/text.ts';
+import { hasControlCharacters } from '../lib/text.ts';
+import type { PushUpkeep } from '../sync/push.ts';
 import type { GraphNotification, PushNotices } from '../sync/pushNotices.ts';
+
+/** What the hooks are given: the notices, and whether a channel is being asked for now. */
+export interface PushHooks {
+  notices: PushNotices;
+  upkeep: Pick<PushUpkeep, 'watching'>;
+}
 
 /** Graph sends notifications in batches; Google sends no body at all. */
 const bodyLimit = 256 * 1024;
@@ -17,7 +25,7 @@ const maxNotifications = 100;
 /** Longer than any channel id, token, clientState or subscription id the providers use. */
 const maxIdLength = 256;
 /** Graph's validation tokens are about a hundred characters. */
-const maxValidationToken = 1024;
+const maxValidationToken = 512;
 
 const shortText = (value: unknown): value is string =>
   typeof value === 'string' && value !== '' && value.length <= maxIdLength;
@@ -46,7 +54,7 @@ function graphNotifications(body: unknown): GraphNotification[] | undefined {
 
 const empty = (reply: FastifyReply, status: number) => reply.code(status).send();
 
-export async function registerHooks(app: FastifyInstance, notices: PushNotices): Promise<void> {
+export async function registerHooks(app: FastifyInstance, { notices, upkeep }: PushHooks): Promise<void> {
   await app.register(async (hooks) => {
     hooks.removeAllContentTypeParsers();
     hooks.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit }, (_request, body, done) =>
@@ -71,13 +79,19 @@ export async function registerHooks(app: FastifyInstance, notices: PushNotices):
     hooks.post('/hooks/microsoft', { bodyLimit }, async (request, reply) => {
       const { validationToken } = request.query as { validationToken?: unknown };
       if (validationToken !== undefined) {
-        // Graph checks the address answers before it creates a subscription: the token echoed.
+        // Graph checks the address answers while it creates a subscription: the token echoed
+        // then, as plain text; at any other time it is someone else's text, and not ours to serve.
+        if (!upkeep.watching('microsoft')) return empty(reply, 404);
         const fine =
           typeof validationToken === 'string' &&
           validationToken.length <= maxValidationToken &&
-          !hasStrayControlCharacters(validationToken);
+          !hasControlCharacters(validationToken);
         if (!fine) return empty(reply, 400);
-        return reply.code(200).type('text/plain; charset=utf-8').send(validationToken);
+        return reply
+          .code(200)
+          .header('x-content-type-options', 'nosniff')
+          .type('text/plain; charset=utf-8')
+          .send(validationToken);
       }
       const notifications = graphNotifications(request.body);
       if (notifications === undefined) return empty(reply, 400);

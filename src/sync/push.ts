@@ -42,6 +42,8 @@ export interface PushUpkeep {
   tend(): Promise<void>;
   /** A new channel on the calendar, then the old one stopped (Graph's reauthorizationRequired). */
   renew(channel: StoredChannel): Promise<void>;
+  /** Whether this instance is asking the provider for a channel now (Graph checks the address meanwhile). */
+  watching(provider: ProviderKind): boolean;
 }
 
 const dayMs = 86_400_000;
@@ -57,6 +59,9 @@ const longestRestMs = 3_600_000;
 
 export function createPushUpkeep(deps: PushDeps): PushUpkeep {
   const resting = new Map<string, { failures: number; until: number }>();
+  /** Watch calls under way, by provider. */
+  const underWay = new Map<ProviderKind, number>();
+  const count = (kind: ProviderKind, by: number) => underWay.set(kind, (underWay.get(kind) ?? 0) + by);
   const kinds = (Object.keys(deps.providers) as ProviderKind[]).filter((k) => deps.providers[k]?.push);
   const pushOf = (kind: ProviderKind) => deps.providers[kind]?.push as PushChannels | undefined;
 
@@ -69,6 +74,7 @@ export function createPushUpkeep(deps: PushDeps): PushUpkeep {
     if (account === undefined || calendar === undefined || push === undefined) return;
     const token = randomToken();
     const now = epochMs(deps.clock);
+    count(account.provider, 1);
     const channel = await withAccount(deps, account, (access) =>
       push.watch(access, calendar, {
         channelId: randomUUID(),
@@ -76,7 +82,7 @@ export function createPushUpkeep(deps: PushDeps): PushUpkeep {
         token,
         expiresAt: now + lifetimeMs,
       }),
-    );
+    ).finally(() => count(account.provider, -1));
     await insertChannel(deps.db, {
       provider: account.provider,
       channelId: channel.channelId,
@@ -145,5 +151,6 @@ export function createPushUpkeep(deps: PushDeps): PushUpkeep {
       }
     },
     renew: (channel) => attempt(channel.calendarId, 'renew', () => renew(channel)),
+    watching: (provider) => (underWay.get(provider) ?? 0) > 0,
   };
 }

@@ -1,4 +1,9 @@
-/** The record of writes apps attempted on people's calendars: metadata only, never event content. */
+/**
+ * The record of writes apps attempted on people's calendars: metadata only, never event content.
+ * An attempt is recorded `pending` before the provider is asked and settled after; one whose
+ * process died in the middle stays pending, and is listed as interrupted (its outcome unknown)
+ * once it is too old to be under way.
+ */
 import type { Kysely } from 'kysely';
 import { withoutStrayControlCharacters } from '../lib/text.ts';
 import type { Database } from './schema.ts';
@@ -8,6 +13,10 @@ type Db = Kysely<Database>;
 export type WriteAction = 'create' | 'update' | 'delete' | 'respond';
 /** applied; already_applied (an idempotent repeat); not_applied; unknown; conflict; refused. */
 export type WriteOutcome = 'applied' | 'already_applied' | 'not_applied' | 'unknown' | 'conflict' | 'refused';
+/** A record's outcome, or pending while the write is under way. */
+export type WriteState = WriteOutcome | 'pending';
+/** As listed: a record still pending long after any write could take, its process gone, is interrupted. */
+export type ListedState = WriteState | 'interrupted';
 
 export interface EventWriteEntry {
   userId: string;
@@ -20,13 +29,24 @@ export interface EventWriteEntry {
   occurrenceId: string | null;
   action: WriteAction;
   scope: 'occurrence' | 'series' | null;
-  outcome: WriteOutcome;
+  outcome: WriteState;
   errorCode: string | null;
   at: number;
 }
 
-export interface EventWriteRow extends EventWriteEntry {
+/** What an attempt turned out to be, and what the run learned of it (its calendar, a new event's id). */
+export interface EventWriteSettled {
+  calendarId: string | null;
+  eventId: string | null;
+  outcome: WriteState;
+  errorCode: string | null;
+  /** create_event's idempotency key (hashed), named before the provider is asked. */
+  keyHash?: string;
+}
+
+export interface EventWriteRow extends Omit<EventWriteEntry, 'outcome'> {
   id: number;
+  outcome: ListedState;
   /** The app's name as the person saw it at consent. */
   clientName: string | null;
   /** The calendar's name, while the calendar is still connected. */
@@ -36,8 +56,9 @@ export interface EventWriteRow extends EventWriteEntry {
 /** The ids a client sent are recorded as sent, refused ones too, less what PostgreSQL cannot store. */
 const asSent = (id: string | null) => id && withoutStrayControlCharacters(id);
 
-export async function recordEventWrite(db: Db, entry: EventWriteEntry): Promise<void> {
-  await db
+/** Records an attempt; its id settles it. */
+export async function recordEventWrite(db: Db, entry: EventWriteEntry): Promise<number> {
+  const row = await db
     .insertInto('event_writes')
     .values({
       user_id: entry.userId,
@@ -53,11 +74,54 @@ export async function recordEventWrite(db: Db, entry: EventWriteEntry): Promise<
       error_code: entry.errorCode,
       created_at: entry.at,
     })
+    .returning('id')
+    .executeTakeFirstOrThrow();
+  return Number(row.id);
+}
+
+export async function settleEventWrite(db: Db, id: number, settled: EventWriteSettled): Promise<void> {
+  await db
+    .updateTable('event_writes')
+    .set({
+      calendar_id: asSent(settled.calendarId),
+      event_id: asSent(settled.eventId),
+      outcome: settled.outcome,
+      error_code: settled.errorCode,
+      ...(settled.keyHash === undefined ? {} : { key_hash: settled.keyHash }),
+    })
+    .where('id', '=', id)
     .execute();
 }
 
-/** A person's most recent writes, newest first. */
-export async function eventWritesOf(db: Db, userId: string, limit = 50): Promise<EventWriteRow[]> {
+/**
+ * Settles the attempts a client made with this idempotency key that are still pending (their
+ * process died before their outcome was recorded), from what the provider now shows.
+ */
+export async function settleEarlierAttempts(
+  db: Db,
+  owner: { userId: string; clientId: string },
+  keyHash: string,
+  settled: { outcome: 'applied' | 'not_applied'; eventId: string | null },
+): Promise<void> {
+  await db
+    .updateTable('event_writes')
+    .set({
+      outcome: settled.outcome,
+      ...(settled.eventId === null ? {} : { event_id: settled.eventId }),
+    })
+    .where('user_id', '=', owner.userId)
+    .where('client_id', '=', owner.clientId)
+    .where('key_hash', '=', keyHash)
+    .where('outcome', '=', 'pending')
+    .execute();
+}
+
+/** A person's most recent writes, newest first; those still pending from before `unsettledBefore` interrupted. */
+export async function eventWritesOf(
+  db: Db,
+  userId: string,
+  { unsettledBefore = Number.NEGATIVE_INFINITY, limit = 50 } = {},
+): Promise<EventWriteRow[]> {
   const rows = await db
     .selectFrom('event_writes')
     .leftJoin('access_grants', 'access_grants.id', 'event_writes.grant_id')
@@ -79,7 +143,10 @@ export async function eventWritesOf(db: Db, userId: string, limit = 50): Promise
     occurrenceId: r.occurrence_id,
     action: r.action as WriteAction,
     scope: r.scope as EventWriteEntry['scope'],
-    outcome: r.outcome as WriteOutcome,
+    outcome:
+      r.outcome === 'pending' && Number(r.created_at) < unsettledBefore
+        ? 'interrupted'
+        : (r.outcome as WriteState),
     errorCode: r.error_code,
     at: Number(r.created_at),
     clientName: r.client_name,

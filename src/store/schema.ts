@@ -177,9 +177,12 @@ export interface EventWritesTable {
   occurrence_id: string | null;
   action: string;
   scope: string | null;
+  /** `pending` from before the provider is asked until the outcome is known. */
   outcome: string;
   error_code: string | null;
   created_at: number;
+  /** SHA-256 of create_event's idempotency key, when it had one. */
+  key_hash: string | null;
 }
 
 export interface WriteKeysTable {

@@ -1,11 +1,20 @@
 /**
  * Every write attempt is recorded with what came of it — never event content — including those
  * that name an event or calendar not shared with the app (no calendar is recorded for those).
+ * The attempt is on record before the provider is asked, and settled after: a crash in between
+ * leaves it pending, listed as interrupted once no write could still be under way.
  */
 import { type AppError, isAppError } from '../../errors.ts';
 import { epochMs } from '../../lib/clock.ts';
 import type { Principal } from '../../policy/principal.ts';
-import { recordEventWrite, type WriteAction, type WriteOutcome } from '../../store/eventWrites.ts';
+import {
+  recordEventWrite,
+  settleEventWrite,
+  type WriteAction,
+  type WriteOutcome,
+  type WriteState,
+} from '../../store/eventWrites.ts';
+import { despiteFullStorage } from '../../store/storageFull.ts';
 import type { CalendarDeps } from '../calendarDeps.ts';
 
 export interface WriteSubject {
@@ -15,7 +24,16 @@ export interface WriteSubject {
   eventId: string | null;
   occurrenceId: string | null;
   scope: 'occurrence' | 'series' | null;
+  /** create_event's idempotency key (hashed), set by the run once claimed. */
+  keyHash?: string;
 }
+
+/**
+ * How long a write can be under way: it asks the provider a handful of times (calendars, the
+ * event, the write, a settling read, the read back), each within the provider timeout, reads with
+ * retries. A record pending for longer was left by a process that died.
+ */
+export const writeUnderWayAtMostMs = (providerTimeoutMs: number) => 40 * providerTimeoutMs;
 
 function outcomeOf(error: AppError): WriteOutcome {
   if (error.code === 'conflict') return 'conflict';
@@ -25,40 +43,58 @@ function outcomeOf(error: AppError): WriteOutcome {
   return 'refused';
 }
 
-/** Runs the write and records its outcome; the run completes `subject` (its calendar, a new event's id). */
+/**
+ * Runs the write and records its outcome; the run completes `subject` (its calendar, a new event's
+ * id) and calls `intend` to put what it learned on record before it asks the provider.
+ */
 export async function audited<T extends { outcome: WriteOutcome }>(
   deps: CalendarDeps,
   principal: Principal,
   subject: WriteSubject,
-  run: () => Promise<T>,
+  run: (intend: () => Promise<void>) => Promise<T>,
 ): Promise<T> {
-  const record = async (outcome: WriteOutcome, errorCode: string | null) =>
-    recordEventWrite(deps.db, {
-      userId: principal.userId,
-      workspaceId: principal.workspaceId,
-      grantId: principal.grantId,
-      clientId: principal.clientId,
-      ...subject,
+  // A full disk refuses the write here, before anything is asked of the provider.
+  const id = await recordEventWrite(deps.db, {
+    userId: principal.userId,
+    workspaceId: principal.workspaceId,
+    grantId: principal.grantId,
+    clientId: principal.clientId,
+    action: subject.action,
+    calendarId: subject.calendarId,
+    eventId: subject.eventId,
+    occurrenceId: subject.occurrenceId,
+    scope: subject.scope,
+    outcome: 'pending',
+    errorCode: null,
+    at: epochMs(deps.clock),
+  });
+  const settle = (outcome: WriteState, errorCode: string | null) =>
+    settleEventWrite(deps.db, id, {
+      calendarId: subject.calendarId,
+      eventId: subject.eventId,
       outcome,
       errorCode,
-      at: epochMs(deps.clock),
+      ...(subject.keyHash === undefined ? {} : { keyHash: subject.keyHash }),
     });
+  // Once the provider was asked, a full disk does not turn its answer into an error: the record
+  // stays pending (listed as interrupted), the copy is synced later.
   // The copy shows what the provider now holds before the caller is answered (read-your-writes).
   const refreshCopy = async () => {
-    if (subject.calendarId !== null) await deps.copies?.afterWrite(subject.calendarId);
+    if (subject.calendarId !== null)
+      await deps.copies?.afterWrite(subject.calendarId).catch(despiteFullStorage);
   };
   let result: T;
   try {
-    result = await run();
+    result = await run(() => settle('pending', null));
   } catch (error) {
     if (isAppError(error) && error.code === 'write_outcome_unknown') await refreshCopy();
-    await record(
+    await settle(
       isAppError(error) ? outcomeOf(error) : 'unknown',
       isAppError(error) ? error.code : 'internal_error',
-    );
+    ).catch(despiteFullStorage);
     throw error;
   }
   await refreshCopy();
-  await record(result.outcome, null);
+  await settle(result.outcome, null).catch(despiteFullStorage);
   return result;
 }

@@ -2,7 +2,7 @@
  * create_event: an event (or the first of a series) in a calendar the grant reaches, with a provider-side identity
  * (uid) the service chooses before sending, so that neither a timed-out attempt nor a repeated
  * request can make a second event. With the client's idempotencyKey the same key always
- * answers with the same event.
+ * answers with the same event, and settles the record of an attempt a crash left pending.
  */
 import { createHash } from 'node:crypto';
 import type { Event } from '../../domain/event.ts';
@@ -18,6 +18,8 @@ import { newProviderUid } from '../../lib/ids.ts';
 import { narrowRights } from '../../policy/eventRights.ts';
 import type { Principal } from '../../policy/principal.ts';
 import { providerFor } from '../../providers/registry.ts';
+import { settleEarlierAttempts } from '../../store/eventWrites.ts';
+import { despiteFullStorage } from '../../store/storageFull.ts';
 import { claimWriteKey, confirmWriteKey, findWriteKey, type WriteKey } from '../../store/writeKeys.ts';
 import { withAccount } from '../accounts/connectedAccounts.ts';
 import type { CalendarDeps } from '../calendarDeps.ts';
@@ -115,7 +117,7 @@ export async function createEvent(
     occurrenceId: null,
     scope: null,
   };
-  return audited(deps, principal, subject, async () => {
+  return audited(deps, principal, subject, async (intend) => {
     const [permitted] = await permittedCalendars(deps.db, principal, [input.calendarId]);
     const { calendar, account } = permitted!;
     subject.calendarId = calendar.id;
@@ -143,14 +145,16 @@ export async function createEvent(
         idempotencyKey === undefined
           ? undefined
           : await keyRecord(deps, principal, idempotencyKey, calendar.id, draft);
+      if (key !== undefined) subject.keyHash = key.keyHash;
       const uid = key?.uid ?? newProviderUid();
       const done = async (
         providerEventId: string,
         outcome: CreatedEvent['outcome'],
         confirmedByRead: boolean,
       ) => {
+        // Unconfirmed (a full disk), a repeat still finds the event by its uid.
         if (key !== undefined && key.providerEventId === null)
-          await confirmWriteKey(deps.db, key, providerEventId);
+          await confirmWriteKey(deps.db, key, providerEventId).catch(despiteFullStorage);
         subject.eventId = deps.ids.eventId(calendar.id, providerEventId);
         return {
           outcome,
@@ -160,14 +164,20 @@ export async function createEvent(
         };
       };
 
-      // A key used before: the event it made, never a second one.
+      // A key used before: the event it made, never a second one. What the provider shows also
+      // settles the records of earlier attempts with this key that a crash left pending.
       if (key !== undefined) {
+        const owner = { userId: principal.userId, clientId: principal.clientId };
         const earlier =
           key.providerEventId ?? (await fresh.writer.findCreated(fresh.access, fresh.calendar, uid));
         if (
           earlier !== undefined &&
           (await provider.getEvent(fresh.access, fresh.calendar, earlier)) !== undefined
         ) {
+          await settleEarlierAttempts(deps.db, owner, key.keyHash, {
+            outcome: 'applied',
+            eventId: deps.ids.eventId(calendar.id, earlier),
+          });
           return done(earlier, 'already_applied', false);
         }
         if (key.providerEventId !== null) {
@@ -177,8 +187,10 @@ export async function createEvent(
             { details: { field: 'idempotencyKey' } },
           );
         }
+        await settleEarlierAttempts(deps.db, owner, key.keyHash, { outcome: 'not_applied', eventId: null });
       }
 
+      await intend();
       const findCreated = () => fresh.writer.findCreated(fresh.access, fresh.calendar, uid);
       try {
         const attempted = await attempt(

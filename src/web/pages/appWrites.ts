@@ -2,8 +2,10 @@
  * The account page's record of what apps changed in the person's calendars: when, which app,
  * what kind of change, in which calendar, and what came of it. Never the event's content.
  */
+import { writeUnderWayAtMostMs } from '../../calendars/writes/audited.ts';
 import type { AppContext } from '../../context.ts';
-import { type EventWriteRow, eventWritesOf, type WriteOutcome } from '../../store/eventWrites.ts';
+import { epochMs } from '../../lib/clock.ts';
+import { type EventWriteRow, eventWritesOf, type ListedState } from '../../store/eventWrites.ts';
 import type { User } from '../../store/users.ts';
 import { type Html, html } from '../html.ts';
 import { utcTime } from './connectedApps.ts';
@@ -17,7 +19,9 @@ const actions: Record<EventWriteRow['action'], string> = {
 
 const scopes: Record<string, string> = { occurrence: ' (one occurrence)', series: ' (whole series)' };
 
-const outcomes: Record<WriteOutcome, string> = {
+const outcomes: Record<ListedState, string> = {
+  pending: 'Under way',
+  interrupted: 'Unknown: the service stopped during the change; check the calendar',
   applied: 'Done',
   already_applied: 'Done before (repeated request)',
   not_applied: 'Not done',
@@ -26,13 +30,18 @@ const outcomes: Record<WriteOutcome, string> = {
   refused: 'Refused',
 };
 
-/** No calendar recorded: the app named one it was not given, so there is nothing to show of it. */
-const calendarCell = (w: EventWriteRow): Html | string =>
-  w.calendarName ??
-  html`<span class="muted">${w.calendarId === null ? 'not one shared with the app' : 'a removed calendar'}</span>`;
+/** No calendar recorded: the app named one it was not given (or, unsettled, not yet checked). */
+function calendarCell(w: EventWriteRow): Html | string {
+  if (w.calendarName !== null) return w.calendarName;
+  const unsettled = w.outcome === 'pending' || w.outcome === 'interrupted';
+  const missing = unsettled ? 'not known' : 'not one shared with the app';
+  return html`<span class="muted">${w.calendarId === null ? missing : 'a removed calendar'}</span>`;
+}
 
 export async function appWritesSection(ctx: AppContext, user: User): Promise<Html> {
-  const writes = await eventWritesOf(ctx.db, user.id);
+  const writes = await eventWritesOf(ctx.db, user.id, {
+    unsettledBefore: epochMs(ctx.clock) - writeUnderWayAtMostMs(ctx.config.providerTimeoutMs),
+  });
   if (writes.length === 0) return html`<p>No app has changed your calendars.</p>`;
   return html`<table class="stack"><thead><tr><th>When (UTC)</th><th>App</th><th>Change</th><th>Calendar</th><th>Result</th></tr></thead><tbody>
 ${writes.map(

@@ -8,8 +8,9 @@ import type { EventTiming } from './eventTiming.ts';
 import { placeOccurrence } from './occurrences.ts';
 import type { ProviderOccurrence } from './providerFacts.ts';
 
-const sameText = (a: string | undefined, b: string | null | undefined) =>
-  (a ?? '').trim() === (b ?? '').trim();
+// Line ends are compared as one: a CalDAV object holds every CR, LF or CRLF as one line break.
+const lines = (text: string | null | undefined) => (text ?? '').replace(/\r\n?/g, '\n').trim();
+const sameText = (a: string | undefined, b: string | null | undefined) => lines(a) === lines(b);
 
 function sameTiming(occurrence: ProviderOccurrence, timing: EventTiming): boolean {
   if (timing.allDay) {

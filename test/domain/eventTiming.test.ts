@@ -179,6 +179,10 @@ describe('whether a fresh read shows a write', () => {
     );
     assert.equal(showsChanges(read, { timing: { ...timing, end: '2026-03-29T04:30:00' } }), false);
     assert.equal(showsChanges(read, { title: 'Doctor' }), false);
+    // A CalDAV object holds CR and CRLF as the line break it reads back.
+    const notes = { ...read, description: 'first\nsecond\nthird' };
+    assert.equal(showsChanges(notes, { description: 'first\r\nsecond\rthird' }), true);
+    assert.equal(showsChanges(notes, { description: 'first second third' }), false);
     assert.equal(showsChanges(read, { location: 'Main St' }), false);
     assert.equal(showsChanges(read, { freeBusyStatus: 'free' }), false);
     assert.equal(showsChanges(read, { privacy: 'private' }), false);

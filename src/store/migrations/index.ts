@@ -8,8 +8,8 @@ import * as m0005 from './0005_calendar_copies.ts';
 import * as m0006 from './0006_push_channels.ts';
 import * as m0007 from './0007_password_reset.ts';
 import * as m0008 from './0008_grant_budget.ts';
-import * as m0010 from './0010_pending_event_writes.ts';
 import * as m0009 from './0009_sync_staging.ts';
+import * as m0010 from './0010_pending_event_writes.ts';
 import * as m0011 from './0011_copy_private_details.ts';
 
 export const migrations: Record<string, Migration> = {
@@ -21,7 +21,7 @@ export const migrations: Record<string, Migration> = {
   '0006_push_channels': m0006,
   '0007_password_reset': m0007,
   '0008_grant_budget': m0008,
-  '0010_pending_event_writes': m0010,
   '0009_sync_staging': m0009,
+  '0010_pending_event_writes': m0010,
   '0011_copy_private_details': m0011,
 };

@@ -74,17 +74,23 @@ export function createSyncService(deps: SyncDeps, options: SyncServiceOptions): 
     return due.length;
   }
 
-  /** The copies that can answer a read of `span`, each said stale or not at `now`. */
+  /**
+   * The copies that can answer a read of `span`, each said stale or not at `now`, and which of
+   * the stale ones a read may sync: not one whose sync failed and whose next try lies ahead (its
+   * backoff holds for reads too: answered from the copy at once).
+   */
   async function usableCopies(
     calendarIds: readonly string[],
     span: { startMs: number; endMs: number },
     now: number,
-  ): Promise<CopyForRead[]> {
+  ): Promise<{ usable: CopyForRead[]; toSync: string[] }> {
     const usable: CopyForRead[] = [];
+    const toSync: string[] = [];
     for (const c of (await copiesOf(deps.db, calendarIds)).values()) {
       if (c.syncedAt === null || c.horizonStart === null || c.horizonEnd === null) continue;
       if (!insideHorizon(span, { start: c.horizonStart, end: c.horizonEnd })) continue;
       const stale = now - c.syncedAt > deps.settings.maxAgeMs || c.nextSyncAt <= now;
+      if (stale && (c.failures === 0 || c.nextSyncAt <= now)) toSync.push(c.calendarId);
       usable.push({
         ...c,
         syncedAt: c.syncedAt,
@@ -93,7 +99,7 @@ export function createSyncService(deps: SyncDeps, options: SyncServiceOptions): 
         stale,
       });
     }
-    return usable;
+    return { usable, toSync };
   }
 
   async function forRead(
@@ -101,21 +107,20 @@ export function createSyncService(deps: SyncDeps, options: SyncServiceOptions): 
     window: TimeWindow,
   ): Promise<Map<string, CopyForRead>> {
     const span = { startMs: window.start.epochMilliseconds, endMs: window.end.epochMilliseconds };
-    let copies = await usableCopies(calendarIds, span, epochMs(deps.clock));
-    const stale = copies.filter((c) => c.stale);
-    if (stale.length > 0) {
-      const syncs = Promise.all(stale.map((c) => syncNow(c.calendarId)));
+    let { usable, toSync } = await usableCopies(calendarIds, span, epochMs(deps.clock));
+    if (toSync.length > 0) {
+      const syncs = Promise.all(toSync.map((calendarId) => syncNow(calendarId)));
       await waitAtMost(
         syncs.catch(() => {}),
         options.readWaitMs,
       );
-      copies = await usableCopies(
-        copies.map((c) => c.calendarId),
+      ({ usable } = await usableCopies(
+        usable.map((c) => c.calendarId),
         span,
         epochMs(deps.clock),
-      );
+      ));
     }
-    return new Map(copies.map((c) => [c.calendarId, c]));
+    return new Map(usable.map((c) => [c.calendarId, c]));
   }
 
   async function afterWrite(calendarId: string): Promise<void> {

@@ -9,7 +9,7 @@ import type Provider from 'oidc-provider';
 import { AppError } from '../errors.ts';
 import { type Clock, epochMs } from '../lib/clock.ts';
 import { tokenHash } from '../lib/secrets.ts';
-import { requireAdmin } from '../people/workspaces.ts';
+import { type Actor, removeMember, requireAdmin } from '../people/workspaces.ts';
 import { type ConsentChoice, type ConsentOffer, checkConsent, consentOffer } from '../policy/consent.ts';
 import { clientPermitted, type Scope, type WorkspacePolicy } from '../policy/workspacePolicy.ts';
 import {
@@ -205,8 +205,21 @@ async function endGrants(deps: GrantsDeps, grantIds: readonly string[]): Promise
 }
 
 /**
- * After a change that ends access without revoking the grant (a member removed, an account
- * removed, a workspace policy changed): the grants concerned are looked up again at once.
+ * An admin removes a member (people/workspaces.ts#removeMember: their accounts here go, their
+ * grants here are revoked); the grants' tokens go too, and every instance is told.
+ */
+export async function removeMemberEndingGrants(
+  deps: GrantsDeps,
+  workspaceId: string,
+  userId: string,
+  actor: Actor,
+): Promise<void> {
+  await endGrants(deps, await removeMember(deps.db, deps.clock, workspaceId, userId, actor));
+}
+
+/**
+ * After a change that ends access without revoking the grant (an account removed, a workspace
+ * policy changed): the grants concerned are looked up again at once.
  */
 export async function forgetGrantsOf(
   deps: GrantsDeps,

@@ -16,7 +16,10 @@ import {
   parsePolicy,
   type WorkspacePolicy,
 } from '../policy/workspacePolicy.ts';
+import { liveGrantIds, markGrantsRevoked } from '../store/accessGrants.ts';
 import { auditOf, recordAudit } from '../store/audit.ts';
+import { accountsOf, deleteAccount } from '../store/connectedAccounts.ts';
+import { checkpointAfterPurge } from '../store/database.ts';
 import { insertOneTimeToken } from '../store/oneTimeTokens.ts';
 import type { Database } from '../store/schema.ts';
 import { findUserByEmailKey, findUserById } from '../store/users.ts';
@@ -234,19 +237,29 @@ export async function changeRole(
   });
 }
 
+/**
+ * Removes a member with what they brought into this workspace, in one transaction: their grants
+ * here end, and their connected accounts here go with their sealed credentials, calendars,
+ * copies and push channels (their accounts in other workspaces stay). Resolves with the ended
+ * grants, for the authorization side to forget.
+ */
 export async function removeMember(
   db: Db,
   clock: Clock,
   workspaceId: string,
   userId: string,
   actor: Actor,
-): Promise<void> {
+): Promise<string[]> {
   const now = epochMs(clock);
-  await db.transaction().execute(async (trx) => {
+  const ended = await db.transaction().execute(async (trx) => {
     const actorsRole = await requireAdmin(trx, workspaceId, actor);
     const from = await currentRole(trx, workspaceId, userId);
     assertMayChangeMembership(actorsRole, from, undefined);
     await assertOwnerRemains(trx, workspaceId, from, undefined);
+    const grants: string[] = [];
+    for (const id of await liveGrantIds(trx, { userId, workspaceId }))
+      grants.push(...(await markGrantsRevoked(trx, { id }, 'the person left the workspace', now)));
+    for (const account of await accountsOf(trx, userId, workspaceId)) await deleteAccount(trx, account.id);
     await deleteMembership(trx, workspaceId, userId);
     await recordAudit(trx, {
       workspaceId,
@@ -256,7 +269,11 @@ export async function removeMember(
       detail: { role: from },
       at: now,
     });
+    return grants;
   });
+  // Their calendars' copies went with their accounts: no text of them stays in SQLite's log.
+  await checkpointAfterPurge(db);
+  return ended;
 }
 
 export async function updatePolicy(

@@ -3,7 +3,7 @@
  * a member gets 403, a non-member 404 — the pages only render and route.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { blockClient, forgetGrantsOf } from '../../auth/grants.ts';
+import { blockClient, forgetGrantsOf, removeMemberEndingGrants } from '../../auth/grants.ts';
 import type { Authorization } from '../../auth/setup.ts';
 import {
   type RegisteredClient,
@@ -21,7 +21,6 @@ import {
   addMember,
   changeRole,
   invitationTtlMs,
-  removeMember,
   updatePolicy,
   type WorkspaceOverview,
   workspaceOverview,
@@ -337,8 +336,7 @@ export function registerAdminPages(app: FastifyInstance, ctx: AppContext, auth: 
     (request, reply) =>
       action(request, reply, request.params.workspaceId, async (user) => {
         const { workspaceId, userId } = request.params;
-        await removeMember(ctx.db, ctx.clock, workspaceId, userId, { userId: user.id });
-        await forgetGrantsOf(auth.grants, { userId, workspaceId });
+        await removeMemberEndingGrants(auth.grants, workspaceId, userId, { userId: user.id });
         // Having left the workspace, the admin can no longer see its page.
         return userId === user.id ? { location: '/account' } : 'removed';
       }),

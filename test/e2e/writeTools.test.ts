@@ -1275,6 +1275,18 @@ describe('write tools over MCP', () => {
         ],
       );
       assert.doesNotMatch(JSON.stringify(rows), /Secret title/);
+      // While the provider is asked, the attempt is on record with its calendar: a crash then
+      // leaves it pending, and the account page can say where.
+      const planning = (await find('Planning'))[0]!;
+      let whileAsked: Awaited<ReturnType<typeof eventWritesOf>> = [];
+      work().beforeWrite = async () => {
+        whileAsked = await eventWritesOf(t.ctx.db, ana.userId);
+      };
+      await call('update_event', { eventId: planning.eventId, seen: seenOf(planning), title: 'Planning' });
+      assert.deepEqual(
+        whileAsked[0] && [whileAsked[0].action, whileAsked[0].calendarId, whileAsked[0].outcome],
+        ['update', ana.work, 'pending'],
+      );
       // Bob's attempts are his own record, and name none of Ana's calendars.
       const bobs = await eventWritesOf(t.ctx.db, bobId);
       assert.deepEqual(bobs[0] && [bobs[0].action, bobs[0].eventId, bobs[0].errorCode], [

@@ -37,7 +37,7 @@ export interface MemoryCalendar {
   /** Thrown by getEvent while set (a provider that cannot be read). */
   readFailure?: Error;
   /** Runs once at the start of the next write: someone else's change between the fresh read and the write. */
-  beforeWrite?: () => void;
+  beforeWrite?: () => void | Promise<void>;
   /** What the calendar does with guests; default `memoryScheduling`. */
   scheduling?: GuestScheduling;
   /** The notice each update and delete was given (absent: the write concerned no guests). */
@@ -189,10 +189,10 @@ function standsApart(calendar: MemoryCalendar, target: WriteTarget, kind: Series
 /** Writes to the in-memory calendars with versions checked like If-Match, and injectable failures. */
 function memoryWriter(find: (calendar: ProviderCalendar) => MemoryCalendar): EventWriter {
   /** Runs the write unless a failure is injected; an `applied` failure runs it and then fails. */
-  const guarded = (calendar: MemoryCalendar, write: () => void) => {
+  const guarded = async (calendar: MemoryCalendar, write: () => void) => {
     const meanwhile = calendar.beforeWrite;
     calendar.beforeWrite = undefined;
-    meanwhile?.();
+    await meanwhile?.();
     const failure = calendar.writeFailure;
     calendar.writeFailure = undefined;
     if (failure?.applied) write();
@@ -218,7 +218,7 @@ function memoryWriter(find: (calendar: ProviderCalendar) => MemoryCalendar): Eve
   return {
     async createEvent(_account, calendar, event, uid) {
       const found = find(calendar);
-      guarded(found, () => {
+      await guarded(found, () => {
         if (found.occurrences.some((o) => o.providerEventId === uid)) {
           throw new AppError('conflict', 'Exists.', { details: { reason: 'exists' } });
         }
@@ -235,7 +235,7 @@ function memoryWriter(find: (calendar: ProviderCalendar) => MemoryCalendar): Eve
       find(calendar).occurrences.some((o) => o.providerEventId === uid) ? uid : undefined,
     async updateEvent(_account, calendar, target, changes, notice) {
       const found = find(calendar);
-      guarded(found, () => {
+      await guarded(found, () => {
         checkVersion(found, target.providerEventId, target.recurrenceId, target.version);
         found.notices = [...(found.notices ?? []), { action: 'update', notice }];
         standsApart(found, target, 'changed');
@@ -245,7 +245,7 @@ function memoryWriter(find: (calendar: ProviderCalendar) => MemoryCalendar): Eve
     },
     async deleteEvent(_account, calendar, target, notice) {
       const found = find(calendar);
-      guarded(found, () => {
+      await guarded(found, () => {
         checkVersion(found, target.providerEventId, target.recurrenceId, target.version);
         found.notices = [...(found.notices ?? []), { action: 'delete', notice }];
         standsApart(found, target, 'cancelled');
@@ -258,7 +258,7 @@ function memoryWriter(find: (calendar: ProviderCalendar) => MemoryCalendar): Eve
     scheduling: async (_account, calendar) => find(calendar).scheduling ?? memoryScheduling,
     async respondToEvent(_account, calendar, target, answer) {
       const found = find(calendar);
-      guarded(found, () => {
+      await guarded(found, () => {
         checkVersion(found, target.providerEventId, target.recurrenceId, target.version);
         const hit = new Set(matching(found, target.providerEventId, target.recurrenceId));
         found.occurrences = found.occurrences.map((o) =>

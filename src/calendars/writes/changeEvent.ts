@@ -181,10 +181,12 @@ async function change<T extends { outcome: 'applied' }>(
     occurrenceId: input.occurrenceId ?? null,
     scope: input.scope ?? null,
   };
-  return audited(deps, principal, subject, async () => {
+  return audited(deps, principal, subject, async (intend) => {
     const ref = await resolveEvent(deps, principal, input.eventId, input.occurrenceId);
     const { calendar, account } = ref.permitted;
     subject.calendarId = calendar.id;
+    // On record with its calendar before the provider is asked: a crash after shows where.
+    await intend();
     return withAccount(deps, account, async (access) => {
       const provider = providerFor(deps.providers, account.provider);
       return work(await freshCalendar(provider, access, principal, ref.permitted), ref);

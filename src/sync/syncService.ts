@@ -8,7 +8,7 @@ import type { TimeWindow } from '../domain/window.ts';
 import { epochMs } from '../lib/clock.ts';
 import { waitAtMost } from '../lib/waitAtMost.ts';
 import { copiesOf } from '../store/calendarCopies.ts';
-import { leaseDue, markDue } from '../store/copyLeases.ts';
+import { forgetInstance, heartbeat, heartbeatMs, leaseDue, markDue } from '../store/copyLeases.ts';
 import { reconcileCopies } from '../store/copyMembership.ts';
 import { type SyncDeps, syncCalendar } from './calendarSync.ts';
 import { insideHorizon } from './horizon.ts';
@@ -19,7 +19,7 @@ export interface SyncService extends CalendarCopies {
   runDue(): Promise<number>;
   /** Makes a calendar due at once (a push notification, "Sync now"). */
   markDue(calendarId: string): Promise<void>;
-  /** Runs rounds every `everyMs` until stopped. */
+  /** Runs rounds every `everyMs` until stopped, and says every few seconds that this instance is alive. */
   start(everyMs: number): void;
   stop(): Promise<void>;
 }
@@ -40,6 +40,7 @@ export function createSyncService(deps: SyncDeps, options: SyncServiceOptions): 
   const running = new Map<string, Promise<SyncOutcome>>();
   const concurrency = options.concurrency ?? 2;
   let timer: NodeJS.Timeout | undefined;
+  let beat: NodeJS.Timeout | undefined;
   let stopped = false;
   let round: Promise<unknown> = Promise.resolve();
 
@@ -145,6 +146,11 @@ export function createSyncService(deps: SyncDeps, options: SyncServiceOptions): 
     afterWrite,
     start(everyMs) {
       stopped = false;
+      // Another instance takes this one's leases at once when these stop (a crash, a kill).
+      const alive = () => heartbeat(deps.db, deps.owner, epochMs(deps.clock)).catch(options.onRoundError);
+      void alive();
+      beat = setInterval(alive, heartbeatMs);
+      beat.unref();
       const tick = () => {
         round = runDue()
           .catch(options.onRoundError)
@@ -160,9 +166,12 @@ export function createSyncService(deps: SyncDeps, options: SyncServiceOptions): 
     async stop() {
       stopped = true;
       clearTimeout(timer);
+      clearInterval(beat);
       timer = undefined;
       await round;
       await Promise.allSettled(running.values());
+      if (beat !== undefined) await forgetInstance(deps.db, deps.owner).catch(options.onRoundError);
+      beat = undefined;
     },
   };
 }

@@ -97,7 +97,9 @@ export async function reconcileCopies(
             sync_state: null,
             synced_at: null,
             next_sync_at: now,
-            ...(lowered ? { items: 0, skipped: 0, longest_ms: 0, version: sql`version + 1` } : {}),
+            ...(lowered
+              ? { items: 0, skipped: 0, staged_items: 0, longest_ms: 0, version: sql`version + 1` }
+              : {}),
           })
           .where('calendar_id', '=', calendarId)
           .execute();
@@ -105,6 +107,8 @@ export async function reconcileCopies(
           // Nothing more than the grants now show is kept, not even until that sync.
           await trx.deleteFrom('copy_occurrences').where('calendar_id', '=', calendarId).execute();
           await trx.deleteFrom('copy_items').where('calendar_id', '=', calendarId).execute();
+          // What a running sync staged holds the old level too (that sync stops: the copy changed).
+          await trx.deleteFrom('copy_staged_items').where('calendar_id', '=', calendarId).execute();
           purged += 1;
         }
       }

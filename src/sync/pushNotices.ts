@@ -1,6 +1,7 @@
 /**
  * What a change notification does. One whose channel is known and whose token matches makes its
- * calendar due and starts its sync, not waited for; Graph's lifecycle notifications renew the
+ * calendar due and starts its sync, not waited for (a burst of them costs two syncs: see
+ * syncService.ts#afterNotice); Graph's lifecycle notifications renew the
  * channel (reauthorizationRequired), forget one Graph removed (subscriptionRemoved: the calendar
  * is made due and the round after its sync watches it again) or make the calendar due (missed).
  * An unknown channel and a wrong token are the same to the caller.
@@ -30,7 +31,7 @@ export interface PushNotices {
 export interface PushNoticesDeps {
   db: Kysely<Database>;
   upkeep: PushUpkeep;
-  sync: Pick<SyncService, 'markDue' | 'afterWrite'>;
+  sync: Pick<SyncService, 'markDue' | 'afterNotice'>;
   /** Told of background work that failed (the calendar and the error; never the notification). */
   onError: (calendarId: string, error: unknown) => void;
 }
@@ -44,10 +45,10 @@ export function createPushNotices(deps: PushNoticesDeps): PushNotices {
       : undefined;
   }
 
-  /** Due at once (kept if this instance stops), then synced now as after a write: a sync already running may have missed the change. */
+  /** Due at once (kept if this instance stops), then synced: now, or by the one sync pending for the calendar. */
   async function changed(calendarId: string): Promise<void> {
     await deps.sync.markDue(calendarId);
-    deps.sync.afterWrite(calendarId).catch((error: unknown) => deps.onError(calendarId, error));
+    deps.sync.afterNotice(calendarId).catch((error: unknown) => deps.onError(calendarId, error));
   }
 
   async function lifecycle(channel: StoredChannel, event: string): Promise<void> {

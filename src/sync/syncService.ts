@@ -1,8 +1,10 @@
 /**
  * The sync service of one instance: single-flight syncs per calendar, the periodic round (copies
- * follow the grants, due calendars leased and synced a few at a time), and what reads and writes
- * ask of the copies (calendars/calendarDeps.ts#CalendarCopies).
+ * follow the grants, due calendars leased and synced a few at a time), one pending sync per
+ * calendar for change notifications, and what reads and writes ask of the copies
+ * (calendars/calendarDeps.ts#CalendarCopies).
  */
+import { setTimeout as delay } from 'node:timers/promises';
 import type { CalendarCopies, CopyForRead, SyncOutcome } from '../calendars/copies.ts';
 import type { TimeWindow } from '../domain/window.ts';
 import { epochMs } from '../lib/clock.ts';
@@ -19,6 +21,13 @@ export interface SyncService extends CalendarCopies {
   runDue(): Promise<number>;
   /** Makes a calendar due at once (a push notification, "Sync now"). */
   markDue(calendarId: string): Promise<void>;
+  /**
+   * A change notification: the calendar is synced now, or — while a sync of it runs or began
+   * less than `noticeSpacingMs` ago — once after that, one sync for every notification meanwhile.
+   */
+  afterNotice(calendarId: string): Promise<SyncOutcome>;
+  /** Resolves once no sync runs or waits here. */
+  idle(): Promise<void>;
   /** Runs rounds every `everyMs` until stopped, and says every few seconds that this instance is alive. */
   start(everyMs: number): void;
   stop(): Promise<void>;
@@ -34,6 +43,8 @@ export interface SyncServiceOptions {
   onRoundError?: (error: unknown) => void;
   /** Change-notification channels, tended after each round's syncs (absent: no push). */
   push?: PushUpkeep;
+  /** Notifications start a calendar's sync at most this often (default 1 s): a burst costs two syncs. */
+  noticeSpacingMs?: number;
 }
 
 export function createSyncService(deps: SyncDeps, options: SyncServiceOptions): SyncService {
@@ -43,6 +54,11 @@ export function createSyncService(deps: SyncDeps, options: SyncServiceOptions): 
   let beat: NodeJS.Timeout | undefined;
   let stopped = false;
   let round: Promise<unknown> = Promise.resolve();
+  const quit = new AbortController();
+  const noticeSpacingMs = options.noticeSpacingMs ?? 1_000;
+  /** The sync waiting for a calendar's notifications, and when the last of them began (performance.now). */
+  const followUps = new Map<string, Promise<SyncOutcome>>();
+  const noticeStarts = new Map<string, number>();
 
   function syncNow(calendarId: string, leased = false): Promise<SyncOutcome> {
     const current = running.get(calendarId);
@@ -50,6 +66,35 @@ export function createSyncService(deps: SyncDeps, options: SyncServiceOptions): 
     const started = syncCalendar(deps, calendarId, leased).finally(() => running.delete(calendarId));
     running.set(calendarId, started);
     return started;
+  }
+
+  function afterNotice(calendarId: string): Promise<SyncOutcome> {
+    const waiting = followUps.get(calendarId);
+    if (waiting !== undefined) return waiting;
+    const followUp = (async (): Promise<SyncOutcome> => {
+      // A sync already running may have read the calendar before the change.
+      await running.get(calendarId)?.catch(() => {});
+      const wait =
+        (noticeStarts.get(calendarId) ?? Number.NEGATIVE_INFINITY) + noticeSpacingMs - performance.now();
+      try {
+        if (wait > 0) await delay(wait, undefined, { signal: quit.signal, ref: false });
+      } catch {
+        return 'busy'; // stopping: the calendar is due, another instance or the next start syncs it
+      } finally {
+        followUps.delete(calendarId);
+      }
+      const now = performance.now();
+      for (const [id, at] of noticeStarts) if (at + noticeSpacingMs < now) noticeStarts.delete(id);
+      noticeStarts.set(calendarId, now);
+      return syncNow(calendarId);
+    })();
+    followUps.set(calendarId, followUp);
+    return followUp;
+  }
+
+  async function idle(): Promise<void> {
+    while (running.size + followUps.size > 0)
+      await Promise.allSettled([...running.values(), ...followUps.values()]);
   }
 
   async function runDue(): Promise<number> {
@@ -142,6 +187,8 @@ export function createSyncService(deps: SyncDeps, options: SyncServiceOptions): 
     syncNow: (calendarId) => syncNow(calendarId),
     runDue,
     markDue: (calendarId) => markDue(deps.db, calendarId, epochMs(deps.clock)),
+    afterNotice,
+    idle,
     forRead,
     afterWrite,
     start(everyMs) {
@@ -165,11 +212,12 @@ export function createSyncService(deps: SyncDeps, options: SyncServiceOptions): 
     },
     async stop() {
       stopped = true;
+      quit.abort();
       clearTimeout(timer);
       clearInterval(beat);
       timer = undefined;
       await round;
-      await Promise.allSettled(running.values());
+      await idle();
       if (beat !== undefined) await forgetInstance(deps.db, deps.owner).catch(options.onRoundError);
       beat = undefined;
     },

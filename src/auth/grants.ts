@@ -26,6 +26,7 @@ import {
   type ConnectedAccount,
   calendarsOfAccount,
 } from '../store/connectedAccounts.ts';
+import { checkpointAfterPurge } from '../store/database.ts';
 import { deleteRecord, deleteRecordsOfGrant } from '../store/oauthRecords.ts';
 import type { Database } from '../store/schema.ts';
 import { homeWorkspaceOf } from '../store/workspaceClients.ts';
@@ -201,6 +202,8 @@ async function endGrants(deps: GrantsDeps, grantIds: readonly string[]): Promise
     await deleteRecordsOfGrant(deps.db, id);
     await deleteRecord(deps.db, 'Grant', tokenHash(id));
   }
+  // The copies no grant reaches any more were deleted with the revocation: none left in the log.
+  if (grantIds.length > 0) await checkpointAfterPurge(deps.db);
   await deps.forget(grantIds);
 }
 

@@ -17,9 +17,11 @@ import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { grantToken } from '../helpers/grantToken.ts';
 import { callToolRaw, structured } from '../helpers/mcpSession.ts';
 import { memoryProvider, occurrence, seedMemoryAccount } from '../helpers/memoryCalendars.ts';
-import { seedUser, seedWorkspace } from '../helpers/seed.ts';
+import { PageClient } from '../helpers/pageClient.ts';
+import { seedUser, seedWorkspace, testPassword } from '../helpers/seed.ts';
 
 const marker = 'Zq7MergerTalksMarker';
+const standupMarker = 'Zq7StandupNotesMarker';
 const window = { start: '2026-03-30T00:00:00Z', end: '2026-04-06T00:00:00Z' };
 
 describe('what the copy stores of private events', () => {
@@ -51,7 +53,7 @@ describe('what the copy stores of private events', () => {
               start: '2026-03-31T12:00:00',
               timeZone: 'Europe/Berlin',
               title: 'Standup',
-              description: 'Daily',
+              description: `Daily ${standupMarker}`,
             }),
           ],
         },
@@ -162,5 +164,20 @@ describe('what the copy stores of private events', () => {
       (await search(plain)).map((e) => e.title),
       ['Busy', 'Standup'],
     );
+  });
+
+  it('deletes the copy with the last grant, leaving none of it in the file or its -wal', async () => {
+    assert.ok(await fileHolds(standupMarker), 'the public event is on disk while a grant reaches it');
+    const [grant] = await t.ctx.db
+      .selectFrom('access_grants')
+      .select('id')
+      .where('revoked_at', 'is', null)
+      .execute();
+    const person = new PageClient(t.app);
+    await person.signIn('pia@example.org', testPassword);
+    await person.get('/account');
+    assert.equal((await person.post(`/account/apps/${grant!.id}/revoke`, {})).statusCode, 303);
+    assert.deepEqual(await stored(), []);
+    assert.equal(await fileHolds(standupMarker), undefined);
   });
 });

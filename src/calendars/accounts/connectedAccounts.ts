@@ -22,6 +22,7 @@ import {
   syncCalendars,
   updateCredentials,
 } from '../../store/connectedAccounts.ts';
+import { checkpointAfterPurge } from '../../store/database.ts';
 import type { Database } from '../../store/schema.ts';
 import { roleOf } from '../../store/workspaces.ts';
 
@@ -175,8 +176,9 @@ export async function reconnectWithPassword(
   return reconnectAccount(deps, account, { ...stored, password });
 }
 
-/** Removes the account: its credentials and calendars go with it. */
+/** Removes the account: its credentials, calendars and their copies go with it (none left in SQLite's log). */
 export async function removeAccount(deps: AccountDeps, userId: string, accountId: string): Promise<void> {
   const account = await ownAccount(deps, userId, accountId);
   await deleteAccount(deps.db, account.id);
+  await checkpointAfterPurge(deps.db);
 }

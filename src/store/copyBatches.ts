@@ -65,7 +65,7 @@ export async function applyBatch(db: Db, batch: AppliedBatch): Promise<WrittenBa
       .set({ lease_until: batch.now + batch.leaseMs })
       .where('calendar_id', '=', batch.calendarId)
       .where('lease_owner', '=', batch.owner)
-      .returning(['level', 'private_details', 'generation'])
+      .returning(['level', 'private_details', 'generation', 'staged_items'])
       .executeTakeFirst();
     if (renewed === undefined) throw new LeaseLost();
     const copied = { level: renewed.level as DetailLevel, privateDetails: flag(renewed.private_details) };
@@ -164,8 +164,10 @@ export async function applyBatch(db: Db, batch: AppliedBatch): Promise<WrittenBa
         set.items = Number(counts.items);
         set.skipped = Number(counts.skipped);
       }
-      // Whatever an interrupted sync left staged goes with the next that completes.
-      await trx.deleteFrom('copy_staged_items').where('calendar_id', '=', batch.calendarId).execute();
+      // Whatever an interrupted sync left staged goes with the next that completes (a sync of one
+      // batch, the most common, finds nothing staged and skips the statement).
+      if (batch.swap || Number(renewed.staged_items) > 0)
+        await trx.deleteFrom('copy_staged_items').where('calendar_id', '=', batch.calendarId).execute();
       Object.assign(set, {
         sync_state: batch.end.state,
         synced_at: batch.now,
@@ -208,9 +210,8 @@ async function stageBatch(
         'in',
         staged.slice(i, i + 500).map((item) => item.key),
       )
-      .returning('version')
-      .execute();
-    replaced += gone.filter((row) => row.version !== null).length;
+      .executeTakeFirst();
+    replaced += Number(gone.numDeletedRows);
   }
   for (let i = 0; i < staged.length; i += 200) {
     await trx
@@ -232,7 +233,8 @@ async function stageBatch(
       .values(written.rows.slice(i, i + 100))
       .execute();
   }
-  const added = written.items.length - replaced;
+  // Counted with removals: a first sync's progress (it has none), and a sign that rows wait here.
+  const added = staged.length - replaced;
   await trx
     .updateTable('calendar_copies')
     .set({ staged_items: batch.stage === 'first' ? added : sql`staged_items + ${added}` })

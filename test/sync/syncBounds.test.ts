@@ -8,11 +8,12 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { type SyncLimits, syncLimits } from '../../src/domain/budget.ts';
 import { copiesOf, occurrencesNear } from '../../src/store/calendarCopies.ts';
+import { reconcileCopies } from '../../src/store/copyMembership.ts';
 import type { DatabaseHandle } from '../../src/store/database.ts';
 import type { SyncLogEntry } from '../../src/sync/calendarSync.ts';
 import { TestClock } from '../helpers/clock.ts';
 import { enginesUnderTest } from '../helpers/databases.ts';
-import { at, batch, item, scriptedCopy, scriptedProvider } from '../helpers/scriptedSync.ts';
+import { at, batch, item, scriptedCopy, scriptedProvider, settings } from '../helpers/scriptedSync.ts';
 
 const march = { startMs: Date.parse('2026-03-01T00:00:00Z'), endMs: Date.parse('2026-04-01T00:00:00Z') };
 
@@ -108,6 +109,34 @@ for (const engine of await enginesUnderTest()) {
       const copy = await copyOf(calendarId);
       assert.equal(copy.items, 1);
       assert.equal(copy.hasState, true);
+    });
+
+    it('clears what an interrupted sync staged with the next sync that completes, even of one batch', async () => {
+      const stalled = Promise.withResolvers<void>();
+      const gate = Promise.withResolvers<void>();
+      const { provider } = scriptedProvider([
+        async function* () {
+          yield batch({ upserts: [item('a', [at('2026-03-10T09:00:00', 'a')])] });
+          stalled.resolve();
+          await gate.promise;
+          yield batch({ nextState: 'never' });
+        },
+        async function* () {
+          yield batch({ upserts: [item('b', [at('2026-03-11T09:00:00', 'b')])], nextState: 'taken-over' });
+        },
+      ]);
+      const { calendarId, service, clock } = await scriptedCopy(handle, engine.name, provider);
+      const first = service('first');
+      await reconcileCopies(handle.db, clock.now().epochMilliseconds);
+      const interrupted = first.syncNow(calendarId);
+      await stalled.promise;
+      assert.equal(await staged(calendarId), 1);
+      clock.advance({ milliseconds: settings.leaseMs + 1 });
+      assert.equal(await service('second').syncNow(calendarId), 'synced');
+      assert.equal(await staged(calendarId), 0, 'the stalled sync’s batch is gone');
+      gate.resolve();
+      assert.equal(await interrupted, 'busy', 'and the stalled sync, waking, writes nothing');
+      assert.deepEqual(await held(calendarId), ['b']);
     });
 
     /** A provider that always has one more batch, each with a new item; `each` runs before every batch. */

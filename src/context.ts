@@ -32,4 +32,6 @@ export interface AppContext {
   mailer?: Mailer;
   /** Resolves when the database answers; used by /readyz. */
   ping(): Promise<void>;
+  /** What is away while the service still serves (e.g. `redis`); /readyz names it. */
+  degraded?(): string[];
 }

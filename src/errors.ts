@@ -91,7 +91,10 @@ export const errorCatalogue = {
     message:
       'The calendar did not confirm the change, and whether it was made is unknown. Read the event before trying again; never repeat the change blindly.',
   },
-  not_ready: { status: 503, message: 'The service is not ready: its database is not reachable.' },
+  service_unavailable: {
+    status: 503,
+    message: 'The service cannot answer for a moment: its database is not reachable. Retry later.',
+  },
   storage_full: {
     status: 503,
     message: 'The service cannot save anything now: its storage is full. Try again later.',

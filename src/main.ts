@@ -80,12 +80,12 @@ export async function assemble(given: AppContext, options: BuildOptions = {}): P
   const mailer =
     given.mailer ??
     (mail === undefined ? undefined : (await import('./mail/smtpMailer.ts')).createSmtpMailer(mail));
-  const ctx: AppContext = mailer === undefined ? given : { ...given, mailer };
+  const withMail: AppContext = mailer === undefined ? given : { ...given, mailer };
   let log: FastifyBaseLogger | undefined;
   const redisFailed = (error: unknown) => log?.warn({ err: error }, 'Redis connection failed');
   // Told before the logger exists (a first attempt that failed): logged once it does.
   let earlyRedisError: unknown;
-  const redisUrl = ctx.config.redisUrl;
+  const redisUrl = given.config.redisUrl;
   const redis =
     redisUrl === undefined
       ? undefined
@@ -98,6 +98,9 @@ export async function assemble(given: AppContext, options: BuildOptions = {}): P
         });
   // The first requests are counted in Redis too, unless it does not answer at once.
   await redis?.firstAttempt;
+  // Redis away, each instance counts its own budget: ready, but degraded.
+  const ctx: AppContext =
+    redis === undefined ? withMail : { ...withMail, degraded: () => (redis.client.isReady ? [] : ['redis']) };
   const counter = grantCounter(
     ctx,
     {
@@ -221,7 +224,11 @@ function listenToOtherInstances(
 
 async function start(config: Config): Promise<void> {
   const secretKey = config.secretKey ?? loadOrCreateKeyFile(config.dataDir);
-  const database = openConfiguredDatabase(config);
+  let log: FastifyBaseLogger | undefined;
+  // Told while the service runs; before (migrating), a lost connection fails the start itself.
+  const database = openConfiguredDatabase(config, (error) =>
+    log?.warn({ err: error }, 'database connection lost'),
+  );
   await migrateToLatest(database);
   const metrics = createMetrics();
   const { app, sync, metricsServer } = await assemble({
@@ -234,6 +241,7 @@ async function start(config: Config): Promise<void> {
     metrics,
     ping: () => ping(database),
   });
+  log = app.log;
 
   const sweeper = setInterval(() => {
     sweep(database.db, systemClock).catch((error: unknown) =>

@@ -73,7 +73,10 @@ export function registerErrorHandling(app: FastifyInstance): void {
 
   app.setErrorHandler((error, request, reply) => {
     const appError = toAppError(error);
-    if (appError.status >= 500) request.log.error({ err: error }, 'request failed');
+    // The database away: its loss is logged once where it is seen; each request, briefly.
+    if (appError.code === 'service_unavailable')
+      request.log.warn({ code: appError.code, reason: String(appError.cause) }, 'request refused');
+    else if (appError.status >= 500) request.log.error({ err: error }, 'request failed');
     else request.log.info({ code: appError.code }, 'request refused');
     return sendError(request, reply, appError);
   });

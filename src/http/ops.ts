@@ -1,7 +1,10 @@
-/** Operations endpoints: liveness and readiness (the database answers). */
+/**
+ * Operations endpoints: liveness, and readiness: 503 while the database does not answer, 200
+ * `degraded` (naming what is away) while a part the service can do without is away.
+ */
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../context.ts';
-import { AppError } from '../errors.ts';
+import { databaseUnavailable } from '../store/connectionLoss.ts';
 
 export function registerOps(app: FastifyInstance, ctx: AppContext): void {
   app.get('/healthz', async () => ({ status: 'ok' }));
@@ -10,8 +13,9 @@ export function registerOps(app: FastifyInstance, ctx: AppContext): void {
     try {
       await ctx.ping();
     } catch (error) {
-      throw new AppError('not_ready', 'The database is not reachable.', { cause: error });
+      throw databaseUnavailable(error);
     }
-    return { status: 'ready' };
+    const degraded = ctx.degraded?.() ?? [];
+    return degraded.length === 0 ? { status: 'ready' } : { status: 'degraded', degraded };
   });
 }

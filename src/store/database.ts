@@ -5,6 +5,7 @@ import { DatabaseSync } from 'node:sqlite';
 import { Kysely, PostgresAdapter, PostgresDialect, sql } from 'kysely';
 import { Migrator } from 'kysely/migration';
 import type pg from 'pg';
+import { guardedPool } from './connectionLoss.ts';
 import { migrations } from './migrations/index.ts';
 import { NodeSqliteDialect } from './nodeSqliteDialect.ts';
 import { pgDriver } from './pgDriver.ts';
@@ -24,6 +25,8 @@ export interface DatabaseOptions {
   /** SQLite file path, or ':memory:'. */
   sqlitePath?: string;
   maxConnections?: number;
+  /** PostgreSQL: a connection died outside a query (told once per spell; the pool connects afresh). */
+  onConnectionLost?: (error: unknown) => void;
 }
 
 /** Which engine a database handle runs on. */
@@ -73,8 +76,11 @@ function openPostgres(url: string, options: DatabaseOptions): DatabaseHandle {
     connectionString: url,
     max: options.maxConnections ?? 10,
     types: { getTypeParser: int8AsNumber } as pg.CustomTypesConfig,
+    // A server that does not answer fails the request (503) instead of holding it.
+    connectionTimeoutMillis: 5_000,
   });
-  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  const guarded = guardedPool(pool, (error) => options.onConnectionLost?.(error));
+  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: guarded }) });
   return { db, engine: 'postgres', close: () => db.destroy() };
 }
 
@@ -104,11 +110,11 @@ export async function ping(handle: DatabaseHandle): Promise<void> {
 }
 
 /** The database the configuration names: PostgreSQL when DATABASE_URL is set, else the embedded file. */
-export function openConfiguredDatabase(config: {
-  databaseUrl: string | undefined;
-  dataDir: string;
-}): DatabaseHandle {
+export function openConfiguredDatabase(
+  config: { databaseUrl: string | undefined; dataDir: string },
+  onConnectionLost?: (error: unknown) => void,
+): DatabaseHandle {
   return config.databaseUrl !== undefined
-    ? openDatabase({ databaseUrl: config.databaseUrl })
+    ? openDatabase({ databaseUrl: config.databaseUrl, ...(onConnectionLost && { onConnectionLost }) })
     : openDatabase({ sqlitePath: sqlitePathIn(config.dataDir) });
 }

@@ -26,7 +26,7 @@ describe('HTTP errors and operations', () => {
     assert.deepEqual(ready.json(), { status: 'ready' });
   });
 
-  it('says not_ready with 503 when the database does not answer', async () => {
+  it('says service_unavailable with 503 and Retry-After when the database does not answer', async () => {
     const broken = await startTestApp();
     broken.ctx.ping = async () => {
       throw new Error('connection refused');
@@ -35,7 +35,8 @@ describe('HTTP errors and operations', () => {
     await broken.close();
     assert.equal(response.statusCode, 503);
     assert.equal(response.headers['content-type'], 'application/problem+json; charset=utf-8');
-    assert.equal(response.json().code, 'not_ready');
+    assert.equal(response.json().code, 'service_unavailable');
+    assert.ok(Number(response.headers['retry-after']) >= 1);
   });
 
   it('answers unknown paths with a 404 problem', async () => {

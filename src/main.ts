@@ -39,6 +39,8 @@ import { createSyncService, type SyncService } from './sync/syncService.ts';
 import { sitePages } from './web/sitePages.ts';
 
 const exitConfigError = 78; // EX_CONFIG
+/** Closing waits for requests in flight and a running sync; past this, the process exits regardless. */
+const shutdownBoundMs = 10_000;
 
 /** The service's version, as package.json says; MCP clients see it in the server info. */
 const serviceVersion = (
@@ -252,9 +254,18 @@ async function start(config: Config): Promise<void> {
 
   const shutdown = async (signal: string) => {
     app.log.info({ signal }, 'shutting down');
+    setTimeout(() => {
+      app.log.error({ signal, boundMs: shutdownBoundMs }, 'shutdown took too long: exiting now');
+      process.exit(1);
+    }, shutdownBoundMs).unref();
     clearInterval(sweeper);
-    await app.close();
-    await database.close();
+    try {
+      await app.close();
+      await database.close();
+    } catch (error) {
+      app.log.error({ err: error }, 'shutdown failed');
+      process.exit(1);
+    }
     process.exit(0);
   };
   process.once('SIGINT', () => void shutdown('SIGINT'));

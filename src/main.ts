@@ -23,6 +23,7 @@ import { type BuildOptions, buildApp } from './http/app.ts';
 import { buildMetricsServer } from './http/metricsEndpoint.ts';
 import { epochMs, systemClock } from './lib/clock.ts';
 import { createSecretBox } from './lib/encryption.ts';
+import { watchEventLoopStalls } from './lib/eventLoopStalls.ts';
 import { createMetrics } from './lib/metrics.ts';
 import { loadOrCreateKeyFile } from './lib/secretKeyFile.ts';
 import { sweep, sweepIntervalMs } from './people/housekeeping.ts';
@@ -244,6 +245,9 @@ async function start(config: Config): Promise<void> {
     ping: () => ping(database),
   });
   log = app.log;
+  const stopStallWatch = watchEventLoopStalls((delayMs) =>
+    app.log.warn({ delayMs: Math.round(delayMs) }, 'event loop stalled'),
+  );
 
   const sweeper = setInterval(() => {
     sweep(database.db, systemClock).catch((error: unknown) =>
@@ -259,6 +263,7 @@ async function start(config: Config): Promise<void> {
       process.exit(1);
     }, shutdownBoundMs).unref();
     clearInterval(sweeper);
+    stopStallWatch();
     try {
       await app.close();
       await database.close();

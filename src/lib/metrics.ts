@@ -3,6 +3,7 @@
  * tests do). Every label value comes from a closed set — methods, route patterns, tool names,
  * provider kinds, error codes — never from what a caller sent.
  */
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
 
 /** How one request to a provider ended: `ok` (below 400), its status class, `timeout` or `network`. */
@@ -132,6 +133,24 @@ export function createMetrics(): Metrics {
     'Seconds since the least recently synced copy was synced.',
     (h) => h.oldestAgeSeconds,
   );
+
+  // Since the previous scrape (a stall shows in the next one), in one metric under the name the
+  // operations documentation uses; prom-client's nodejs_eventloop_lag_* split the same measure.
+  const loopDelay = monitorEventLoopDelay({ resolution: 10 });
+  loopDelay.enable();
+  new Gauge({
+    name: 'eventloop_delay_seconds',
+    help: 'Event loop delay since the previous scrape, by stat (p50, p99, max).',
+    labelNames: ['stat'],
+    registers,
+    collect() {
+      const seconds = (ns: number) => (loopDelay.count === 0 ? 0 : ns / 1e9);
+      this.set({ stat: 'p50' }, seconds(loopDelay.percentile(50)));
+      this.set({ stat: 'p99' }, seconds(loopDelay.percentile(99)));
+      this.set({ stat: 'max' }, seconds(loopDelay.max));
+      loopDelay.reset();
+    },
+  });
 
   const statusClass = (statusCode: number) => `${Math.floor(statusCode / 100)}xx`;
   // Node's parser takes some thirty methods (PROPFIND, PURGE, …): each would be series of its own.

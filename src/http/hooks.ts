@@ -4,7 +4,7 @@
  * and it carries that channel's token (sync/pushNotices.ts); otherwise Google's is answered 404
  * with an empty body, whichever of the two was wrong. Bodies are bounded and read as bytes
  * whatever their type; neither bodies nor tokens are logged, and nothing in a notification
- * names anything the service would fetch. Graph's validation token is echoed only while this
+ * names anything the service would fetch. Graph's validation token is echoed only while an
  * instance is creating a subscription, so the service's origin serves no one else's text.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
@@ -81,7 +81,7 @@ export async function registerHooks(app: FastifyInstance, { notices, upkeep }: P
       if (validationToken !== undefined) {
         // Graph checks the address answers while it creates a subscription: the token echoed
         // then, as plain text; at any other time it is someone else's text, and not ours to serve.
-        if (!upkeep.watching('microsoft')) return empty(reply, 404);
+        if (!(await upkeep.watching('microsoft'))) return empty(reply, 404);
         const fine =
           typeof validationToken === 'string' &&
           validationToken.length <= maxValidationToken &&

@@ -3,6 +3,7 @@
  * one watches, the hash of its token, and when it ends; which channels need tending (their copy
  * gone, ending soon, or outlived by a newer one) and which copied calendars have none yet.
  */
+import { randomUUID } from 'node:crypto';
 import { type Kysely, sql } from 'kysely';
 import type { ProviderKind } from '../domain/providerFacts.ts';
 import type { Database, PushChannelsTable } from './schema.ts';
@@ -72,6 +73,33 @@ export async function deleteChannel(db: Db, provider: ProviderKind, channelId: s
 /** Forgets channels past their end: the provider sends nothing more on them. */
 export async function forgetEnded(db: Db, now: number): Promise<void> {
   await db.deleteFrom('push_channels').where('expires_at', '<=', now).execute();
+  await db.deleteFrom('push_handshakes').where('until', '<=', now).execute();
+}
+
+/**
+ * A channel being asked for, seen by every instance until it is ended or `until` passes (a
+ * process that died mid-call leaves a row that runs out by itself).
+ */
+export async function beginHandshake(db: Db, provider: ProviderKind, until: number): Promise<string> {
+  const id = randomUUID();
+  await db.insertInto('push_handshakes').values({ id, provider, until }).execute();
+  return id;
+}
+
+export async function endHandshake(db: Db, id: string): Promise<void> {
+  await db.deleteFrom('push_handshakes').where('id', '=', id).execute();
+}
+
+/** Whether any instance is asking `provider` for a channel at `now`. */
+export async function handshakeUnderWay(db: Db, provider: ProviderKind, now: number): Promise<boolean> {
+  const row = await db
+    .selectFrom('push_handshakes')
+    .select('id')
+    .where('provider', '=', provider)
+    .where('until', '>', now)
+    .limit(1)
+    .executeTakeFirst();
+  return row !== undefined;
 }
 
 export interface ChannelToTend extends StoredChannel {

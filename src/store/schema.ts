@@ -278,6 +278,12 @@ export interface SyncInstancesTable {
   seen_at: number;
 }
 
+export interface PushHandshakesTable {
+  id: string;
+  provider: string;
+  until: number;
+}
+
 export interface PushChannelsTable {
   provider: string;
   /** Google: the channel id the service chose; Graph: the subscription id. */
@@ -327,6 +333,7 @@ export interface Database {
   copy_staged_occurrences: CopyStagedOccurrencesTable;
   sync_instances: SyncInstancesTable;
   push_channels: PushChannelsTable;
+  push_handshakes: PushHandshakesTable;
   grant_budget_windows: GrantBudgetWindowsTable;
 }
 

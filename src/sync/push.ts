@@ -16,11 +16,14 @@ import { randomToken, tokenHash } from '../lib/secrets.ts';
 import type { PushChannels } from '../providers/port.ts';
 import { findAccount, findCalendars } from '../store/connectedAccounts.ts';
 import {
+  beginHandshake,
   type ChannelToTend,
   calendarsToWatch,
   channelsToTend,
   deleteChannel,
+  endHandshake,
   forgetEnded,
+  handshakeUnderWay,
   insertChannel,
   type StoredChannel,
 } from '../store/pushChannels.ts';
@@ -42,8 +45,8 @@ export interface PushUpkeep {
   tend(): Promise<void>;
   /** A new channel on the calendar, then the old one stopped (Graph's reauthorizationRequired). */
   renew(channel: StoredChannel): Promise<void>;
-  /** Whether this instance is asking the provider for a channel now (Graph checks the address meanwhile). */
-  watching(provider: ProviderKind): boolean;
+  /** Whether some instance is asking the provider for a channel now (Graph checks the address meanwhile). */
+  watching(provider: ProviderKind): Promise<boolean>;
 }
 
 const dayMs = 86_400_000;
@@ -56,12 +59,11 @@ const perRound = 20;
 /** After a failure a calendar rests 1 minute, doubling up to an hour. */
 const firstRestMs = 60_000;
 const longestRestMs = 3_600_000;
+/** How long a watch call may be under way (provider timeouts with retries); a crash's row lasts this long. */
+const handshakeMs = 5 * 60_000;
 
 export function createPushUpkeep(deps: PushDeps): PushUpkeep {
   const resting = new Map<string, { failures: number; until: number }>();
-  /** Watch calls under way, by provider. */
-  const underWay = new Map<ProviderKind, number>();
-  const count = (kind: ProviderKind, by: number) => underWay.set(kind, (underWay.get(kind) ?? 0) + by);
   const kinds = (Object.keys(deps.providers) as ProviderKind[]).filter((k) => deps.providers[k]?.push);
   const pushOf = (kind: ProviderKind) => deps.providers[kind]?.push as PushChannels | undefined;
 
@@ -74,7 +76,8 @@ export function createPushUpkeep(deps: PushDeps): PushUpkeep {
     if (account === undefined || calendar === undefined || push === undefined) return;
     const token = randomToken();
     const now = epochMs(deps.clock);
-    count(account.provider, 1);
+    // Graph's check may reach any instance behind the load balancer: each learns of it here.
+    const handshake = await beginHandshake(deps.db, account.provider, now + handshakeMs);
     const channel = await withAccount(deps, account, (access) =>
       push.watch(access, calendar, {
         channelId: randomUUID(),
@@ -82,7 +85,7 @@ export function createPushUpkeep(deps: PushDeps): PushUpkeep {
         token,
         expiresAt: now + lifetimeMs,
       }),
-    ).finally(() => count(account.provider, -1));
+    ).finally(() => endHandshake(deps.db, handshake));
     await insertChannel(deps.db, {
       provider: account.provider,
       channelId: channel.channelId,
@@ -151,6 +154,6 @@ export function createPushUpkeep(deps: PushDeps): PushUpkeep {
       }
     },
     renew: (channel) => attempt(channel.calendarId, 'renew', () => renew(channel)),
-    watching: (provider) => (underWay.get(provider) ?? 0) > 0,
+    watching: (provider) => handshakeUnderWay(deps.db, provider, epochMs(deps.clock)),
   };
 }

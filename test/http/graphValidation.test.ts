@@ -18,7 +18,7 @@ describe('/hooks/microsoft: the validation token', () => {
         google: async () => false,
         microsoft: async () => {},
       },
-      upkeep: { watching: (provider) => provider === 'microsoft' && watching },
+      upkeep: { watching: async (provider) => provider === 'microsoft' && watching },
     });
     await app.ready();
   });

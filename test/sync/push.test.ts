@@ -16,7 +16,9 @@ import { ProviderHttp } from '../../src/providers/providerHttp.ts';
 import type { Providers } from '../../src/providers/registry.ts';
 import { markGrantsRevoked } from '../../src/store/accessGrants.ts';
 import { copiesOf, occurrencesNear } from '../../src/store/calendarCopies.ts';
+import { reconcileCopies } from '../../src/store/copyMembership.ts';
 import { insertChannel } from '../../src/store/pushChannels.ts';
+import { createPushUpkeep } from '../../src/sync/push.ts';
 import { FakeGoogle } from '../fakes/google.ts';
 import { FakeGraph } from '../fakes/graph.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
@@ -473,5 +475,45 @@ describe('push: Graph subscriptions', () => {
     assert.doesNotMatch(log, /guessed/);
     assert.equal(seenStates.size, 3);
     for (const state of seenStates) assert.ok(!log.includes(state), 'a clientState in the log');
+  });
+});
+
+describe('push: a Graph subscription another instance asks for', () => {
+  const clock = new TestClock(Temporal.Now.instant().toString());
+  let graph: FakeGraph;
+  let t: TestApp;
+  let calendarId: string;
+  let providers: Providers;
+
+  before(async () => {
+    graph = await FakeGraph.start({
+      users: [{ email: me, calendars: [{ id: 'team', name: 'Team', isDefaultCalendar: true, events: [] }] }],
+    });
+    providers = { microsoft: createMicrosoftProvider({ http: http(), config: graph.config(), clock }) };
+    t = await startTestApp({ listen: true, push: true, clock, providers });
+    ({ calendarId } = await connected(t, { kind: 'microsoft', ...graph.issueTokens(me) }, 'Microsoft'));
+  });
+  after(async () => {
+    await t?.close();
+    await graph?.close();
+  });
+
+  it('is validated by whichever instance Graph reaches: the handshake is known through the database', async () => {
+    // The copy synced by hand, so this instance itself asks for nothing.
+    await reconcileCopies(t.ctx.db, clock.now().epochMilliseconds);
+    assert.equal(await t.sync.syncNow(calendarId), 'synced');
+    // Another instance on the same database subscribes; Graph checks the address at this one.
+    const { db, box } = t.ctx;
+    const other = createPushUpkeep({ db, box, clock, providers, address: t.ctx.pushAddress! });
+    await other.tend();
+    assert.deepEqual(
+      graph.subscriptions().map((s) => s.calendarId),
+      ['team'],
+    );
+    assert.equal((await channelRows(t)).length, 1);
+    // Once made, no instance echoes a token any more.
+    const late = await t.app.inject({ method: 'POST', url: '/hooks/microsoft?validationToken=late' });
+    assert.equal(late.statusCode, 404);
+    assert.deepEqual(await t.ctx.db.selectFrom('push_handshakes').selectAll().execute(), []);
   });
 });

@@ -11,6 +11,7 @@ import * as m0008 from './0008_grant_budget.ts';
 import * as m0009 from './0009_sync_staging.ts';
 import * as m0010 from './0010_pending_event_writes.ts';
 import * as m0011 from './0011_copy_private_details.ts';
+import * as m0012 from './0012_push_handshakes.ts';
 
 export const migrations: Record<string, Migration> = {
   '0001_people_and_workspaces': m0001,
@@ -24,4 +25,5 @@ export const migrations: Record<string, Migration> = {
   '0009_sync_staging': m0009,
   '0010_pending_event_writes': m0010,
   '0011_copy_private_details': m0011,
+  '0012_push_handshakes': m0012,
 };

@@ -4,6 +4,7 @@
  * error, the engine's own message kept as the cause for the log.
  */
 import { AppError, isAppError } from '../errors.ts';
+import { unavailableIfLost } from './connectionLoss.ts';
 
 const sqliteFull = 13;
 const postgresDiskFull = '53100';
@@ -29,7 +30,13 @@ export function storageFull(error: unknown): AppError | undefined {
   );
 }
 
-/** Rethrows any failure but `storage_full`: for saving what may be lost without failing the caller. */
-export function despiteFullStorage(error: unknown): void {
-  if (storageFull(error) === undefined) throw error;
+/**
+ * Rethrows any failure but the database's being full or away (`storage_full`,
+ * `service_unavailable`): for saving what may be lost without failing the caller — once a
+ * provider made a write, an error would invite the client to repeat it.
+ */
+export function despiteStorageOutage(error: unknown): void {
+  if (storageFull(error) !== undefined) return;
+  const lost = unavailableIfLost(error);
+  if (!isAppError(lost) || lost.code !== 'service_unavailable') throw error;
 }

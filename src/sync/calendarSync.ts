@@ -19,7 +19,7 @@ import { copyForSync, itemVersions } from '../store/calendarCopies.ts';
 import { findAccount, findCalendars } from '../store/connectedAccounts.ts';
 import { applyBatch, failuresSoFar, recordSyncFailure } from '../store/copyBatches.ts';
 import { LeaseLost, takeLease } from '../store/copyLeases.ts';
-import { despiteFullStorage, storageFull } from '../store/storageFull.ts';
+import { despiteStorageOutage, storageFull } from '../store/storageFull.ts';
 import { type SyncSettings, syncHorizon } from './horizon.ts';
 
 export interface SyncDeps extends AccountDeps {
@@ -163,12 +163,12 @@ export async function syncCalendar(deps: SyncDeps, calendarId: string, leased = 
     const full = storageFull(error);
     const reason = full === undefined ? (exclusionReason(error) ?? 'provider_unavailable') : 'storage_full';
     const failures = await failuresSoFar(deps.db, calendarId);
-    // A full disk cannot hold the failure either: the log says it, the next round tries again.
+    // A full or absent database cannot hold the failure either: the log says it, the next round tries again.
     await recordSyncFailure(deps.db, calendarId, deps.owner, {
       reason,
       nextSyncAt: epochMs(deps.clock) + retryDelay(error, failures, deps.settings.intervalMs),
       forgetState: false,
-    }).catch(despiteFullStorage);
+    }).catch(despiteStorageOutage);
     deps.log?.({
       calendarId,
       provider: account.provider,

@@ -8,7 +8,7 @@ import { DatabaseSync } from 'node:sqlite';
 import { describe, it } from 'node:test';
 import { AppError } from '../../src/errors.ts';
 import { toAppError } from '../../src/http/errorHandling.ts';
-import { storageFull } from '../../src/store/storageFull.ts';
+import { despiteStorageOutage, storageFull } from '../../src/store/storageFull.ts';
 
 /** SQLite's own answer when the database may not grow: max_page_count at its current size. */
 function sqliteFull(): unknown {
@@ -52,5 +52,19 @@ describe('storage_full', () => {
     assert.equal(storageFull(new AppError('conflict')), undefined);
     const already = new AppError('storage_full');
     assert.equal(storageFull(already), already);
+  });
+
+  it('is let pass, with a database gone away, where saving may be lost; nothing else is', () => {
+    const full = sqliteFull();
+    const lost = Object.assign(new Error('terminating connection due to administrator command'), {
+      code: '57P01',
+    });
+    for (const error of [full, new AppError('storage_full'), lost, new AppError('service_unavailable')])
+      assert.doesNotThrow(() => despiteStorageOutage(error));
+    for (const error of [new Error('boom'), new AppError('conflict'), { code: '23505' }])
+      assert.throws(
+        () => despiteStorageOutage(error),
+        (thrown) => thrown === error,
+      );
   });
 });

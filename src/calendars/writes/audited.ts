@@ -14,7 +14,7 @@ import {
   type WriteOutcome,
   type WriteState,
 } from '../../store/eventWrites.ts';
-import { despiteFullStorage } from '../../store/storageFull.ts';
+import { despiteStorageOutage } from '../../store/storageFull.ts';
 import type { CalendarDeps } from '../calendarDeps.ts';
 
 export interface WriteSubject {
@@ -76,12 +76,12 @@ export async function audited<T extends { outcome: WriteOutcome }>(
       errorCode,
       ...(subject.keyHash === undefined ? {} : { keyHash: subject.keyHash }),
     });
-  // Once the provider was asked, a full disk does not turn its answer into an error: the record
+  // Once the provider was asked, a full or absent database does not turn its answer into an error: the record
   // stays pending (listed as interrupted), the copy is synced later.
   // The copy shows what the provider now holds before the caller is answered (read-your-writes).
   const refreshCopy = async () => {
     if (subject.calendarId !== null)
-      await deps.copies?.afterWrite(subject.calendarId).catch(despiteFullStorage);
+      await deps.copies?.afterWrite(subject.calendarId).catch(despiteStorageOutage);
   };
   let result: T;
   try {
@@ -91,10 +91,10 @@ export async function audited<T extends { outcome: WriteOutcome }>(
     await settle(
       isAppError(error) ? outcomeOf(error) : 'unknown',
       isAppError(error) ? error.code : 'internal_error',
-    ).catch(despiteFullStorage);
+    ).catch(despiteStorageOutage);
     throw error;
   }
   await refreshCopy();
-  await settle(result.outcome, null).catch(despiteFullStorage);
+  await settle(result.outcome, null).catch(despiteStorageOutage);
   return result;
 }

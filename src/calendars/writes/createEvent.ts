@@ -19,7 +19,7 @@ import { narrowRights } from '../../policy/eventRights.ts';
 import type { Principal } from '../../policy/principal.ts';
 import { providerFor } from '../../providers/registry.ts';
 import { settleEarlierAttempts } from '../../store/eventWrites.ts';
-import { despiteFullStorage } from '../../store/storageFull.ts';
+import { despiteStorageOutage } from '../../store/storageFull.ts';
 import { claimWriteKey, confirmWriteKey, findWriteKey, type WriteKey } from '../../store/writeKeys.ts';
 import { withAccount } from '../accounts/connectedAccounts.ts';
 import type { CalendarDeps } from '../calendarDeps.ts';
@@ -152,9 +152,9 @@ export async function createEvent(
         outcome: CreatedEvent['outcome'],
         confirmedByRead: boolean,
       ) => {
-        // Unconfirmed (a full disk), a repeat still finds the event by its uid.
+        // Unconfirmed (the database full or away), a repeat still finds the event by its uid.
         if (key !== undefined && key.providerEventId === null)
-          await confirmWriteKey(deps.db, key, providerEventId).catch(despiteFullStorage);
+          await confirmWriteKey(deps.db, key, providerEventId).catch(despiteStorageOutage);
         subject.eventId = deps.ids.eventId(calendar.id, providerEventId);
         return {
           outcome,

@@ -16,7 +16,6 @@ import {
 import { type Authorization, startAuthorization } from './auth/setup.ts';
 import type { CalendarDeps } from './calendars/calendarDeps.ts';
 import { createEventIds } from './calendars/eventIds.ts';
-import { createCopyViews } from './calendars/reads/copyViews.ts';
 import { type Config, ConfigError, loadConfig } from './config.ts';
 import type { AppContext } from './context.ts';
 import { type BuildOptions, buildApp } from './http/app.ts';
@@ -132,9 +131,12 @@ export async function assemble(given: AppContext, options: BuildOptions = {}): P
           // Which calendar, which step, why; never content or tokens.
           log: (entry) => log?.warn(entry, 'push channel failed'),
         });
+  // One codec: the sync seals the ids of what it copies, the reads and writes open them.
+  const ids = createEventIds(ctx.secretKey);
   const sync = createSyncService(
     {
       ...account,
+      ids,
       owner: `instance-${randomUUID()}`,
       settings: syncSettings(ctx.config.sync),
       // Which calendar and what came of it; never content.
@@ -162,11 +164,10 @@ export async function assemble(given: AppContext, options: BuildOptions = {}): P
     });
   const calendars: CalendarDeps = {
     ...account,
-    ids: createEventIds(ctx.secretKey),
+    ids,
     // Two provider timeouts: room for one retry of an idempotent read, and no more.
     readDeadlineMs: 2 * ctx.config.providerTimeoutMs,
     copies: sync,
-    copyViews: createCopyViews(),
   };
   const app = await buildApp(
     ctx,

@@ -2,7 +2,6 @@
 import type { AccountDeps } from './accounts/connectedAccounts.ts';
 import type { CalendarCopies } from './copies.ts';
 import type { EventIdCodec } from './eventIds.ts';
-import type { CopyViews } from './reads/copyViews.ts';
 
 export interface CalendarDeps extends AccountDeps {
   ids: EventIdCodec;
@@ -12,8 +11,6 @@ export interface CalendarDeps extends AccountDeps {
    */
   readDeadlineMs: number;
   copies?: CalendarCopies;
-  /** The copies placed and masked in memory, per kind of reader (given with `copies`). */
-  copyViews?: CopyViews;
   /** Told about failures that were not the provider's answer (they are still reported to the caller). */
   onUnexpectedError?: (error: unknown) => void;
   /** Told about a calendar left out for its provider's known failure (a feed too large, a timeout…): one line, no stack. */

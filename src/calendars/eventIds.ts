@@ -22,7 +22,7 @@ export interface EventIdCodec extends EventIds {
 }
 
 const ivLength = 16;
-/** As many as the copies' views hold (calendars/reads/copyViews.ts): those are the ids read again. */
+/** Bounded: live reads and syncs mint the same ids again and again. */
 const remembered = 50_000;
 /** Provider ids are at most a few hundred bytes; anything longer is not one of ours. */
 const maxIdLength = 1024;

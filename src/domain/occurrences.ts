@@ -112,8 +112,15 @@ export const overlaps = (span: Span, window: TimeWindow): boolean =>
 
 const compareStrings = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 
+/** What the one order reads of an event (an event not yet made from its copied row has no more). */
+export interface Ordered {
+  startMs: number;
+  startNs: bigint;
+  event: Pick<Event, 'calendarId' | 'occurrenceId'>;
+}
+
 /** Start instant, then calendar, then occurrence: the one order of every event list. */
-export const compareEvents = (a: PlacedEvent, b: PlacedEvent): number =>
+export const compareEvents = (a: Ordered, b: Ordered): number =>
   a.startMs !== b.startMs
     ? a.startMs - b.startMs
     : a.startNs < b.startNs
@@ -127,18 +134,18 @@ export const compareEvents = (a: PlacedEvent, b: PlacedEvent): number =>
  * Lists each in the order of `compareEvents`, merged into one in that order (pairwise, n·log k
  * comparisons); a single non-empty list is returned as it is.
  */
-export function mergeOrdered(lists: readonly PlacedEvent[][]): PlacedEvent[] {
+export function mergeOrdered<T extends Ordered>(lists: readonly T[][]): T[] {
   let round = lists.filter((list) => list.length > 0);
   if (round.length === 0) return [];
   while (round.length > 1) {
-    const next: PlacedEvent[][] = [];
+    const next: T[][] = [];
     for (let i = 0; i < round.length; i += 2) {
       const [a, b] = [round[i]!, round[i + 1]];
       if (b === undefined) {
         next.push(a);
         continue;
       }
-      const merged = new Array<PlacedEvent>(a.length + b.length);
+      const merged = new Array<T>(a.length + b.length);
       let [x, y, k] = [0, 0, 0];
       while (x < a.length && y < b.length) merged[k++] = compareEvents(a[x]!, b[y]!) <= 0 ? a[x++]! : b[y++]!;
       while (x < a.length) merged[k++] = a[x++]!;
@@ -151,12 +158,12 @@ export function mergeOrdered(lists: readonly PlacedEvent[][]): PlacedEvent[] {
 }
 
 /** The first `count` events of lists each in the order of `compareEvents`, in that order (count × k comparisons). */
-export function firstOrdered(lists: readonly PlacedEvent[][], count: number): PlacedEvent[] {
+export function firstOrdered<T extends Ordered>(lists: readonly T[][], count: number): T[] {
   const heads = lists.map(() => 0);
-  const first: PlacedEvent[] = [];
+  const first: T[] = [];
   while (first.length < count) {
     let best = -1;
-    let bestEvent: PlacedEvent | undefined;
+    let bestEvent: T | undefined;
     for (let i = 0; i < lists.length; i++) {
       const list = lists[i]!;
       const head = heads[i]!;
@@ -184,15 +191,15 @@ function put<K extends keyof Event>(event: Event, key: K, value: Event[K] | unde
 function fullEvent(
   occurrence: ProviderOccurrence,
   view: CalendarView,
-  ids: EventIds,
+  sealed: SealedIds,
   masked: boolean,
 ): Event {
   const o = occurrence;
   const rights = editRights({ access: view.access, masked, status: o.status, facts: o.facts });
   const event = {
-    eventId: ids.eventId(view.calendarId, o.providerEventId),
+    eventId: sealed.eventId,
     calendarId: view.calendarId,
-    occurrenceId: ids.occurrenceId(view.calendarId, o.providerEventId, o.recurrenceId),
+    occurrenceId: sealed.occurrenceId,
     title: o.title ?? '',
   } as Event;
   put(event, 'description', o.description);
@@ -218,6 +225,27 @@ function fullEvent(
   return event;
 }
 
+/** An occurrence's sealed ids for one calendar (computed when it is copied, or as it is read live). */
+export interface SealedIds {
+  eventId: string;
+  occurrenceId: string;
+}
+
+export const sealedIds = (calendarId: string, occurrence: ProviderOccurrence, ids: EventIds): SealedIds => ({
+  eventId: ids.eventId(calendarId, occurrence.providerEventId),
+  occurrenceId: ids.occurrenceId(calendarId, occurrence.providerEventId, occurrence.recurrenceId),
+});
+
+/** One occurrence placed and made into the Event the client may see, its ids already sealed. */
+export function placedEvent(
+  occurrence: ProviderOccurrence,
+  view: CalendarView,
+  sealed: SealedIds,
+): PlacedEvent {
+  const { startNs, endNs } = placeNs(occurrence, view.placementZone);
+  return { startMs: startMsOf(startNs), startNs, endNs, event: visibleEvent(occurrence, view, sealed) };
+}
+
 /** Occurrences of one calendar → the Events in the window, in the order of `compareEvents`. */
 export function toEvents(
   occurrences: readonly ProviderOccurrence[],
@@ -231,16 +259,17 @@ export function toEvents(
   for (const occurrence of occurrences) {
     const { startNs, endNs } = placeNs(occurrence, view.placementZone);
     if (!overlapsNs(startNs, endNs, windowStart, windowEnd)) continue;
-    placed.push({ startMs: startMsOf(startNs), startNs, endNs, event: visibleEvent(occurrence, view, ids) });
+    const event = visibleEvent(occurrence, view, sealedIds(view.calendarId, occurrence, ids));
+    placed.push({ startMs: startMsOf(startNs), startNs, endNs, event });
   }
   return placed.sort(compareEvents);
 }
 
 /** One occurrence as the client may see it (a write's answer: the event as it now is). */
 export const toEvent = (occurrence: ProviderOccurrence, view: CalendarView, ids: EventIds): Event =>
-  visibleEvent(occurrence, view, ids);
+  visibleEvent(occurrence, view, sealedIds(view.calendarId, occurrence, ids));
 
-function visibleEvent(occurrence: ProviderOccurrence, view: CalendarView, ids: EventIds): Event {
+function visibleEvent(occurrence: ProviderOccurrence, view: CalendarView, sealed: SealedIds): Event {
   const level = visibleLevel(view.detailLevel, occurrence.privacy, view.privateDetails);
-  return mask(fullEvent(occurrence, view, ids, level === 'busy'), level);
+  return mask(fullEvent(occurrence, view, sealed, level === 'busy'), level);
 }

@@ -32,6 +32,10 @@ type Always = Pick<
   | 'editBlockedReason'
 >;
 
+/** The title of an event shown at busy level (its only text, so the only text a search finds there). */
+export const busyTitle = (freeBusyStatus: Event['freeBusyStatus']): string =>
+  freeBusyStatus === 'free' ? 'Free' : 'Busy';
+
 /** Reduces a full event to what `level` shows. The busy placeholder is the title there. */
 export function mask(event: Event, level: DetailLevel): Event {
   if (level === 'full') return event;
@@ -49,7 +53,7 @@ export function mask(event: Event, level: DetailLevel): Event {
     canRespond: event.canRespond,
     ...(event.editBlockedReason === undefined ? {} : { editBlockedReason: event.editBlockedReason }),
   };
-  if (level === 'busy') return { ...always, title: event.freeBusyStatus === 'free' ? 'Free' : 'Busy' };
+  if (level === 'busy') return { ...always, title: busyTitle(event.freeBusyStatus) };
   return {
     ...always,
     title: event.title,

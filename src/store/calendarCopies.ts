@@ -2,9 +2,12 @@
  * The synced copies of calendars as their readers see them: each copy's state, what a sync starts
  * from, the versions it holds, and the occurrences near a window.
  */
-import { type Kysely, sql } from 'kysely';
+import { type Kysely, PostgresAdapter, type RawBuilder, sql } from 'kysely';
 import type { DetailLevel } from '../domain/detailLevels.ts';
 import type { ProviderOccurrence } from '../domain/providerFacts.ts';
+import { foldText } from '../domain/search.ts';
+import type { OffsetStep } from '../domain/time/localOffsets.ts';
+import { busyTitle } from '../domain/visibility.ts';
 import { type Database, flag } from './schema.ts';
 
 type Db = Kysely<Database>;
@@ -102,6 +105,136 @@ export async function occurrencesNear(
     .where('start_ms', '<', window.endMs + day)
     .execute();
   return rows.map((r) => JSON.parse(r.data) as ProviderOccurrence);
+}
+
+/** One read of one copy: the window, how floating times are placed, and what of its rows is wanted. */
+export interface CopyQuery {
+  calendarId: string;
+  /** The window's bounds, epoch ns (overlap as domain/occurrences.ts#overlapsNs has it). */
+  window: { startNs: bigint; endNs: bigint };
+  /** The copy's longest occurrence: how long before the window an overlapping one may start. */
+  longestMs: number;
+  /** The reading zone's offsets (domain/time/localOffsets.ts) for floating and all-day times; none: read as UTC. */
+  offsets: readonly OffsetStep[];
+  /** Only rows whose text, as this reader sees it, holds every folded word. */
+  search?: { words: readonly string[]; level: DetailLevel; privateDetails: boolean };
+  /** Only rows after this place: a later start, or the same start and (`tie`) a later occurrence id. */
+  after?: { startMs: number; tie: 'none' | 'all' | { occurrenceId: string } };
+  /** Only the first this many rows (the count still counts them all). */
+  first?: number;
+}
+
+/** A copied occurrence as a read's query gives it: placed start (epoch ms), sealed ids, the occurrence as JSON. */
+export interface CopyRow {
+  startMs: number;
+  /** Its times are local (placed by the query's offsets). */
+  floating: boolean;
+  eventId: string;
+  occurrenceId: string;
+  data: string;
+}
+
+/** Floating and all-day times lie within 14 hours of their local time read as UTC, in every zone. */
+const zoneSlackMs = 14 * 3_600_000;
+
+const lit = (n: number) => sql.lit(n);
+
+/** The instant of a local time column read as UTC, by the reading zone's offsets. */
+function placed(column: RawBuilder<number>, offsets: readonly OffsetStep[]): RawBuilder<number> {
+  const last = offsets.at(-1);
+  if (last === undefined) return column;
+  if (offsets.length === 1) return sql`(${column} - ${lit(last.offsetMs)})`;
+  const steps = offsets
+    .slice(0, -1)
+    .map((step) => sql`when ${column} < ${lit(step.untilLocalMs)} then ${lit(step.offsetMs)}`);
+  return sql`(${column} - case ${sql.join(steps, sql` `)} else ${lit(last.offsetMs)} end)`;
+}
+
+/** Whether the row's text a reader sees holds `word`: the busy title, else the title (and at full the rest). */
+function holdsWord(
+  word: string,
+  search: NonNullable<CopyQuery['search']>,
+  find: (column: RawBuilder<string>, word: string) => RawBuilder<boolean>,
+): RawBuilder<boolean> {
+  const inFree = foldText(busyTitle('free')).includes(word);
+  const inBusy = foldText(busyTitle('busy')).includes(word);
+  const placeholder =
+    inFree && inBusy
+      ? sql<boolean>`1 = 1`
+      : inFree
+        ? sql<boolean>`is_free = 1`
+        : inBusy
+          ? sql<boolean>`is_free = 0`
+          : sql<boolean>`1 = 0`;
+  if (search.level === 'busy') return placeholder;
+  const text =
+    search.level === 'full'
+      ? sql<boolean>`(${find(sql.ref('title_text'), word)} or ${find(sql.ref('body_text'), word)})`
+      : find(sql.ref('title_text'), word);
+  // Private and secret events show their text only to grants with private details (visibleLevel).
+  if (search.privateDetails) return text;
+  return sql<boolean>`((is_private = 1 and ${placeholder}) or (is_private = 0 and ${text}))`;
+}
+
+/**
+ * The copy's rows that overlap the window, placed in the reading zone, in the one order (start,
+ * then occurrence id), matched, limited and counted by the database: one query on the index
+ * that leads with the calendar and the start, whose cost is the window's rows.
+ */
+export async function copyRows(db: Db, query: CopyQuery): Promise<{ rows: CopyRow[]; total: number }> {
+  const postgres = db.getExecutor().adapter instanceof PostgresAdapter;
+  const find = (column: RawBuilder<string>, word: string) =>
+    postgres ? sql<boolean>`strpos(${column}, ${word}) > 0` : sql<boolean>`instr(${column}, ${word}) > 0`;
+  const { offsets } = query;
+  const startMs = sql<number>`start_ms`;
+  const endMs = sql<number>`end_ms`;
+  const start = sql<number>`(case when floating = 0 then start_ms else ${placed(startMs, offsets)} end)`;
+  // Days end on their own local time; an elapsed duration ends that long after the placed start.
+  const end = sql<number>`(case floating when 0 then end_ms when 1 then ${placed(startMs, offsets)} + (end_ms - start_ms) else ${placed(endMs, offsets)} end)`;
+  // Whole milliseconds that decide the same as the nanosecond bounds.
+  const windowStart = query.window.startNs;
+  const fromMs = Number(windowStart / 1_000_000n);
+  const fromCeilMs = fromMs + (windowStart % 1_000_000n > 0n ? 1 : 0);
+  const untilCeilMs = Number((query.window.endNs + 999_999n) / 1_000_000n);
+  const conditions: RawBuilder<boolean>[] = [
+    sql`calendar_id = ${query.calendarId}`,
+    // The index's range: what may overlap wherever its floating times are placed.
+    sql`start_ms >= ${lit(fromMs - query.longestMs - zoneSlackMs)}`,
+    sql`start_ms < ${lit(untilCeilMs + zoneSlackMs)}`,
+    sql`((${start} = ${end} and ${start} >= ${lit(fromCeilMs)} and ${start} < ${lit(untilCeilMs)}) or (${start} <> ${end} and ${start} < ${lit(untilCeilMs)} and ${end} > ${lit(fromMs)}))`,
+  ];
+  for (const word of query.search?.words ?? []) conditions.push(holdsWord(word, query.search!, find));
+  // Ids compare as JavaScript compares them: by code unit (they are ASCII), never by a locale.
+  const byId = postgres ? sql`occurrence_id collate "C"` : sql`occurrence_id`;
+  const { after } = query;
+  if (after !== undefined) {
+    const tie =
+      after.tie === 'all'
+        ? sql<boolean>`1 = 1`
+        : after.tie === 'none'
+          ? sql<boolean>`1 = 0`
+          : sql<boolean>`${byId} > ${after.tie.occurrenceId}`;
+    conditions.push(sql`(${start} > ${lit(after.startMs)} or (${start} = ${lit(after.startMs)} and ${tie}))`);
+  }
+  const limit = query.first === undefined ? sql`` : sql`limit ${lit(query.first)}`;
+  const result = await sql<{
+    placed_start: number | string;
+    floating: number;
+    event_id: string;
+    occurrence_id: string;
+    data: string;
+    total: number | string;
+  }>`select ${start} as placed_start, floating, event_id, occurrence_id, data, count(*) over () as total
+    from copy_occurrences where ${sql.join(conditions, sql` and `)}
+    order by placed_start, ${byId} ${limit}`.execute(db);
+  const rows = result.rows.map((r) => ({
+    startMs: Number(r.placed_start),
+    floating: r.floating !== 0,
+    eventId: r.event_id,
+    occurrenceId: r.occurrence_id,
+    data: r.data,
+  }));
+  return { rows, total: result.rows.length === 0 ? 0 : Number(result.rows[0]!.total) };
 }
 
 /** The version of every item the copy holds (skipped ones have none). */

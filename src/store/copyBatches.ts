@@ -8,6 +8,7 @@
 import { type Kysely, sql, type Transaction } from 'kysely';
 import { syncBoundExceeded } from '../domain/budget.ts';
 import type { DetailLevel } from '../domain/detailLevels.ts';
+import { type EventIds, sealedIds } from '../domain/occurrences.ts';
 import type { ProviderOccurrence } from '../domain/providerFacts.ts';
 import { foldText } from '../domain/search.ts';
 import { forCopy } from '../domain/visibility.ts';
@@ -20,6 +21,8 @@ type Trx = Transaction<Database>;
 export interface AppliedBatch {
   calendarId: string;
   owner: string;
+  /** Seals the occurrences' ids as they are copied: reads return them as they are. */
+  ids: EventIds;
   now: number;
   leaseMs: number;
   full: boolean;
@@ -82,7 +85,7 @@ export async function applyBatch(db: Db, batch: AppliedBatch): Promise<WrittenBa
         .execute();
     }
     const rows = batch.upserts.flatMap((u) =>
-      u.occurrences.map((o) => occurrenceRow(batch.calendarId, u.key, o, copied)),
+      u.occurrences.map((o) => occurrenceRow(batch.calendarId, u.key, o, copied, batch.ids)),
     );
     let bytes = 0;
     for (const row of rows) bytes += row.data.length;
@@ -262,28 +265,51 @@ async function swapStaged(trx: Trx, calendarId: string): Promise<void> {
     .execute();
   await trx
     .insertInto('copy_occurrences')
-    .columns(['calendar_id', 'item_key', 'start_ms', 'end_ms', 'data', 'title_text', 'body_text'])
+    .columns(occurrenceColumns)
     .expression(
       trx
         .selectFrom('copy_staged_occurrences')
-        .select(['calendar_id', 'item_key', 'start_ms', 'end_ms', 'data', 'title_text', 'body_text'])
+        .select(occurrenceColumns)
         .where('calendar_id', '=', calendarId),
     )
     .execute();
 }
 
-/** A row of copy_occurrences: floating and all-day times read as UTC (within a day of their place). */
+const occurrenceColumns = [
+  'calendar_id',
+  'item_key',
+  'start_ms',
+  'end_ms',
+  'data',
+  'title_text',
+  'body_text',
+  'event_id',
+  'occurrence_id',
+  'floating',
+  'is_private',
+  'is_free',
+] as const;
+
+/**
+ * A row of copy_occurrences, holding what a read's query needs as it is: floating and all-day
+ * times read as UTC (a read places them in its zone), the sealed ids, privacy and free/busy, and
+ * the folded text per field group.
+ */
 function occurrenceRow(
   calendarId: string,
   itemKey: string,
   occurrence: ProviderOccurrence,
   copied: { level: DetailLevel; privateDetails: boolean },
+  ids: EventIds,
 ) {
   const kept = forCopy(occurrence, copied);
   const start = Temporal.PlainDateTime.from(kept.start).toZonedDateTime(kept.timeZone ?? 'UTC', {
     disambiguation: 'compatible',
   });
-  const end = start.add(Temporal.Duration.from(kept.duration));
+  const duration = Temporal.Duration.from(kept.duration);
+  const end = start.add(duration);
+  const withDays = duration.years || duration.months || duration.weeks || duration.days;
+  const sealed = sealedIds(calendarId, kept, ids);
   return {
     calendar_id: calendarId,
     item_key: itemKey,
@@ -294,6 +320,11 @@ function occurrenceRow(
     body_text: foldText(
       [kept.description ?? '', ...(kept.categories ?? []), ...(kept.keywords ?? [])].join('\n'),
     ),
+    event_id: sealed.eventId,
+    occurrence_id: sealed.occurrenceId,
+    floating: kept.timeZone !== undefined ? 0 : withDays ? 2 : 1,
+    is_private: kept.privacy === 'private' || kept.privacy === 'secret' ? 1 : 0,
+    is_free: kept.freeBusyStatus === 'free' ? 1 : 0,
   };
 }
 

@@ -250,6 +250,15 @@ export interface CopyOccurrencesTable {
   data: string;
   title_text: string;
   body_text: string;
+  /** Sealed when copied (calendars/eventIds.ts): a read returns them as they are. */
+  event_id: Generated<string>;
+  occurrence_id: Generated<string>;
+  /** 0: start_ms and end_ms are instants; floating (local times read as UTC): 1 elapsed duration, 2 with days. */
+  floating: Generated<number>;
+  /** Private or secret: its text shows only to grants with private details. */
+  is_private: Generated<number>;
+  /** Free (its busy-level title is "Free"). */
+  is_free: Generated<number>;
 }
 
 /** A batch of a sync that has more to come, kept aside until its last batch swaps it in. */
@@ -270,6 +279,15 @@ export interface CopyStagedOccurrencesTable {
   data: string;
   title_text: string;
   body_text: string;
+  /** Sealed when copied (calendars/eventIds.ts): a read returns them as they are. */
+  event_id: Generated<string>;
+  occurrence_id: Generated<string>;
+  /** 0: start_ms and end_ms are instants; floating (local times read as UTC): 1 elapsed duration, 2 with days. */
+  floating: Generated<number>;
+  /** Private or secret: its text shows only to grants with private details. */
+  is_private: Generated<number>;
+  /** Free (its busy-level title is "Free"). */
+  is_free: Generated<number>;
 }
 
 /** An instance's heartbeat: leases of an owner not seen for a while are free. */

@@ -8,6 +8,7 @@
  */
 import { type AccountDeps, withAccount } from '../calendars/accounts/connectedAccounts.ts';
 import type { SyncOutcome } from '../calendars/copies.ts';
+import type { EventIdCodec } from '../calendars/eventIds.ts';
 import { exclusionReason } from '../calendars/reads/readEvents.ts';
 import { type SyncLimits, syncBoundExceeded, syncLimits } from '../domain/budget.ts';
 import type { ProviderKind } from '../domain/providerFacts.ts';
@@ -25,6 +26,8 @@ import { type SyncSettings, syncHorizon } from './horizon.ts';
 export interface SyncDeps extends AccountDeps {
   /** This instance's name on the leases it takes. */
   owner: string;
+  /** Seals the ids of the occurrences copied (the reads' codec). */
+  ids: EventIdCodec;
   settings: SyncSettings;
   /** What one sync may spend (domain/budget.ts#syncLimits unless a test says otherwise). */
   limits?: SyncLimits;
@@ -111,6 +114,7 @@ export async function syncCalendar(deps: SyncDeps, calendarId: string, leased = 
         const written = await applyBatch(deps.db, {
           calendarId,
           owner: deps.owner,
+          ids: deps.ids,
           now: at,
           leaseMs: deps.settings.leaseMs,
           full: batch.full,

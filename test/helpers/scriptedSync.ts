@@ -3,6 +3,7 @@
  * one granted calendar on a database with sync services and deps for any instance name.
  */
 import { randomBytes } from 'node:crypto';
+import { createEventIds } from '../../src/calendars/eventIds.ts';
 import { loadConfig } from '../../src/config.ts';
 import type { AppContext } from '../../src/context.ts';
 import type { ProviderOccurrence } from '../../src/domain/providerFacts.ts';
@@ -102,6 +103,7 @@ export async function scriptedCopy(
     clock,
     box: ctx.box,
     providers: ctx.providers,
+    ids: createEventIds(ctx.secretKey),
     owner,
     settings,
     ...options.deps,

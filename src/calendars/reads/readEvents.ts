@@ -6,7 +6,13 @@
  */
 
 import { type DetailLevel, lowerDetail } from '../../domain/detailLevels.ts';
-import { compareEvents, firstOrdered, mergeOrdered, type PlacedEvent } from '../../domain/occurrences.ts';
+import {
+  compareEvents,
+  firstOrdered,
+  mergeOrdered,
+  type Ordered,
+  type PlacedEvent,
+} from '../../domain/occurrences.ts';
 import type { ReadRequest } from '../../domain/readRequest.ts';
 import { matchesWords } from '../../domain/search.ts';
 import { AppError, isAppError } from '../../errors.ts';
@@ -14,7 +20,8 @@ import { narrowRights } from '../../policy/eventRights.ts';
 import type { Principal } from '../../policy/principal.ts';
 import type { CalendarDeps } from '../calendarDeps.ts';
 import { permittedCalendars } from '../permittedCalendars.ts';
-import { needsTimeZone, readCalendarEvents } from './calendarEvents.ts';
+import { calendarView, needsTimeZone, readCalendarEvents } from './calendarEvents.ts';
+import { type CopyCandidate, readCopy } from './copyEvents.ts';
 
 /** Why a calendar is missing from a read, each in words for the MCP text (a closed list: OpenAPI enumerates it). */
 export const exclusionMeanings = {
@@ -116,11 +123,24 @@ export interface ReadFilter {
   /** Only the first this many events are wanted (`total` still counts them all). */
   first?: number;
   /** Only events after this place in the one order (a page cursor's). */
-  after?: PlacedEvent;
+  after?: Ordered;
+  /** Aborted when the client has gone: the read stops before its next calendar. */
+  signal?: AbortSignal;
 }
 
+/** One calendar's part of a read: its events in the one order (a copy's not yet made), and how many it found. */
+interface CalendarPart {
+  events: (PlacedEvent | CopyCandidate)[];
+  total: number;
+}
+
+const noEvents: CalendarPart = { events: [], total: 0 };
+
+/** Lets the loop serve others (and hear of a closed request) between one calendar's query and the next. */
+const yieldToLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
+
 /** Index of the first event of an ordered list that comes after `place`. */
-function firstAfter(list: readonly PlacedEvent[], place: PlacedEvent): number {
+function firstAfter(list: readonly PlacedEvent[], place: Ordered): number {
   let [lo, hi] = [0, list.length];
   while (lo < hi) {
     const mid = (lo + hi) >>> 1;
@@ -156,62 +176,87 @@ export async function readEvents(
           chosen.map((t) => t.calendar.id),
           request.window,
         );
-  const perCalendar = await Promise.all(
-    chosen.map(async ({ calendar, account, level }) => {
-      try {
-        const options = {
-          window: request.window,
-          detailLevel: level,
-          privateDetails: principal.privateDetails,
-          ...(request.timeZone === undefined ? {} : { timeZone: request.timeZone }),
-        };
-        const copy = copies.get(calendar.id);
-        // A copy holding less than this grant may see cannot answer it (a resync is on its way).
-        const holds =
-          copy !== undefined &&
-          lowerDetail(copy.level, level) === level &&
-          (copy.privateDetails || !principal.privateDetails);
-        if (copy !== undefined && deps.copyViews !== undefined && holds) {
-          if (copy.stale)
-            stale.push({
-              calendarId: calendar.id,
-              syncedAt: Temporal.Instant.fromEpochMilliseconds(copy.syncedAt).toString(),
-              reason: staleReason(copy.failureReason),
-            });
-          if (copy.skipped > 0) excluded.push({ calendarId: calendar.id, reason: 'incomplete' });
-          return await deps.copyViews.read(deps, calendar, copy, {
-            ...options,
-            scopes: principal.scopes,
-            ...(filter.words === undefined ? {} : { words: filter.words }),
-          });
-        }
-        const reading = readCalendarEvents(deps, account, calendar, options);
-        const read = await Promise.race([reading, deadline.passed]);
-        if (read.skipped.length > 0) excluded.push({ calendarId: calendar.id, reason: 'incomplete' });
-        const { words } = filter;
-        const kept =
-          words === undefined
-            ? read.events
-            : read.events.filter((placed) => matchesWords(placed.event, words));
-        // This read's own events, narrowed in place (a copy's view comes narrowed, and is shared).
-        for (const placed of kept) placed.event = narrowRights(placed.event, principal.scopes);
-        return kept;
-      } catch (error) {
-        const reason = exclusionReason(error);
-        if (reason === undefined) deps.onUnexpectedError?.(error);
-        else deps.onCalendarExcluded?.({ calendarId: calendar.id, reason, code: (error as AppError).code });
-        excluded.push({ calendarId: calendar.id, reason: reason ?? 'provider_unavailable' });
-        return [];
-      }
-    }),
-  );
+  const fail = (calendarId: string, error: unknown): CalendarPart => {
+    const reason = exclusionReason(error);
+    if (reason === undefined) deps.onUnexpectedError?.(error);
+    else deps.onCalendarExcluded?.({ calendarId, reason, code: (error as AppError).code });
+    excluded.push({ calendarId, reason: reason ?? 'provider_unavailable' });
+    return noEvents;
+  };
+  const { words, after, signal } = filter;
+  const options = (level: DetailLevel) => ({
+    window: request.window,
+    detailLevel: level,
+    privateDetails: principal.privateDetails,
+    ...(request.timeZone === undefined ? {} : { timeZone: request.timeZone }),
+  });
+  // A copy holding less than this grant may see cannot answer it (a resync is on its way): live.
+  const fromCopy = chosen.filter(({ calendar, level }) => {
+    const copy = copies.get(calendar.id);
+    return (
+      copy !== undefined &&
+      lowerDetail(copy.level, level) === level &&
+      (copy.privateDetails || !principal.privateDetails)
+    );
+  });
+  const live = chosen.filter((t) => !fromCopy.includes(t));
+  // Live calendars are read in parallel, each waited for no longer than the read's deadline.
+  const liveParts = live.map(async ({ calendar, account, level }): Promise<CalendarPart> => {
+    try {
+      const reading = readCalendarEvents(deps, account, calendar, options(level));
+      const read = await Promise.race([reading, deadline.passed]);
+      if (read.skipped.length > 0) excluded.push({ calendarId: calendar.id, reason: 'incomplete' });
+      const matching =
+        words === undefined ? read.events : read.events.filter((placed) => matchesWords(placed.event, words));
+      const kept = after === undefined ? matching : matching.slice(firstAfter(matching, after));
+      for (const placed of kept) placed.event = narrowRights(placed.event, principal.scopes);
+      return { events: kept, total: kept.length };
+    } catch (error) {
+      return fail(calendar.id, error);
+    }
+  });
+  // Copies one query after another, the loop free between them: each is bounded by its window.
+  const copyParts: CalendarPart[] = [];
+  for (const { calendar, level } of fromCopy) {
+    await yieldToLoop();
+    if (signal?.aborted) {
+      deadline.clear();
+      signal.throwIfAborted();
+    }
+    const copy = copies.get(calendar.id)!;
+    try {
+      if (copy.stale)
+        stale.push({
+          calendarId: calendar.id,
+          syncedAt: Temporal.Instant.fromEpochMilliseconds(copy.syncedAt).toString(),
+          reason: staleReason(copy.failureReason),
+        });
+      if (copy.skipped > 0) excluded.push({ calendarId: calendar.id, reason: 'incomplete' });
+      const { candidates, total } = await readCopy(
+        deps,
+        calendarView(calendar, options(level)),
+        copy,
+        request.window,
+        {
+          scopes: principal.scopes,
+          ...(words === undefined ? {} : { words }),
+          ...(filter.first === undefined ? {} : { first: filter.first }),
+          ...(after === undefined ? {} : { after }),
+        },
+      );
+      copyParts.push({ events: candidates, total });
+    } catch (error) {
+      copyParts.push(fail(calendar.id, error));
+    }
+  }
+  const parts = [...copyParts, ...(await Promise.all(liveParts))];
   deadline.clear();
-  // Each calendar's events come in the one order; merging them keeps it.
-  const { after } = filter;
-  const lists =
-    after === undefined ? perCalendar : perCalendar.map((list) => list.slice(firstAfter(list, after)));
-  const events = filter.first === undefined ? mergeOrdered(lists) : firstOrdered(lists, filter.first);
-  const total = lists.reduce((sum, list) => sum + list.length, 0);
+  signal?.throwIfAborted();
+  // Each calendar's events come in the one order; merging them keeps it. Only those returned are made.
+  const lists = parts.map((part) => part.events);
+  const chosenEvents = filter.first === undefined ? mergeOrdered(lists) : firstOrdered(lists, filter.first);
+  const events = chosenEvents.map((e) => ('complete' in e ? e.complete() : e));
+  const total = parts.reduce((sum, part) => sum + part.total, 0);
   excluded.sort(
     (a, b) => request.calendarIds.indexOf(a.calendarId) - request.calendarIds.indexOf(b.calendarId),
   );

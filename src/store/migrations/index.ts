@@ -12,6 +12,7 @@ import * as m0009 from './0009_sync_staging.ts';
 import * as m0010 from './0010_pending_event_writes.ts';
 import * as m0011 from './0011_copy_private_details.ts';
 import * as m0012 from './0012_push_handshakes.ts';
+import * as m0013 from './0013_copy_rows_answer_reads.ts';
 
 export const migrations: Record<string, Migration> = {
   '0001_people_and_workspaces': m0001,
@@ -26,4 +27,5 @@ export const migrations: Record<string, Migration> = {
   '0010_pending_event_writes': m0010,
   '0011_copy_private_details': m0011,
   '0012_push_handshakes': m0012,
+  '0013_copy_rows_answer_reads': m0013,
 };

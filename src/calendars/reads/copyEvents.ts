@@ -1,0 +1,97 @@
+/**
+ * A calendar's events read from its synced copy by one query (store/calendarCopies.ts#copyRows):
+ * the database selects the window's rows, matches the search's words against the text this
+ * reader may see, orders, limits and counts. Only the rows the read returns are then placed,
+ * masked and given rights (`complete`): a read's cost is its window's rows and its page.
+ */
+import { type CalendarView, type Ordered, type PlacedEvent, placedEvent } from '../../domain/occurrences.ts';
+import type { ProviderOccurrence } from '../../domain/providerFacts.ts';
+import { localOffsets } from '../../domain/time/localOffsets.ts';
+import { AppError } from '../../errors.ts';
+import { narrowRights } from '../../policy/eventRights.ts';
+import type { Scope } from '../../policy/workspacePolicy.ts';
+import { type CopyQuery, copyRows } from '../../store/calendarCopies.ts';
+import type { AccountDeps } from '../accounts/connectedAccounts.ts';
+import type { CopyForRead } from '../copies.ts';
+
+/** A copied row in the one order, made into its event only if the read returns it. */
+export interface CopyCandidate extends Ordered {
+  complete(): PlacedEvent;
+}
+
+export interface CopyReadOptions {
+  words?: readonly string[];
+  first?: number;
+  /** Only events after this place in the one order (a page cursor's). */
+  after?: Ordered;
+  scopes: readonly Scope[];
+}
+
+/** A local time lies within 14 hours of its instant: the zone's offsets are taken a day either side. */
+const dayMs = 86_400_000;
+
+export async function readCopy(
+  deps: Pick<AccountDeps, 'db'>,
+  view: CalendarView,
+  copy: CopyForRead,
+  window: { start: Temporal.Instant; end: Temporal.Instant },
+  options: CopyReadOptions,
+): Promise<{ candidates: CopyCandidate[]; total: number }> {
+  const zone = view.placementZone;
+  const offsets =
+    zone === undefined
+      ? []
+      : localOffsets(zone, {
+          startMs: window.start.epochMilliseconds - copy.longestMs - dayMs,
+          endMs: window.end.epochMilliseconds + dayMs,
+        });
+  const { after, words } = options;
+  const query: CopyQuery = {
+    calendarId: view.calendarId,
+    window: { startNs: window.start.epochNanoseconds, endNs: window.end.epochNanoseconds },
+    longestMs: copy.longestMs,
+    offsets,
+    ...(words === undefined || words.length === 0
+      ? {}
+      : { search: { words, level: view.detailLevel, privateDetails: view.privateDetails } }),
+    ...(options.first === undefined ? {} : { first: options.first }),
+    ...(after === undefined
+      ? {}
+      : {
+          after: {
+            startMs: after.startMs,
+            // The same start: this calendar's events come after the place's when its id sorts after.
+            tie:
+              view.calendarId === after.event.calendarId
+                ? { occurrenceId: after.event.occurrenceId }
+                : view.calendarId > after.event.calendarId
+                  ? 'all'
+                  : 'none',
+          },
+        }),
+  };
+  const { rows, total } = await copyRows(deps.db, query);
+  if (zone === undefined && rows.some((row) => row.floating)) {
+    throw new AppError(
+      'time_zone_required',
+      'This calendar has floating or all-day times and no known time zone.',
+    );
+  }
+  const candidates = rows.map(
+    (row): CopyCandidate => ({
+      startMs: row.startMs,
+      startNs: BigInt(row.startMs) * 1_000_000n,
+      event: { calendarId: view.calendarId, occurrenceId: row.occurrenceId },
+      complete() {
+        const occurrence = JSON.parse(row.data) as ProviderOccurrence;
+        const placed = placedEvent(occurrence, view, {
+          eventId: row.eventId,
+          occurrenceId: row.occurrenceId,
+        });
+        placed.event = narrowRights(placed.event, options.scopes);
+        return placed;
+      },
+    }),
+  );
+  return { candidates, total };
+}

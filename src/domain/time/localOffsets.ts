@@ -31,9 +31,3 @@ export function localOffsets(zone: string, span: { startMs: number; endMs: numbe
   steps.push({ offsetMs, untilLocalMs: Number.POSITIVE_INFINITY });
   return steps;
 }
-
-/** The instant (epoch ms) of a local time read as UTC, by the steps. */
-export function placeLocalMs(steps: readonly OffsetStep[], localMs: number): number {
-  for (const step of steps) if (localMs < step.untilLocalMs) return localMs - step.offsetMs;
-  return localMs;
-}

@@ -11,12 +11,14 @@ import type { Authorization } from '../auth/setup.ts';
 import type { CalendarDeps } from '../calendars/calendarDeps.ts';
 import type { AppContext } from '../context.ts';
 import { AppError } from '../errors.ts';
+import { whileClientWaits } from '../lib/clientGone.ts';
 import type { Principal } from '../policy/principal.ts';
 import { createMcpServer } from './server.ts';
 
 interface RequestScope {
   principal: Principal;
   log: FastifyRequest['log'];
+  signal: AbortSignal;
 }
 
 const hopByHop = new Set(['connection', 'keep-alive', 'transfer-encoding', 'content-length', 'upgrade']);
@@ -67,6 +69,7 @@ export async function registerMcpRoutes(
           metrics: ctx.metrics,
         },
         scope.principal,
+        scope.signal,
       );
     },
     { legacy: 'stateless', responseMode: 'auto' },
@@ -106,7 +109,11 @@ export async function registerMcpRoutes(
     });
 
     mcp.post('/mcp', { preHandler: requireBearer(auth, resource, []) }, async (request, reply) => {
-      const scope: RequestScope = { principal: request.principal, log: request.log };
+      const scope: RequestScope = {
+        principal: request.principal,
+        log: request.log,
+        signal: whileClientWaits(reply.raw),
+      };
       const { request: forwarded, parsedBody } = webRequest(resource.url, request);
       const response = await handler.fetch(forwarded, {
         ...(parsedBody === undefined ? {} : { parsedBody }),

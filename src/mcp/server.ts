@@ -35,7 +35,8 @@ const listing = (tool: ToolDefinition): Tool => ({
   annotations: tool.annotations,
 });
 
-export function createMcpServer(deps: McpDeps, principal: Principal): Server {
+/** `signal`: aborted when the HTTP request's connection closes before its answer. */
+export function createMcpServer(deps: McpDeps, principal: Principal, signal?: AbortSignal): Server {
   const permitted = tools.filter((tool) => tool.scopes.every((s) => principal.scopes.includes(s)));
   const server = new Server(
     { name: 'calendar-access-service', version: deps.version },
@@ -57,6 +58,7 @@ export function createMcpServer(deps: McpDeps, principal: Principal): Server {
         calendars: deps.calendars,
         secretKey: deps.secretKey,
         confirm,
+        signal: signal === undefined ? ctx.mcpReq.signal : AbortSignal.any([ctx.mcpReq.signal, signal]),
       });
       done('ok');
       return successResult(outcome);

@@ -18,6 +18,8 @@ export interface ToolContext {
   secretKey: Buffer;
   /** Asks the person before a step that cannot be undone, where the client can ask (confirmation.ts). */
   confirm: Confirm;
+  /** Aborted when the client has gone (cancelled, or its connection closed): reads stop their work. */
+  signal: AbortSignal;
 }
 
 export interface ToolOutcome {

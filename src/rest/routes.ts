@@ -10,6 +10,7 @@ import { createPager } from '../calendars/reads/cursor.ts';
 import { grantedCalendars } from '../calendars/reads/grantedCalendars.ts';
 import { readEvents } from '../calendars/reads/readEvents.ts';
 import type { AppContext } from '../context.ts';
+import { whileClientWaits } from '../lib/clientGone.ts';
 import { parseEventsQuery } from './eventsQuery.ts';
 import { openApiDocument } from './openapi.ts';
 
@@ -33,7 +34,7 @@ export function registerRestRoutes(
     grantedCalendars(ctx.db, request.principal),
   );
 
-  app.get('/v1/events', { preHandler: bearer }, async (request) => {
+  app.get('/v1/events', { preHandler: bearer }, async (request, reply) => {
     const { request: readRequest, limit, cursor } = parseEventsQuery(request.query as Query);
     const pager = createPager(ctx.secretKey, request.principal.grantId, readRequest, {
       value: cursor,
@@ -47,7 +48,7 @@ export function registerRestRoutes(
       },
       request.principal,
       readRequest,
-      pager.wanted(limit),
+      { ...pager.wanted(limit), signal: whileClientWaits(reply.raw) },
     );
     const page = pager.page(events, limit);
     return {

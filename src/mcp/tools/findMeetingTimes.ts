@@ -102,7 +102,7 @@ export const findMeetingTimes: ToolDefinition = {
   ),
   annotations: { readOnlyHint: true, openWorldHint: true },
 
-  async run(args: MeetingArguments, { principal, calendars }) {
+  async run(args: MeetingArguments, { principal, calendars, signal }) {
     const request = toReadRequest(args);
     const week = parseWorkingHours(args.workingHours ?? defaultWorkingHours, 'workingHours');
     const bufferMinutes = args.bufferMinutes ?? 0;
@@ -111,7 +111,7 @@ export const findMeetingTimes: ToolDefinition = {
       start: request.window.start.subtract({ minutes: bufferMinutes }),
       end: request.window.end.add({ minutes: bufferMinutes }),
     };
-    const read = await readEvents(calendars, principal, { ...request, window: reach });
+    const read = await readEvents(calendars, principal, { ...request, window: reach }, { signal });
     const busy = busyIntervals(read.events, reach, { tentativeIsBusy: args.tentativeIsBusy ?? true });
     const now = calendars.clock.now();
     const slots = meetingTimes(busy, {

@@ -38,9 +38,9 @@ export const getAvailability: ToolDefinition = {
   ),
   annotations: { readOnlyHint: true, openWorldHint: true },
 
-  async run(args: ReadArguments, { principal, calendars }) {
+  async run(args: ReadArguments, { principal, calendars, signal }) {
     const request = toReadRequest(args);
-    const read = await readEvents(calendars, principal, request);
+    const read = await readEvents(calendars, principal, request, { signal });
     const { events, excluded } = read;
     const structured = {
       ok: true,

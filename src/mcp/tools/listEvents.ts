@@ -60,11 +60,11 @@ export const listEvents: ToolDefinition = {
   ),
   annotations: { readOnlyHint: true, openWorldHint: true },
 
-  async run(args: ListArguments, { principal, calendars, secretKey }) {
+  async run(args: ListArguments, { principal, calendars, secretKey, signal }) {
     const request = toReadRequest(args);
     const pager = createPager(secretKey, principal.grantId, request, { value: args.cursor, field: 'cursor' });
     const limit = args.limit ?? defaultLimit;
-    const read = await readEvents(calendars, principal, request, pager.wanted(limit));
+    const read = await readEvents(calendars, principal, request, { ...pager.wanted(limit), signal });
     const { events, excluded } = read;
     const page = pager.page(events, limit);
     const structured = {

@@ -66,12 +66,12 @@ export const searchEvents: ToolDefinition = {
   ),
   annotations: { readOnlyHint: true, openWorldHint: true },
 
-  async run(args: SearchArguments, { principal, calendars }) {
+  async run(args: SearchArguments, { principal, calendars, signal }) {
     const words = queryWords(args.query);
     if (words.length === 0) throw invalidField('query', 'query must contain at least one word.');
     const request = toReadRequest(args);
     const limit = args.limit ?? defaultLimit;
-    const read = await readEvents(calendars, principal, request, { words, first: limit });
+    const read = await readEvents(calendars, principal, request, { words, first: limit, signal });
     const { events: first, total, excluded, levels } = read;
     const searched = new Set<SearchableField>([...levels.values()].flatMap(fieldsSearchedAt));
     const structured = {

@@ -3,7 +3,7 @@
  * event returned (start instant, calendar id, occurrence id), so events added or removed
  * meanwhile never shift a page, bound by a MAC to the grant and the exact request.
  */
-import { type PlacedEvent, startMsOf } from '../../domain/occurrences.ts';
+import { type Ordered, type PlacedEvent, startMsOf } from '../../domain/occurrences.ts';
 import type { ReadRequest } from '../../domain/readRequest.ts';
 import { invalidField } from '../../errors.ts';
 import { constantTimeEqual, mac } from '../../lib/secrets.ts';
@@ -21,7 +21,7 @@ export interface Page {
 
 export interface Pager {
   /** What a page of `limit` asks of the read: the events after the cursor, one more than fit (is there a next page?). */
-  wanted(limit: number): { after?: PlacedEvent; first: number };
+  wanted(limit: number): { after?: Ordered; first: number };
   /** The page of `limit` from the events the read gave for `wanted(limit)`. */
   page(events: readonly PlacedEvent[], limit: number): Page;
 }
@@ -66,14 +66,12 @@ export function createPager(
   };
 
   const position = cursor.value === undefined ? undefined : decode(cursor.value, cursor.field);
-  // The cursor's place in the one order, as an event there would have it.
-  const after =
-    position &&
-    ({
-      startMs: startMsOf(position.startNs),
-      startNs: position.startNs,
-      event: { calendarId: position.calendarId, occurrenceId: position.occurrenceId },
-    } as PlacedEvent);
+  // The cursor's place in the one order (each copy's query starts there).
+  const after: Ordered | undefined = position && {
+    startMs: startMsOf(position.startNs),
+    startNs: position.startNs,
+    event: { calendarId: position.calendarId, occurrenceId: position.occurrenceId },
+  };
   return {
     wanted: (limit) => ({ ...(after === undefined ? {} : { after }), first: limit + 1 }),
     page(events, limit) {

@@ -196,12 +196,15 @@ export async function copyRows(db: Db, query: CopyQuery): Promise<{ rows: CopyRo
   const fromMs = Number(windowStart / 1_000_000n);
   const fromCeilMs = fromMs + (windowStart % 1_000_000n > 0n ? 1 : 0);
   const untilCeilMs = Number((query.window.endNs + 999_999n) / 1_000_000n);
+  // domain/occurrences.ts#overlapsNs: a zero-length occurrence counts when it starts inside.
+  const overlap = (s: RawBuilder<number>, e: RawBuilder<number>) =>
+    sql<boolean>`((${s} = ${e} and ${s} >= ${lit(fromCeilMs)} and ${s} < ${lit(untilCeilMs)}) or (${s} <> ${e} and ${s} < ${lit(untilCeilMs)} and ${e} > ${lit(fromMs)}))`;
   const conditions: RawBuilder<boolean>[] = [
     sql`calendar_id = ${query.calendarId}`,
     // The index's range: what may overlap wherever its floating times are placed.
     sql`start_ms >= ${lit(fromMs - query.longestMs - zoneSlackMs)}`,
     sql`start_ms < ${lit(untilCeilMs + zoneSlackMs)}`,
-    sql`((${start} = ${end} and ${start} >= ${lit(fromCeilMs)} and ${start} < ${lit(untilCeilMs)}) or (${start} <> ${end} and ${start} < ${lit(untilCeilMs)} and ${end} > ${lit(fromMs)}))`,
+    sql`(case when floating = 0 then ${overlap(startMs, endMs)} else ${overlap(start, end)} end)`,
   ];
   for (const word of query.search?.words ?? []) conditions.push(holdsWord(word, query.search!, find));
   // Ids compare as JavaScript compares them: by code unit (they are ASCII), never by a locale.
@@ -217,24 +220,38 @@ export async function copyRows(db: Db, query: CopyQuery): Promise<{ rows: CopyRo
     conditions.push(sql`(${start} > ${lit(after.startMs)} or (${start} = ${lit(after.startMs)} and ${tie}))`);
   }
   const limit = query.first === undefined ? sql`` : sql`limit ${lit(query.first)}`;
-  const result = await sql<{
-    placed_start: number | string;
-    floating: number;
-    event_id: string;
-    occurrence_id: string;
-    data: string;
-    total: number | string;
-  }>`select ${start} as placed_start, floating, event_id, occurrence_id, data, count(*) over () as total
+  // First the places and the count (from the index alone where no text is searched), then the
+  // rest of the rows returned only: a window's other rows are never read whole.
+  const found = await sql<{ id: number | string; placed_start: number | string; total: number | string }>`
+    select id, ${start} as placed_start, count(*) over () as total
     from copy_occurrences where ${sql.join(conditions, sql` and `)}
     order by placed_start, ${byId} ${limit}`.execute(db);
-  const rows = result.rows.map((r) => ({
-    startMs: Number(r.placed_start),
-    floating: r.floating !== 0,
-    eventId: r.event_id,
-    occurrenceId: r.occurrence_id,
-    data: r.data,
-  }));
-  return { rows, total: result.rows.length === 0 ? 0 : Number(result.rows[0]!.total) };
+  if (found.rows.length === 0) return { rows: [], total: 0 };
+  const total = Number(found.rows[0]!.total);
+  const ids = found.rows.map((r) => Number(r.id));
+  const byRow = new Map<
+    number,
+    { floating: number; event_id: string; occurrence_id: string; data: string }
+  >();
+  for (let i = 0; i < ids.length; i += 500) {
+    const held = await db
+      .selectFrom('copy_occurrences')
+      .select(['id', 'floating', 'event_id', 'occurrence_id', 'data'])
+      .where('id', 'in', ids.slice(i, i + 500))
+      .execute();
+    for (const r of held) byRow.set(Number(r.id), r);
+  }
+  const rows = found.rows.map((f) => {
+    const r = byRow.get(Number(f.id))!;
+    return {
+      startMs: Number(f.placed_start),
+      floating: r.floating !== 0,
+      eventId: r.event_id,
+      occurrenceId: r.occurrence_id,
+      data: r.data,
+    };
+  });
+  return { rows, total };
 }
 
 /** The version of every item the copy holds (skipped ones have none). */

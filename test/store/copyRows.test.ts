@@ -276,31 +276,39 @@ for (const engine of await enginesUnderTest()) {
     it('reads its rows through the index that leads with the calendar and the start', {
       skip: engine.name !== 'sqlite',
     }, async () => {
-      const nodes: RootOperationNode[] = [];
-      const capture: KyselyPlugin = {
-        transformQuery: ({ node }) => {
-          nodes.push(node);
-          return node;
-        },
-        transformResult: async ({ result }) => result,
+      const plan = async (search: CopyQuery['search']) => {
+        const nodes: RootOperationNode[] = [];
+        const capture: KyselyPlugin = {
+          transformQuery: ({ node }) => {
+            nodes.push(node);
+            return node;
+          },
+          transformResult: async ({ result }) => result,
+        };
+        await copyRows(handle.db.withPlugin(capture), {
+          calendarId,
+          window: { startNs: 0n, endNs: 1_000_000_000_000n },
+          longestMs: 0,
+          offsets: localOffsets('Europe/Berlin', { startMs: -day, endMs: day }),
+          ...(search === undefined ? {} : { search }),
+          first: 10,
+        });
+        const compiled = handle.db.getExecutor().compileQuery(nodes[0]!, { queryId: 'plan' });
+        const rows = await handle.db.executeQuery<{ detail: string }>(
+          CompiledQuery.raw(`explain query plan ${compiled.sql}`, [...compiled.parameters]),
+        );
+        return rows.rows.map((r) => r.detail).join('\n');
       };
-      const db = handle.db.withPlugin(capture);
-      await copyRows(db, {
-        calendarId,
-        window: { startNs: 0n, endNs: 1_000_000_000_000n },
-        longestMs: 0,
-        offsets: localOffsets('Europe/Berlin', { startMs: -day, endMs: day }),
-        search: { words: ['x'], level: 'full', privateDetails: false },
-        first: 10,
-      });
-      const compiled = handle.db.getExecutor().compileQuery(nodes[0]!, { queryId: 'plan' });
-      const plan = await handle.db.executeQuery<{ detail: string }>(
-        CompiledQuery.raw(`explain query plan ${compiled.sql}`, [...compiled.parameters]),
-      );
-      const details = plan.rows.map((r) => r.detail).join('\n');
+      const range = '\\(calendar_id=\\? AND start_ms>\\? AND start_ms<\\?\\)';
+      // A search reads the window's rows for their text, and no others.
       assert.match(
-        details,
-        /SEARCH copy_occurrences USING INDEX copy_occurrences_window \(calendar_id=\? AND start_ms>\? AND start_ms<\?\)/,
+        await plan({ words: ['x'], level: 'full', privateDetails: false }),
+        new RegExp(`SEARCH copy_occurrences USING INDEX copy_occurrences_read ${range}`),
+      );
+      // A list of the window reads the index alone until the page is chosen.
+      assert.match(
+        await plan(undefined),
+        new RegExp(`SEARCH copy_occurrences USING COVERING INDEX copy_occurrences_read ${range}`),
       );
     });
   });

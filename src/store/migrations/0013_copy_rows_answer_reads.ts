@@ -29,6 +29,14 @@ export async function up(db: Kysely<unknown>): Promise<void> {
       .addColumn('is_free', 'integer', (c) => c.notNull().defaultTo(0))
       .execute();
   }
+  // A read's places, order and count come from this index alone (no text searched): the window's
+  // rows are read whole only for the page returned. It leads as the one it replaces did.
+  await db.schema
+    .createIndex('copy_occurrences_read')
+    .on('copy_occurrences')
+    .columns(['calendar_id', 'start_ms', 'end_ms', 'floating', 'occurrence_id', 'id'])
+    .execute();
+  await db.schema.dropIndex('copy_occurrences_window').execute();
   await sql`delete from copy_staged_occurrences`.execute(db);
   await sql`delete from copy_staged_items`.execute(db);
   await sql`delete from copy_occurrences`.execute(db);

@@ -68,7 +68,7 @@ export async function applyBatch(db: Db, batch: AppliedBatch): Promise<WrittenBa
       .set({ lease_until: batch.now + batch.leaseMs })
       .where('calendar_id', '=', batch.calendarId)
       .where('lease_owner', '=', batch.owner)
-      .returning(['level', 'private_details', 'generation', 'staged_items'])
+      .returning(['level', 'private_details', 'generation', 'staged_items', 'horizon_start', 'horizon_end'])
       .executeTakeFirst();
     if (renewed === undefined) throw new LeaseLost();
     const copied = { level: renewed.level as DetailLevel, privateDetails: flag(renewed.private_details) };
@@ -100,7 +100,11 @@ export async function applyBatch(db: Db, batch: AppliedBatch): Promise<WrittenBa
     }
     if (batch.swap) await swapStaged(trx, batch.calendarId);
 
-    const keys = [...items.map((item) => item.key), ...batch.removals];
+    // What the copy already holds as it is now is left alone: a sync that changed nothing writes nothing.
+    const unchanged = await unchangedItems(trx, batch, items, rows);
+    const changed = items.filter((item) => !unchanged.has(item.key));
+    if (batch.full && unchanged.size > 0) await markSeen(trx, batch.calendarId, [...unchanged], generation);
+    const keys = [...changed.map((item) => item.key), ...batch.removals];
     // The counts move by what the batch replaced, so a sync of one change reads no other item.
     const replaced = { items: 0, skipped: 0 };
     for (let i = 0; i < keys.length; i += 500) {
@@ -113,11 +117,11 @@ export async function applyBatch(db: Db, batch: AppliedBatch): Promise<WrittenBa
       replaced.items += gone.length;
       replaced.skipped += gone.filter((row) => row.skipped_reason !== null).length;
     }
-    for (let i = 0; i < items.length; i += 200) {
+    for (let i = 0; i < changed.length; i += 200) {
       await trx
         .insertInto('copy_items')
         .values(
-          items.slice(i, i + 200).map((item) => ({
+          changed.slice(i, i + 200).map((item) => ({
             calendar_id: batch.calendarId,
             item_key: item.key,
             version: item.version,
@@ -127,29 +131,38 @@ export async function applyBatch(db: Db, batch: AppliedBatch): Promise<WrittenBa
         )
         .execute();
     }
+    const written = rows.filter((row) => !unchanged.has(row.item_key));
     let longest = 0;
-    for (const row of rows) longest = Math.max(longest, row.end_ms - row.start_ms);
-    for (let i = 0; i < rows.length; i += 100) {
+    for (const row of written) longest = Math.max(longest, row.end_ms - row.start_ms);
+    for (let i = 0; i < written.length; i += 100) {
       await trx
         .insertInto('copy_occurrences')
-        .values(rows.slice(i, i + 100))
+        .values(written.slice(i, i + 100))
         .execute();
     }
+    const changedSkipped = changed.filter((item) => item.skipped !== null).length;
     const set: Record<string, unknown> = {
-      version: sql`version + 1`,
       longest_ms: sql`case when longest_ms < ${longest} then ${longest} else longest_ms end`,
-      items: sql`items + ${items.length - replaced.items}`,
-      skipped: sql`skipped + ${batch.skipped.length - replaced.skipped}`,
+      items: sql`items + ${changed.length - replaced.items}`,
+      skipped: sql`skipped + ${changedSkipped - replaced.skipped}`,
     };
+    // Readers' version moves only when what they see does: items written or removed, staged ones
+    // moved in, a new horizon.
+    let shown = changed.length > 0 || replaced.items > 0 || batch.swap === true;
     if (batch.end !== undefined) {
       if (batch.full) {
-        await trx
+        const swept = await trx
           .deleteFrom('copy_items')
           .where('calendar_id', '=', batch.calendarId)
           .where('generation', '<', generation)
-          .execute();
-        set.horizon_start = batch.end.horizon.start;
-        set.horizon_end = batch.end.horizon.end;
+          .executeTakeFirst();
+        const { start, end } = batch.end.horizon;
+        shown ||=
+          Number(swept.numDeletedRows) > 0 ||
+          Number(renewed.horizon_start) !== start ||
+          Number(renewed.horizon_end) !== end;
+        set.horizon_start = start;
+        set.horizon_end = end;
       }
       if (batch.full || batch.swap) {
         // Many items changed at once: counted anew, as the sync has just read them all anyway.
@@ -182,9 +195,98 @@ export async function applyBatch(db: Db, batch: AppliedBatch): Promise<WrittenBa
         staged_items: 0,
       });
     }
+    if (shown) set.version = sql`version + 1`;
     await trx.updateTable('calendar_copies').set(set).where('calendar_id', '=', batch.calendarId).execute();
     return { generation, bytes, copied: copiedKey };
   });
+}
+
+type ItemRow = { key: string; version: string; skipped: string | null };
+
+/**
+ * The items of a batch the copy already holds as they are: the same version (or the same reason
+ * to skip). An incremental sync trusts the version, as the level and horizon are those the copy
+ * was made with; a full sync may follow a raised level or a horizon moved on, where the same
+ * version is copied differently, so there the rows themselves must be the same too.
+ */
+async function unchangedItems(
+  trx: Trx,
+  batch: AppliedBatch,
+  items: ItemRow[],
+  rows: ReturnType<typeof occurrenceRow>[],
+): Promise<Set<string>> {
+  const held = new Map<string, { version: string; skipped: string | null }>();
+  for (let i = 0; i < items.length; i += 500) {
+    const found = await trx
+      .selectFrom('copy_items')
+      .select(['item_key', 'version', 'skipped_reason'])
+      .where('calendar_id', '=', batch.calendarId)
+      .where(
+        'item_key',
+        'in',
+        items.slice(i, i + 500).map((item) => item.key),
+      )
+      .execute();
+    for (const row of found) held.set(row.item_key, { version: row.version, skipped: row.skipped_reason });
+  }
+  const same = items.filter((item) => {
+    const was = held.get(item.key);
+    return was !== undefined && was.version === item.version && was.skipped === item.skipped;
+  });
+  if (!batch.full || same.length === 0) return new Set(same.map((item) => item.key));
+  const fresh = rowsByItem(rows);
+  const stored = new Map<string, string[]>();
+  for (let i = 0; i < same.length; i += 500) {
+    const found = await trx
+      .selectFrom('copy_occurrences')
+      .selectAll()
+      .where('calendar_id', '=', batch.calendarId)
+      .where(
+        'item_key',
+        'in',
+        same.slice(i, i + 500).map((item) => item.key),
+      )
+      .execute();
+    for (const [key, texts] of rowsByItem(found, rows[0])) stored.set(key, texts);
+  }
+  const equal = (a: string[] = [], b: string[] = []) =>
+    a.length === b.length && a.every((t, k) => t === b[k]);
+  return new Set(
+    same.filter((item) => equal(fresh.get(item.key), stored.get(item.key))).map((item) => item.key),
+  );
+}
+
+/** Each item's occurrence rows as comparable texts, in one order; the columns are those `shape` (a fresh row) has. */
+function rowsByItem(
+  rows: readonly Record<string, unknown>[],
+  shape: Record<string, unknown> | undefined = rows[0],
+): Map<string, string[]> {
+  const columns = Object.keys(shape ?? {}).sort();
+  // The engines give numbers, bigints, numeric strings and booleans back in their own ways.
+  const plain = (value: unknown) =>
+    typeof value === 'boolean' ? String(Number(value)) : value === null ? null : String(value);
+  const byItem = new Map<string, string[]>();
+  for (const row of rows) {
+    const key = String(row.item_key);
+    const text = JSON.stringify(columns.map((column) => plain(row[column])));
+    const list = byItem.get(key);
+    if (list === undefined) byItem.set(key, [text]);
+    else list.push(text);
+  }
+  for (const list of byItem.values()) list.sort();
+  return byItem;
+}
+
+/** A full sync's unchanged items: counted as seen by it (its generation), so it does not remove them. */
+async function markSeen(trx: Trx, calendarId: string, keys: string[], generation: number): Promise<void> {
+  for (let i = 0; i < keys.length; i += 500) {
+    await trx
+      .updateTable('copy_items')
+      .set({ generation })
+      .where('calendar_id', '=', calendarId)
+      .where('item_key', 'in', keys.slice(i, i + 500))
+      .execute();
+  }
 }
 
 /** A batch with more to come, written to the staging tables (a later batch's item replaces an earlier one's). */
@@ -288,6 +390,7 @@ const occurrenceColumns = [
   'floating',
   'is_private',
   'is_free',
+  'status',
 ] as const;
 
 /**
@@ -325,6 +428,7 @@ function occurrenceRow(
     floating: kept.timeZone !== undefined ? 0 : withDays ? 2 : 1,
     is_private: kept.privacy === 'private' || kept.privacy === 'secret' ? 1 : 0,
     is_free: kept.freeBusyStatus === 'free' ? 1 : 0,
+    status: kept.status,
   };
 }
 

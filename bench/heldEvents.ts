@@ -31,7 +31,10 @@ try {
     }),
     getEvent: async () => undefined,
   };
-  const { ctx, sync, url, close } = await service({ google: provider }, join(dir, 'held.sqlite'));
+  const { ctx, sync, url, close } = await service(
+    { google: provider },
+    { sqlitePath: join(dir, 'held.sqlite') },
+  );
   const owner = await seedAccount(ctx, provider);
   const calendars = owner.calendarIds.map((calendarId) => ({ calendarId, detailLevel: 'full' as const }));
   const token = (await grantToken(ctx, { ...owner, calendars, resource: 'v1' })).token;

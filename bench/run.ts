@@ -3,27 +3,38 @@
  * answering the same bytes, measured in the same run so the ratio means something on any machine.
  * The read paths (`search_events` over MCP, `GET /v1/events`) and the write path (`update_event`:
  * fresh provider check, versioned write, audit row) run on a seeded account of 20 calendars ×
- * 1,000 events (bench/seed.ts); each is compared with its own baseline.
+ * 1,000 events (bench/seed.ts); each is compared with its own baseline. Then an organisation of
+ * up to 50 such people on SQLite and on PostgreSQL (bench/multiUser.ts): reads going round them,
+ * cold reads, concurrent clients, a sync with no change, memory and bytes per event, and a CalDAV
+ * account's first sync over HTTP. BENCH_SECONDS, BENCH_USERS and BENCH_SYNCED_USERS shorten it.
  */
 import { spawnSync } from 'node:child_process';
+import { availableParallelism, loadavg } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
-import {
-  CLIENT_CAPABILITIES_META_KEY,
-  CLIENT_INFO_META_KEY,
-  PROTOCOL_VERSION_META_KEY,
-} from '@modelcontextprotocol/server';
-import autocannon from 'autocannon';
 import Fastify from 'fastify';
 import { defaultPolicy } from '../src/policy/workspacePolicy.ts';
+import type { Engine } from '../src/store/database.ts';
 import { savePolicy } from '../src/store/workspaces.ts';
+import { postgresSkip } from '../test/helpers/databases.ts';
 import { grantToken } from '../test/helpers/grantToken.ts';
+import { checkEvents, checkSearch, totalMatches } from './answers.ts';
+import {
+  type Answer,
+  answer as answerAt,
+  durationSeconds,
+  mcpHeaders,
+  measure,
+  modernCall,
+  type Target,
+  toolResult,
+} from './measure.ts';
+import { type MultiUserReport, multiUserBench } from './multiUser.ts';
 import {
   benchProvider,
   calendarCount,
   eventsPerCalendar,
   heldCalendars,
-  matchEvery,
   searchWord,
   seedAccount,
   window,
@@ -31,80 +42,10 @@ import {
 import { service } from './service.ts';
 import { bigCalendarEvents, syncFigures } from './syncFigures.ts';
 
-const durationSeconds = Number(process.env.BENCH_SECONDS ?? 5);
-const connections = 10;
 // One read of 20,000 events keeps the service's single thread busy for over a second: with 10
 // connections every answer would wait ~10 reads (past autocannon's timeout) and a 5 s run would
 // complete none. One connection measures the same throughput of a CPU-bound thread.
 const readConnections = Number(process.env.BENCH_READ_CONNECTIONS ?? 1);
-
-/** One request, as autocannon sends it and as fetch sends it once beforehand. */
-interface Target {
-  path: string;
-  method?: 'GET' | 'POST';
-  headers?: Record<string, string>;
-  body?: string;
-}
-
-interface Row {
-  connections?: number;
-  /** Marks a baseline: the letter its rows name in the ratio column. */
-  letter?: string;
-  /** The baseline this row is compared with (it takes the same request, answers the same bytes). */
-  baseline?: Figures;
-}
-
-interface Figures extends Row {
-  name: string;
-  connections: number;
-  /** Requests completed within the run. */
-  completed: number;
-  requestsPerSecond: number;
-  p50: number;
-  p99: number;
-}
-
-/**
- * Waits until the service's thread is idle: autocannon stops without waiting for the requests in
- * flight, and a slow route's leftovers would otherwise run into the next row.
- */
-async function settle(): Promise<void> {
-  for (;;) {
-    const before = performance.eventLoopUtilization();
-    await sleep(100);
-    if (performance.eventLoopUtilization(before).utilization < 0.05) return;
-  }
-}
-
-async function measure(name: string, origin: string, target: Target, row: Row = {}): Promise<Figures> {
-  const rowConnections = row.connections ?? connections;
-  if (row.letter !== undefined) name = `baseline ${row.letter}: ${name}`;
-  const result = await autocannon({
-    url: `${origin}${target.path}`,
-    method: target.method ?? 'GET',
-    ...(target.headers === undefined ? {} : { headers: target.headers }),
-    ...(target.body === undefined ? {} : { body: target.body }),
-    connections: rowConnections,
-    duration: durationSeconds,
-    // Queued behind slow reads, an answer may take far longer than the default 10 s.
-    timeout: 60,
-    // The load comes from another thread, so the service's thread serves requests only.
-    workers: 1,
-  });
-  await settle();
-  if (result.non2xx > 0 || result.errors > 0)
-    throw new Error(`${name}: ${result.non2xx} non-2xx, ${result.errors} errors`);
-  return {
-    name,
-    completed: result.requests.total,
-    // Completed over elapsed: per-second averages round slow routes to 0 or 1.
-    requestsPerSecond: result.requests.total / result.duration,
-    p50: result.latency.p50,
-    p99: result.latency.p99,
-    ...row,
-    connections: rowConnections,
-  };
-}
 
 /** Live listings the provider answered: a read served by fresh copies makes none. */
 let providerReads = 0;
@@ -129,37 +70,6 @@ const fullSyncMs = performance.now() - fullSyncStarted;
 providerReads = 0;
 
 const searchArguments = { calendarIds: owner.calendarIds, query: searchWord, ...window };
-const mcpHeaders = (token: string) => ({
-  authorization: `Bearer ${token}`,
-  'content-type': 'application/json',
-  accept: 'application/json, text/event-stream',
-});
-// Protocol 2026-07-28: stateless, every request carries the envelope and the standard headers,
-// as @modelcontextprotocol/client v2 sends them when pinned to this version.
-const modernCall = (token: string, name: string, args: Record<string, unknown>): Target => ({
-  path: '/mcp',
-  method: 'POST',
-  headers: {
-    ...mcpHeaders(token),
-    'mcp-protocol-version': '2026-07-28',
-    'mcp-method': 'tools/call',
-    'mcp-name': name,
-  },
-  body: JSON.stringify({
-    jsonrpc: '2.0',
-    id: 1,
-    method: 'tools/call',
-    params: {
-      name,
-      arguments: args,
-      _meta: {
-        [PROTOCOL_VERSION_META_KEY]: '2026-07-28',
-        [CLIENT_INFO_META_KEY]: { name: 'bench', version: '1' },
-        [CLIENT_CAPABILITIES_META_KEY]: {},
-      },
-    },
-  }),
-});
 const mcpModern = modernCall(mcpToken, 'search_events', searchArguments);
 // Protocol 2025-11-25: the stateless fallback serves a bare tools/call without a session.
 const mcpLegacy: Target = {
@@ -178,56 +88,8 @@ const restEvents: Target = {
   headers: { authorization: `Bearer ${v1Token}` },
 };
 
-interface Answer {
-  contentType: string;
-  body: string;
-}
-
 /** Sends the request once; its answer is what the baseline will serve. */
-async function answer(name: string, target: Target, origin = serviceUrl): Promise<Answer> {
-  const response = await fetch(`${origin}${target.path}`, {
-    method: target.method ?? 'GET',
-    ...(target.headers === undefined ? {} : { headers: target.headers }),
-    ...(target.body === undefined ? {} : { body: target.body }),
-  });
-  const body = await response.text();
-  if (!response.ok) throw new Error(`${name}: ${response.status} ${body.slice(0, 500)}`);
-  return { contentType: response.headers.get('content-type') ?? 'application/octet-stream', body };
-}
-
-const totalMatches = (calendarCount * eventsPerCalendar) / matchEvery;
-
-/** The tool result in an MCP answer, sent as JSON or as one SSE event (the same bytes either way for the baseline). */
-function toolResult({ contentType, body }: Answer) {
-  const json = contentType.startsWith('text/event-stream')
-    ? body
-        .split('\n')
-        .find((line) => line.startsWith('data: '))
-        ?.slice('data: '.length)
-    : body;
-  return JSON.parse(json ?? 'null')?.result;
-}
-
-/** Fails unless the answer is a successful search_events result over every seeded match. */
-function checkSearch(name: string, answer: Answer): void {
-  const result = toolResult(answer);
-  const structured = result?.structuredContent;
-  if (
-    result?.isError === true ||
-    structured?.ok !== true ||
-    !(structured.termine?.length > 0) ||
-    structured.matched !== totalMatches ||
-    result.content.length !== 1 // a second text is the note about calendars not read
-  )
-    throw new Error(`${name}: not a complete search result: ${answer.body.slice(0, 500)}`);
-}
-
-/** Fails unless the answer is the first full page of events with nothing excluded. */
-function checkEvents(name: string, { body }: Answer): void {
-  const page = JSON.parse(body);
-  if (page.data?.length !== 250 || page.meta?.excluded?.length !== 0 || page.meta?.nextCursor === undefined)
-    throw new Error(`${name}: not a full first page: ${body.slice(0, 500)}`);
-}
+const answer = (name: string, target: Target, origin = serviceUrl) => answerAt(name, target, origin);
 
 const answers = {
   ready: await answer('readyz', { path: '/readyz' }),
@@ -364,10 +226,11 @@ const baseE = await measure(
   { ...updateEvent, path: '/mcp-update' },
   { ...write, letter: 'E' },
 );
-rows.push(
-  baseE,
-  await measure('MCP update_event (1 event)', serviceUrl, updateEvent, { ...write, baseline: baseE }),
-);
+const updateRow = await measure('MCP update_event (1 event)', serviceUrl, updateEvent, {
+  ...write,
+  baseline: baseE,
+});
+rows.push(baseE, updateRow);
 // A tool error is an HTTP 200 too: the record of attempts says whether every rename was made.
 const attempts = await ctx.db
   .selectFrom('event_writes')
@@ -393,14 +256,25 @@ const held = spawnSync(
 if (held.status !== 0) throw new Error(`holding events failed: ${held.stderr}`);
 const heldRssMb = Number(held.stdout.trim().split('\n').at(-1)) / 1024 / 1024;
 
+// An organisation's reads, on each engine.
+const engines: Engine[] = ['sqlite'];
+if ((await postgresSkip('the multi-user rows on PostgreSQL')) === undefined) engines.push('postgres');
+const organisations: MultiUserReport[] = [];
+for (const engine of engines) organisations.push(await multiUserBench(engine));
+for (const organisation of organisations) rows.push(...organisation.rows);
+
 const size = (a: Answer) => `${(Buffer.byteLength(a.body) / 1024).toFixed(1)} KiB`;
 const out = (line: string) => process.stdout.write(`${line}\n`);
+const [load1, load5, load15] = loadavg().map((load) => load.toFixed(2));
+out(
+  `machine: ${availableParallelism()} cores, load average ${load1} ${load5} ${load15} (1, 5, 15 min) at the end`,
+);
 out(
   `${durationSeconds} s per row; ${calendarCount} calendars × ${eventsPerCalendar} events; search "${searchWord}" ` +
     `matches ${totalMatches}, answers ${size(answers.mcpModern)}; /v1/events page of 250, ${size(answers.restEvents)}`,
 );
 out(
-  `${'route'.padEnd(40)}${'conns'.padStart(6)}${'done'.padStart(8)}${'req/s'.padStart(10)}${'p50 ms'.padStart(9)}${'p99 ms'.padStart(9)}  ratio to baseline`,
+  `${'route'.padEnd(52)}${'conns'.padStart(6)}${'done'.padStart(8)}${'req/s'.padStart(10)}${'p50 ms'.padStart(9)}${'p99 ms'.padStart(9)}  ratio to baseline`,
 );
 for (const r of rows) {
   const base = r.baseline;
@@ -409,7 +283,7 @@ for (const r of rows) {
       ? ''
       : `${(r.requestsPerSecond / base.requestsPerSecond).toPrecision(3)} (${base.letter})`;
   out(
-    `${r.name.padEnd(40)}${String(r.connections).padStart(6)}${String(r.completed).padStart(8)}${r.requestsPerSecond.toFixed(r.requestsPerSecond < 10 ? 2 : 0).padStart(10)}${String(r.p50).padStart(9)}${String(r.p99).padStart(9)}  ${ratio}`,
+    `${r.name.padEnd(52)}${String(r.connections).padStart(6)}${String(r.completed).padStart(8)}${r.requestsPerSecond.toFixed(r.requestsPerSecond < 10 ? 2 : 0).padStart(10)}${String(r.p50).padStart(9)}${String(r.p99).padStart(9)}  ${ratio}`,
   );
 }
 
@@ -450,6 +324,12 @@ const bars: Array<[string, string, boolean]> = [
     `${heldRssMb.toFixed(0)} MB`,
     heldRssMb <= 300,
   ],
+  [
+    'MCP update_event: ≥ 0.05 of its baseline (E)',
+    (updateRow.requestsPerSecond / baseE.requestsPerSecond).toPrecision(3),
+    updateRow.requestsPerSecond >= 0.05 * baseE.requestsPerSecond,
+  ],
+  ...organisations.flatMap((organisation) => organisation.bars),
 ];
 out('');
 out(
@@ -459,5 +339,6 @@ out(
   `Google calendar of ${bigCalendarEvents} events: full sync ${(figures.fullMs / 1000).toFixed(2)} s in ${figures.fullRequests} requests; ` +
     `after one change ${figures.incrementalMs.toFixed(1)} ms in ${figures.incrementalRequests}`,
 );
+for (const line of organisations.flatMap((organisation) => organisation.lines)) out(line);
 for (const [bar, value, held] of bars) out(`${held ? 'ok    ' : 'BROKEN'} ${bar}: ${value}`);
 if (bars.some(([, , held]) => !held)) process.exitCode = 1;

@@ -8,8 +8,21 @@ import { createMetrics } from '../src/lib/metrics.ts';
 import { assemble } from '../src/main.ts';
 import { migrateToLatest, openDatabase, ping } from '../src/store/database.ts';
 
-export async function service(providers: AppContext['providers'], sqlitePath = ':memory:') {
-  const handle = openDatabase({ sqlitePath });
+export interface ServiceOptions {
+  /** PostgreSQL; absent → SQLite at `sqlitePath`. */
+  databaseUrl?: string;
+  /** Default ':memory:'. */
+  sqlitePath?: string;
+  /** The key the database's secrets were sealed with (another process opening the same database). */
+  secretKey?: Buffer;
+}
+
+export async function service(providers: AppContext['providers'], options: ServiceOptions = {}) {
+  const handle = openDatabase(
+    options.databaseUrl === undefined
+      ? { sqlitePath: options.sqlitePath ?? ':memory:' }
+      : { databaseUrl: options.databaseUrl },
+  );
   await migrateToLatest(handle);
   // One grant sends every request: its per-minute budget must not be what is measured. The
   // copies stay fresh through the run (a stale one would be synced by the reads measured).
@@ -20,7 +33,7 @@ export async function service(providers: AppContext['providers'], sqlitePath = '
     SYNC_MAX_AGE_SECONDS: '86400',
     SYNC_HORIZON_PAST_DAYS: '3650',
   });
-  const secretKey = randomBytes(32);
+  const secretKey = options.secretKey ?? randomBytes(32);
   const ctx: AppContext = {
     config,
     db: handle.db,

@@ -11,6 +11,21 @@ interface NsSpan {
   end: bigint;
 }
 
+/** Busy time a synced copy answered with (times only), in epoch ns. */
+export interface BusySpan {
+  startNs: bigint;
+  endNs: bigint;
+}
+
+/** Whether an occurrence blocks time: busy, not cancelled, and tentative only when that counts. */
+const blocksTime = (
+  event: Pick<PlacedEvent['event'], 'freeBusyStatus' | 'status'>,
+  tentativeIsBusy: boolean,
+): boolean =>
+  event.freeBusyStatus === 'busy' &&
+  event.status !== 'cancelled' &&
+  (tentativeIsBusy || event.status !== 'tentative');
+
 export interface BusyOptions {
   /** Whether tentative events count as busy (default true). */
   tentativeIsBusy?: boolean;
@@ -20,13 +35,13 @@ export function busyIntervals(
   events: readonly PlacedEvent[],
   window: TimeWindow,
   { tentativeIsBusy = true }: BusyOptions = {},
+  copied: readonly BusySpan[] = [],
 ): Span[] {
   const windowStart = window.start.epochNanoseconds;
   const windowEnd = window.end.epochNanoseconds;
   const spans: NsSpan[] = [];
-  for (const { event, startNs, endNs } of events) {
-    if (event.freeBusyStatus !== 'busy' || event.status === 'cancelled') continue;
-    if (event.status === 'tentative' && !tentativeIsBusy) continue;
+  const blocking = events.filter((placed) => blocksTime(placed.event, tentativeIsBusy));
+  for (const { startNs, endNs } of [...blocking, ...copied]) {
     const start = startNs > windowStart ? startNs : windowStart;
     const end = endNs < windowEnd ? endNs : windowEnd;
     if (start < end) spans.push({ start, end });

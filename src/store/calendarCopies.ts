@@ -176,15 +176,8 @@ function holdsWord(
   return sql<boolean>`((is_private = 1 and ${placeholder}) or (is_private = 0 and ${text}))`;
 }
 
-/**
- * The copy's rows that overlap the window, placed in the reading zone, in the one order (start,
- * then occurrence id), matched, limited and counted by the database: one query on the index
- * that leads with the calendar and the start, whose cost is the window's rows.
- */
-export async function copyRows(db: Db, query: CopyQuery): Promise<{ rows: CopyRow[]; total: number }> {
-  const postgres = db.getExecutor().adapter instanceof PostgresAdapter;
-  const find = (column: RawBuilder<string>, word: string) =>
-    postgres ? sql<boolean>`strpos(${column}, ${word}) > 0` : sql<boolean>`instr(${column}, ${word}) > 0`;
+/** The rows of a copy that overlap the window, their instants placed by the reading zone's offsets. */
+function inWindow(query: Pick<CopyQuery, 'calendarId' | 'window' | 'longestMs' | 'offsets'>) {
   const { offsets } = query;
   const startMs = sql<number>`start_ms`;
   const endMs = sql<number>`end_ms`;
@@ -206,6 +199,37 @@ export async function copyRows(db: Db, query: CopyQuery): Promise<{ rows: CopyRo
     sql`start_ms < ${lit(untilCeilMs + zoneSlackMs)}`,
     sql`(case when floating = 0 then ${overlap(startMs, endMs)} else ${overlap(start, end)} end)`,
   ];
+  return { start, end, conditions };
+}
+
+/**
+ * The busy time of a copy in the window, times only (domain/availability.ts: busy, not
+ * cancelled, tentative when it counts), placed as a read places them; the floating rows say
+ * whether a zone was needed.
+ */
+export async function copyBusy(
+  db: Db,
+  query: Pick<CopyQuery, 'calendarId' | 'window' | 'longestMs' | 'offsets'> & { tentativeIsBusy: boolean },
+): Promise<{ startMs: number; endMs: number; floating: boolean }[]> {
+  const { start, end, conditions } = inWindow(query);
+  conditions.push(sql`is_free = 0`, sql`status <> 'cancelled'`);
+  if (!query.tentativeIsBusy) conditions.push(sql`status <> 'tentative'`);
+  const result = await sql<{ s: number | string; e: number | string; floating: number }>`
+    select ${start} as s, ${end} as e, floating from copy_occurrences
+    where ${sql.join(conditions, sql` and `)}`.execute(db);
+  return result.rows.map((r) => ({ startMs: Number(r.s), endMs: Number(r.e), floating: r.floating !== 0 }));
+}
+
+/**
+ * The copy's rows that overlap the window, placed in the reading zone, in the one order (start,
+ * then occurrence id), matched, limited and counted by the database: one query on the index
+ * that leads with the calendar and the start, whose cost is the window's rows.
+ */
+export async function copyRows(db: Db, query: CopyQuery): Promise<{ rows: CopyRow[]; total: number }> {
+  const postgres = db.getExecutor().adapter instanceof PostgresAdapter;
+  const find = (column: RawBuilder<string>, word: string) =>
+    postgres ? sql<boolean>`strpos(${column}, ${word}) > 0` : sql<boolean>`instr(${column}, ${word}) > 0`;
+  const { start, conditions } = inWindow(query);
   for (const word of query.search?.words ?? []) conditions.push(holdsWord(word, query.search!, find));
   // Ids compare as JavaScript compares them: by code unit (they are ASCII), never by a locale.
   const byId = postgres ? sql`occurrence_id collate "C"` : sql`occurrence_id`;

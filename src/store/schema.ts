@@ -259,6 +259,8 @@ export interface CopyOccurrencesTable {
   is_private: Generated<number>;
   /** Free (its busy-level title is "Free"). */
   is_free: Generated<number>;
+  /** confirmed, tentative or cancelled (whether it blocks time). */
+  status: Generated<string>;
 }
 
 /** A batch of a sync that has more to come, kept aside until its last batch swaps it in. */
@@ -288,6 +290,8 @@ export interface CopyStagedOccurrencesTable {
   is_private: Generated<number>;
   /** Free (its busy-level title is "Free"). */
   is_free: Generated<number>;
+  /** confirmed, tentative or cancelled (whether it blocks time). */
+  status: Generated<string>;
 }
 
 /** An instance's heartbeat: leases of an owner not seen for a while are free. */

@@ -5,20 +5,22 @@
  * half-hour and +14 h zones), orders ties by occurrence id as JavaScript does, counts what it did
  * not return, and matches a search's words only against the text the reader may see: a busy-only
  * or titles-only reader never matches hidden text, a private event's text never matches without
- * private details — the same answers as the core's placement, masking and matchesWords.
+ * private details — the same answers as the core's placement, masking and matchesWords; and
+ * availability's busy time from the times alone.
  */
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { CompiledQuery, type KyselyPlugin, type RootOperationNode } from 'kysely';
 import { createEventIds } from '../../src/calendars/eventIds.ts';
+import { busyIntervals } from '../../src/domain/availability.ts';
 import type { DetailLevel } from '../../src/domain/detailLevels.ts';
 import { type CalendarView, toEvents } from '../../src/domain/occurrences.ts';
 import type { ProviderOccurrence } from '../../src/domain/providerFacts.ts';
 import { matchesWords, queryWords } from '../../src/domain/search.ts';
 import { localOffsets } from '../../src/domain/time/localOffsets.ts';
 import { insertGrant } from '../../src/store/accessGrants.ts';
-import { type CopyQuery, copyRows } from '../../src/store/calendarCopies.ts';
+import { type CopyQuery, copyBusy, copyRows } from '../../src/store/calendarCopies.ts';
 import { applyBatch } from '../../src/store/copyBatches.ts';
 import { reconcileCopies } from '../../src/store/copyMembership.ts';
 import type { DatabaseHandle } from '../../src/store/database.ts';
@@ -271,6 +273,49 @@ for (const engine of await enginesUnderTest()) {
       // Where a reader sees a placeholder, the placeholder is its text.
       assert.equal(await found('busy', true, 'busy'), 2);
       assert.equal(await found('full', false, 'free'), 1);
+    });
+
+    it('gives the busy time, times only, as the core finds it in the events', async () => {
+      const statuses = ['confirmed', 'tentative', 'cancelled'] as const;
+      const varied: ProviderOccurrence[] = [];
+      for (let i = 0; i < 60; i++) {
+        const start = Temporal.PlainDateTime.from('2026-03-28T06:00:00')
+          .add({ minutes: 53 * i })
+          .toString();
+        const fields = {
+          status: statuses[i % 3]!,
+          freeBusyStatus: i % 5 === 0 ? ('free' as const) : ('busy' as const),
+          duration: i % 7 === 0 ? 'P1D' : 'PT50M',
+        };
+        varied.push(i % 2 === 0 ? berlin(start, `busy-${i}`, fields) : floating(start, `busy-${i}`, fields));
+      }
+      const longestMs = await copied(varied);
+      const w = window('2026-03-28T20:00:00Z', '2026-03-30T02:00:00Z');
+      for (const placementZone of ['Europe/Berlin', 'America/New_York']) {
+        for (const tentativeIsBusy of [true, false]) {
+          const rows = await copyBusy(handle.db, {
+            calendarId,
+            window: { startNs: w.start.epochNanoseconds, endNs: w.end.epochNanoseconds },
+            longestMs,
+            offsets: localOffsets(placementZone, {
+              startMs: w.start.epochMilliseconds - longestMs - day,
+              endMs: w.end.epochMilliseconds + day,
+            }),
+            tentativeIsBusy,
+          });
+          const spans = rows.map((r) => ({
+            startNs: BigInt(r.startMs) * 1_000_000n,
+            endNs: BigInt(r.endMs) * 1_000_000n,
+          }));
+          const show = (list: { start: Temporal.Instant; end: Temporal.Instant }[]) =>
+            list.map((span) => `${span.start}/${span.end}`);
+          assert.deepEqual(
+            show(busyIntervals([], w, { tentativeIsBusy }, spans)),
+            show(busyIntervals(toEvents(varied, view({ placementZone }), ids, w), w, { tentativeIsBusy })),
+            `${placementZone} ${tentativeIsBusy}`,
+          );
+        }
+      }
     });
 
     it('reads its rows through the index that leads with the calendar and the start', {

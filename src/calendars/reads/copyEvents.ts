@@ -4,13 +4,14 @@
  * reader may see, orders, limits and counts. Only the rows the read returns are then placed,
  * masked and given rights (`complete`): a read's cost is its window's rows and its page.
  */
+import type { BusySpan } from '../../domain/availability.ts';
 import { type CalendarView, type Ordered, type PlacedEvent, placedEvent } from '../../domain/occurrences.ts';
 import type { ProviderOccurrence } from '../../domain/providerFacts.ts';
 import { localOffsets } from '../../domain/time/localOffsets.ts';
 import { AppError } from '../../errors.ts';
 import { narrowRights } from '../../policy/eventRights.ts';
 import type { Scope } from '../../policy/workspacePolicy.ts';
-import { type CopyQuery, copyRows } from '../../store/calendarCopies.ts';
+import { type CopyQuery, copyBusy, copyRows } from '../../store/calendarCopies.ts';
 import type { AccountDeps } from '../accounts/connectedAccounts.ts';
 import type { CopyForRead } from '../copies.ts';
 
@@ -30,6 +31,52 @@ export interface CopyReadOptions {
 /** A local time lies within 14 hours of its instant: the zone's offsets are taken a day either side. */
 const dayMs = 86_400_000;
 
+/** The query's calendar, window and the reading zone's offsets for floating and all-day times. */
+function windowOf(
+  view: CalendarView,
+  copy: CopyForRead,
+  window: { start: Temporal.Instant; end: Temporal.Instant },
+) {
+  const zone = view.placementZone;
+  return {
+    calendarId: view.calendarId,
+    window: { startNs: window.start.epochNanoseconds, endNs: window.end.epochNanoseconds },
+    longestMs: copy.longestMs,
+    offsets:
+      zone === undefined
+        ? []
+        : localOffsets(zone, {
+            startMs: window.start.epochMilliseconds - copy.longestMs - dayMs,
+            endMs: window.end.epochMilliseconds + dayMs,
+          }),
+  };
+}
+
+/** Floating and all-day times need a zone to be placed, as they do read live (domain/occurrences.ts). */
+function placeable(view: CalendarView, rows: readonly { floating: boolean }[]): void {
+  if (view.placementZone === undefined && rows.some((row) => row.floating))
+    throw new AppError(
+      'time_zone_required',
+      'This calendar has floating or all-day times and no known time zone.',
+    );
+}
+
+/** The copy's busy time in the window, times only: what availability and meeting times need of it. */
+export async function readCopyBusy(
+  deps: Pick<AccountDeps, 'db'>,
+  view: CalendarView,
+  copy: CopyForRead,
+  window: { start: Temporal.Instant; end: Temporal.Instant },
+  tentativeIsBusy: boolean,
+): Promise<BusySpan[]> {
+  const rows = await copyBusy(deps.db, { ...windowOf(view, copy, window), tentativeIsBusy });
+  placeable(view, rows);
+  return rows.map((row) => ({
+    startNs: BigInt(row.startMs) * 1_000_000n,
+    endNs: BigInt(row.endMs) * 1_000_000n,
+  }));
+}
+
 export async function readCopy(
   deps: Pick<AccountDeps, 'db'>,
   view: CalendarView,
@@ -37,20 +84,9 @@ export async function readCopy(
   window: { start: Temporal.Instant; end: Temporal.Instant },
   options: CopyReadOptions,
 ): Promise<{ candidates: CopyCandidate[]; total: number }> {
-  const zone = view.placementZone;
-  const offsets =
-    zone === undefined
-      ? []
-      : localOffsets(zone, {
-          startMs: window.start.epochMilliseconds - copy.longestMs - dayMs,
-          endMs: window.end.epochMilliseconds + dayMs,
-        });
   const { after, words } = options;
   const query: CopyQuery = {
-    calendarId: view.calendarId,
-    window: { startNs: window.start.epochNanoseconds, endNs: window.end.epochNanoseconds },
-    longestMs: copy.longestMs,
-    offsets,
+    ...windowOf(view, copy, window),
     ...(words === undefined || words.length === 0
       ? {}
       : { search: { words, level: view.detailLevel, privateDetails: view.privateDetails } }),
@@ -71,12 +107,7 @@ export async function readCopy(
         }),
   };
   const { rows, total } = await copyRows(deps.db, query);
-  if (zone === undefined && rows.some((row) => row.floating)) {
-    throw new AppError(
-      'time_zone_required',
-      'This calendar has floating or all-day times and no known time zone.',
-    );
-  }
+  placeable(view, rows);
   const candidates = rows.map(
     (row): CopyCandidate => ({
       startMs: row.startMs,

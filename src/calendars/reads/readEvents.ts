@@ -5,6 +5,7 @@
  * A calendar that cannot be read is reported in `excluded`, never silently left out.
  */
 
+import type { BusySpan } from '../../domain/availability.ts';
 import { type DetailLevel, lowerDetail } from '../../domain/detailLevels.ts';
 import {
   compareEvents,
@@ -21,7 +22,7 @@ import type { Principal } from '../../policy/principal.ts';
 import type { CalendarDeps } from '../calendarDeps.ts';
 import { permittedCalendars } from '../permittedCalendars.ts';
 import { calendarView, needsTimeZone, readCalendarEvents } from './calendarEvents.ts';
-import { type CopyCandidate, readCopy } from './copyEvents.ts';
+import { type CopyCandidate, readCopy, readCopyBusy } from './copyEvents.ts';
 
 /** Why a calendar is missing from a read, each in words for the MCP text (a closed list: OpenAPI enumerates it). */
 export const exclusionMeanings = {
@@ -55,6 +56,8 @@ export interface EventsRead {
   levels: Map<string, DetailLevel>;
   /** Calendars answered from a copy older than the freshness allows (its sync failed just now). */
   stale: StaleCopy[];
+  /** With the `busy` filter: the copies' busy time (their events are not made; live calendars' are in `events`). */
+  busy: BusySpan[];
 }
 
 export interface StaleCopy {
@@ -126,6 +129,8 @@ export interface ReadFilter {
   after?: Ordered;
   /** Aborted when the client has gone: the read stops before its next calendar. */
   signal?: AbortSignal;
+  /** Only busy time is wanted (availability): a copy answers with times alone, in `busy`. */
+  busy?: { tentativeIsBusy: boolean };
 }
 
 /** One calendar's part of a read: its events in the one order (a copy's not yet made), and how many it found. */
@@ -135,6 +140,9 @@ interface CalendarPart {
 }
 
 const noEvents: CalendarPart = { events: [], total: 0 };
+
+/** Events made from copied rows between two turns of the loop (about a millisecond's work). */
+const madeAtOnce = 250;
 
 /** Lets the loop serve others (and hear of a closed request) between one calendar's query and the next. */
 const yieldToLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
@@ -217,6 +225,7 @@ export async function readEvents(
   });
   // Copies one query after another, the loop free between them: each is bounded by its window.
   const copyParts: CalendarPart[] = [];
+  const busy: BusySpan[] = [];
   for (const { calendar, level } of fromCopy) {
     await yieldToLoop();
     if (signal?.aborted) {
@@ -232,18 +241,18 @@ export async function readEvents(
           reason: staleReason(copy.failureReason),
         });
       if (copy.skipped > 0) excluded.push({ calendarId: calendar.id, reason: 'incomplete' });
-      const { candidates, total } = await readCopy(
-        deps,
-        calendarView(calendar, options(level)),
-        copy,
-        request.window,
-        {
-          scopes: principal.scopes,
-          ...(words === undefined ? {} : { words }),
-          ...(filter.first === undefined ? {} : { first: filter.first }),
-          ...(after === undefined ? {} : { after }),
-        },
-      );
+      const view = calendarView(calendar, options(level));
+      if (filter.busy !== undefined) {
+        for (const span of await readCopyBusy(deps, view, copy, request.window, filter.busy.tentativeIsBusy))
+          busy.push(span);
+        continue;
+      }
+      const { candidates, total } = await readCopy(deps, view, copy, request.window, {
+        scopes: principal.scopes,
+        ...(words === undefined ? {} : { words }),
+        ...(filter.first === undefined ? {} : { first: filter.first }),
+        ...(after === undefined ? {} : { after }),
+      });
       copyParts.push({ events: candidates, total });
     } catch (error) {
       copyParts.push(fail(calendar.id, error));
@@ -255,11 +264,26 @@ export async function readEvents(
   // Each calendar's events come in the one order; merging them keeps it. Only those returned are made.
   const lists = parts.map((part) => part.events);
   const chosenEvents = filter.first === undefined ? mergeOrdered(lists) : firstOrdered(lists, filter.first);
-  const events = chosenEvents.map((e) => ('complete' in e ? e.complete() : e));
+  // Made a slice at a time, the loop free between slices: a long list never holds it for long.
+  const events: PlacedEvent[] = [];
+  for (let i = 0; i < chosenEvents.length; i += madeAtOnce) {
+    if (i > 0) {
+      await yieldToLoop();
+      signal?.throwIfAborted();
+    }
+    for (const e of chosenEvents.slice(i, i + madeAtOnce)) events.push('complete' in e ? e.complete() : e);
+  }
   const total = parts.reduce((sum, part) => sum + part.total, 0);
   excluded.sort(
     (a, b) => request.calendarIds.indexOf(a.calendarId) - request.calendarIds.indexOf(b.calendarId),
   );
   stale.sort((a, b) => request.calendarIds.indexOf(a.calendarId) - request.calendarIds.indexOf(b.calendarId));
-  return { events, total, excluded, levels: new Map(chosen.map((t) => [t.calendar.id, t.level])), stale };
+  return {
+    events,
+    total,
+    excluded,
+    levels: new Map(chosen.map((t) => [t.calendar.id, t.level])),
+    stale,
+    busy,
+  };
 }

@@ -111,8 +111,14 @@ export const findMeetingTimes: ToolDefinition = {
       start: request.window.start.subtract({ minutes: bufferMinutes }),
       end: request.window.end.add({ minutes: bufferMinutes }),
     };
-    const read = await readEvents(calendars, principal, { ...request, window: reach }, { signal });
-    const busy = busyIntervals(read.events, reach, { tentativeIsBusy: args.tentativeIsBusy ?? true });
+    const tentativeIsBusy = args.tentativeIsBusy ?? true;
+    const read = await readEvents(
+      calendars,
+      principal,
+      { ...request, window: reach },
+      { signal, busy: { tentativeIsBusy } },
+    );
+    const busy = busyIntervals(read.events, reach, { tentativeIsBusy }, read.busy);
     const now = calendars.clock.now();
     const slots = meetingTimes(busy, {
       window: request.window,

@@ -40,11 +40,11 @@ export const getAvailability: ToolDefinition = {
 
   async run(args: ReadArguments, { principal, calendars, signal }) {
     const request = toReadRequest(args);
-    const read = await readEvents(calendars, principal, request, { signal });
+    const read = await readEvents(calendars, principal, request, { signal, busy: { tentativeIsBusy: true } });
     const { events, excluded } = read;
     const structured = {
       ok: true,
-      busy: busyIntervals(events, request.window).map((s) => ({
+      busy: busyIntervals(events, request.window, {}, read.busy).map((s) => ({
         start: showInstant(s.start, request.timeZone),
         end: showInstant(s.end, request.timeZone),
       })),

@@ -5,7 +5,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
   // and counts in the database and builds only the page it returns: the sealed ids (minted once,
   // at sync), how its start is placed (0: an instant; 1: floating with an elapsed duration;
   // 2: floating with days, its end placed by its own local time), and its privacy and free/busy
-  // (which text a reader sees). Rows copied before have none of these: the copies are emptied and
+  // (which text a reader sees), and its status (the busy time of availability). Rows copied before have none of these: the copies are emptied and
   // resynced in full by the next round (reads are live meanwhile, as for a new copy).
   for (const table of ['copy_occurrences', 'copy_staged_occurrences']) {
     await db.schema
@@ -27,6 +27,10 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     await db.schema
       .alterTable(table)
       .addColumn('is_free', 'integer', (c) => c.notNull().defaultTo(0))
+      .execute();
+    await db.schema
+      .alterTable(table)
+      .addColumn('status', 'text', (c) => c.notNull().defaultTo('confirmed'))
       .execute();
   }
   // A read's places, order and count come from this index alone (no text searched): the window's

@@ -22,8 +22,6 @@ export interface CopyForRead {
   /** The span it holds (epoch ms). */
   horizonStart: number;
   horizonEnd: number;
-  /** Changes with every applied batch: what an in-memory view of it is checked against. */
-  version: number;
 }
 
 /** What came of one sync: done, failed (the copy kept as it was), held by another sync, no copy to sync. */

@@ -71,7 +71,6 @@ describe('a read whose client has gone', () => {
       longestMs: 0,
       horizonStart: 0,
       horizonEnd: 4e12,
-      version: 1,
     });
     const deps: CalendarDeps = {
       db: handle.db.withPlugin(counter),

@@ -98,7 +98,8 @@ export async function applyBatch(db: Db, batch: AppliedBatch): Promise<WrittenBa
       await stageBatch(trx, batch, { generation, items, rows });
       return { generation, bytes, copied: copiedKey };
     }
-    if (batch.swap) await swapStaged(trx, batch.calendarId);
+    const moved =
+      batch.swap === true && (await swapStaged(trx, batch.calendarId, batch.full ? generation : undefined));
 
     // What the copy already holds as it is now is left alone: a sync that changed nothing writes nothing.
     const unchanged = await unchangedItems(trx, batch, items, rows);
@@ -148,7 +149,7 @@ export async function applyBatch(db: Db, batch: AppliedBatch): Promise<WrittenBa
     };
     // Readers' version moves only when what they see does: items written or removed, staged ones
     // moved in, a new horizon.
-    let shown = changed.length > 0 || replaced.items > 0 || batch.swap === true;
+    let shown = changed.length > 0 || replaced.items > 0 || moved;
     if (batch.end !== undefined) {
       if (batch.full) {
         const swept = await trx
@@ -347,8 +348,13 @@ async function stageBatch(
     .execute();
 }
 
-/** What the sync staged replaces the copy's items of the same keys, set-based (no row passes through here). */
-async function swapStaged(trx: Trx, calendarId: string): Promise<void> {
+/**
+ * What the sync staged replaces the copy's items of the same keys, set-based (no row passes
+ * through here), except what the copy already holds as it is; whether anything was moved in.
+ * `seenBy`: a full sync's generation, given to the unchanged items it leaves in place.
+ */
+async function swapStaged(trx: Trx, calendarId: string, seenBy: number | undefined): Promise<boolean> {
+  if (!(await dropUnchangedStaged(trx, calendarId, seenBy))) return false;
   const staged = trx.selectFrom('copy_staged_items').where('calendar_id', '=', calendarId);
   await trx
     .deleteFrom('copy_items')
@@ -375,6 +381,64 @@ async function swapStaged(trx: Trx, calendarId: string): Promise<void> {
         .where('calendar_id', '=', calendarId),
     )
     .execute();
+  return true;
+}
+
+/**
+ * Drops from what a sync staged the items the copy holds as they are (the same version and
+ * reason to skip, and the same occurrence rows, every column) and the removals of items it does
+ * not hold; whether anything staged is left to move in.
+ */
+async function dropUnchangedStaged(
+  trx: Trx,
+  calendarId: string,
+  seenBy: number | undefined,
+): Promise<boolean> {
+  const compared = occurrenceColumns.filter((column) => column !== 'calendar_id' && column !== 'item_key');
+  const sameRow = sql.join(
+    compared.map((column) => sql`${sql.ref(`lo.${column}`)} = ${sql.ref(`so.${column}`)}`),
+    sql` and `,
+  );
+  const unchanged = await sql<{ item_key: string }>`
+    select s.item_key from copy_staged_items s
+    join copy_items l on l.calendar_id = s.calendar_id and l.item_key = s.item_key
+    where s.calendar_id = ${calendarId} and s.version = l.version
+      and coalesce(s.skipped_reason, '') = coalesce(l.skipped_reason, '')
+      and (select count(*) from copy_staged_occurrences so
+           where so.calendar_id = s.calendar_id and so.item_key = s.item_key)
+        = (select count(*) from copy_occurrences lo
+           where lo.calendar_id = s.calendar_id and lo.item_key = s.item_key)
+      and not exists (select 1 from copy_staged_occurrences so
+        where so.calendar_id = s.calendar_id and so.item_key = s.item_key
+          and not exists (select 1 from copy_occurrences lo
+            where lo.calendar_id = so.calendar_id and lo.item_key = so.item_key and ${sameRow}))`.execute(
+    trx,
+  );
+  const keys = unchanged.rows.map((row) => row.item_key);
+  if (seenBy !== undefined && keys.length > 0) await markSeen(trx, calendarId, keys, seenBy);
+  for (let i = 0; i < keys.length; i += 500) {
+    await trx
+      .deleteFrom('copy_staged_items')
+      .where('calendar_id', '=', calendarId)
+      .where('item_key', 'in', keys.slice(i, i + 500))
+      .execute();
+  }
+  await trx
+    .deleteFrom('copy_staged_items')
+    .where('calendar_id', '=', calendarId)
+    .where('version', 'is', null)
+    .where(
+      'item_key',
+      'not in',
+      trx.selectFrom('copy_items').select('item_key').where('calendar_id', '=', calendarId),
+    )
+    .execute();
+  const left = await trx
+    .selectFrom('copy_staged_items')
+    .select(sql<number>`count(*)`.as('count'))
+    .where('calendar_id', '=', calendarId)
+    .executeTakeFirstOrThrow();
+  return Number(left.count) > 0;
 }
 
 const occurrenceColumns = [

@@ -110,6 +110,53 @@ for (const engine of await enginesUnderTest()) {
       ]);
     });
 
+    it('moves in nothing of a sync of several pages that re-read the copy as it is, and only the change of one that did not', async () => {
+      const c = item('c', [at('2026-03-12T09:00:00', 'c')]);
+      const { provider } = scriptedProvider([
+        async function* () {
+          yield batch({ upserts: [a, b, c], nextState: 'one' });
+        },
+        // A rejected token: a full sync of three pages, every item as the copy holds it.
+        async function* () {
+          yield batch({ upserts: [a] });
+          yield batch({ upserts: [b] });
+          yield batch({ upserts: [c], nextState: 'two' });
+        },
+        async function* () {
+          yield batch({ full: false, upserts: [a, item('b', [at('2026-03-11T10:00:00', 'b', 'B2')], 'v2')] });
+          yield batch({ full: false, upserts: [c], removals: ['never-held'], nextState: 'three' });
+        },
+      ]);
+      const { calendarId, service } = await scriptedCopy(handle, engine.name, provider);
+      const one = service('one');
+      await one.runDue();
+      const first = (await copyOf(calendarId)).version;
+      await writes();
+
+      assert.equal(await one.syncNow(calendarId), 'synced');
+      assert.equal((await copyOf(calendarId)).version, first, 'the full re-read keeps the version');
+      assert.deepEqual(
+        await writes(),
+        { 'copy_items update': 3 },
+        'only the items’ generation: seen by this sync',
+      );
+      assert.equal((await copyOf(calendarId)).items, 3);
+
+      assert.equal(await one.syncNow(calendarId), 'synced');
+      assert.equal((await copyOf(calendarId)).version, first + 1);
+      assert.deepEqual(await writes(), {
+        'copy_items delete': 1,
+        'copy_items insert': 1,
+        'copy_occurrences delete': 2,
+        'copy_occurrences insert': 1,
+      });
+      assert.deepEqual(await held(calendarId), [
+        ['a', 'a'],
+        ['b', 'B2'],
+        ['c', 'c'],
+      ]);
+    });
+
     it('bumps for a change and writes only the changed item; a removal and a full sync not seeing an item bump too', async () => {
       const { provider } = scriptedProvider([
         async function* () {
@@ -170,11 +217,13 @@ for (const engine of await enginesUnderTest()) {
     it('rewrites the same versions when a raised level copies more of them', async () => {
       const { provider } = scriptedProvider([
         async function* () {
-          yield batch({ upserts: [a], nextState: 'one' });
+          yield batch({ upserts: [a, b], nextState: 'one' });
         },
+        // In two pages: the first staged and compared in the database, the last compared as it is applied.
         async function* (request) {
           assert.equal(request.state, undefined, 'a full sync at the new level');
-          yield batch({ upserts: [a], nextState: 'two' });
+          yield batch({ upserts: [a] });
+          yield batch({ upserts: [b], nextState: 'two' });
         },
       ]);
       const { calendarId, service, clock, userId, workspaceId } = await scriptedCopy(
@@ -187,7 +236,11 @@ for (const engine of await enginesUnderTest()) {
       const titles = await copyOf(calendarId);
       const description = async () =>
         (await occurrencesNear(handle.db, calendarId, march, 0)).map((o) => o.description);
-      assert.deepEqual(await description(), [undefined], 'titles: no description copied');
+      assert.deepEqual(
+        await description(),
+        [undefined, undefined, undefined],
+        'titles: no description copied',
+      );
 
       await insertGrant(handle.db, {
         id: 'grt_full',
@@ -203,7 +256,7 @@ for (const engine of await enginesUnderTest()) {
       await reconcileCopies(handle.db, clock.now().epochMilliseconds);
       await one.runDue();
       assert.ok((await copyOf(calendarId)).version > titles.version);
-      assert.deepEqual(await description(), ['About a']);
+      assert.deepEqual(await description(), ['About a', 'About b', 'About b']);
     });
   });
 }

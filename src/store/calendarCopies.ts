@@ -120,7 +120,7 @@ export interface CopyQuery {
   search?: { words: readonly string[]; level: DetailLevel; privateDetails: boolean };
   /** Only rows after this place: a later start, or the same start and (`tie`) a later occurrence id. */
   after?: { startMs: number; tie: 'none' | 'all' | { occurrenceId: string } };
-  /** Only the first this many rows (the count still counts them all). */
+  /** Only the first this many rows (a search's count still counts them all; other reads count those returned). */
   first?: number;
 }
 
@@ -244,14 +244,16 @@ export async function copyRows(db: Db, query: CopyQuery): Promise<{ rows: CopyRo
     conditions.push(sql`(${start} > ${lit(after.startMs)} or (${start} = ${lit(after.startMs)} and ${tie}))`);
   }
   const limit = query.first === undefined ? sql`` : sql`limit ${lit(query.first)}`;
-  // First the places and the count (from the index alone where no text is searched), then the
-  // rest of the rows returned only: a window's other rows are never read whole.
-  const found = await sql<{ id: number | string; placed_start: number | string; total: number | string }>`
-    select id, ${start} as placed_start, count(*) over () as total
+  // First the places (from the index alone where no text is searched), counted only for a
+  // search (a count over the sorted rows costs more than the sort the limit keeps short), then
+  // the rest of the rows returned: a window's other rows are never read whole.
+  const counted = query.search === undefined ? sql`` : sql`, count(*) over () as total`;
+  const found = await sql<{ id: number | string; placed_start: number | string; total?: number | string }>`
+    select id, ${start} as placed_start ${counted}
     from copy_occurrences where ${sql.join(conditions, sql` and `)}
     order by placed_start, ${byId} ${limit}`.execute(db);
   if (found.rows.length === 0) return { rows: [], total: 0 };
-  const total = Number(found.rows[0]!.total);
+  const total = Number(found.rows[0]!.total ?? found.rows.length);
   const ids = found.rows.map((r) => Number(r.id));
   const byRow = new Map<
     number,

@@ -50,7 +50,7 @@ export interface EventsRead {
   /** Ordered by start instant, then calendar id, then occurrence id. */
   events: PlacedEvent[];
   excluded: CalendarExclusion[];
-  /** How many events the read found (more than `events` holds when the filter asked for the first few). */
+  /** How many events a search found (more than `events` holds when it asked for the first few); other reads count those returned. */
   total: number;
   /** The effective detail level of each requested calendar. */
   levels: Map<string, DetailLevel>;

@@ -123,16 +123,19 @@ export function createSyncService(deps: SyncDeps, options: SyncServiceOptions): 
   /**
    * The copies that can answer a read of `span`, each said stale or not at `now`, and which of
    * the stale ones a read may sync: not one whose sync failed and whose next try lies ahead (its
-   * backoff holds for reads too: answered from the copy at once).
+   * backoff holds for reads too: answered from the copy at once). `unsynced`: copies whose first
+   * sync has not completed (and is not backing off).
    */
   async function usableCopies(
     calendarIds: readonly string[],
     span: { startMs: number; endMs: number },
     now: number,
-  ): Promise<{ usable: CopyForRead[]; toSync: string[] }> {
+  ): Promise<{ usable: CopyForRead[]; toSync: string[]; unsynced: string[] }> {
     const usable: CopyForRead[] = [];
     const toSync: string[] = [];
+    const unsynced: string[] = [];
     for (const c of (await copiesOf(deps.db, calendarIds)).values()) {
+      if (c.syncedAt === null && (c.failures === 0 || c.nextSyncAt <= now)) unsynced.push(c.calendarId);
       if (c.syncedAt === null || c.horizonStart === null || c.horizonEnd === null) continue;
       if (!insideHorizon(span, { start: c.horizonStart, end: c.horizonEnd })) continue;
       const stale = now - c.syncedAt > deps.settings.maxAgeMs || c.nextSyncAt <= now;
@@ -145,7 +148,7 @@ export function createSyncService(deps: SyncDeps, options: SyncServiceOptions): 
         stale,
       });
     }
-    return { usable, toSync };
+    return { usable, toSync, unsynced };
   }
 
   async function forRead(
@@ -153,7 +156,10 @@ export function createSyncService(deps: SyncDeps, options: SyncServiceOptions): 
     window: TimeWindow,
   ): Promise<Map<string, CopyForRead>> {
     const span = { startMs: window.start.epochMilliseconds, endMs: window.end.epochMilliseconds };
-    let { usable, toSync } = await usableCopies(calendarIds, span, epochMs(deps.clock));
+    let { usable, toSync, unsynced } = await usableCopies(calendarIds, span, epochMs(deps.clock));
+    // Read live until their first sync completes; started now rather than when a round reaches
+    // them (a few at a time), as every read meanwhile costs the provider a live listing.
+    for (const calendarId of unsynced) void syncNow(calendarId).catch(() => {});
     if (toSync.length > 0) {
       const syncs = Promise.all(toSync.map((calendarId) => syncNow(calendarId)));
       await waitAtMost(

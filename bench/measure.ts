@@ -57,6 +57,9 @@ export async function settle(): Promise<void> {
   }
 }
 
+/** Where the run is, on stderr: the figures come at the end, on stdout. */
+export const progress = (line: string) => process.stderr.write(`… ${line}\n`);
+
 const rotation = fileURLToPath(new URL('./rotation.ts', import.meta.url));
 
 /** Measures one request sent again and again, or a list of them gone round (bench/rotation.ts). */
@@ -87,6 +90,7 @@ export async function measure(
     workers: 1,
   } as autocannon.Options);
   await settle();
+  progress(`${name}: ${result.requests.total} requests`);
   const failed = result.non2xx + result.errors + result.timeouts;
   if (failed > 0 && row.tolerateErrors !== true)
     throw new Error(`${name}: ${result.non2xx} non-2xx, ${result.errors} errors`);

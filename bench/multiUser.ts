@@ -29,6 +29,7 @@ import {
   durationSeconds,
   type Figures,
   measure,
+  progress,
   type Target,
   toolResult,
 } from './measure.ts';
@@ -52,6 +53,7 @@ export interface MultiUserReport {
 export const userCounts = (process.env.BENCH_USERS ?? '1,10,50').split(',').map(Number);
 const concurrentClients = 20;
 
+const persons = (count: number) => `${count} ${count === 1 ? 'person' : 'people'}`;
 const ms = (value: number) => `${value.toFixed(value < 10 ? 1 : 0)} ms`;
 /** autocannon's latencies are whole milliseconds: a bare route's 0 counts as 1. */
 const floorMs = (value: number) => Math.max(value, 1);
@@ -106,6 +108,7 @@ export async function multiUserBench(engine: Engine): Promise<MultiUserReport> {
   try {
     const load = loadavg().map((value) => value.toFixed(2));
     lines.push(`${label}: load average ${load.join(' ')} (1, 5, 15 min) at the start`);
+    progress(`${label}: seeding ${people} people`);
     const organisation = await seedOrganisation(ctx, sync, people);
     const { members, events } = organisation;
     const rate = Math.round(organisation.syncedEvents / (organisation.syncMs / 1000));
@@ -166,7 +169,7 @@ export async function multiUserBench(engine: Engine): Promise<MultiUserReport> {
       const p50 = median(samples);
       const p99 = percentile(samples, 0.99);
       lines.push(
-        `${label}: ${kind}, first read of each of ${samples.length} people: p50 ${ms(p50)}, p99 ${ms(p99)}`,
+        `${label}: ${kind}, first read of each of ${persons(samples.length)}: p50 ${ms(p50)}, p99 ${ms(p99)}`,
       );
       bar(
         `${kind} cold p50 ≤ 10 × bare p50 (${base.letter})`,
@@ -193,12 +196,12 @@ export async function multiUserBench(engine: Engine): Promise<MultiUserReport> {
         const ratio = floorMs(p50Of(row)) / floorMs(base.p50);
         ratios.set(kind, [...(ratios.get(kind) ?? []), ratio]);
         bar(
-          `${kind}, ${count} people round: p50 ≤ 10 × bare (${base.letter})`,
+          `${kind}, round of ${persons(count)}: p50 ≤ 10 × bare (${base.letter})`,
           ratio.toFixed(1),
           ratio <= 10,
         );
-        bar(`${kind}, ${count} people round: p99 ≤ 50 ms`, `${p99Of(row)} ms`, p99Of(row) <= 50);
-        bar(`${kind}, ${count} people round: no errors`, String(row.failed), row.failed === 0);
+        bar(`${kind}, round of ${persons(count)}: p99 ≤ 50 ms`, `${p99Of(row)} ms`, p99Of(row) <= 50);
+        bar(`${kind}, round of ${persons(count)}: no errors`, String(row.failed), row.failed === 0);
       }
     }
     if (userCounts.length > 1)
@@ -257,7 +260,7 @@ export async function multiUserBench(engine: Engine): Promise<MultiUserReport> {
       );
       rows.push(row);
       bar(
-        `${name}, 20 calendars × 744 h, ${people} people round: p50 ≤ 50 ms`,
+        `${name}, 20 calendars × 744 h, round of ${persons(people)}: p50 ≤ 50 ms`,
         `${p50Of(row)} ms`,
         p50Of(row) <= 50 && row.failed === 0,
       );
@@ -317,6 +320,7 @@ export async function multiUserBench(engine: Engine): Promise<MultiUserReport> {
     );
 
     // A CalDAV account's first sync over HTTP, into the same database.
+    progress(`${label}: CalDAV first sync`);
     const caldav = await caldavFirstSync(ctx, sync);
     const caldavRate = caldav.events / (caldav.ms / 1000);
     lines.push(
@@ -335,6 +339,7 @@ export async function multiUserBench(engine: Engine): Promise<MultiUserReport> {
       readForMs: 6 * durationSeconds * 1000,
     };
     writeFileSync(heldFile, JSON.stringify(held));
+    progress(`${label}: memory after reading ${people} people`);
     const child = spawnSync(
       process.execPath,
       [

@@ -124,13 +124,19 @@ export interface CopyQuery {
   first?: number;
 }
 
-/** A copied occurrence as a read's query gives it: placed start (epoch ms), sealed ids, the occurrence as JSON. */
-export interface CopyRow {
+/** A copied occurrence's place in the one order, as a read's query gives it: its row and placed start (epoch ms). */
+export interface CopyPlace {
+  /** The row, for `copiedRows` once the read has chosen it. */
+  rowId: number;
   startMs: number;
   /** Its times are local (placed by the query's offsets). */
   floating: boolean;
-  eventId: string;
   occurrenceId: string;
+}
+
+/** What a read makes an event of: the sealed event id and the occurrence as JSON. */
+export interface CopiedRow {
+  eventId: string;
   data: string;
 }
 
@@ -225,7 +231,7 @@ export async function copyBusy(
  * then occurrence id), matched, limited and counted by the database: one query on the index
  * that leads with the calendar and the start, whose cost is the window's rows.
  */
-export async function copyRows(db: Db, query: CopyQuery): Promise<{ rows: CopyRow[]; total: number }> {
+export async function copyRows(db: Db, query: CopyQuery): Promise<{ rows: CopyPlace[]; total: number }> {
   const postgres = db.getExecutor().adapter instanceof PostgresAdapter;
   const find = (column: RawBuilder<string>, word: string) =>
     postgres ? sql<boolean>`strpos(${column}, ${word}) > 0` : sql<boolean>`instr(${column}, ${word}) > 0`;
@@ -244,40 +250,41 @@ export async function copyRows(db: Db, query: CopyQuery): Promise<{ rows: CopyRo
     conditions.push(sql`(${start} > ${lit(after.startMs)} or (${start} = ${lit(after.startMs)} and ${tie}))`);
   }
   const limit = query.first === undefined ? sql`` : sql`limit ${lit(query.first)}`;
-  // First the places (from the index alone where no text is searched), counted only for a
-  // search (a count over the sorted rows costs more than the sort the limit keeps short), then
-  // the rest of the rows returned: a window's other rows are never read whole.
+  // Only the places (from the index alone where no text is searched), counted only for a search
+  // (a count over the sorted rows costs more than the sort the limit keeps short): the read
+  // chooses its page among every calendar's places, and reads only those rows whole.
   const counted = query.search === undefined ? sql`` : sql`, count(*) over () as total`;
-  const found = await sql<{ id: number | string; placed_start: number | string; total?: number | string }>`
-    select id, ${start} as placed_start ${counted}
+  const found = await sql<{
+    id: number | string;
+    placed_start: number | string;
+    floating: number;
+    occurrence_id: string;
+    total?: number | string;
+  }>`
+    select id, ${start} as placed_start, floating, occurrence_id ${counted}
     from copy_occurrences where ${sql.join(conditions, sql` and `)}
     order by placed_start, ${byId} ${limit}`.execute(db);
-  if (found.rows.length === 0) return { rows: [], total: 0 };
-  const total = Number(found.rows[0]!.total ?? found.rows.length);
-  const ids = found.rows.map((r) => Number(r.id));
-  const byRow = new Map<
-    number,
-    { floating: number; event_id: string; occurrence_id: string; data: string }
-  >();
-  for (let i = 0; i < ids.length; i += 500) {
-    const held = await db
+  const rows = found.rows.map((r) => ({
+    rowId: Number(r.id),
+    startMs: Number(r.placed_start),
+    floating: r.floating !== 0,
+    occurrenceId: r.occurrence_id,
+  }));
+  return { rows, total: Number(found.rows[0]?.total ?? rows.length) };
+}
+
+/** The rows a read chose, whole, by their ids (in chunks the engines' parameter limits allow). */
+export async function copiedRows(db: Db, rowIds: readonly number[]): Promise<Map<number, CopiedRow>> {
+  const held = new Map<number, CopiedRow>();
+  for (let i = 0; i < rowIds.length; i += 500) {
+    const rows = await db
       .selectFrom('copy_occurrences')
-      .select(['id', 'floating', 'event_id', 'occurrence_id', 'data'])
-      .where('id', 'in', ids.slice(i, i + 500))
+      .select(['id', 'event_id', 'data'])
+      .where('id', 'in', rowIds.slice(i, i + 500))
       .execute();
-    for (const r of held) byRow.set(Number(r.id), r);
+    for (const r of rows) held.set(Number(r.id), { eventId: r.event_id, data: r.data });
   }
-  const rows = found.rows.map((f) => {
-    const r = byRow.get(Number(f.id))!;
-    return {
-      startMs: Number(f.placed_start),
-      floating: r.floating !== 0,
-      eventId: r.event_id,
-      occurrenceId: r.occurrence_id,
-      data: r.data,
-    };
-  });
-  return { rows, total };
+  return held;
 }
 
 /** The version of every item the copy holds (skipped ones have none). */

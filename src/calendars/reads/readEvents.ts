@@ -22,7 +22,7 @@ import type { Principal } from '../../policy/principal.ts';
 import type { CalendarDeps } from '../calendarDeps.ts';
 import { permittedCalendars } from '../permittedCalendars.ts';
 import { calendarView, needsTimeZone, readCalendarEvents } from './calendarEvents.ts';
-import { type CopyCandidate, readCopy, readCopyBusy } from './copyEvents.ts';
+import { type CopyCandidate, completeChosen, readCopy, readCopyBusy } from './copyEvents.ts';
 
 /** Why a calendar is missing from a read, each in words for the MCP text (a closed list: OpenAPI enumerates it). */
 export const exclusionMeanings = {
@@ -140,9 +140,6 @@ interface CalendarPart {
 }
 
 const noEvents: CalendarPart = { events: [], total: 0 };
-
-/** Events made from copied rows between two turns of the loop (about a millisecond's work). */
-const madeAtOnce = 250;
 
 /** Lets the loop serve others (and hear of a closed request) between one calendar's query and the next. */
 const yieldToLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
@@ -265,14 +262,10 @@ export async function readEvents(
   const lists = parts.map((part) => part.events);
   const chosenEvents = filter.first === undefined ? mergeOrdered(lists) : firstOrdered(lists, filter.first);
   // Made a slice at a time, the loop free between slices: a long list never holds it for long.
-  const events: PlacedEvent[] = [];
-  for (let i = 0; i < chosenEvents.length; i += madeAtOnce) {
-    if (i > 0) {
-      await yieldToLoop();
-      signal?.throwIfAborted();
-    }
-    for (const e of chosenEvents.slice(i, i + madeAtOnce)) events.push('complete' in e ? e.complete() : e);
-  }
+  const events = await completeChosen(deps, chosenEvents, async () => {
+    await yieldToLoop();
+    signal?.throwIfAborted();
+  });
   const total = parts.reduce((sum, part) => sum + part.total, 0);
   excluded.sort(
     (a, b) => request.calendarIds.indexOf(a.calendarId) - request.calendarIds.indexOf(b.calendarId),

@@ -3,6 +3,7 @@
  * write must pass (RFC 5545 §3.1): shared by the unit properties and the Radicale round trips.
  */
 import assert from 'node:assert/strict';
+import fc from 'fast-check';
 import ICAL from 'ical.js';
 import { type Component, parseCalendar } from '../../src/domain/ical/parse.ts';
 
@@ -54,3 +55,40 @@ export const guestsOf = (event: Component): unknown[][] =>
   event
     .getAllProperties('attendee')
     .map((attendee) => [attendee.getFirstValue(), attendee.getFirstParameter('cn')]);
+
+/** Pieces an attacker or a careless client might send, mixed with random text of any code points. */
+export const hostilePiece = fc.oneof(
+  fc.constantFrom(
+    '\r',
+    '\n',
+    '\r\n',
+    '\n\r',
+    '\t',
+    '\u0000',
+    '\u0001',
+    '\u000b',
+    '\u001b',
+    '\u007f',
+    '\u0085',
+    '\u2028',
+    '\ud83d',
+    '\\',
+    '\\n',
+    ';',
+    ',',
+    ':',
+    '"',
+    '^',
+    "^'",
+    '^n',
+    ' ',
+    'é',
+    '😀',
+    '\rATTENDEE:mailto:evil@example.org\r',
+    '\r\nORGANIZER;CN="x":mailto:evil@example.org',
+    '\rBEGIN:VALARM\rACTION:EMAIL\rATTENDEE:mailto:evil@example.org\rTRIGGER:-PT5M\rEND:VALARM\r',
+    '\nEND:VEVENT\n',
+  ),
+  fc.string({ unit: 'binary', maxLength: 8 }),
+  fc.string({ maxLength: 30 }),
+);

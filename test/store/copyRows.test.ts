@@ -250,6 +250,8 @@ for (const engine of await enginesUnderTest()) {
           freeBusyStatus: 'free',
           keywords: ['food'],
         }),
+        // Characters that are wildcards to the engines' pattern matchers.
+        berlin('2026-03-10T13:00:00', 'wild', { title: 'Q[1] 100% done*? a_b' }),
       ];
       const longestMs = await copied(texts);
       const w = window('2026-03-10T00:00:00Z', '2026-03-11T00:00:00Z');
@@ -276,6 +278,16 @@ for (const engine of await enginesUnderTest()) {
             'food',
             'lunch',
             'plans',
+            'q[1]',
+            '100%',
+            'done*?',
+            'a_b',
+            '*',
+            '?',
+            '[',
+            '%',
+            '_',
+            ']',
           ])
             await found(level, privateDetails, query);
       // Hidden text never matches: the description below full, a private event's without private details.
@@ -284,8 +296,14 @@ for (const engine of await enginesUnderTest()) {
       assert.equal(await found('full', false, 'muller'), 0);
       assert.equal(await found('busy', true, 'budget'), 0);
       // Where a reader sees a placeholder, the placeholder is its text.
-      assert.equal(await found('busy', true, 'busy'), 2);
+      assert.equal(await found('busy', true, 'busy'), 3);
       assert.equal(await found('full', false, 'free'), 1);
+      // Wildcards are letters like any other.
+      assert.equal(await found('full', true, 'q[1]'), 1);
+      assert.equal(await found('full', true, 'done*?'), 1);
+      assert.equal(await found('full', true, 'do*e'), 0);
+      assert.equal(await found('full', true, 'q?1'), 0);
+      assert.equal(await found('full', true, 'a%b'), 0);
     });
 
     it('gives the busy time, times only, as the core finds it in the events', async () => {
@@ -334,7 +352,7 @@ for (const engine of await enginesUnderTest()) {
     it('reads its rows through the index that leads with the calendar and the start', {
       skip: engine.name !== 'sqlite',
     }, async () => {
-      const plan = async (search: CopyQuery['search']) => {
+      const plan = async (search: CopyQuery['search'] | 'busy') => {
         const nodes: RootOperationNode[] = [];
         const capture: KyselyPlugin = {
           transformQuery: ({ node }) => {
@@ -343,14 +361,20 @@ for (const engine of await enginesUnderTest()) {
           },
           transformResult: async ({ result }) => result,
         };
-        await copyRows(handle.db.withPlugin(capture), {
+        const query = {
           calendarId,
           window: { startNs: 0n, endNs: 1_000_000_000_000n },
           longestMs: 0,
           offsets: localOffsets('Europe/Berlin', { startMs: -day, endMs: day }),
-          ...(search === undefined ? {} : { search }),
-          first: 10,
-        });
+        };
+        if (search === 'busy')
+          await copyBusy(handle.db.withPlugin(capture), { ...query, tentativeIsBusy: true });
+        else
+          await copyRows(handle.db.withPlugin(capture), {
+            ...query,
+            ...(search === undefined ? {} : { search }),
+            first: 10,
+          });
         const compiled = handle.db.getExecutor().compileQuery(nodes[0]!, { queryId: 'plan' });
         const rows = await handle.db.executeQuery<{ detail: string }>(
           CompiledQuery.raw(`explain query plan ${compiled.sql}`, [...compiled.parameters]),
@@ -358,16 +382,17 @@ for (const engine of await enginesUnderTest()) {
         return rows.rows.map((r) => r.detail).join('\n');
       };
       const range = '\\(calendar_id=\\? AND start_ms>\\? AND start_ms<\\?\\)';
-      // A search reads the window's rows for their text, and no others.
+      // A search reads the window's texts from the index, and no other rows.
       assert.match(
         await plan({ words: ['x'], level: 'full', privateDetails: false }),
-        new RegExp(`SEARCH copy_occurrences USING INDEX copy_occurrences_read ${range}`),
+        new RegExp(`SEARCH copy_occurrences USING COVERING INDEX copy_occurrences_text ${range}`),
       );
-      // A list of the window reads the index alone until the page is chosen.
-      assert.match(
-        await plan(undefined),
-        new RegExp(`SEARCH copy_occurrences USING COVERING INDEX copy_occurrences_read ${range}`),
-      );
+      // A list of the window reads the index alone until the page is chosen; so does the busy time.
+      for (const read of [undefined, 'busy'] as const)
+        assert.match(
+          await plan(read),
+          new RegExp(`SEARCH copy_occurrences USING COVERING INDEX copy_occurrences_read ${range}`),
+        );
     });
   });
 }

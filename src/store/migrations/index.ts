@@ -13,6 +13,7 @@ import * as m0010 from './0010_pending_event_writes.ts';
 import * as m0011 from './0011_copy_private_details.ts';
 import * as m0012 from './0012_push_handshakes.ts';
 import * as m0013 from './0013_copy_rows_answer_reads.ts';
+import * as m0014 from './0014_copy_read_index_covers_reads.ts';
 
 export const migrations: Record<string, Migration> = {
   '0001_people_and_workspaces': m0001,
@@ -28,4 +29,5 @@ export const migrations: Record<string, Migration> = {
   '0011_copy_private_details': m0011,
   '0012_push_handshakes': m0012,
   '0013_copy_rows_answer_reads': m0013,
+  '0014_copy_read_index_covers_reads': m0014,
 };

@@ -110,7 +110,8 @@ export const overlaps = (span: Span, window: TimeWindow): boolean =>
     window.end.epochNanoseconds,
   );
 
-const compareStrings = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+/** Strings by code unit, as ids are ordered everywhere (never by a locale). */
+export const compareStrings = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 
 /** What the one order reads of an event (an event not yet made from its copied row has no more). */
 export interface Ordered {

@@ -4,6 +4,7 @@
  */
 import { type Kysely, PostgresAdapter, type RawBuilder, sql } from 'kysely';
 import type { DetailLevel } from '../domain/detailLevels.ts';
+import { compareStrings } from '../domain/occurrences.ts';
 import type { ProviderOccurrence } from '../domain/providerFacts.ts';
 import { foldText } from '../domain/search.ts';
 import type { OffsetStep } from '../domain/time/localOffsets.ts';
@@ -220,10 +221,15 @@ export async function copyBusy(
   const { start, end, conditions } = inWindow(query);
   conditions.push(sql`is_free = 0`, sql`status <> 'cancelled'`);
   if (!query.tentativeIsBusy) conditions.push(sql`status <> 'tentative'`);
-  const result = await sql<{ s: number | string; e: number | string; floating: number }>`
-    select ${start} as s, ${end} as e, floating from copy_occurrences
-    where ${sql.join(conditions, sql` and `)}`.execute(db);
-  return result.rows.map((r) => ({ startMs: Number(r.s), endMs: Number(r.e), floating: r.floating !== 0 }));
+  // Instants and floating times each a range of the read index.
+  const busy = async (kind: RawBuilder<boolean>) =>
+    (
+      await sql<{ s: number | string; e: number | string; floating: number }>`
+      select ${start} as s, ${end} as e, floating from copy_occurrences
+      where ${sql.join([...conditions, kind], sql` and `)}`.execute(db)
+    ).rows;
+  const rows = [...(await busy(sql`floating = 0`)), ...(await busy(sql`floating in (1, 2)`))];
+  return rows.map((r) => ({ startMs: Number(r.s), endMs: Number(r.e), floating: r.floating !== 0 }));
 }
 
 /**
@@ -254,27 +260,48 @@ export async function copyRows(db: Db, query: CopyQuery): Promise<{ rows: CopyPl
     conditions.push(sql`(${start} > ${lit(after.startMs)} or (${start} = ${lit(after.startMs)} and ${tie}))`);
   }
   const limit = query.first === undefined ? sql`` : sql`limit ${lit(query.first)}`;
-  // Only the places (from the index alone where no text is searched), counted only for a search
-  // (a count over the sorted rows costs more than the sort the limit keeps short): the read
-  // chooses its page among every calendar's places, and reads only those rows whole.
-  const counted = query.search === undefined ? sql`` : sql`, count(*) over () as total`;
-  const found = await sql<{
+  // Only the places (from the index alone), counted only for a search (a count over the sorted
+  // rows costs more than the sort the limit keeps short): the read chooses its page among every
+  // calendar's places, and reads only those rows whole.
+  const places = async (where: RawBuilder<boolean>[], placedStart: RawBuilder<number>, counted: boolean) =>
+    (
+      await sql<{
+        id: number | string;
+        placed_start: number | string;
+        floating: number;
+        occurrence_id: string;
+        total?: number | string;
+      }>`
+      select id, ${placedStart} as placed_start, floating, occurrence_id ${counted ? sql`, count(*) over () as total` : sql``}
+      from copy_occurrences where ${sql.join(where, sql` and `)}
+      order by placed_start, ${byId} ${limit}`.execute(db)
+    ).rows;
+  const asPlace = (r: {
     id: number | string;
     placed_start: number | string;
     floating: number;
     occurrence_id: string;
-    total?: number | string;
-  }>`
-    select id, ${start} as placed_start, floating, occurrence_id ${counted}
-    from copy_occurrences where ${sql.join(conditions, sql` and `)}
-    order by placed_start, ${byId} ${limit}`.execute(db);
-  const rows = found.rows.map((r) => ({
+  }) => ({
     rowId: Number(r.id),
     startMs: Number(r.placed_start),
     floating: r.floating !== 0,
     occurrenceId: r.occurrence_id,
-  }));
-  return { rows, total: Number(found.rows[0]?.total ?? rows.length) };
+  });
+  if (query.search !== undefined) {
+    const found = await places(conditions, start, true);
+    return { rows: found.map(asPlace), total: Number(found[0]?.total ?? 0) };
+  }
+  // A page of the window: instants come in the read index's order, so the engine stops at the
+  // page's end instead of sorting the window; floating times (placed, so out of that order) apart.
+  const [instants, floating] = await Promise.all([
+    places([...conditions, sql`floating = 0`], sql`start_ms`, false),
+    places([...conditions, sql`floating in (1, 2)`], start, false),
+  ]);
+  const rows = [...instants, ...floating]
+    .map(asPlace)
+    .sort((a, b) => a.startMs - b.startMs || compareStrings(a.occurrenceId, b.occurrenceId))
+    .slice(0, query.first);
+  return { rows, total: rows.length };
 }
 
 /** The rows a read chose, whole, by their ids (in chunks the engines' parameter limits allow). */

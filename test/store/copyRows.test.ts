@@ -352,7 +352,8 @@ for (const engine of await enginesUnderTest()) {
     it('reads its rows through the index that leads with the calendar and the start', {
       skip: engine.name !== 'sqlite',
     }, async () => {
-      const plan = async (search: CopyQuery['search'] | 'busy') => {
+      /** The plan of the read's `nth` query. */
+      const plan = async (search: CopyQuery['search'] | 'busy', nth = 0) => {
         const nodes: RootOperationNode[] = [];
         const capture: KyselyPlugin = {
           transformQuery: ({ node }) => {
@@ -375,24 +376,33 @@ for (const engine of await enginesUnderTest()) {
             ...(search === undefined ? {} : { search }),
             first: 10,
           });
-        const compiled = handle.db.getExecutor().compileQuery(nodes[0]!, { queryId: 'plan' });
+        const compiled = handle.db.getExecutor().compileQuery(nodes[nth]!, { queryId: 'plan' });
         const rows = await handle.db.executeQuery<{ detail: string }>(
           CompiledQuery.raw(`explain query plan ${compiled.sql}`, [...compiled.parameters]),
         );
         return rows.rows.map((r) => r.detail).join('\n');
       };
       const range = '\\(calendar_id=\\? AND start_ms>\\? AND start_ms<\\?\\)';
+      const instants = '\\(calendar_id=\\? AND floating=\\? AND start_ms>\\? AND start_ms<\\?\\)';
       // A search reads the window's texts from the index, and no other rows.
       assert.match(
         await plan({ words: ['x'], level: 'full', privateDetails: false }),
         new RegExp(`SEARCH copy_occurrences USING COVERING INDEX copy_occurrences_text ${range}`),
       );
-      // A list of the window reads the index alone until the page is chosen; so does the busy time.
-      for (const read of [undefined, 'busy'] as const)
+      // A list of the window reads the index alone until the page is chosen, its instants in the
+      // index's order (no sort of the window); so does the busy time.
+      for (const read of [undefined, 'busy'] as const) {
         assert.match(
           await plan(read),
-          new RegExp(`SEARCH copy_occurrences USING COVERING INDEX copy_occurrences_read ${range}`),
+          new RegExp(`SEARCH copy_occurrences USING COVERING INDEX copy_occurrences_read ${instants}`),
         );
+        assert.match(
+          await plan(read, 1),
+          new RegExp(`SEARCH copy_occurrences USING COVERING INDEX copy_occurrences_read ${instants}`),
+        );
+      }
+      // Only ties of one start are sorted (by occurrence id), not the window.
+      assert.doesNotMatch(await plan(undefined), /USE TEMP B-TREE FOR ORDER BY/);
     });
   });
 }

@@ -83,9 +83,8 @@ const titles: Record<TypedKind, { summary: string; button: string }> = {
 };
 
 /**
- * One form in its own disclosure, open when it comes back with an error. The action's fragment
- * brings the browser back to the form, not to the top of the page, and the field concerned is
- * focused.
+ * One form in its own disclosure, open when it comes back with an error. The browser is brought
+ * back to it, not to the top of the page, by focusing the field concerned (or the form's error).
  */
 export function connectForm(
   kind: TypedKind,
@@ -94,9 +93,8 @@ export function connectForm(
 ): Html {
   const mine = state?.kind === kind && state.workspaceId === options.workspaceId ? state : undefined;
   const id = (name: string) => `${kind}-${name}-${options.workspaceId}`;
-  const anchor = `${kind}-form-${options.workspaceId}`;
-  const errorLine = (errorId: string) =>
-    html`<p class="error" id="${errorId}" role="alert">${mine?.message}</p>`;
+  const errorLine = (errorId: string, focus: boolean) =>
+    html`<p class="error" id="${errorId}"${focus ? html` tabindex="-1" autofocus` : ''} role="alert">${mine?.message}</p>`;
   const fields = fieldsOf(kind, options.signInEmail).map((field) => {
     const wrong = mine !== undefined && mine.field === field.name;
     const hintId = field.hint === undefined ? undefined : id(`${field.name}-hint`);
@@ -105,12 +103,12 @@ export function connectForm(
     return html`<label for="${id(field.name)}">${field.label}</label>
   ${field.hint === undefined ? '' : html`<span class="muted" id="${hintId}">${field.hint}</span>`}
   <input id="${id(field.name)}" name="${field.name}" type="${field.type}" autocomplete="off"${field.required ? html` required` : ''}${field.placeholder === undefined ? '' : html` placeholder="${field.placeholder}"`}${mine?.values[field.name] === undefined ? '' : html` value="${mine.values[field.name]}"`}${describedBy === '' ? '' : html` aria-describedby="${describedBy}"`}${wrong ? html` aria-invalid="true" autofocus` : ''}>
-  ${wrong ? errorLine(errorId) : ''}`;
+  ${wrong ? errorLine(errorId, false) : ''}`;
   });
-  return html`<details id="${anchor}"${mine === undefined ? '' : html` open`}><summary>${titles[kind].summary}</summary>
-<form method="post" action="${options.action}#${anchor}">
+  return html`<details${mine === undefined ? '' : html` open`}><summary>${titles[kind].summary}</summary>
+<form method="post" action="${options.action}">
   ${csrfField(options.csrf)}
-  ${mine !== undefined && mine.field === undefined ? errorLine(id('error')) : ''}
+  ${mine !== undefined && mine.field === undefined ? errorLine(id('error'), true) : ''}
   ${fields}
   <div><button type="submit">${titles[kind].button}</button></div>
 </form></details>`;

@@ -112,6 +112,15 @@ describe('connecting CalDAV on the account page in Chromium', { skip }, () => {
       [radicale.url, 'jdoe', given],
     );
     assert.equal(await password.inputValue(), '', 'the password is never sent back');
+    await page.setViewportSize({ width: 390, height: 800 });
+    const form = page.locator('form').filter({ has: password });
+    assert.ok(
+      await form.evaluate(
+        (el) => el.scrollWidth <= el.clientWidth && el.getBoundingClientRect().right <= 390,
+      ),
+      'the open form fits a phone',
+    );
+    await page.setViewportSize({ width: 1280, height: 800 });
     assert.ok(!(await page.content()).includes('not the password'));
 
     await password.fill('jdoe-password');

@@ -126,7 +126,14 @@ export async function calendarAddressOf(
   account: ConnectedAccount,
 ): Promise<CalendarAddress | undefined> {
   if (account.provider !== 'caldav') return undefined;
-  const credentials = await storedCredentials(deps, account);
+  let credentials: Credentials;
+  try {
+    credentials = await storedCredentials(deps, account);
+  } catch {
+    // Credentials that cannot be opened (another SECRET_KEY) do not take the account page down;
+    // the account's reads say what is wrong.
+    return undefined;
+  }
   if (credentials.kind !== 'caldav') return undefined;
   const { calendarAddress, username } = credentials;
   return calendarAddress ?? (isEmailAddress(username) ? { email: username, from: 'login' } : undefined);

@@ -27,7 +27,7 @@ const given = 'j.doe@corp.example';
 const inView = (locator: Locator) =>
   locator.evaluate((el) => {
     const box = el.getBoundingClientRect();
-    return box.top >= 0 && box.bottom <= window.innerHeight;
+    return box.top >= 0 && box.bottom <= (el.ownerDocument.defaultView?.innerHeight ?? 0);
   });
 
 describe('connecting CalDAV on the account page in Chromium', { skip }, () => {
@@ -106,7 +106,7 @@ describe('connecting CalDAV on the account page in Chromium', { skip }, () => {
       'the error follows the password field',
     );
     assert.ok(await inView(alerts), 'the error is on screen without scrolling');
-    assert.ok(await password.evaluate((el) => el === document.activeElement), 'the field is focused');
+    assert.ok(await password.evaluate((el) => el === el.ownerDocument.activeElement), 'the field is focused');
     assert.deepEqual(
       [await serverUrl.inputValue(), await username.inputValue(), await address.inputValue()],
       [radicale.url, 'jdoe', given],

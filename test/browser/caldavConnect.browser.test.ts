@@ -106,6 +106,8 @@ describe('connecting CalDAV on the account page in Chromium', { skip }, () => {
       'the error follows the password field',
     );
     assert.ok(await inView(alerts), 'the error is on screen without scrolling');
+    if (process.env.SCREENSHOT_DIR)
+      await page.screenshot({ path: `${process.env.SCREENSHOT_DIR}/caldav-connect-error.png` });
     assert.ok(await password.evaluate((el) => el === el.ownerDocument.activeElement), 'the field is focused');
     assert.deepEqual(
       [await serverUrl.inputValue(), await username.inputValue(), await address.inputValue()],
@@ -127,6 +129,8 @@ describe('connecting CalDAV on the account page in Chromium', { skip }, () => {
     await page.getByRole('button', { name: 'Connect CalDAV' }).click();
     await page.waitForURL(`${base}/account?notice=connected`);
     const row = page.getByRole('row', { name: /jdoe on 127\.0\.0\.1/ });
+    if (process.env.SCREENSHOT_DIR)
+      await row.screenshot({ path: `${process.env.SCREENSHOT_DIR}/caldav-connected.png` });
     assert.match(
       (await row.textContent()) ?? '',
       new RegExp(`Invites and answers as ${given.replaceAll('.', '\\.')} \\(as given when connecting\\)`),

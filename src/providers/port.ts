@@ -29,8 +29,27 @@ export interface OAuthTokens {
   expiresAt: number;
 }
 
+/**
+ * The address a CalDAV user has in calendars (RFC 6638 §2.4.1): ORGANIZER of what they invite
+ * to, the ATTENDEE line they answer on. Where it came from: the server's
+ * calendar-user-address-set, the connect form, the login (an e-mail address), or the person's
+ * sign-in e-mail.
+ */
+export interface CalendarAddress {
+  email: string;
+  from: 'server' | 'form' | 'login' | 'signIn';
+}
+
 export type Credentials =
-  | { kind: 'caldav'; serverUrl: string; username: string; password: string; calendarHomeUrl?: string }
+  | {
+      kind: 'caldav';
+      serverUrl: string;
+      username: string;
+      password: string;
+      calendarHomeUrl?: string;
+      /** Absent on accounts connected before it was kept: then only an e-mail login is known. */
+      calendarAddress?: CalendarAddress;
+    }
   | { kind: 'ics'; url: string }
   | ({ kind: 'google' } & OAuthTokens)
   | ({ kind: 'microsoft' } & OAuthTokens);

@@ -9,6 +9,7 @@ import { createServer, type Server } from 'node:http';
 import { after, before, describe, it } from 'node:test';
 import {
   type AccountDeps,
+  calendarAddressOf,
   connectAccount,
   reconnectWithPassword,
 } from '../../src/calendars/accounts/connectedAccounts.ts';
@@ -181,6 +182,8 @@ describe('connected accounts', { skip: radicaleMissing() }, () => {
     assert.ok(!sealed.includes(radicale.password));
     const opened = JSON.parse(deps.box.open(sealed, account.id));
     assert.match(opened.calendarHomeUrl, /^http:\/\/127\.0\.0\.1:\d+\//);
+    // Radicale names no address and the login `alice` is none: the sign-in e-mail is used.
+    assert.deepEqual(opened.calendarAddress, { email: 'ana@example.org', from: 'signIn' });
     assert.throws(() => deps.box.open(sealed, 'acc_another'), 'bound to its account');
     const tampered = sealed.replace(/\.(.)/, (_m, c: string) => `.${c === 'A' ? 'B' : 'A'}`);
     assert.throws(() => deps.box.open(tampered, account.id), 'tampering is detected');
@@ -220,7 +223,9 @@ describe('connected accounts', { skip: radicaleMissing() }, () => {
     const [account] = await accountsOf(handle.db, owner.userId);
     const [calendar] = await calendarsOfAccount(handle.db, account!.id);
     const sealed = (await sealedCredentialsOf(handle.db, account!.id))!;
-    const broken = { ...JSON.parse(deps.box.open(sealed, account!.id)), password: 'revoked' };
+    // Stored as before addresses were kept, without one.
+    const { calendarAddress: _kept, ...older } = JSON.parse(deps.box.open(sealed, account!.id));
+    const broken = { ...older, password: 'revoked' };
     await handle.db
       .updateTable('connected_accounts')
       .set({ credentials: deps.box.seal(JSON.stringify(broken), account!.id) })
@@ -240,6 +245,7 @@ describe('connected accounts', { skip: radicaleMissing() }, () => {
     await reconnectWithPassword(deps, marked, radicale.password);
     const healed = (await findAccount(handle.db, account!.id))!;
     assert.equal(healed.status, 'active');
+    assert.deepEqual(await calendarAddressOf(deps, healed), { email: 'ana@example.org', from: 'signIn' });
     assert.equal((await readCalendarEvents(deps, healed, calendar!, options)).events.length, 2);
   });
 });

@@ -1,6 +1,6 @@
 /**
  * Meetings with guests end to end through a real MCP client, against a real Radicale (a server
- * that does not schedule: nothing is sent) and the Google and Graph fakes (which record what the
+ * that does not schedule: nothing is sent; logged in by e-mail address or by a plain user name) and the Google and Graph fakes (which record what the
  * real services would have sent): invite on create, change with and without notifyAttendees,
  * add and remove guests, delete, an invitation the user only attends, and who may read the guests.
  */
@@ -51,44 +51,51 @@ interface World {
 const isWrite = (method: string) => !['GET', 'PROPFIND', 'REPORT', 'OPTIONS'].includes(method);
 const http = () => new ProviderHttp({ sleep: async () => {} });
 
-const worlds: Record<string, { skip?: string; open(): Promise<World> }> = {
-  caldav: {
-    skip: radicaleMissing(),
-    async open() {
-      const radicale = await startRadicale({ users: { [me]: 'person-password' } });
-      await fillRadicale(radicale, [
-        {
-          slug: 'team',
-          displayName: 'Team',
-          timeZone: berlin,
-          contents: [
-            vcalendar([
-              'UID:review',
-              'DTSTART;TZID=Europe/Berlin:20260325T140000',
-              'DTEND;TZID=Europe/Berlin:20260325T150000',
-              'SUMMARY:Design review',
-              `ORGANIZER;CN=Boss:mailto:${boss}`,
-              `ATTENDEE;PARTSTAT=ACCEPTED:mailto:${boss}`,
-              `ATTENDEE;PARTSTAT=NEEDS-ACTION;RSVP=TRUE:mailto:${me}`,
-            ]),
-          ],
-        },
-      ]);
-      const proxy = await FaultProxy.start(radicale.url);
-      return {
-        providers: { caldav: createCaldavProvider({ http: http() }) },
-        credentials: { kind: 'caldav', serverUrl: proxy.url, username: me, password: 'person-password' },
-        delivers: false,
-        quietChanges: true,
-        takeNotices: () => [],
-        writes: () => proxy.requests.filter((r) => isWrite(r.method)).length,
-        close: async () => {
-          await proxy.close();
-          await radicale.stop();
-        },
-      };
-    },
+/**
+ * Radicale, which names no address of the user's (its calendar-user-address-set is the principal
+ * URL): the address is the login when it is an e-mail address, else the person's sign-in address.
+ */
+const radicaleWorld = (login: string) => ({
+  skip: radicaleMissing(),
+  async open(): Promise<World> {
+    const radicale = await startRadicale({ users: { [login]: 'person-password' } });
+    await fillRadicale(radicale, [
+      {
+        slug: 'team',
+        displayName: 'Team',
+        timeZone: berlin,
+        contents: [
+          vcalendar([
+            'UID:review',
+            'DTSTART;TZID=Europe/Berlin:20260325T140000',
+            'DTEND;TZID=Europe/Berlin:20260325T150000',
+            'SUMMARY:Design review',
+            `ORGANIZER;CN=Boss:mailto:${boss}`,
+            `ATTENDEE;PARTSTAT=ACCEPTED:mailto:${boss}`,
+            `ATTENDEE;PARTSTAT=NEEDS-ACTION;RSVP=TRUE:mailto:${me}`,
+          ]),
+        ],
+      },
+    ]);
+    const proxy = await FaultProxy.start(radicale.url);
+    return {
+      providers: { caldav: createCaldavProvider({ http: http() }) },
+      credentials: { kind: 'caldav', serverUrl: proxy.url, username: login, password: 'person-password' },
+      delivers: false,
+      quietChanges: true,
+      takeNotices: () => [],
+      writes: () => proxy.requests.filter((r) => isWrite(r.method)).length,
+      close: async () => {
+        await proxy.close();
+        await radicale.stop();
+      },
+    };
   },
+});
+
+const worlds: Record<string, { skip?: string; open(): Promise<World> }> = {
+  caldav: radicaleWorld(me),
+  'caldav-login-jdoe': radicaleWorld('jdoe'),
   google: {
     async open() {
       const local = (dateTime: string) => ({ dateTime, timeZone: berlin });
@@ -224,7 +231,7 @@ for (const [name, world] of Object.entries(worlds)) {
       await savePolicy(
         t.ctx.db,
         workspaceId,
-        { ...defaultPolicy, allowedScopes: ['calendar:read', 'calendar:write'] },
+        { ...defaultPolicy, allowedScopes: ['calendar:read', 'calendar:write', 'calendar:rsvp'] },
         0,
       );
       const { calendars } = await connectAccount(t.ctx, owner, w.credentials, name);
@@ -232,7 +239,7 @@ for (const [name, world] of Object.entries(worlds)) {
       const { token } = await grantToken(t.ctx, {
         ...owner,
         calendars: [{ calendarId: team, detailLevel: 'full' }],
-        scopes: ['calendar:read', 'calendar:write'],
+        scopes: ['calendar:read', 'calendar:write', 'calendar:rsvp'],
       });
       client = new Client({ name: 'guests-e2e', version: '1' });
       await client.connect(
@@ -369,6 +376,20 @@ for (const [name, world] of Object.entries(worlds)) {
         notifyAttendees: true,
       });
       assert.deepEqual([stranger.code, stranger.field], ['invalid_request', 'removeAttendees']);
+    });
+
+    it('answers an invitation the user is listed on', async () => {
+      const [review] = await find('Design review');
+      assert.deepEqual([review?.canRespond, review?.responseStatus], [true, 'needs-action']);
+      const answered = await ok('respond_to_event', { eventId: review!.eventId, response: 'accepted' });
+      assert.equal((answered.event as Event).responseStatus, 'accepted');
+      assert.deepEqual(
+        w.takeNotices(),
+        told('reply', boss),
+        'the organizer hears of it where the calendar tells',
+      );
+      const [after] = await find('Design review');
+      assert.equal(after?.responseStatus, 'accepted');
     });
 
     it('leaves an invitation the user only attends to its organizer, whose guests it shows', async () => {

@@ -126,9 +126,16 @@ describe('CalDAV answers from other servers', () => {
     requests.length = 0;
     const { credentials, calendars } = await connectCaldav(
       { http },
-      { serverUrl: base, username: 'bob', password: 'secret' },
+      {
+        serverUrl: base,
+        username: 'bob',
+        password: 'secret',
+        calendarAddress: { email: 'bob@home.example', from: 'form' },
+      },
     );
     assert.equal(credentials.calendarHomeUrl, `${base}calendars/bob/`);
+    // The address the server names wins over the one given, as clients find it (RFC 6638 §2.4.1).
+    assert.deepEqual(credentials.calendarAddress, { email: 'bob.smith@example.org', from: 'server' });
     assert.ok(
       requests.every((r) => !r.includes(' localhost:')),
       requests.join('\n'),

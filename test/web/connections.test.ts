@@ -229,4 +229,59 @@ describe('connecting accounts by form', () => {
     assert.match(badUrl.body, /The address must start with/);
     assert.equal((await accountsOf(t.ctx.db, benId)).length, before);
   });
+
+  it('keeps what was typed, never the password, with the error at its field or atop its form', async () => {
+    const browser = new PageClient(t.app);
+    await browser.signIn('ben@example.org', testPassword);
+    await browser.get('/account');
+    const busy = createServer((_request, response) => response.writeHead(503).end());
+    await new Promise<void>((resolve) => busy.listen(0, '127.0.0.1', resolve));
+    after(() => new Promise((resolve) => busy.close(resolve)));
+    const busyUrl = `http://127.0.0.1:${(busy.address() as { port: number }).port}/`;
+    const typed = {
+      serverUrl: busyUrl,
+      username: 'ben',
+      password: 'typed-secret',
+      calendarAddress: 'ben@home.example',
+    };
+    // A server that is down: an error of the whole form, not of one field.
+    const whole = await browser.post(`/account/workspaces/${workspaceId}/connections/caldav`, typed);
+    assert.equal(whole.statusCode, 502);
+    assert.equal(whole.headers['cache-control'], 'no-store');
+    assert.ok(!whole.body.includes('typed-secret'), 'the password is not sent back');
+    const form = /<details open><summary>Connect a CalDAV account<\/summary>([\s\S]*?)<\/form>/.exec(
+      whole.body,
+    )?.[1];
+    assert.ok(form, 'the CalDAV form is open');
+    assert.match(
+      form,
+      /^\s*<form[^>]*>\s*<input type="hidden"[^>]*>\s*<p class="error" [^>]*autofocus role="alert">[^<]+<\/p>\s*<label/,
+    );
+    assert.match(form, /is unavailable \(HTTP 503\)/);
+    assert.ok(
+      form.includes(
+        `name="serverUrl" type="url" autocomplete="off" required placeholder="https://caldav.example.com/" value="${busyUrl}"`,
+      ),
+    );
+    assert.match(form, /name="username"[^>]* value="ben"/);
+    assert.match(form, /name="calendarAddress"[^>]* value="ben@home\.example"/);
+    assert.equal((whole.body.match(/role="alert"/g) ?? []).length, 1, 'nothing above the page');
+
+    const field = await browser.post(`/account/workspaces/${workspaceId}/connections/caldav`, {
+      ...typed,
+      calendarAddress: 'Ben <ben@home.example>',
+    });
+    assert.match(
+      field.body,
+      /name="calendarAddress"[^>]* value="Ben &lt;ben@home\.example&gt;" aria-describedby="caldav-calendarAddress-error-[^"]+ caldav-calendarAddress-hint-[^"]+" aria-invalid="true" autofocus>\s*<p class="error" id="caldav-calendarAddress-error-[^"]+" role="alert">Enter your address in calendars/,
+    );
+
+    const feed = await browser.post(`/account/workspaces/${workspaceId}/connections/ics`, {
+      url: 'ftp://x.example/a.ics',
+    });
+    assert.match(
+      feed.body,
+      /name="url"[^>]* value="ftp:\/\/x\.example\/a\.ics"[^>]* aria-invalid="true" autofocus>\s*<p class="error"[^>]*>The address must start with/,
+    );
+  });
 });

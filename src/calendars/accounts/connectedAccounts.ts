@@ -7,9 +7,10 @@ import type { Kysely } from 'kysely';
 import type { ProviderCalendar } from '../../domain/providerFacts.ts';
 import { AppError, isAppError } from '../../errors.ts';
 import { type Clock, epochMs } from '../../lib/clock.ts';
+import { isEmailAddress } from '../../lib/email.ts';
 import type { SecretBox } from '../../lib/encryption.ts';
 import { newId } from '../../lib/ids.ts';
-import type { AccountAccess, Credentials } from '../../providers/port.ts';
+import type { AccountAccess, CalendarAddress, Credentials } from '../../providers/port.ts';
 import { type Providers, providerFor } from '../../providers/registry.ts';
 import {
   type CalendarRecord,
@@ -24,7 +25,9 @@ import {
 } from '../../store/connectedAccounts.ts';
 import { checkpointAfterPurge } from '../../store/database.ts';
 import type { Database } from '../../store/schema.ts';
+import { findUserById } from '../../store/users.ts';
 import { roleOf } from '../../store/workspaces.ts';
+import { withCalendarAddress } from './credentialsInput.ts';
 
 export interface AccountDeps {
   db: Kysely<Database>;
@@ -40,8 +43,14 @@ export interface Owner {
 
 const noSuchAccount = () => new AppError('not_found', 'No such connected account.');
 
-/** Lists calendars with credentials not stored yet; adapters may refine them (a discovered home). */
-async function verify(deps: AccountDeps, accountKey: string, credentials: Credentials) {
+/**
+ * Lists calendars with credentials not stored yet; adapters may refine them (a discovered home).
+ * A CalDAV account without an address is given the default one of its owner.
+ */
+async function verify(deps: AccountDeps, owner: { userId: string; accountKey: string }, input: Credentials) {
+  const user = input.kind === 'caldav' ? await findUserById(deps.db, owner.userId) : undefined;
+  const credentials = user === undefined ? input : withCalendarAddress(input, user.email);
+  const accountKey = owner.accountKey;
   const provider = providerFor(deps.providers, credentials.kind);
   let latest = credentials;
   let listed: ProviderCalendar[];
@@ -73,7 +82,7 @@ export async function connectAccount(
     throw new AppError('not_found', 'No such workspace.');
   }
   const id = newId('acc');
-  const { listed, sealedFor } = await verify(deps, id, credentials);
+  const { listed, sealedFor } = await verify(deps, { userId: owner.userId, accountKey: id }, credentials);
   const now = epochMs(deps.clock);
   const account: ConnectedAccount = {
     id,
@@ -106,6 +115,28 @@ async function storedCredentials(deps: AccountDeps, account: ConnectedAccount): 
   const sealed = await sealedCredentialsOf(deps.db, account.id);
   if (sealed === undefined) throw noSuchAccount();
   return JSON.parse(deps.box.open(sealed, account.id)) as Credentials;
+}
+
+/**
+ * The address a CalDAV account invites and answers as, for the account page; undefined for other
+ * accounts, and for one connected before addresses were kept whose login is no e-mail address.
+ */
+export async function calendarAddressOf(
+  deps: AccountDeps,
+  account: ConnectedAccount,
+): Promise<CalendarAddress | undefined> {
+  if (account.provider !== 'caldav') return undefined;
+  let credentials: Credentials;
+  try {
+    credentials = await storedCredentials(deps, account);
+  } catch {
+    // Credentials that cannot be opened (another SECRET_KEY) do not take the account page down;
+    // the account's reads say what is wrong.
+    return undefined;
+  }
+  if (credentials.kind !== 'caldav') return undefined;
+  const { calendarAddress, username } = credentials;
+  return calendarAddress ?? (isEmailAddress(username) ? { email: username, from: 'login' } : undefined);
 }
 
 /** What an adapter needs to act for the account; refreshed credentials are sealed and stored. */
@@ -156,7 +187,11 @@ export async function reconnectAccount(
 ): Promise<CalendarRecord[]> {
   if (credentials.kind !== account.provider)
     throw new AppError('invalid_request', 'That is another kind of account.');
-  const { listed, sealedFor } = await verify(deps, account.id, credentials);
+  const { listed, sealedFor } = await verify(
+    deps,
+    { userId: account.userId, accountKey: account.id },
+    credentials,
+  );
   const now = epochMs(deps.clock);
   return deps.db.transaction().execute(async (trx) => {
     await updateCredentials(trx, account.id, sealedFor(account.id), now);

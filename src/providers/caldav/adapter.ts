@@ -40,7 +40,7 @@ export interface CaldavDeps {
 }
 
 export interface CaldavConnection {
-  /** To store (encrypted): the input plus the discovered calendarHomeUrl. */
+  /** To store (encrypted): the input plus the discovered calendarHomeUrl, and the server's address for the user if it names one. */
   credentials: CaldavCredentials;
   calendars: ProviderCalendar[];
 }
@@ -52,11 +52,12 @@ const unreachable = new Set(['network', 'timeout', 'cut_off']);
  * Checks what a person typed when connecting a CalDAV account: discovers the calendar home and
  * lists its calendars. Wrong password → invalid_request naming the field; anything but a CalDAV
  * server → the same invalid_request for every kind of address, so that the form cannot tell a
- * closed port from an open one.
+ * closed port from an open one. The user's address is the server's when it names one (as
+ * clients find it), else the one given.
  */
 export async function connectCaldav(
   deps: Pick<CaldavDeps, 'http' | 'allowPrivateNetworks'>,
-  input: { serverUrl: string; username: string; password: string },
+  input: Pick<CaldavCredentials, 'serverUrl' | 'username' | 'password' | 'calendarAddress'>,
 ): Promise<CaldavConnection> {
   if (input.username.trim() === '') throw invalidField('username', 'Enter the CalDAV username.');
   if (input.password === '') throw invalidField('password', 'Enter the CalDAV password.');
@@ -71,7 +72,10 @@ export async function connectCaldav(
     allowPrivateNetworks: deps.allowPrivateNetworks ?? true,
   };
   try {
-    const calendarHomeUrl = await discoverCalendarHome(session, serverUrl);
+    const { calendarHomeUrl, addresses } = await discoverCalendarHome(session, serverUrl);
+    const [named] = addresses;
+    const calendarAddress =
+      named === undefined ? input.calendarAddress : { email: named, from: 'server' as const };
     return {
       credentials: {
         kind: 'caldav',
@@ -79,6 +83,7 @@ export async function connectCaldav(
         username: input.username,
         password: input.password,
         calendarHomeUrl,
+        ...(calendarAddress === undefined ? {} : { calendarAddress }),
       },
       calendars: await listCalendarsAt(session, calendarHomeUrl),
     };
@@ -107,7 +112,7 @@ export function createCaldavProvider(deps: CaldavDeps): CalendarProvider<'caldav
   });
 
   async function rediscoverHome(account: Account, session: DavSession): Promise<string> {
-    const calendarHomeUrl = await discoverCalendarHome(session, account.credentials.serverUrl);
+    const { calendarHomeUrl } = await discoverCalendarHome(session, account.credentials.serverUrl);
     await account.saveCredentials({ ...account.credentials, calendarHomeUrl });
     return calendarHomeUrl;
   }
@@ -130,10 +135,12 @@ export function createCaldavProvider(deps: CaldavDeps): CalendarProvider<'caldav
     );
 
   async function selfAddresses(account: Account, session: DavSession, calendarUrl: URL): Promise<string[]> {
-    const username = account.credentials.username;
+    const { username, calendarAddress } = account.credentials;
     const { addresses } = await principalOf(account, session, calendarUrl);
     // The principal's own addresses first: the first is the ORGANIZER of what the user invites to.
-    return [...new Set([...addresses, ...(isEmailAddress(username) ? [username] : [])])];
+    // Then the address kept at connect (the server names none, as Radicale), then an e-mail login.
+    const known = [...addresses, calendarAddress?.email, isEmailAddress(username) ? username : undefined];
+    return [...new Set(known.filter((address) => address !== undefined))];
   }
 
   async function scheduling(account: Account, session: DavSession, calendarUrl: URL) {

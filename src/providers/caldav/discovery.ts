@@ -4,6 +4,7 @@
  * a current-user-principal wins, and that principal's calendar-home-set is the answer.
  */
 import { AppError, invalidField } from '../../errors.ts';
+import { isEmailAddress } from '../../lib/email.ts';
 import { type DavSession, fail, hrefUrl, propfind } from './client.ts';
 import { children, hrefIn, ns, type PropName, propKey, type XmlElement } from './wire.ts';
 
@@ -48,7 +49,10 @@ const notCaldavHere = (error: unknown): boolean =>
     error.details?.reason === 'unexpected_answer' ||
     error.code === 'not_found');
 
-/** The e-mail addresses among a calendar-user-address-set's hrefs (`mailto:` URIs). */
+/**
+ * The e-mail addresses among a calendar-user-address-set's hrefs (`mailto:` URIs); others, such
+ * as the principal's own URL that Radicale gives, name no one a guest could be.
+ */
 function addressesOf(set: XmlElement | undefined): string[] {
   return children(set, ns.dav, 'href')
     .map((href) => href.text.trim())
@@ -60,19 +64,37 @@ function addressesOf(set: XmlElement | undefined): string[] {
       } catch {
         return address;
       }
-    });
+    })
+    .filter(isEmailAddress);
 }
 
-/** The calendar home URL for the account, found from the address the person typed. */
-export async function discoverCalendarHome(session: DavSession, serverUrl: string): Promise<string> {
+/** What discovery finds of the account: its calendar home and its e-mail addresses in calendars. */
+export interface DiscoveredAccount {
+  calendarHomeUrl: string;
+  /** The `mailto:` addresses of the principal's calendar-user-address-set (RFC 6638 §2.4.1), if any. */
+  addresses: string[];
+}
+
+/** The calendar home URL for the account, found from the address the person typed, and the user's addresses. */
+export async function discoverCalendarHome(
+  session: DavSession,
+  serverUrl: string,
+): Promise<DiscoveredAccount> {
   const start = parseServerUrl(serverUrl);
   const candidates = [new URL('/.well-known/caldav', start), new URL('/', start)];
   if (start.pathname !== '/') candidates.unshift(start);
   for (const candidate of candidates) {
     const principal = await principalAt(session, candidate);
     if (principal === undefined) continue;
-    const answer = await propfind(session, principal, '0', [calendarHomeSet], 'the principal');
-    const home = hrefIn(answer.responses[0]?.props.get(propKey(calendarHomeSet)));
+    const answer = await propfind(
+      session,
+      principal,
+      '0',
+      [calendarHomeSet, calendarUserAddressSet],
+      'the principal',
+    );
+    const props = answer.responses[0]?.props;
+    const home = hrefIn(props?.get(propKey(calendarHomeSet)));
     if (home === undefined) {
       throw fail(
         session,
@@ -80,7 +102,10 @@ export async function discoverCalendarHome(session: DavSession, serverUrl: strin
         `The CalDAV server at ${start.host} names no calendar home for this account.`,
       );
     }
-    return hrefUrl(session, home, answer.url, 'the calendar home').href;
+    return {
+      calendarHomeUrl: hrefUrl(session, home, answer.url, 'the calendar home').href,
+      addresses: addressesOf(props?.get(propKey(calendarUserAddressSet))),
+    };
   }
   throw noServerAt(session, start);
 }

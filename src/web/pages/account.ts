@@ -17,6 +17,7 @@ import { csrfField, page } from '../layout.ts';
 import { requireUser } from '../visitor.ts';
 import { appWritesSection } from './appWrites.ts';
 import { connectedAppNotices, connectedAppsSection, registerConnectedAppRoutes } from './connectedApps.ts';
+import type { ConnectFormState } from './connectForms.ts';
 import { connectionNotices, connectionsSection, registerConnectionRoutes } from './connections.ts';
 import { gettingStartedSection } from './gettingStarted.ts';
 
@@ -38,11 +39,13 @@ export function registerAccountPages(
   const accountPage = async (
     request: FastifyRequest,
     user: User,
-    messages: { notice?: string; error?: string },
+    { connectForm, ...messages }: { notice?: string; error?: string; connectForm?: ConnectFormState },
   ) => {
     const csrf = request.visitor.csrfToken;
     const workspaces = await workspacesOf(ctx.db, user.id);
-    const connections = await Promise.all(workspaces.map((w) => connectionsSection(ctx, user, w, csrf)));
+    const connections = await Promise.all(
+      workspaces.map((w) => connectionsSection(ctx, user, w, csrf, connectForm)),
+    );
     const apps = await connectedAppsSection(ctx, user, csrf);
     const writes = await appWritesSection(ctx, user);
     const start = gettingStartedSection({

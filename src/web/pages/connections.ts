@@ -6,6 +6,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { forgetGrantsOf, type GrantsDeps } from '../../auth/grants.ts';
 import {
+  calendarAddressOf,
   connectAccount,
   ownAccount,
   reconnectWithPassword,
@@ -23,6 +24,7 @@ import type { AppContext } from '../../context.ts';
 import { AppError, invalidField } from '../../errors.ts';
 import { waitAtMost } from '../../lib/waitAtMost.ts';
 import type { OAuthProviderKind } from '../../providers/connectors.ts';
+import type { CalendarAddress } from '../../providers/port.ts';
 import { copiesOf } from '../../store/calendarCopies.ts';
 import {
   accountsOf,
@@ -32,10 +34,11 @@ import {
 } from '../../store/connectedAccounts.ts';
 import type { User } from '../../store/users.ts';
 import type { Workspace } from '../../store/workspaces.ts';
-import { correctable, formOf } from '../forms.ts';
+import { correctable, formOf, sendHtml } from '../forms.ts';
 import { type Html, html } from '../html.ts';
 import { csrfField } from '../layout.ts';
 import { requireUser } from '../visitor.ts';
+import { type ConnectFormState, connectForm, connectFormState, typedKinds } from './connectForms.ts';
 import { copyStateWords } from './copyState.ts';
 
 export const connectionNotices: Record<string, string> = {
@@ -74,6 +77,19 @@ async function calendarList(ctx: AppContext, calendars: CalendarRecord[], action
   })}</ul>`;
 }
 
+const addressSources: Record<CalendarAddress['from'], string> = {
+  server: "the server's address for you",
+  form: 'as given when connecting',
+  login: 'the user name',
+  signIn: 'your sign-in address',
+};
+
+/** Which address a CalDAV account invites guests from and answers invitations as, and why. */
+const addressLine = (address: CalendarAddress | undefined): Html =>
+  address === undefined
+    ? html`<br><span class="muted">No address in calendars known: guests and answers are off until the account is reconnected.</span>`
+    : html`<br><span class="muted">Invites and answers as ${address.email} (${addressSources[address.from]})</span>`;
+
 export const accountDeps = (ctx: AppContext): FlowDeps => ({
   db: ctx.db,
   clock: ctx.clock,
@@ -88,13 +104,16 @@ export async function connectionsSection(
   user: User,
   workspace: Workspace,
   csrf: string,
+  form?: ConnectFormState,
 ): Promise<Html> {
+  const deps = accountDeps(ctx);
   const accounts = await accountsOf(ctx.db, user.id, workspace.id);
   const base = `/account/workspaces/${workspace.id}/connections`;
   const rows = await Promise.all(
     accounts.map(async (a) => {
       const calendars = await calendarsOfAccount(ctx.db, a.id);
-      return html`<tr><td>${a.label}<br><span class="muted">${providerNames[a.provider]}</span></td>
+      const address = a.provider === 'caldav' ? addressLine(await calendarAddressOf(deps, a)) : '';
+      return html`<tr><td>${a.label}<br><span class="muted">${providerNames[a.provider]}</span>${address}</td>
 <td>${a.status === 'active' ? 'Connected' : html`<strong>Needs reconnecting</strong>`}</td>
 <td>${await calendarList(ctx, calendars, `${base}/${a.id}/calendars`, csrf)}</td>
 <td>${a.provider === 'caldav' ? html`<details><summary>New app password</summary><form method="post" action="${base}/${a.id}/reconnect">${csrfField(csrf)}<label for="pw-${a.id}">New app password for ${a.label}</label><input id="pw-${a.id}" name="password" type="password" required><button type="submit">Reconnect</button></form></details>` : ''}
@@ -105,24 +124,7 @@ ${a.provider === 'google' || a.provider === 'microsoft' ? html`<form class="inli
   return html`<section>
 <h3>Calendar accounts in ${workspace.name}</h3>
 ${accounts.length === 0 ? html`<p>No calendar account connected yet.</p>` : html`<table class="stack"><thead><tr><th>Account</th><th>Status</th><th>Calendars</th><th></th></tr></thead><tbody>${rows}</tbody></table>`}
-<details><summary>Connect a CalDAV account</summary>
-<form method="post" action="${base}/caldav">
-  ${csrfField(csrf)}
-  <label for="caldav-url-${workspace.id}">Server URL</label>
-  <input id="caldav-url-${workspace.id}" name="serverUrl" type="url" required placeholder="https://caldav.example.com/">
-  <label for="caldav-user-${workspace.id}">User name</label>
-  <input id="caldav-user-${workspace.id}" name="username" type="text" autocomplete="off" required>
-  <label for="caldav-pw-${workspace.id}">App password</label>
-  <input id="caldav-pw-${workspace.id}" name="password" type="password" autocomplete="off" required>
-  <div><button type="submit">Connect CalDAV</button></div>
-</form></details>
-<details><summary>Subscribe to an ICS feed</summary>
-<form method="post" action="${base}/ics">
-  ${csrfField(csrf)}
-  <label for="ics-url-${workspace.id}">Feed URL</label>
-  <input id="ics-url-${workspace.id}" name="url" type="text" required placeholder="webcal://example.com/calendar.ics">
-  <div><button type="submit">Subscribe</button></div>
-</form></details>
+${typedKinds.map((kind) => connectForm(kind, { workspaceId: workspace.id, action: `${base}/${kind}`, csrf, signInEmail: user.email }, form))}
 ${ctx.connectors.google ? html`<form class="inline" method="post" action="${base}/google">${csrfField(csrf)}<button type="submit">Connect Google Calendar</button></form> ` : ''}
 ${ctx.connectors.microsoft ? html`<form class="inline" method="post" action="${base}/microsoft">${csrfField(csrf)}<button type="submit">Connect Microsoft 365</button></form>` : ''}
 </section>`;
@@ -131,7 +133,7 @@ ${ctx.connectors.microsoft ? html`<form class="inline" method="post" action="${b
 export type RenderAccount = (
   request: FastifyRequest,
   user: User,
-  messages: { error?: string },
+  messages: { error?: string; connectForm?: ConnectFormState },
 ) => Promise<string>;
 
 type AccountParams = { Params: { workspaceId: string; accountId: string } };
@@ -162,21 +164,28 @@ export function registerConnectionRoutes(
     }
   };
 
-  // The forms for accounts connected by what the person types (no provider sign-in).
-  for (const [kind, credentialsOf] of [
-    ['caldav', caldavCredentials],
-    ['ics', icsCredentials],
-  ] as const) {
+  // The forms for accounts connected by what the person types (no provider sign-in): an error
+  // is shown on the form, which keeps what was typed.
+  const credentialsOf = { caldav: caldavCredentials, ics: icsCredentials };
+  for (const kind of typedKinds) {
     app.post<{ Params: { workspaceId: string } }>(
       `/account/workspaces/:workspaceId/connections/${kind}`,
       { config: { page: true } },
-      (request, reply) =>
-        act(request, reply, async (user) => {
-          const credentials = credentialsOf(formOf(request.body));
-          const owner = { userId: user.id, workspaceId: request.params.workspaceId };
+      async (request, reply) => {
+        const user = requireUser(request, reply);
+        if (user === undefined) return reply;
+        const form = formOf(request.body);
+        const owner = { userId: user.id, workspaceId: request.params.workspaceId };
+        try {
+          const credentials = credentialsOf[kind](form);
           await connectAccount(deps, owner, credentials, accountLabel(credentials));
-          return 'connected';
-        }),
+        } catch (error) {
+          const e = correctable(error, ['provider_unavailable', 'payload_too_large', 'reconnect_required']);
+          const connectForm = connectFormState(owner.workspaceId, kind, form, e);
+          return sendHtml(reply, await render(request, user, { connectForm }), e.status);
+        }
+        return reply.redirect('/account?notice=connected', 303);
+      },
     );
   }
 

@@ -11,6 +11,7 @@ import {
   seedMemoryAccount,
 } from '../test/helpers/memoryCalendars.ts';
 import { seedUser, seedWorkspace } from '../test/helpers/seed.ts';
+import { withChangeLog } from './changeLog.ts';
 
 export const calendarCount = 20;
 /** Calendars of the memory row: 100 × 1,000 events held in the copies. */
@@ -60,14 +61,13 @@ export function benchCalendar(c: number): MemoryCalendar {
   return { name: `Calendar ${c + 1}`, timeZone: 'Europe/Berlin', occurrences };
 }
 
-/** A provider holding `count` such calendars. */
-export const benchCalendars = (count: number) =>
-  memoryProvider(
-    'google',
-    new Map(
-      Array.from({ length: count }, (_, c) => [`cal-${c + 1}@group.calendar.google.com`, benchCalendar(c)]),
-    ),
+/** A provider holding `count` such calendars, with a change log (bench/changeLog.ts). */
+export const benchCalendars = (count: number) => {
+  const calendars = new Map(
+    Array.from({ length: count }, (_, c) => [`cal-${c + 1}@group.calendar.google.com`, benchCalendar(c)]),
   );
+  return withChangeLog(memoryProvider('google', calendars), calendars);
+};
 
 /** The provider to put in the AppContext; `seedAccount` stores its account once the app's database exists. */
 export const benchProvider = benchCalendars(calendarCount);

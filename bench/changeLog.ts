@@ -1,0 +1,68 @@
+/**
+ * The benchmark's provider with a change log of its own, as Google's sync tokens give one: a sync
+ * from a position reads only the events replaced since (the in-memory provider replaces an
+ * occurrence object on every write), so the refresh after a write costs what the write changed,
+ * as it does with the real adapters — not a listing of the calendar hashed whole.
+ */
+import type { ProviderOccurrence } from '../src/domain/providerFacts.ts';
+import { diffBatches, itemsOf } from '../src/providers/listingSync.ts';
+import type { CalendarProvider } from '../src/providers/port.ts';
+import type { MemoryCalendar } from '../test/helpers/memoryCalendars.ts';
+
+type Snapshot = Map<string, readonly ProviderOccurrence[]>;
+
+const byEvent = (occurrences: readonly ProviderOccurrence[]): Snapshot => {
+  const held = new Map<string, ProviderOccurrence[]>();
+  for (const o of occurrences) {
+    const list = held.get(o.providerEventId);
+    if (list === undefined) held.set(o.providerEventId, [o]);
+    else list.push(o);
+  }
+  return held;
+};
+
+const sameObjects = (a: readonly ProviderOccurrence[], b: readonly ProviderOccurrence[] | undefined) =>
+  b !== undefined && a.length === b.length && a.every((o, i) => o === b[i]);
+
+export function withChangeLog<K extends 'caldav' | 'google'>(
+  provider: CalendarProvider<K>,
+  calendars: ReadonlyMap<string, MemoryCalendar>,
+): CalendarProvider<K> {
+  // Each position is what the calendar held when it was given; one use each (a copy moves on).
+  const positions = new Map<string, Snapshot>();
+  let issued = 0;
+  return {
+    ...provider,
+    sync: {
+      async *syncCalendar(_account, calendar, request) {
+        const found = calendars.get(calendar.providerCalendarId);
+        if (found === undefined) throw new Error(`no memory calendar ${calendar.providerCalendarId}`);
+        const now = byEvent(found.occurrences);
+        const nextState = `log-${++issued}`;
+        positions.set(nextState, now);
+        const before = request.state === undefined ? undefined : positions.get(request.state);
+        if (before === undefined) {
+          yield* diffBatches(itemsOf(found.occurrences, request.horizon), found.skipped ?? [], new Map(), {
+            full: true,
+            complete: true,
+            nextState,
+          });
+          return;
+        }
+        positions.delete(request.state!);
+        const changed = [...now].filter(([key, list]) => !sameObjects(list, before.get(key)));
+        const upserts = itemsOf(
+          changed.flatMap(([, list]) => list),
+          request.horizon,
+        );
+        const kept = new Set(upserts.map((item) => item.key));
+        const removals = [
+          ...[...before.keys()].filter((key) => !now.has(key)),
+          // Changed to lie wholly outside the horizon: the copy no longer holds it.
+          ...changed.map(([key]) => key).filter((key) => !kept.has(key)),
+        ];
+        yield { full: false, upserts, removals, skipped: [], nextState };
+      },
+    },
+  };
+}

@@ -45,7 +45,7 @@ export const readArgumentSchemas = {
     minLength: 1,
     maxLength: maxTimeZoneLength,
     description:
-      "The user's IANA time zone (e.g. Europe/Berlin), confirmed with the user. Needed to place all-day and floating times of CalDAV and ICS calendars that declare no zone; the tool answers time_zone_required when it is missing. Never guess it.",
+      "The user's IANA time zone (e.g. Europe/Berlin), confirmed with the user. Needed to place all-day and floating times of CalDAV and ICS calendars that declare no zone; without it the call fails with time_zone_required, whose calendarIds name those calendars. Never guess it.",
   },
 } as const;
 

@@ -570,7 +570,7 @@ describe('/mcp endpoint rules', () => {
   describe('calendars outside the grant', () => {
     const refused = (calendarIds: string[]) => ({
       code: 'calendar_not_permitted',
-      message: 'These calendars are not part of this grant.',
+      message: 'These calendar ids are unknown to this grant: use the ids list_calendars returns (GET /v1/calendars on REST), not calendar names.',
       calendarIds,
     });
 
@@ -585,6 +585,8 @@ describe('/mcp endpoint rules', () => {
             ...(tool === 'search_events' ? { query: 'planning' } : {}),
           });
         assert.deepEqual(toolError(await call([unknown])), refused([unknown]), tool);
+        // A calendar's name passed as its id: told that the id is unknown and where ids come from.
+        assert.deepEqual(toolError(await call(['Work'])), refused(['Work']), tool);
         assert.deepEqual(toolError(await call([bob.work])), refused([bob.work]), tool);
         assert.deepEqual(toolError(await call([ana.partial])), refused([ana.partial]), tool);
         // Mixed with a permitted one: the whole call is refused, naming only the others.

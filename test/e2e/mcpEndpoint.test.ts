@@ -570,7 +570,8 @@ describe('/mcp endpoint rules', () => {
   describe('calendars outside the grant', () => {
     const refused = (calendarIds: string[]) => ({
       code: 'calendar_not_permitted',
-      message: 'These calendar ids are unknown to this grant: use the ids list_calendars returns (GET /v1/calendars on REST), not calendar names.',
+      message:
+        'These calendar ids are unknown to this grant: use the ids list_calendars returns (GET /v1/calendars on REST), not calendar names.',
       calendarIds,
     });
 

@@ -24,7 +24,8 @@ export const getCurrentTime: ToolDefinition = {
     },
     ['ok', 'now', 'weekday'],
   ),
-  annotations: { readOnlyHint: true, openWorldHint: false },
+  // Open-world as every read: the zone is what a calendar provider says.
+  annotations: { readOnlyHint: true, openWorldHint: true },
 
   async run(_args: Record<string, never>, { principal, calendars }) {
     const { data } = await grantedCalendars(calendars.db, principal);

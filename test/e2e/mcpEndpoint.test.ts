@@ -39,6 +39,8 @@ const berlin = 'Europe/Berlin';
 const allowedOrigin = 'https://assistant.example';
 const window = { start: '2026-03-02T00:00:00+01:00', end: '2026-03-03T00:00:00+01:00' };
 const readTools = readToolNames;
+/** What every tool's listing may cost a conversation, in tokens. */
+const toolListTokens = 10_200;
 
 /** Provider calendar ids; every seeded account holds all of them (under ids of its own). */
 const calendars = new Map<string, MemoryCalendar>([
@@ -358,6 +360,18 @@ describe('/mcp endpoint rules', () => {
       } finally {
         await client.close();
       }
+    });
+
+    it('lists every tool in few tokens (about a token per 4 bytes): room left for the conversation', async () => {
+      const all = await tokenFor(
+        anaWriters,
+        [anaWriters.work],
+        ['calendar:read', 'calendar:write', 'calendar:rsvp'],
+      );
+      const tools = await listToolsRaw(mcp, all);
+      assert.equal(tools.length, readTools.length + 4);
+      const tokens = Buffer.byteLength(JSON.stringify({ tools })) / 4;
+      assert.ok(tokens < toolListTokens, `tools/list is about ${Math.round(tokens)} tokens`);
     });
 
     it('hides the read tools when the workspace policy stops allowing calendar:read', async () => {

@@ -9,7 +9,7 @@ export const getCurrentTime: ToolDefinition = {
   name: 'get_current_time',
   title: 'Current time',
   description:
-    'The current time, and the user\'s time zone when known: that of the user\'s default calendar (primary in list_calendars) when it is shared with this assistant and has one. Use it to turn "today", "next Tuesday" and the like into windows. Without timeZone, ask the user for theirs (never guess it).',
+    'Now, and the user\'s time zone: that of their default calendar (primary) when shared and known; without it, ask the user (never guess). For windows such as "today" or "next Tuesday".',
   scopes: ['calendar:read'],
   inputSchema: closedObject({}),
   outputSchema: closedObject(
@@ -17,10 +17,10 @@ export const getCurrentTime: ToolDefinition = {
       ok: { type: 'boolean', const: true },
       now: {
         type: 'string',
-        description: 'Now, ISO 8601 to the second, with the offset of timeZone (Z without it).',
+        description: 'ISO 8601, with the offset of timeZone (else Z).',
       },
-      timeZone: { type: 'string', description: "The user's IANA time zone." },
-      weekday: { type: 'string', description: 'The day of the week of now, in timeZone (UTC without it).' },
+      timeZone: { type: 'string' },
+      weekday: { type: 'string' },
     },
     ['ok', 'now', 'weekday'],
   ),

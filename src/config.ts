@@ -9,6 +9,8 @@ export interface Config {
   port: number;
   /** Public origin (and optional path) the service is reached at, without a trailing slash. */
   baseUrl: string;
+  /** BASE_URL was unset: `baseUrl` is made from PORT, right only on this machine and this port. */
+  baseUrlFromPort: boolean;
   /** PostgreSQL connection string; absent → embedded SQLite in `dataDir`. */
   databaseUrl: string | undefined;
   /** Redis for the per-grant request budget shared by the instances; absent → PostgreSQL (or memory on SQLite). */
@@ -77,6 +79,16 @@ export class ConfigError extends Error {
 
 type Env = Record<string, string | undefined>;
 
+/**
+ * The configuration listening on `port` (one chosen for `PORT=0`): an unset BASE_URL follows the
+ * port by the same rule as at load.
+ */
+export function withPort(config: Config, port: number): Config {
+  if (!config.baseUrlFromPort) return { ...config, port };
+  const baseUrl = variableReader({}, [])('BASE_URL', { PORT: String(port) });
+  return { ...config, port, baseUrl };
+}
+
 /** Reads every variable by the table in `config/variables.ts`; here are only the rules across variables. */
 export function loadConfig(env: Env): Config {
   const problems: string[] = [];
@@ -87,6 +99,7 @@ export function loadConfig(env: Env): Config {
   const environment = read('APP_ENV');
   const port = read('PORT');
   const host = read('HOST');
+  const baseUrlFromPort = !env.BASE_URL?.trim();
   const baseUrl = read('BASE_URL', { PORT: String(port) });
   if (environment === 'production' && fine('BASE_URL') && !baseUrl.startsWith('https:')) {
     problems.push('BASE_URL must use https when APP_ENV=production');
@@ -149,6 +162,7 @@ export function loadConfig(env: Env): Config {
     host,
     port,
     baseUrl,
+    baseUrlFromPort,
     databaseUrl,
     redisUrl,
     dataDir: read('DATA_DIR'),

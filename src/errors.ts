@@ -30,7 +30,10 @@ export const errorCatalogue = {
   invalid_token: { status: 401, message: 'The access token is not valid for this resource.' },
   unauthenticated: { status: 401, message: 'Send an access token for this resource as a Bearer token.' },
   insufficient_scope: { status: 403, message: 'The grant does not hold the scope this needs.' },
-  calendar_not_permitted: { status: 403, message: 'This calendar is not part of the grant.' },
+  calendar_not_permitted: {
+    status: 403,
+    message: 'This calendar id is unknown to the grant: ids come from list_calendars (GET /v1/calendars).',
+  },
   forbidden: { status: 403, message: 'This is not allowed here.' },
   not_confirmed: { status: 403, message: 'The user did not confirm this change: nothing was changed.' },
   // A write refused for the event's editBlockedReason: the code is the reason.

@@ -16,13 +16,14 @@ import {
 import { type Authorization, startAuthorization } from './auth/setup.ts';
 import type { CalendarDeps } from './calendars/calendarDeps.ts';
 import { createEventIds } from './calendars/eventIds.ts';
-import { type Config, ConfigError, loadConfig } from './config.ts';
+import { type Config, ConfigError, loadConfig, withPort } from './config.ts';
 import type { AppContext } from './context.ts';
 import { type BuildOptions, buildApp } from './http/app.ts';
 import { buildMetricsServer } from './http/metricsEndpoint.ts';
 import { epochMs, systemClock } from './lib/clock.ts';
 import { createSecretBox } from './lib/encryption.ts';
 import { watchEventLoopStalls } from './lib/eventLoopStalls.ts';
+import { freePort } from './lib/freePort.ts';
 import { createMetrics } from './lib/metrics.ts';
 import { loadOrCreateKeyFile } from './lib/secretKeyFile.ts';
 import { sweep, sweepIntervalMs } from './people/housekeeping.ts';
@@ -226,7 +227,9 @@ function listenToOtherInstances(
   });
 }
 
-async function start(config: Config): Promise<void> {
+async function start(loaded: Config): Promise<void> {
+  // PORT=0: the port is chosen now, so the links, the issuer and the set-up link name the real one.
+  const config = loaded.port === 0 ? withPort(loaded, await freePort(loaded.host)) : loaded;
   const secretKey = config.secretKey ?? loadOrCreateKeyFile(config.dataDir);
   let log: FastifyBaseLogger | undefined;
   // Told while the service runs; before (migrating), a lost connection fails the start itself.

@@ -73,6 +73,19 @@ describe('CLI mail and reset links', () => {
     assert.doesNotMatch(bad.err, /cli-Secret-55/);
   });
 
+  it("builds links from BASE_URL, not from the CLI's own PORT, and then warns of nothing", async () => {
+    const env = { BASE_URL: 'https://calendar.example.org/', PORT: '4123' };
+    const printed = await cli(env, 'user', 'reset-link', '--email', 'owner@example.org');
+    assert.equal(printed.code, 0, printed.err);
+    assert.equal(printed.err, '');
+    assert.match(printed.out, /: https:\/\/calendar\.example\.org\/password\/reset\?token=[\w-]{43}$/);
+    const invited = await addMember(env, 'third@example.org');
+    assert.equal(invited.err, '');
+    assert.match(invited.out, /: https:\/\/calendar\.example\.org\/invitation\?token=[\w-]{43}$/);
+    const unset = await addMember({ PORT: '4123' }, 'fourth@example.org');
+    assert.match(unset.err, /warning: BASE_URL is not set, so this link assumes .*localhost:4123/);
+  });
+
   it('prints a reset link that sets a new password once and ends the sessions', async () => {
     const missing = await cli({}, 'user', 'reset-link', '--email', 'nobody@example.org');
     assert.equal(missing.code, 1);
@@ -80,6 +93,7 @@ describe('CLI mail and reset links', () => {
 
     const printed = await cli({}, 'user', 'reset-link', '--email', 'owner@example.org');
     assert.equal(printed.code, 0, printed.err);
+    assert.match(printed.err, /^warning: BASE_URL is not set, so this link assumes .*localhost:3000/);
     const link = /(http:\/\/localhost:3000\/password\/reset\?token=[\w-]{43})$/.exec(printed.out)?.[1];
     assert.ok(link, printed.out);
 

@@ -68,6 +68,31 @@ describe('the service process', () => {
     }
   });
 
+  it('with PORT=0 listens on a port the system chose and prints links naming it', async () => {
+    const fresh = mkdtempSync(join(tmpdir(), 'cas-main-port0-'));
+    const service = start({ PORT: '0', DATA_DIR: fresh, LOG_LEVEL: 'warn' });
+    try {
+      const [, port] = await service.printed(/on http:\/\/localhost:(\d+), storage/);
+      const [, link] = await service.printed(/(http:\/\/localhost:\d+\/setup\?token=[\w-]{43})/);
+      assert.notEqual(Number(port), 0);
+      assert.ok(link!.startsWith(`http://localhost:${port}/`));
+      const setup = await fetch(link!.replace('localhost', '127.0.0.1'));
+      assert.equal(setup.status, 200);
+      assert.match(await setup.text(), /Create owner account/);
+      const metadata = await fetch(
+        `http://127.0.0.1:${port}/.well-known/oauth-authorization-server/api/auth`,
+      );
+      assert.equal(
+        ((await metadata.json()) as { issuer: string }).issuer,
+        `http://localhost:${port}/api/auth`,
+      );
+    } finally {
+      service.child.kill('SIGTERM');
+      await service.exited;
+      rmSync(fresh, { recursive: true, force: true });
+    }
+  });
+
   it('says what happened when SECRET_KEY is not the one the database was created with (exit 78)', async () => {
     // The first test made this data folder's database under its own key file.
     const other = Buffer.alloc(32, 7).toString('base64');

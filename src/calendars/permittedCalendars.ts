@@ -56,11 +56,16 @@ export async function permittedCalendars(
     }
     result.push({ calendar, account, level: effectiveDetailLevel(level, principal.policy, calendar.access) });
   }
-  // Unknown and forbidden ids get the same answer: no existence oracle.
+  // Unknown and forbidden ids get the same answer (no existence oracle), one that says where ids
+  // come from: a calendar's name passed as its id is the usual mistake.
   if (refused.length > 0) {
-    throw new AppError('calendar_not_permitted', 'These calendars are not part of this grant.', {
-      details: { calendarIds: refused },
-    });
+    throw new AppError(
+      'calendar_not_permitted',
+      'These calendar ids are unknown to this grant: use the ids list_calendars returns (GET /v1/calendars on REST), not calendar names.',
+      {
+        details: { calendarIds: refused },
+      },
+    );
   }
   return result;
 }

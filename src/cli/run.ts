@@ -131,7 +131,7 @@ async function runCommand(
       const userId = await resolveUserId(handle, required(values, 'email'));
       const reset = await issuePasswordReset(handle.db, clock, userId);
       io.out(
-        `Password reset link for ${reset.email} (single use, until ${Temporal.Instant.fromEpochMilliseconds(reset.expiresAt).toString({ smallestUnit: 'minute' })}): ${passwordResetLink(config.baseUrl, reset.token)}`,
+        `Password reset link for ${reset.email} (single use, until ${Temporal.Instant.fromEpochMilliseconds(reset.expiresAt).toString({ smallestUnit: 'minute' })}): ${passwordResetLink(linkBase(config, io), reset.token)}`,
       );
       return;
     }
@@ -158,7 +158,7 @@ async function runCommand(
         io.out(result.userId);
         return;
       }
-      const link = invitationLink(config.baseUrl, result.invitationToken);
+      const link = invitationLink(linkBase(config, io), result.invitationToken);
       if (config.mail !== undefined) {
         const mailer = createSmtpMailer(config.mail);
         const message = invitationMessage({
@@ -223,6 +223,19 @@ async function runCommand(
     default:
       throw new UsageError(command === '' ? 'no command given' : `unknown command "${command}"`);
   }
+}
+
+/**
+ * Where the links the CLI prints or mails point: BASE_URL, by the service's own rule. Unset, that
+ * rule makes it from PORT, which is the CLI's environment and not necessarily the service's: said.
+ */
+function linkBase(config: Config, io: CliIo): string {
+  if (config.baseUrlFromPort) {
+    io.err(
+      `warning: BASE_URL is not set, so this link assumes the service is reached at ${config.baseUrl}; set BASE_URL to the address the service is reached at (as for the service) to print links that work elsewhere.`,
+    );
+  }
+  return config.baseUrl;
 }
 
 /** Runs the CLI; returns the exit code (0 done, 1 refused, 2 usage, 78 configuration). */

@@ -48,11 +48,15 @@ export const configVariables = {
     read: text,
     doc: 'address to listen on (`0.0.0.0` to accept connections from other machines)',
   },
-  PORT: { default: '3000', read: wholeNumber(0, 65_535), doc: 'port to listen on' },
+  PORT: {
+    default: '3000',
+    read: wholeNumber(0, 65_535),
+    doc: 'port to listen on (0: one the system chooses, named in the start line)',
+  },
   BASE_URL: {
     default: 'http://localhost:$PORT',
     read: baseUrl,
-    doc: 'the public address people and clients use (behind a proxy: its https URL)',
+    doc: 'the public address people and clients use (behind a proxy: its https URL); the CLI prints links with it, and warns when it is unset',
   },
   DATABASE_URL: {
     shown: 'unset: embedded SQLite',

@@ -33,7 +33,7 @@ const problem = (description: string) => ({
 const authFailures = {
   '401': problem('No valid access token for this resource (see WWW-Authenticate).'),
   '403': problem(
-    'The token lacks calendar:read or belongs to no person (forbidden), or a calendar is not part of the grant (calendar_not_permitted).',
+    'The token lacks calendar:read or belongs to no person (forbidden), or a calendar id is unknown to the grant (calendar_not_permitted: ids come from GET /v1/calendars).',
   ),
   '429': problem('Too many requests for this grant; retry after Retry-After seconds.'),
 };

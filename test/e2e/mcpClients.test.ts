@@ -551,7 +551,8 @@ describe('MCP clients complete OAuth and call every read tool', () => {
           ),
           {
             code: 'calendar_not_permitted',
-            message: 'These calendars are not part of this grant.',
+            message:
+              'These calendar ids are unknown to this grant: use the ids list_calendars returns (GET /v1/calendars on REST), not calendar names.',
             calendarIds: [holidays],
           },
         );

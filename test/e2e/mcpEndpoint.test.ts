@@ -39,6 +39,8 @@ const berlin = 'Europe/Berlin';
 const allowedOrigin = 'https://assistant.example';
 const window = { start: '2026-03-02T00:00:00+01:00', end: '2026-03-03T00:00:00+01:00' };
 const readTools = readToolNames;
+/** What every tool's listing may cost a conversation, in tokens. */
+const toolListTokens = 10_200;
 
 /** Provider calendar ids; every seeded account holds all of them (under ids of its own). */
 const calendars = new Map<string, MemoryCalendar>([
@@ -360,6 +362,18 @@ describe('/mcp endpoint rules', () => {
       }
     });
 
+    it('lists every tool in few tokens (about a token per 4 bytes): room left for the conversation', async () => {
+      const all = await tokenFor(
+        anaWriters,
+        [anaWriters.work],
+        ['calendar:read', 'calendar:write', 'calendar:rsvp'],
+      );
+      const tools = await listToolsRaw(mcp, all);
+      assert.equal(tools.length, readTools.length + 4);
+      const tokens = Buffer.byteLength(JSON.stringify({ tools })) / 4;
+      assert.ok(tokens < toolListTokens, `tools/list is about ${Math.round(tokens)} tokens`);
+    });
+
     it('hides the read tools when the workspace policy stops allowing calendar:read', async () => {
       const userId = await seedUser(t.ctx.db, 'cleo@example.org');
       const workspaceId = await seedWorkspace(t.ctx.db, 'Strict', [[userId, 'owner']]);
@@ -570,7 +584,8 @@ describe('/mcp endpoint rules', () => {
   describe('calendars outside the grant', () => {
     const refused = (calendarIds: string[]) => ({
       code: 'calendar_not_permitted',
-      message: 'These calendars are not part of this grant.',
+      message:
+        'These calendar ids are unknown to this grant: use the ids list_calendars returns (GET /v1/calendars on REST), not calendar names.',
       calendarIds,
     });
 
@@ -585,6 +600,8 @@ describe('/mcp endpoint rules', () => {
             ...(tool === 'search_events' ? { query: 'planning' } : {}),
           });
         assert.deepEqual(toolError(await call([unknown])), refused([unknown]), tool);
+        // A calendar's name passed as its id: told that the id is unknown and where ids come from.
+        assert.deepEqual(toolError(await call(['Work'])), refused(['Work']), tool);
         assert.deepEqual(toolError(await call([bob.work])), refused([bob.work]), tool);
         assert.deepEqual(toolError(await call([ana.partial])), refused([ana.partial]), tool);
         // Mixed with a permitted one: the whole call is refused, naming only the others.

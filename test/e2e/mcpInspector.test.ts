@@ -233,7 +233,8 @@ describe('the MCP Inspector CLI against /mcp', { concurrency: true }, () => {
     assert.deepEqual(JSON.parse(result.content[0]!.text), {
       error: {
         code: 'calendar_not_permitted',
-        message: 'These calendars are not part of this grant.',
+        message:
+          'These calendar ids are unknown to this grant: use the ids list_calendars returns (GET /v1/calendars on REST), not calendar names.',
         calendarIds: ['cal_unknown'],
       },
     });

@@ -390,12 +390,18 @@ for (const [name, world] of Object.entries(worlds)) {
         ['Standup', '2026-04-06T09:00:00', 'PT15M'],
         ['Standup', '2026-04-13T09:00:00', 'PT15M'],
       ]);
-      await ok('update_event', {
-        eventId: second.eventId,
-        seen: seenOf(before[0]!),
-        scope: 'series',
-        title: 'Team sync',
-      });
+      // seen read from the third occurrence, and no occurrenceId to say so: told to name it, not
+      // answered with a change that never happened; seen: {} still names what it must hold.
+      const third = before[2]!;
+      const rename = { eventId: third.eventId, seen: seenOf(third), scope: 'series', title: 'Team sync' };
+      const unnamed = await failed('update_event', rename);
+      assert.deepEqual([unnamed.code, unnamed.field], ['invalid_request', 'occurrenceId']);
+      const named = { ...rename, occurrenceId: third.occurrenceId };
+      const empty = await failed('update_event', { ...named, seen: {} });
+      assert.deepEqual([empty.code, empty.field], ['invalid_request', 'seen.title']);
+      const renamedElsewhere = await failed('update_event', { ...named, seen: { title: 'Standup (old)' } });
+      assert.deepEqual([renamedElsewhere.code, renamedElsewhere.reason], ['conflict', 'changed_since_read']);
+      await ok('update_event', named);
       const after = await list();
       const sync = after.filter((e) => e.eventId === second.eventId);
       assert.equal(sync.length, 4);

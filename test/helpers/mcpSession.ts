@@ -17,6 +17,7 @@ export const acceptBoth = 'application/json, text/event-stream';
 /** The tools a token with calendar:read alone is offered, in the order tools/list gives them. */
 export const readToolNames = [
   'list_calendars',
+  'get_current_time',
   'search_events',
   'list_events',
   'get_availability',

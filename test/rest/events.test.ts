@@ -805,7 +805,8 @@ describe('GET /v1/events and /v1/calendars', () => {
         title: 'Forbidden',
         status: 403,
         code: 'calendar_not_permitted',
-        detail: 'These calendars are not part of this grant.',
+        detail:
+          'These calendar ids are unknown to this grant: use the ids list_calendars returns (GET /v1/calendars on REST), not calendar names.',
         instance: '/v1/events',
         calendarIds,
       });

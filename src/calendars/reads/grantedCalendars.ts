@@ -10,6 +10,7 @@ import { effectiveDetailLevel } from '../../policy/consent.ts';
 import type { Principal } from '../../policy/principal.ts';
 import { accountsOf, calendarsOfAccount } from '../../store/connectedAccounts.ts';
 import type { Database } from '../../store/schema.ts';
+import { defaultCalendarId } from '../defaultCalendar.ts';
 
 export interface CalendarItem {
   id: string;
@@ -37,8 +38,12 @@ export async function grantedCalendars(
   const data: CalendarItem[] = [];
   const excluded: Exclusion[] = [];
   let notSelected = 0;
-  for (const account of await accountsOf(db, principal.userId, principal.workspaceId)) {
-    const calendars = await calendarsOfAccount(db, account.id);
+  const accounts = await accountsOf(db, principal.userId, principal.workspaceId);
+  const calendarsByAccount = await Promise.all(accounts.map((a) => calendarsOfAccount(db, a.id)));
+  // One default for the person, whether or not this grant shares it: never one per account.
+  const defaultId = defaultCalendarId(calendarsByAccount);
+  for (const [index, account] of accounts.entries()) {
+    const calendars = calendarsByAccount[index]!;
     const chosen = calendars.filter((c) => granted.has(c.id));
     notSelected += calendars.length - chosen.length;
     if (account.status === 'reconnect_required') {
@@ -52,7 +57,7 @@ export async function grantedCalendars(
         name: c.name,
         provider: account.provider,
         accountId: account.id,
-        primary: c.primary,
+        primary: c.id === defaultId,
         readOnly: c.access === 'reader' || c.access === 'freeBusy',
         detailLevel: effectiveDetailLevel(granted.get(c.id)!, principal.policy, c.access),
         ...(c.timeZone ? { timeZone: c.timeZone } : {}),

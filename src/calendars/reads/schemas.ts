@@ -18,7 +18,10 @@ export const calendarSchema = closed(
     name: string,
     provider: { type: 'string', enum: ['caldav', 'ics', 'google', 'microsoft'] },
     accountId: string,
-    primary: { type: 'boolean' },
+    primary: {
+      type: 'boolean',
+      description: "true on the user's one default calendar (on none when it is not shared).",
+    },
     readOnly: { type: 'boolean' },
     detailLevel: { type: 'string', enum: detailLevels },
     timeZone: string,

@@ -74,6 +74,8 @@ interface Addressed {
   occurrence: ProviderOccurrence;
   /** The occurrence the client named (the series' own when it named none): what its `seen` describes. */
   named: ProviderOccurrence;
+  /** A series addressed without occurrenceId: `named` is its first occurrence, taken as the one read. */
+  firstAssumed: boolean;
 }
 
 /** The occurrence or series a write addresses, read fresh; a recurring event needs a scope. */
@@ -87,7 +89,9 @@ async function address(
   const named = ref.occurrence?.recurrenceId;
   const first = await read(named);
   if (first === undefined) throw new AppError('not_found', 'This event no longer exists.');
-  if (!first.facts.recurring) return { occurrence: first, named: first, target: targetOf(first, undefined) };
+  if (!first.facts.recurring) {
+    return { occurrence: first, named: first, firstAssumed: false, target: targetOf(first, undefined) };
+  }
   if (scope === undefined) {
     throw refusal(
       'recurring_event',
@@ -101,12 +105,17 @@ async function address(
         'scope "occurrence" needs the occurrenceId of the occurrence to change.',
       );
     }
-    return { occurrence: first, named: first, target: targetOf(first, named) };
+    return { occurrence: first, named: first, firstAssumed: false, target: targetOf(first, named) };
   }
   // The series: its own version, which an occurrence's read need not carry.
   const series = named === undefined ? first : await read();
   if (series === undefined) throw new AppError('not_found', 'This event no longer exists.');
-  return { occurrence: series, named: first, target: targetOf(series, undefined) };
+  return {
+    occurrence: series,
+    named: first,
+    firstAssumed: named === undefined,
+    target: targetOf(series, undefined),
+  };
 }
 
 function targetOf(occurrence: ProviderOccurrence, recurrenceId: string | undefined): WriteTarget {
@@ -148,17 +157,28 @@ async function conflict(deps: CalendarDeps, principal: Principal, fresh: FreshCa
   );
 }
 
-/** Refuses a write when the event no longer shows what the client read of it; nothing is written. */
+/**
+ * Refuses a write when the event no longer shows what the client read of it; nothing is written.
+ * `seen` is compared with the occurrence the client named: every occurrence of a series shares
+ * its eventId, so a series addressed without occurrenceId whose only difference is the start was
+ * most likely read from another occurrence — said as such, not as a change made since.
+ */
 function checkSeen(
   deps: CalendarDeps,
   principal: Principal,
   fresh: FreshCalendar,
-  named: ProviderOccurrence,
+  { named, firstAssumed }: Pick<Addressed, 'named' | 'firstAssumed'>,
   seen: SeenValues,
 ): void {
   const current = clientEvent(deps, principal, fresh, named);
   const fields = changedSince(current, seen);
   if (fields.length === 0) return;
+  if (firstAssumed && fields.every((field) => field === 'start')) {
+    throw invalidField(
+      'occurrenceId',
+      `seen.start is not the start of the series' first occurrence (${current.start}): give the occurrenceId of the occurrence you read, so that seen is compared with it (and new times move the series as they move it).`,
+    );
+  }
   throw new AppError(
     'conflict',
     `The event changed since it was read (${fields.join(', ')}); nothing was changed. Here it is as it is now: check with the user that the change still makes sense, then try again with these values as seen.`,
@@ -280,9 +300,10 @@ export function updateEvent(
   requireSeen(input.seen, Object.keys(input.changes));
   return change(deps, principal, 'update', input, async (fresh, ref) => {
     requireScope(principal, 'calendar:write');
-    const { occurrence, named, target } = await address(fresh, ref, input.scope);
+    const addressed = await address(fresh, ref, input.scope);
+    const { occurrence, target } = addressed;
     checkEditable(fresh, occurrence);
-    checkSeen(deps, principal, fresh, named, input.seen ?? {});
+    checkSeen(deps, principal, fresh, addressed, input.seen ?? {});
     const guests = await guestPlan(fresh, occurrence, 'update', input.changes.guests, input);
     const { timing: timingInput, recurrence: rule, ...rest } = input.changes;
     const recurringSeries = occurrence.facts.recurring && target.recurrenceId === undefined;
@@ -295,7 +316,7 @@ export function updateEvent(
     checkWriteLimits(fresh.provider.kind, rest);
     const changes: EventFields =
       recurringSeries && (timingInput !== undefined || rule !== undefined)
-        ? { ...rest, ...(await seriesChange(deps, fresh, { occurrence, named, target }, timingInput, rule)) }
+        ? { ...rest, ...(await seriesChange(deps, fresh, addressed, timingInput, rule)) }
         : {
             ...rest,
             ...(timingInput === undefined
@@ -325,9 +346,10 @@ export function deleteEvent(
   requireSeen(input.seen, ['delete']);
   return change(deps, principal, 'delete', input, async (fresh, ref) => {
     requireScope(principal, 'calendar:write');
-    const { occurrence, named, target } = await address(fresh, ref, input.scope);
+    const addressed = await address(fresh, ref, input.scope);
+    const { occurrence, target } = addressed;
     checkEditable(fresh, occurrence);
-    checkSeen(deps, principal, fresh, named, input.seen ?? {});
+    checkSeen(deps, principal, fresh, addressed, input.seen ?? {});
     const guests = await guestPlan(fresh, occurrence, 'delete', undefined, input);
     const attempted = await conditionalWrite(
       { deps, principal, fresh, target, input },

@@ -18,9 +18,9 @@ export const deleteEvent: ToolDefinition = {
   name: 'delete_event',
   title: 'Delete an event',
   description: [
-    'Deletes an event the assistant may edit (canEdit true). For a recurring event, scope is required: "occurrence" with occurrenceId deletes that one occurrence only, "series" every occurrence.',
-    'Give seen with at least the title and start you read; if the event changed since (there, or in any field you add to seen), nothing is deleted and the answer is a conflict with the event as it now is.',
-    'Deleting a whole series first asks the user to confirm, when this client can ask the user (MCP elicitation); when it cannot, the series is deleted without asking, so make sure the user wants that. If the user declines, nothing is deleted and the answer is not_confirmed.',
+    'Deletes an event with canEdit true.',
+    'Give seen with at least the title and start you read: if the event changed since (there or in any field given), nothing is deleted and the answer is a conflict with it as it now is.',
+    'Deleting a series asks the user first where this client can ask (MCP elicitation); elsewhere it is deleted without asking, so make sure the user wants that. Declined: nothing is deleted (not_confirmed).',
     notifyRule,
     outcomeRule,
   ].join(' '),

@@ -32,19 +32,23 @@ interface MeetingArguments extends ReadArguments {
   stepMinutes?: StepMinutes;
 }
 
-const minutes = (minimum: number, maximum: number, description: string) =>
-  ({ type: 'integer', minimum, maximum, description }) as const;
+const minutes = (minimum: number, maximum: number, defaultValue?: number) =>
+  ({
+    type: 'integer',
+    minimum,
+    maximum,
+    ...(defaultValue === undefined ? {} : { default: defaultValue }),
+  }) as const;
 const localTime = { type: 'string', pattern: localTimePattern } as const;
-const instant = { type: 'string', description: 'RFC 3339 date-time with the offset of timeZone.' } as const;
+const instant = { type: 'string' } as const;
 
 export const findMeetingTimes: ToolDefinition = {
   name: 'find_meeting_times',
   title: 'Find meeting times',
   description: [
-    'Returns the earliest free slots of durationMinutes in the window, in order and not overlapping, across the given calendars, without any event details.',
-    'A slot lies inside one working period (local times in timeZone, kept across daylight saving changes), starts on a local multiple of stepMinutes at least minimumNoticeMinutes from now, and keeps bufferMinutes clear of busy time on each side.',
-    'Busy: busy, not cancelled events; tentative ones unless tentativeIsBusy is false.',
-    'truncated is true when a calendar could not be read completely (the text says which); then a slot may not be free.',
+    'The earliest free slots of durationMinutes in the window across the calendars, in order, not overlapping, no event details; times in RFC 3339 with the offset of timeZone.',
+    'A slot lies inside one working period (local times in timeZone, kept across DST changes), starts on a local multiple of stepMinutes at least minimumNoticeMinutes from now, and keeps bufferMinutes clear of busy time on each side.',
+    'Busy: busy, not cancelled events; tentative ones unless tentativeIsBusy is false. truncated: a calendar was not read completely (the text says which), so a slot may not be free.',
   ].join(' '),
   scopes: ['calendar:read'],
   inputSchema: closedObject(
@@ -52,10 +56,9 @@ export const findMeetingTimes: ToolDefinition = {
       ...readArgumentSchemas,
       timeZone: {
         ...readArgumentSchemas.timeZone,
-        description:
-          "The user's IANA time zone (e.g. Europe/Berlin), confirmed with the user: working hours and answers are in it. Never guess it.",
+        description: "The user's IANA zone as they confirmed it, never guessed.",
       },
-      durationMinutes: minutes(5, 1440, 'Length of the meeting.'),
+      durationMinutes: minutes(5, 1440),
       workingHours: {
         type: 'array',
         minItems: 1,
@@ -75,17 +78,13 @@ export const findMeetingTimes: ToolDefinition = {
           ['days', 'start', 'end'],
         ),
         description:
-          'Working periods: local HH:MM start before end (24:00 ends the day), periods of one day not overlapping; days not named have none. Default Monday to Friday 09:00-17:00.',
+          "Local HH:MM, start before end (24:00 ends the day); one day's periods do not overlap; days not named have none. Default Monday-Friday 09:00-17:00.",
       },
-      minimumNoticeMinutes: minutes(0, 10080, 'Minutes from now before the first slot may start; default 0.'),
-      bufferMinutes: minutes(0, 240, 'Free minutes needed before and after each slot; default 0.'),
-      tentativeIsBusy: { type: 'boolean', description: 'Whether tentative events block; default true.' },
-      limit: minutes(1, 50, 'At most this many slots; default 10.'),
-      stepMinutes: {
-        type: 'integer',
-        enum: [...stepChoices],
-        description: 'Slot starts fall on local multiples of this; default 15.',
-      },
+      minimumNoticeMinutes: minutes(0, 10080, 0),
+      bufferMinutes: minutes(0, 240, 0),
+      tentativeIsBusy: { type: 'boolean', default: true },
+      limit: minutes(1, 50, 10),
+      stepMinutes: { type: 'integer', enum: [...stepChoices], default: 15 },
     },
     ['calendarIds', 'start', 'end', 'timeZone', 'durationMinutes'],
   ),

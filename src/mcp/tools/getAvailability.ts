@@ -12,16 +12,14 @@ import {
   withReadNotes,
 } from './readArguments.ts';
 
-const instant = { type: 'string', description: 'RFC 3339 date-time with offset.' } as const;
+const instant = { type: 'string' } as const;
 
 export const getAvailability: ToolDefinition = {
   name: 'get_availability',
   title: 'Get availability',
   description: [
-    'Returns the busy intervals of the given calendars in a time window, merged across calendars and cut to the window, without any event details. Free and cancelled events do not count.',
-    'Times are given with the offset of timeZone when it is set, else in UTC (Z).',
+    'The busy intervals in the window, merged across the calendars and cut to the window, no event details; free and cancelled events do not count. Times (RFC 3339) carry the offset of timeZone, else Z. truncated: a calendar was not read completely (the text says which), so more time may be busy.',
     windowRule,
-    'truncated is true when a calendar could not be read completely (the text says which); then more time may be busy.',
   ].join(' '),
   scopes: ['calendar:read'],
   inputSchema: closedObject(readArgumentSchemas, ['calendarIds', 'start', 'end']),

@@ -16,7 +16,7 @@ export const getEventGuests: ToolDefinition = {
   name: 'get_event_guests',
   title: 'Show who is invited',
   description: [
-    "The organizer of an event and its guests with their answers, read fresh from the calendar. Only for events seen at full detail; otherwise access_denied. A recurring event's occurrence is named by occurrenceId.",
+    "An event's organizer and guests with their answers, read fresh; full detail only (else access_denied). occurrenceId names one occurrence.",
     untrustedContentRule,
   ].join(' '),
   scopes: ['calendar:read'],
@@ -39,7 +39,7 @@ export const getEventGuests: ToolDefinition = {
           ['email', 'optional', 'response', 'self'],
         ),
       },
-      omitted: { type: 'integer', description: 'Guests beyond the first 1000, not listed.' },
+      omitted: { type: 'integer', description: 'Guests beyond the first 1000.' },
     },
     ['ok', 'attendees'],
   ),

@@ -20,25 +20,25 @@ export const guestListSchema = (description: string) => ({
   description,
   items: closedObject(
     {
-      email: { ...email, description: 'Their e-mail address.' },
-      name: { type: 'string', minLength: 1, maxLength: maxGuestNameLength, description: 'Their name.' },
-      optional: { type: 'boolean', description: 'true: an optional guest.' },
+      email,
+      name: { type: 'string', minLength: 1, maxLength: maxGuestNameLength },
+      optional: { type: 'boolean' },
     },
     ['email'],
   ),
 });
 
 export const notifyRule =
-  'For an event with guests (the user organises it), notifyAttendees is required: true lets the calendar tell them (updates, cancellations), false keeps it from them; Microsoft 365 always tells them, so false is refused there.';
+  'An event with guests (the user organises it) needs notifyAttendees: true lets the calendar tell them, false keeps it from them (refused on Microsoft 365, which always tells them).';
 
 export const notifyAttendeesSchema = {
   type: 'boolean',
-  description: 'Required when the event has or gets guests: whether the calendar tells them of this.',
+  description: 'Required when the event has or gets guests.',
 } as const;
 
 export const guestsAnswerSchema = {
   description:
-    'Present when the write concerns guests: their addresses, and whether the calendar notified them (false: nobody was told; the user may want to tell them).',
+    'When the write concerns guests: their addresses, and whether the calendar told them (false: nobody was; the user may want to).',
   ...closedObject({ notified: { type: 'boolean' }, emails: { type: 'array', items: { type: 'string' } } }, [
     'notified',
     'emails',
@@ -60,12 +60,12 @@ export interface GuestArguments {
 }
 
 export const guestArgumentSchemas = {
-  addAttendees: guestListSchema('Guests to invite, up to 100 in all.'),
+  addAttendees: guestListSchema('Guests to invite.'),
   removeAttendees: {
     type: 'array',
     maxItems: maxGuests,
     items: email,
-    description: 'E-mail addresses of guests to uninvite.',
+    description: 'Addresses of guests to uninvite.',
   },
   notifyAttendees: notifyAttendeesSchema,
 };

@@ -4,6 +4,7 @@ import { createEvent } from './createEvent.ts';
 import { deleteEvent } from './deleteEvent.ts';
 import { findMeetingTimes } from './findMeetingTimes.ts';
 import { getAvailability } from './getAvailability.ts';
+import { getCurrentTime } from './getCurrentTime.ts';
 import { getEventGuests } from './getEventGuests.ts';
 import { listCalendars } from './listCalendars.ts';
 import { listEvents } from './listEvents.ts';
@@ -13,6 +14,7 @@ import { updateEvent } from './updateEvent.ts';
 
 export const tools: readonly ToolDefinition[] = [
   listCalendars,
+  getCurrentTime,
   searchEvents,
   listEvents,
   getAvailability,

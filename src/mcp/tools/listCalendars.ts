@@ -9,7 +9,7 @@ export const listCalendars: ToolDefinition = {
   name: 'list_calendars',
   title: 'List calendars',
   description: [
-    'Lists the calendars the user shared with this assistant: id (pass it as calendarIds to the other tools), name, provider, whether it is read-only, the detail level the assistant sees (full, titles, or busy = times only), and its time zone when known. excluded counts calendars left out and why (not selected by the user, account needs reconnecting).',
+    'The calendars the user shared with this assistant: id (for calendarIds), name, provider, readOnly, the detail level seen (full, titles, or busy = times only), time zone when known; excluded counts those left out and why.',
     untrustedContentRule,
   ].join(' '),
   scopes: ['calendar:read'],

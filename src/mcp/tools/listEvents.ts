@@ -24,11 +24,9 @@ export const listEvents: ToolDefinition = {
   name: 'list_events',
   title: 'List events',
   description: [
-    "Lists the events of the given calendars in a time window, recurring events expanded into their occurrences, ordered by start. Fields beyond the time show as far as each calendar's detail level allows.",
+    "The occurrences (series expanded) in the window, ordered by start, as each calendar's detail level shows them. limit is the page size; with nextCursor, call again with the same arguments and that cursor. truncated: more pages follow, or a calendar was not read completely (the text says which).",
     windowRule,
     untrustedContentRule,
-    `limit (1 to 250, default ${defaultLimit}) sets the page size; when nextCursor is present, call again with the same arguments and that cursor for the next page.`,
-    'truncated is true when more pages follow or a calendar could not be read completely (the text says which).',
   ].join(' '),
   scopes: ['calendar:read'],
   inputSchema: closedObject(
@@ -38,13 +36,13 @@ export const listEvents: ToolDefinition = {
         type: 'integer',
         minimum: 1,
         maximum: 250,
-        description: `Page size, 1 to 250 (default ${defaultLimit}).`,
+        default: defaultLimit,
       },
       cursor: {
         type: 'string',
         minLength: 1,
         maxLength: 1024,
-        description: 'nextCursor of the previous page; the other arguments must stay the same.',
+        description: 'nextCursor of the previous page.',
       },
     },
     ['calendarIds', 'start', 'end'],

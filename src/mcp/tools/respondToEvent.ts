@@ -24,8 +24,7 @@ export const respondToEvent: ToolDefinition = {
   name: 'respond_to_event',
   title: 'Respond to an invitation',
   description: [
-    'Answers an invitation for the user (only events with canRespond true): accepted, declined or tentative, with an optional comment to the organizer, and returns the event as it now is.',
-    'For a recurring event, scope is required: "occurrence" with occurrenceId answers for that occurrence only, "series" for all.',
+    "Answers an invitation (canRespond true) with the user's answer and an optional comment to the organizer; returns the event as it now is.",
     outcomeRule,
   ].join(' '),
   scopes: ['calendar:rsvp'],
@@ -35,13 +34,11 @@ export const respondToEvent: ToolDefinition = {
       response: {
         type: 'string',
         enum: ['accepted', 'declined', 'tentative'],
-        description: "The user's answer.",
       },
       comment: {
         type: 'string',
         minLength: 1,
         maxLength: 1024,
-        description: 'A note to the organizer, up to 1024 characters.',
       },
     },
     ['eventId', 'response'],

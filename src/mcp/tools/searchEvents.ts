@@ -25,12 +25,10 @@ export const searchEvents: ToolDefinition = {
   name: 'search_events',
   title: 'Search events',
   description: [
-    'Searches the events of the given calendars in a time window for a text and returns the matching occurrences (recurring events are expanded), ordered by start.',
-    'Every word of the query must occur in an event, in any order, ignoring case and accents; the title, description, categories and keywords are searched, as far as the calendar\'s detail level shows them. Locations and participants are never searched. On a busy-only calendar the title is a placeholder ("Busy"), so hidden content cannot match: a missing hit proves nothing.',
+    'The occurrences (series expanded) in the window holding every word of query, in any order, case and accents ignored, in the title, description, categories or keywords as the calendar\'s detail level shows them; ordered by start. Locations and participants are never searched; a busy-only calendar\'s title is a placeholder ("Busy"), so a missing hit proves nothing.',
+    'matched counts all matches; truncated true: more may match (narrow the window or query). canEdit, canRespond: what the assistant may do; editBlockedReason: why not.',
     windowRule,
     untrustedContentRule,
-    `limit (1 to 50, default ${defaultLimit}) caps the events returned; matched counts all matches found. When truncated is true, more may match: narrow the window or the query.`,
-    'Each event says whether the assistant may edit or respond (canEdit, canRespond) and, when not, why (editBlockedReason).',
   ].join(' '),
   scopes: ['calendar:read'],
   inputSchema: closedObject(
@@ -40,7 +38,6 @@ export const searchEvents: ToolDefinition = {
         type: 'string',
         minLength: 1,
         maxLength: 200,
-        description: '1 to 200 characters; all of its words must occur, in any order.',
       },
       start: readArgumentSchemas.start,
       end: readArgumentSchemas.end,
@@ -48,7 +45,8 @@ export const searchEvents: ToolDefinition = {
         type: 'integer',
         minimum: 1,
         maximum: 50,
-        description: `Most events to return, 1 to 50 (default ${defaultLimit}).`,
+        // The specification's input schema, to the letter: the default is said, not a keyword.
+        description: `Default ${defaultLimit}.`,
       },
       timeZone: readArgumentSchemas.timeZone,
     },

@@ -37,10 +37,10 @@ export const updateEvent: ToolDefinition = {
   name: 'update_event',
   title: 'Change an event',
   description: [
-    'Changes the given fields of an event (the others stay as they are) and returns it as it now is. Only events with canEdit true can be changed; otherwise the error code is the editBlockedReason.',
-    'For a recurring event, scope is required: "occurrence" with occurrenceId changes that one occurrence only; "series" changes every occurrence. With scope "series", start and end are the new times of the occurrence named by occurrenceId (else the first) and every occurrence moves the same way, in the series\' time zone; a move to another day, or a new rule, needs recurrence (as for create_event, for the new first occurrence). A series with occurrences changed or cancelled on their own is not moved (series_has_exceptions names them); Microsoft 365 series are not moved here.',
+    'Changes the given fields of an event with canEdit true (else the error code is its editBlockedReason), keeps the others, and returns it as it now is.',
+    'With scope "series", start and end are the new times of the occurrence named by occurrenceId (else the first; seen is compared with it too), and every occurrence moves alike in the series\' zone; a move to another day, or a new rule, needs recurrence (as for create_event, for the new first occurrence). A series with occurrences changed or cancelled on their own does not move (series_has_exceptions names them), nor does a Microsoft 365 series.',
     timesRule,
-    'To move an event give both start and end. Give seen: what you read of the fields you change; if the event changed there since, or changes while this runs, the answer is a conflict with the event as it now is: check with the user, then try again.',
+    'To move an event give start and end. Give seen (what you read of the fields you change): if the event changed there since, or changes meanwhile, the answer is a conflict with it as it now is: check with the user, then try again.',
     notifyRule,
     outcomeRule,
   ].join(' '),
@@ -58,7 +58,7 @@ export const updateEvent: ToolDefinition = {
       privacy: writeArgumentSchemas.privacy,
       alerts: writeArgumentSchemas.alerts,
       recurrence: {
-        description: 'scope "series" only: the series\' new rule.',
+        description: 'scope "series" only: the new rule.',
         ...writeArgumentSchemas.recurrence,
       },
       seen: seenSchema,

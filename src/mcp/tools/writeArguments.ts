@@ -19,46 +19,43 @@ import { invalidField } from '../../errors.ts';
 import { closedObject } from '../../lib/jsonSchema.ts';
 import type { ToolOutcome } from '../tool.ts';
 
-const text = (maxLength: number, description: string) =>
-  ({ type: 'string', minLength: 1, maxLength, description }) as const;
+const text = (maxLength: number, description?: string) =>
+  ({
+    type: 'string',
+    minLength: 1,
+    maxLength,
+    ...(description === undefined ? {} : { description }),
+  }) as const;
 /** A text a write may remove: a string, or null to clear it. */
 const clearable = (maxLength: number, description: string) =>
   ({ anyOf: [{ type: 'string', maxLength }, { type: 'null' }], description }) as const;
 
 export const timesRule =
-  'Times: a local date-time (2026-03-10T09:00:00) with timeZone, the IANA zone the user means (ask the user; never guess it), or a date-time with its offset (2026-03-10T09:00:00+01:00, checked against timeZone when both are given); a local time that daylight saving time skips or repeats is refused. All-day events: dates, with end exclusive (one day on 10 March: start 2026-03-10, end 2026-03-11).';
+  'Times: local (2026-03-10T09:00:00) with timeZone, the IANA zone the user means (ask; never guess), or with an offset (+01:00; checked against timeZone if both); a local time a DST change skips or repeats is refused. All-day: dates, end exclusive (10 March: 2026-03-10 to 2026-03-11).';
 
 export const outcomeRule =
-  'If the answer is write_outcome_unknown, do not repeat the change: read the event first and check whether it was made.';
+  'After write_outcome_unknown, do not repeat the change: read the event first to see whether it was made.';
 
 export const writeArgumentSchemas = {
-  eventId: text(1024, 'The eventId of the event, exactly as the read tools return it.'),
-  occurrenceId: text(
-    1024,
-    'The occurrenceId of one occurrence, exactly as the read tools return it; needed with scope "occurrence".',
-  ),
+  eventId: text(1024, 'As the read tools return it.'),
+  occurrenceId: text(1024, 'As the read tools return it.'),
   scope: {
     type: 'string',
     enum: ['occurrence', 'series'],
     description:
-      'Required for a recurring event: "occurrence" changes only the occurrence named by occurrenceId (never the others), "series" every occurrence.',
+      'Required for a recurring event: "occurrence" (with occurrenceId) only that one, never the others; "series" every occurrence.',
   },
-  title: text(1024, 'The title, 1 to 1024 characters.'),
-  description: clearable(8192, 'Notes, up to 8192 characters; null removes them.'),
-  location: clearable(1024, 'Where, as one place name, up to 1024 characters; null removes it.'),
-  start: text(64, 'When it starts (see the times rule in the tool description).'),
-  end: text(64, 'When it ends, in the same form as start: exclusive, after start, at most 366 days later.'),
-  timeZone: {
-    type: 'string',
-    minLength: 1,
-    maxLength: maxTimeZoneLength,
-    description: 'The IANA time zone of local times (e.g. Europe/Berlin), as the user confirmed it.',
-  },
-  freeBusyStatus: { type: 'string', enum: ['busy', 'free'], description: 'Whether the time shows as busy.' },
+  title: text(1024),
+  description: clearable(8192, 'Notes; null removes them.'),
+  location: clearable(1024, 'One place name; null removes it.'),
+  start: text(64),
+  end: text(64, 'Exclusive, after start, at most 366 days later.'),
+  timeZone: { type: 'string', minLength: 1, maxLength: maxTimeZoneLength },
+  freeBusyStatus: { type: 'string', enum: ['busy', 'free'] },
   privacy: {
     type: 'string',
     enum: ['public', 'private'],
-    description: 'private hides the details from people the calendar is shared with.',
+    description: 'private hides details from people the calendar is shared with.',
   },
   alerts: {
     type: 'array',
@@ -71,7 +68,7 @@ export const writeArgumentSchemas = {
       ['offset'],
     ),
     description:
-      'Reminders, all of them (an empty list removes every one): offset before the start as the read tools show it (-PT15M, -P1D; at most -P28D), action display (default) or email. Microsoft 365 holds one display reminder; CalDAV display reminders only.',
+      'All reminders ([] removes them): offset before the start as read (-PT15M, -P1D; at most -P28D), action display (default) or email. Microsoft 365: one display reminder; CalDAV: display only.',
   },
   /** A series' rule, without its description (each tool says what it does there). */
   recurrence: closedObject(
@@ -79,13 +76,12 @@ export const writeArgumentSchemas = {
       frequency: {
         type: 'string',
         enum: [...frequencies],
-        description: 'Repeat by days, weeks, months or years.',
       },
       interval: {
         type: 'integer',
         minimum: 1,
         maximum: maxInterval,
-        description: `Every how many days, weeks, months or years, 1 to ${maxInterval}; default 1.`,
+        default: 1,
       },
       daysOfWeek: {
         type: 'array',
@@ -93,11 +89,10 @@ export const writeArgumentSchemas = {
         minItems: 1,
         maxItems: 7,
         uniqueItems: true,
-        description: 'Weekly only: the days it happens on, including the weekday of start; default that day.',
+        description: "Weekly only; includes start's weekday (the default).",
       },
       weekdayPosition: {
-        description:
-          "Monthly only: on this weekday of the month instead of the start's day of the month; both must fit start.",
+        description: "Monthly only: this weekday of the month (it must fit start) instead of start's day.",
         ...closedObject(
           {
             position: { type: 'string', enum: [...positions] },
@@ -110,14 +105,14 @@ export const writeArgumentSchemas = {
         type: 'integer',
         minimum: 1,
         maximum: maxOccurrences,
-        description: `How many occurrences in all, the first included, 1 to ${maxOccurrences}. Not with until.`,
+        description: 'Occurrences in all, the first included. Not with until.',
       },
       until: {
         type: 'string',
         minLength: 10,
         maxLength: 10,
         description:
-          "The last date an occurrence may start on (2026-12-31), in the event's time zone. Not with count.",
+          "Last date an occurrence may start on (2026-12-31), in the event's zone. Not with count.",
       },
     },
     ['frequency'],
@@ -141,7 +136,7 @@ export const seenSchema = {
     alerts: orNull({ type: 'array', maxItems: 50, items: alertSchema }),
   }),
   description:
-    'The event as you last read it, copied from the read tools: the fields you change (title; description; locations; start and duration to move it; freeBusyStatus; privacy; alerts) — null for one it did not have. If the event now shows other values there, nothing is written and the answer is a conflict with the event as it is now.',
+    'The event as you read it, copied from the read tools: the fields you change (start and duration to move it), null where it had none. If it now shows other values there, nothing is written: the answer is a conflict with the event as it is now.',
 } as const;
 
 /** How update, delete and respond name their event. */

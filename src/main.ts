@@ -169,6 +169,7 @@ export async function assemble(given: AppContext, options: BuildOptions = {}): P
     // Two provider timeouts: room for one retry of an idempotent read, and no more.
     readDeadlineMs: 2 * ctx.config.providerTimeoutMs,
     copies: sync,
+    copyReadsAtOnce: engineOf(ctx.db) === 'postgres' ? 4 : 1,
   };
   const app = await buildApp(
     ctx,

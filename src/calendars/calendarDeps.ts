@@ -11,6 +11,11 @@ export interface CalendarDeps extends AccountDeps {
    */
   readDeadlineMs: number;
   copies?: CalendarCopies;
+  /**
+   * Copies one read asks at once (default 1): PostgreSQL answers several calendars' queries in
+   * parallel while the loop waits; SQLite's queries run on the loop, so one after another.
+   */
+  copyReadsAtOnce?: number;
   /** Told about failures that were not the provider's answer (they are still reported to the caller). */
   onUnexpectedError?: (error: unknown) => void;
   /** Told about a calendar left out for its provider's known failure (a feed too large, a timeout…): one line, no stack. */

@@ -220,10 +220,11 @@ export async function readEvents(
       return fail(calendar.id, error);
     }
   });
-  // Copies one query after another, the loop free between them: each is bounded by its window.
+  // Copies a few queries at a time (SQLite: one after another, as its queries hold the loop), the
+  // loop free between them: each is bounded by its window.
   const copyParts: CalendarPart[] = [];
   const busy: BusySpan[] = [];
-  for (const { calendar, level } of fromCopy) {
+  const readOne = async ({ calendar, level }: (typeof fromCopy)[number]): Promise<void> => {
     await yieldToLoop();
     if (signal?.aborted) {
       deadline.clear();
@@ -242,7 +243,7 @@ export async function readEvents(
       if (filter.busy !== undefined) {
         for (const span of await readCopyBusy(deps, view, copy, request.window, filter.busy.tentativeIsBusy))
           busy.push(span);
-        continue;
+        return;
       }
       const { candidates, total } = await readCopy(deps, view, copy, request.window, {
         scopes: principal.scopes,
@@ -254,7 +255,12 @@ export async function readEvents(
     } catch (error) {
       copyParts.push(fail(calendar.id, error));
     }
-  }
+  };
+  let next = 0;
+  const reader = async () => {
+    while (next < fromCopy.length) await readOne(fromCopy[next++]!);
+  };
+  await Promise.all(Array.from({ length: Math.min(deps.copyReadsAtOnce ?? 1, fromCopy.length) }, reader));
   const parts = [...copyParts, ...(await Promise.all(liveParts))];
   deadline.clear();
   signal?.throwIfAborted();

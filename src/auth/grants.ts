@@ -197,9 +197,12 @@ function grantedAccounts(offer: WorkspaceOffer, calendars: ReadonlyArray<{ calen
     .map((a) => ({ label: a.account.label, provider: a.account.provider }));
 }
 
+/** What carries a grant's access: an ended grant's go at once (access tokens are JWTs, unstored). */
+const grantTokenModels = ['AuthorizationCode', 'RefreshToken', 'AccessToken'] as const;
+
 async function endGrants(deps: GrantsDeps, grantIds: readonly string[]): Promise<void> {
   for (const id of grantIds) {
-    await deleteRecordsOfGrant(deps.db, id);
+    await deleteRecordsOfGrant(deps.db, id, grantTokenModels);
     await deleteRecord(deps.db, 'Grant', tokenHash(id));
   }
   // The copies no grant reaches any more were deleted with the revocation: none left in the log.

@@ -8,7 +8,10 @@ import { after, afterEach, before, beforeEach, describe, it } from 'node:test';
 import { decodeJwt } from 'jose';
 import * as oauth from 'oauth4webapi';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { defaultPolicy } from '../../src/policy/workspacePolicy.ts';
 import { liveGrantsOfUser } from '../../src/store/accessGrants.ts';
+import { auditOf } from '../../src/store/audit.ts';
+import { savePolicy } from '../../src/store/workspaces.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { chromiumMissing, launchChromium } from '../helpers/browser.ts';
 import { mcpToolsList } from '../helpers/mcpRequest.ts';
@@ -135,6 +138,103 @@ describe('OAuth authorization in Chromium', { skip }, () => {
     const withoutToken = await mcpToolsList(`${base}/mcp`);
     assert.equal(withoutToken.status, 401);
     assert.match(withoutToken.headers.get('www-authenticate') ?? '', /resource_metadata=/);
+  });
+
+  /**
+   * One authorization through the pages with the person signed in already (else signed in
+   * first): the consent page, the calendars ticked at their levels, Allow; then the code is
+   * exchanged and the token used. Returns the token.
+   */
+  async function authorizeAgain(
+    client: oauth.Client,
+    params: Record<string, string>,
+    choose: Record<string, string>,
+  ): Promise<string> {
+    arrivals = [];
+    const attempt = await authorizationUrl(h, client, params);
+    await page.goto(attempt.url.href);
+    await page.waitForURL((url) => url.origin === base && url.pathname.startsWith('/authorize/'));
+    for (const [name, level] of Object.entries(choose)) {
+      await page.getByLabel(name, { exact: true }).check();
+      await page.getByLabel(`Detail level for ${name}`).selectOption({ label: level });
+    }
+    await page.getByRole('button', { name: 'Allow' }).click();
+    const callback = await callbackUrl();
+    assert.ok(callback.searchParams.get('code'), `no code: ${callback.href}`);
+    const tokens = await exchangeCode(h, client, attempt, callback);
+    assert.equal((await mcpToolsList(`${base}/mcp`, tokens.access_token)).status, 200);
+    return tokens.access_token;
+  }
+
+  it('consents again with prompt=consent (twice, other calendars, more scopes, a second app): a code and a working token each time, audited', async () => {
+    const userId = await seedUser(t.ctx.db, 'dee@example.org');
+    const workspaceId = await seedWorkspace(t.ctx.db, 'Delta', [[userId, 'owner']]);
+    const [work, family] = await seedCalendars(t.ctx.db, { userId, workspaceId }, [
+      { name: 'Work' },
+      { name: 'Family' },
+    ]);
+    await savePolicy(
+      t.ctx.db,
+      workspaceId,
+      { ...defaultPolicy, allowedScopes: ['calendar:read', 'calendar:write'] },
+      0,
+    );
+    const client = await registerClient(h, { client_name: 'Again Assistant' });
+    await signIn('dee@example.org', await authorizationUrl(h, client));
+    await page.getByLabel('Work', { exact: true }).check();
+    await page.getByRole('button', { name: 'Allow' }).click();
+    await callbackUrl();
+
+    const again = { prompt: 'consent' };
+    const tokens = [
+      await authorizeAgain(client, again, { Work: 'Full details' }),
+      await authorizeAgain(client, again, { Work: 'Full details' }),
+      await authorizeAgain(client, again, { Family: 'Busy/free only' }),
+      await authorizeAgain(
+        client,
+        { ...again, scope: 'calendar:read calendar:write' },
+        { Work: 'Titles and times' },
+      ),
+    ];
+    const last = decodeJwt(tokens.at(-1)!);
+    assert.equal(last.scope, 'calendar:read calendar:write');
+    // Each consent took the place of the one before: only the last token still works.
+    for (const token of tokens.slice(0, -1))
+      assert.equal((await mcpToolsList(`${base}/mcp`, token)).status, 401);
+    const [grant] = await liveGrantsOfUser(t.ctx.db, userId);
+    assert.deepEqual(grant?.calendars, [{ calendarId: work, detailLevel: 'titles' }]);
+
+    const second = await registerClient(h, { client_name: 'Second Assistant' });
+    await authorizeAgain(second, {}, { Family: 'Full details' });
+    const secondToken = await authorizeAgain(second, again, {
+      Family: 'Busy/free only',
+      Work: 'Busy/free only',
+    });
+    assert.equal(
+      (await mcpToolsList(`${base}/mcp`, tokens.at(-1)!)).status,
+      200,
+      'the first app keeps its access',
+    );
+    assert.equal((await mcpToolsList(`${base}/mcp`, secondToken)).status, 200);
+    const grants = await liveGrantsOfUser(t.ctx.db, userId);
+    assert.deepEqual(
+      grants.map((g) => [g.clientId, g.calendars.map((c) => c.calendarId).sort()]).sort(),
+      [
+        [client.client_id, [work]],
+        [second.client_id, [family, work].sort()],
+      ].sort(),
+    );
+
+    const allowed = (await auditOf(t.ctx.db, workspaceId)).filter((a) => a.action === 'grant.created');
+    assert.deepEqual(allowed.map((a) => [a.detail.clientName, a.detail.calendars]).reverse(), [
+      ['Again Assistant', 1],
+      ['Again Assistant', 1],
+      ['Again Assistant', 1],
+      ['Again Assistant', 1],
+      ['Again Assistant', 1],
+      ['Second Assistant', 1],
+      ['Second Assistant', 2],
+    ]);
   });
 
   it('asks a person with two workspaces to choose one first, and the consent page names the chosen one', async () => {

@@ -16,6 +16,7 @@ export type AuditAction =
   | 'member.removed'
   | 'policy.updated'
   | 'grant.created'
+  | 'grant.changed'
   | 'grant.revoked'
   | 'client.blocked'
   | 'client.registered';

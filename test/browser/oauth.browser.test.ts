@@ -237,6 +237,87 @@ describe('OAuth authorization in Chromium', { skip }, () => {
     ]);
   });
 
+  /**
+   * An authorization that goes straight back to the client, asked with the browser's cookies:
+   * where the service sends the browser (not followed: nothing serves the client's redirect URI).
+   */
+  async function withoutConsent(attempt: AuthorizationAttempt): Promise<URL> {
+    const response = await page.request.get(attempt.url.href, { maxRedirects: 0 });
+    assert.equal(response.status(), 303);
+    const to = new URL(response.headers().location ?? '', base);
+    assert.equal(to.origin, redirectOrigin, `sent to ${to.href}, not back to the client`);
+    return to;
+  }
+
+  it('a calendar connected later: consent is asked again, and Change on the account page gives it to the app’s current token at once, audited', async () => {
+    const userId = await seedUser(t.ctx.db, 'eve@example.org');
+    const workspaceId = await seedWorkspace(t.ctx.db, 'Epsilon', [[userId, 'owner']]);
+    const [work] = await seedCalendars(t.ctx.db, { userId, workspaceId }, [{ name: 'Work' }]);
+    const client = await registerClient(h, { client_name: 'Later Assistant' });
+    const v1 = { resource: h.v1 };
+    const first = await authorizationUrl(h, client, v1);
+    await signIn('eve@example.org', first);
+    await page.getByLabel('Work', { exact: true }).check();
+    await page.getByLabel('Detail level for Work').selectOption({ label: 'Full details' });
+    await page.getByRole('button', { name: 'Allow' }).click();
+    const { access_token: token } = await exchangeCode(h, client, first, await callbackUrl(), h.v1);
+    const calendarsSeen = async () => {
+      const response = await fetch(`${h.v1}/calendars`, { headers: { authorization: `Bearer ${token}` } });
+      assert.equal(response.status, 200);
+      const body = (await response.json()) as { data: Array<{ id: string; detailLevel: string }> };
+      return body.data.map((c) => [c.id, c.detailLevel]);
+    };
+    assert.deepEqual(await calendarsSeen(), [[work, 'full']]);
+
+    // Authorizing again asks nothing while every calendar was asked about.
+    const same = await authorizationUrl(h, client, v1);
+    assert.ok((await withoutConsent(same)).searchParams.get('code'));
+
+    t.clock.advance({ minutes: 5 });
+    const [family] = await seedCalendars(
+      t.ctx.db,
+      { userId, workspaceId },
+      [{ name: 'Family' }],
+      t.clock.now().epochMilliseconds,
+    );
+    arrivals = [];
+    const later = await authorizationUrl(h, client, v1);
+    await page.goto(later.url.href);
+    await page.waitForURL((url) => url.origin === base && url.pathname.startsWith('/authorize/'));
+    assert.equal(await page.getByLabel('Family', { exact: true }).isChecked(), false);
+    assert.deepEqual(arrivals, [], 'the consent page, not a code that leaves Family out');
+
+    await page.goto(`${base}/account`);
+    await page.getByRole('link', { name: 'Change what Later Assistant sees in Epsilon' }).click();
+    assert.equal(await page.getByLabel('Work', { exact: true }).isChecked(), true);
+    assert.equal(await page.getByLabel('Detail level for Work').inputValue(), 'full');
+    await page.getByLabel('Detail level for Work').selectOption({ label: 'Busy/free only' });
+    await page.getByLabel('Family', { exact: true }).check();
+    await page.getByLabel('Detail level for Family').selectOption({ label: 'Titles and times' });
+    await page.getByRole('button', { name: 'Save' }).click();
+    await page.waitForURL((url) => url.pathname === '/account');
+    assert.match(
+      (await page.locator('main').textContent()) ?? '',
+      /The app now sees the calendars you chose/,
+    );
+
+    assert.deepEqual(
+      (await calendarsSeen()).sort(),
+      [
+        [family, 'titles'],
+        [work, 'busy'],
+      ].sort(),
+    );
+    const [changed] = (await auditOf(t.ctx.db, workspaceId)).filter((a) => a.action === 'grant.changed');
+    assert.equal(changed?.detail.calendars, 2);
+    assert.equal(changed?.actorUserId, userId);
+    await page.goto(`${base}/admin/workspaces/${workspaceId}`);
+    assert.match((await page.locator('#audit').textContent()) ?? '', /Changed what Later Assistant/);
+
+    // Asked about now: the next authorization skips consent again.
+    assert.ok((await withoutConsent(await authorizationUrl(h, client, v1))).searchParams.get('code'));
+  });
+
   it('asks a person with two workspaces to choose one first, and the consent page names the chosen one', async () => {
     const userId = await seedUser(t.ctx.db, 'bo@example.org');
     const first = await seedWorkspace(t.ctx.db, 'Alpha Team', [[userId, 'member']]);

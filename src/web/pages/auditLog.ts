@@ -146,6 +146,8 @@ export function auditWhat(entry: AuditEntry): Html {
       const may = texts(detail.scopes).filter(isScope) as Scope[];
       return html`Allowed ${app(detail)} to ${may.map((s) => scopeWords[s].toLowerCase()).join(' and ')}: ${accountWords(detail)}`;
     }
+    case 'grant.changed':
+      return html`Changed what ${app(detail)} sees: ${accountWords(detail)}`;
     case 'grant.revoked':
       return html`Revoked the access of ${app(detail)}`;
     case 'client.blocked': {

@@ -1,0 +1,55 @@
+/**
+ * The calendars an app may see and at what level: the one form part of the consent page and of a
+ * connected app's Change page, and the choice it submits.
+ */
+import type { WorkspaceOffer } from '../../auth/grants.ts';
+import type { DetailLevel } from '../../domain/detailLevels.ts';
+import { type ConsentChoice, levelsUpTo } from '../../policy/consent.ts';
+import type { Form } from '../forms.ts';
+import { type Html, html } from '../html.ts';
+import { detailWords } from '../words.ts';
+
+/** What is chosen already (a grant being changed); nothing for a new consent. */
+export interface CurrentChoice {
+  calendars: ReadonlyArray<{ calendarId: string; detailLevel: DetailLevel }>;
+  privateDetails: boolean;
+}
+
+export function calendarChoiceFields(offer: WorkspaceOffer, current?: CurrentChoice): Html {
+  const rows = offer.accounts.flatMap(({ account, calendars }) =>
+    calendars.map((calendar) => ({
+      account,
+      calendar,
+      max: offer.calendars.find((c) => c.id === calendar.id)!.maxLevel,
+      chosen: current?.calendars.find((c) => c.calendarId === calendar.id)?.detailLevel,
+    })),
+  );
+  return html`<fieldset><legend>Calendars it may see</legend>
+  ${rows.map(({ account, calendar, max, chosen }) => {
+    const selected = chosen ?? max;
+    return html`<div class="choice">
+    <input type="checkbox" id="cal-${calendar.id}" name="calendar" value="${calendar.id}"${chosen === undefined ? '' : html` checked`}>
+    <label class="inline" for="cal-${calendar.id}">${calendar.name}</label> <span class="muted">(${account.label})</span>
+    <label for="level-${calendar.id}">Detail level for ${calendar.name}</label>
+    <select id="level-${calendar.id}" name="level_${calendar.id}">${levelsUpTo(max).map(
+      (level) =>
+        html`<option value="${level}"${level === selected ? html` selected` : ''}>${detailWords[level]}</option>`,
+    )}</select></div>`;
+  })}
+  </fieldset>
+  ${
+    offer.privateDetailsOffered
+      ? html`<div><input type="checkbox" id="privateDetails" name="privateDetails"${current?.privateDetails ? html` checked` : ''}>
+  <label class="inline" for="privateDetails">Include details of private events</label></div>`
+      : ''
+  }`;
+}
+
+/** The choice a submitted form makes: the ticked calendars with their levels. */
+export function choiceOf(form: Form): ConsentChoice {
+  const ids = [form.calendar ?? []].flat().filter((v): v is string => typeof v === 'string');
+  return {
+    calendars: ids.map((calendarId) => ({ calendarId, detailLevel: form[`level_${calendarId}`] })),
+    privateDetails: form.privateDetails === 'on',
+  };
+}

@@ -318,6 +318,44 @@ describe('OAuth authorization in Chromium', { skip }, () => {
     assert.ok((await withoutConsent(await authorizationUrl(h, client, v1))).searchParams.get('code'));
   });
 
+  it('shows a level once its calendar is ticked (by style, no script), starting at Titles and times, with Allow the primary button', async () => {
+    const userId = await seedUser(t.ctx.db, 'fay@example.org');
+    const workspaceId = await seedWorkspace(t.ctx.db, 'Zeta', [[userId, 'owner']]);
+    await seedCalendars(t.ctx.db, { userId, workspaceId }, [
+      { name: 'Work' },
+      { name: 'Family', access: 'freeBusy' },
+    ]);
+    await signIn('fay@example.org', await authorizationUrl(h, await registerClient(h)));
+    assert.equal(await page.locator('script').count(), 0, 'the page works without JavaScript');
+    const level = page.getByLabel('Detail level for Work');
+    assert.equal(await level.isVisible(), false);
+    assert.equal(await page.getByLabel('Detail level for Family').isVisible(), false);
+    await page.getByLabel('Work', { exact: true }).check();
+    assert.equal(await level.isVisible(), true);
+    assert.equal(await level.inputValue(), 'titles');
+    await page.getByLabel('Family', { exact: true }).check();
+    // Free/busy at the provider: the most it can show is where it starts.
+    assert.equal(await page.getByLabel('Detail level for Family').inputValue(), 'busy');
+    await page.getByLabel('Work', { exact: true }).uncheck();
+    assert.equal(await level.isVisible(), false);
+
+    const look = (name: string) =>
+      page.getByRole('button', { name }).evaluate((b) => {
+        // Runs in the page, where the DOM's getComputedStyle is (the tests are typed without the DOM).
+        const { getComputedStyle } = globalThis as unknown as {
+          getComputedStyle(e: unknown): { backgroundColor: string; color: string; fontWeight: string };
+        };
+        const style = getComputedStyle(b);
+        return { background: style.backgroundColor, color: style.color, weight: style.fontWeight };
+      });
+    const allow = await look('Allow');
+    const deny = await look('Deny');
+    assert.notDeepEqual(allow, deny);
+    assert.equal(allow.color, 'rgb(255, 255, 255)');
+    assert.equal(allow.background, 'rgb(31, 58, 95)');
+    assert.equal(deny.background, 'rgb(255, 255, 255)');
+  });
+
   it('asks a person with two workspaces to choose one first, and the consent page names the chosen one', async () => {
     const userId = await seedUser(t.ctx.db, 'bo@example.org');
     const first = await seedWorkspace(t.ctx.db, 'Alpha Team', [[userId, 'member']]);

@@ -90,7 +90,7 @@ export function registerAuthorizePages(app: FastifyInstance, ctx: AppContext, au
   ) => {
     const csrf = request.visitor.csrfToken;
     const action = `/authorize/${p.uid}`;
-    const denyForm = html`<form method="post" action="${action}/deny">${csrfField(csrf)}<button type="submit">Deny</button></form>`;
+    const denyForm = html`<form method="post" action="${action}/deny">${csrfField(csrf)}<button type="submit" class="secondary">Deny</button></form>`;
     if (offer.scopes.length === 0) {
       return page(
         { title: `${p.clientName} wants access`, user, csrfToken: csrf, error },
@@ -114,7 +114,7 @@ ${
   ${csrfField(csrf)}
   <input type="hidden" name="workspace" value="${offer.workspace.id}">
   ${calendarChoiceFields(offer)}
-  <button type="submit">Allow</button>
+  <button type="submit" class="primary">Allow</button>
 </form>
 ${denyForm}`
 }`,

@@ -20,21 +20,22 @@ export function calendarChoiceFields(offer: WorkspaceOffer, current?: CurrentCho
     calendars.map((calendar) => ({
       account,
       calendar,
-      max: offer.calendars.find((c) => c.id === calendar.id)!.maxLevel,
+      offered: offer.calendars.find((c) => c.id === calendar.id)!,
       chosen: current?.calendars.find((c) => c.calendarId === calendar.id)?.detailLevel,
     })),
   );
+  // The level follows its checkbox in the page (CSS, no script): shown once the calendar is ticked.
   return html`<fieldset><legend>Calendars it may see</legend>
-  ${rows.map(({ account, calendar, max, chosen }) => {
-    const selected = chosen ?? max;
+  ${rows.map(({ account, calendar, offered, chosen }) => {
+    const selected = chosen ?? offered.defaultLevel;
     return html`<div class="choice">
     <input type="checkbox" id="cal-${calendar.id}" name="calendar" value="${calendar.id}"${chosen === undefined ? '' : html` checked`}>
     <label class="inline" for="cal-${calendar.id}">${calendar.name}</label> <span class="muted">(${account.label})</span>
-    <label for="level-${calendar.id}">Detail level for ${calendar.name}</label>
-    <select id="level-${calendar.id}" name="level_${calendar.id}">${levelsUpTo(max).map(
+    <div class="level"><label for="level-${calendar.id}">Detail level for ${calendar.name}</label>
+    <select id="level-${calendar.id}" name="level_${calendar.id}">${levelsUpTo(offered.maxLevel).map(
       (level) =>
         html`<option value="${level}"${level === selected ? html` selected` : ''}>${detailWords[level]}</option>`,
-    )}</select></div>`;
+    )}</select></div></div>`;
   })}
   </fieldset>
   ${

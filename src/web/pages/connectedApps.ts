@@ -65,7 +65,7 @@ export function registerConnectedAppRoutes(app: FastifyInstance, auth: Authoriza
 <form method="post" action="/account/apps/${grant.id}">
   ${csrfField(csrf)}
   ${calendarChoiceFields(offer, grant)}
-  <button type="submit">Save</button>
+  <button type="submit" class="primary">Save</button>
 </form>
 <p><a href="/account">Back to your account</a></p>`,
     );

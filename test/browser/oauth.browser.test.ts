@@ -318,7 +318,7 @@ describe('OAuth authorization in Chromium', { skip }, () => {
     assert.ok((await withoutConsent(await authorizationUrl(h, client, v1))).searchParams.get('code'));
   });
 
-  it('shows a level once its calendar is ticked (by style, no script), starting at Titles and times, with Allow the primary button', async () => {
+  it('says what each level shares, shows a level once its calendar is ticked (by style, no script), starting at Titles and times, with Allow the primary button', async () => {
     const userId = await seedUser(t.ctx.db, 'fay@example.org');
     const workspaceId = await seedWorkspace(t.ctx.db, 'Zeta', [[userId, 'owner']]);
     await seedCalendars(t.ctx.db, { userId, workspaceId }, [
@@ -327,6 +327,14 @@ describe('OAuth authorization in Chromium', { skip }, () => {
     ]);
     await signIn('fay@example.org', await authorizationUrl(h, await registerClient(h)));
     assert.equal(await page.locator('script').count(), 0, 'the page works without JavaScript');
+    assert.deepEqual(await page.locator('#levels dt, #levels dd').allTextContents(), [
+      'Busy/free only',
+      'when it is, busy or free, and its status, a title of “Busy” or “Free” only.',
+      'Titles and times',
+      'when it is, busy or free, and its status, title, locations (such as addresses), working location, your answer to an invitation.',
+      'Full details',
+      'when it is, busy or free, and its status, title, locations (such as addresses), working location, your answer to an invitation, description, video-call links, links and attachments, categories, keywords, colour, whether it is private, reminders, organiser and guests.',
+    ]);
     const level = page.getByLabel('Detail level for Work');
     assert.equal(await level.isVisible(), false);
     assert.equal(await page.getByLabel('Detail level for Family').isVisible(), false);

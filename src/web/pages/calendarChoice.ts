@@ -7,7 +7,7 @@ import type { DetailLevel } from '../../domain/detailLevels.ts';
 import { type ConsentChoice, levelsUpTo } from '../../policy/consent.ts';
 import type { Form } from '../forms.ts';
 import { type Html, html } from '../html.ts';
-import { detailWords } from '../words.ts';
+import { detailWords, levelShares } from '../words.ts';
 
 /** What is chosen already (a grant being changed); nothing for a new consent. */
 export interface CurrentChoice {
@@ -25,7 +25,11 @@ export function calendarChoiceFields(offer: WorkspaceOffer, current?: CurrentCho
     })),
   );
   // The level follows its checkbox in the page (CSS, no script): shown once the calendar is ticked.
-  return html`<fieldset><legend>Calendars it may see</legend>
+  return html`<p>What each detail level shares of an event:</p>
+  <dl id="levels" class="levels">${levelShares().map(
+    ({ level, shares }) => html`<dt>${detailWords[level]}</dt><dd>${shares}.</dd>`,
+  )}</dl>
+  <fieldset><legend>Calendars it may see</legend>
   ${rows.map(({ account, calendar, offered, chosen }) => {
     const selected = chosen ?? offered.defaultLevel;
     return html`<div class="choice">

@@ -12,6 +12,7 @@ export type AuditAction =
   | 'workspace.created'
   | 'member.added'
   | 'member.invited'
+  | 'member.invitation_withdrawn'
   | 'member.role_changed'
   | 'member.removed'
   | 'policy.updated'

@@ -134,6 +134,8 @@ export function auditWhat(entry: AuditEntry): Html {
         : html`Added ${target} as ${role}`;
     case 'member.invited':
       return html`Invited ${text(detail.email) ?? ''} as ${role}`;
+    case 'member.invitation_withdrawn':
+      return html`Withdrew the invitation of ${text(detail.email) ?? ''} as ${role}`;
     case 'member.role_changed':
       return html`Changed the role of ${target}: ${text(detail.from) ?? ''} → ${text(detail.to) ?? ''}`;
     case 'member.removed':

@@ -2,7 +2,7 @@
  * What the assistant may see of an event: the calendar's effective detail level, lowered to
  * busy for private and secret events unless the grant includes their details.
  */
-import { atLeast, type DetailLevel } from './detailLevels.ts';
+import { atLeast, type DetailLevel, detailLevels } from './detailLevels.ts';
 import type { Event, Privacy } from './event.ts';
 import type { ProviderOccurrence } from './providerFacts.ts';
 
@@ -62,6 +62,14 @@ export const shows = (level: DetailLevel, field: ContentField): boolean =>
 
 const contentFieldNames = Object.keys(contentFields) as ContentField[];
 
+/** Per level, once: the fields it shows, in the order of an Event; the content fields a copy drops (privacy stays: reads mask by it). */
+const shownFields = {} as Record<DetailLevel, ReadonlyArray<keyof Event>>;
+const droppedFromCopy = {} as Record<DetailLevel, readonly ContentField[]>;
+for (const level of detailLevels) {
+  shownFields[level] = [...everyLevelFields, ...contentFieldNames.filter((f) => shows(level, f))];
+  droppedFromCopy[level] = contentFieldNames.filter((f) => f !== 'privacy' && !shows(level, f));
+}
+
 /** The title of an event shown at busy level (its only text, so the only text a search finds there). */
 export const busyTitle = (freeBusyStatus: Event['freeBusyStatus']): string =>
   freeBusyStatus === 'free' ? 'Free' : 'Busy';
@@ -70,9 +78,7 @@ export const busyTitle = (freeBusyStatus: Event['freeBusyStatus']): string =>
 export function mask(event: Event, level: DetailLevel): Event {
   if (level === 'full') return event;
   const shown: Record<string, unknown> = {};
-  for (const field of [...everyLevelFields, ...contentFieldNames.filter((f) => shows(level, f))]) {
-    if (event[field] !== undefined) shown[field] = event[field];
-  }
+  for (const field of shownFields[level]) if (event[field] !== undefined) shown[field] = event[field];
   if (level === 'busy') shown.title = busyTitle(event.freeBusyStatus);
   return shown as unknown as Event;
 }
@@ -105,9 +111,7 @@ export function forCopy(
   const level = visibleLevel(copied.level, occurrence.privacy, copied.privateDetails);
   if (level === 'full') return kept;
   const reduced: Record<string, unknown> = { ...kept };
-  // Privacy stays whatever the level: reads mask by it again.
-  for (const field of contentFieldNames)
-    if (field !== 'privacy' && !shows(level, field)) delete reduced[field];
+  for (const field of droppedFromCopy[level]) delete reduced[field];
   return reduced as unknown as ProviderOccurrence;
 }
 

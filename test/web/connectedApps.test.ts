@@ -6,7 +6,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import * as oauth from 'oauth4webapi';
+import { defaultPolicy } from '../../src/policy/workspacePolicy.ts';
 import { liveGrantsOfUser } from '../../src/store/accessGrants.ts';
+import { savePolicy } from '../../src/store/workspaces.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { mcpToolsList } from '../helpers/mcpRequest.ts';
 import {
@@ -165,6 +167,12 @@ describe('connected apps', () => {
       assert.equal(forged.statusCode, 403);
       const [grant] = (await liveGrantsOfUser(t.ctx.db, users.ana!)).filter((g) => g.id === grantId);
       assert.deepEqual(grant?.calendars, [{ calendarId: calendars.work, detailLevel: 'titles' }]);
+
+      // The policy allows less since: the form shows the level read now, not one it cannot offer.
+      await savePolicy(t.ctx.db, acme, { ...defaultPolicy, maxDetailLevel: 'busy' }, 0);
+      const capped = await ana.get(`/account/apps/${grantId}`);
+      await savePolicy(t.ctx.db, acme, defaultPolicy, 0);
+      assert.match(capped.body, new RegExp(`name="level_${calendars.work}"><option value="busy" selected>`));
     });
 
     it('needs the CSRF token to revoke', async () => {

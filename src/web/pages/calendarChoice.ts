@@ -3,7 +3,7 @@
  * connected app's Change page, and the choice it submits.
  */
 import type { WorkspaceOffer } from '../../auth/grants.ts';
-import type { DetailLevel } from '../../domain/detailLevels.ts';
+import { type DetailLevel, lowerDetail } from '../../domain/detailLevels.ts';
 import { type ConsentChoice, levelsUpTo } from '../../policy/consent.ts';
 import type { Form } from '../forms.ts';
 import { type Html, html } from '../html.ts';
@@ -31,7 +31,8 @@ export function calendarChoiceFields(offer: WorkspaceOffer, current?: CurrentCho
   )}</dl>
   <fieldset><legend>Calendars it may see</legend>
   ${rows.map(({ account, calendar, offered, chosen }) => {
-    const selected = chosen ?? offered.defaultLevel;
+    // A level chosen before the policy or the provider allowed less shows as what is read now.
+    const selected = chosen === undefined ? offered.defaultLevel : lowerDetail(chosen, offered.maxLevel);
     return html`<div class="choice">
     <input type="checkbox" id="cal-${calendar.id}" name="calendar" value="${calendar.id}"${chosen === undefined ? '' : html` checked`}>
     <label class="inline" for="cal-${calendar.id}">${calendar.name}</label> <span class="muted">(${account.label})</span>

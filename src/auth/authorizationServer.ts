@@ -24,6 +24,7 @@ import type { Database } from '../store/schema.ts';
 import { findUserById } from '../store/users.ts';
 import { findPolicy } from '../store/workspaces.ts';
 import { registrationProblem } from './clientRules.ts';
+import { askedAboutEveryCalendar } from './grants.ts';
 import { issuerFor, protectedResources, type Resources, resourceByUrl } from './resources.ts';
 import { type PrivateJwk, signingAlgorithm } from './signingKeys.ts';
 import { storageAdapter } from './storage.ts';
@@ -199,7 +200,7 @@ export function createAuthorizationServer(deps: AuthorizationServerDeps): Author
       if (fromConsent === undefined) {
         // A grant is reused only while its workspace still lets this client in, and only when it
         // holds everything asked now: what was refused or not allowed before is asked again (the
-        // workspace may allow it since), never silently left out.
+        // workspace may allow it since), never silently left out; so is a calendar connected since.
         const grant = await findGrant(db, grantId);
         const workspacePolicy = grant && (await findPolicy(db, grant.workspaceId));
         if (!workspacePolicy || !clientPermitted(workspacePolicy, grant.clientId)) return undefined;
@@ -207,6 +208,7 @@ export function createAuthorizationServer(deps: AuthorizationServerDeps): Author
           .split(' ')
           .filter(isScope);
         if (!asked.every((scope) => grant.scopes.includes(scope))) return undefined;
+        if (!(await askedAboutEveryCalendar(db, grant))) return undefined;
       }
       return ctx.oidc.provider.Grant.find(grantId);
     },

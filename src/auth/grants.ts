@@ -1,6 +1,7 @@
 /**
  * Grants as people see them: what a consent offers, recording it (the authorization server's
- * grant and ours, one id), revoking one, and an admin switching a client off in a workspace.
+ * grant and ours, one id), changing its calendars later, revoking one, and an admin switching a
+ * client off in a workspace.
  * Revocation removes the refresh tokens and codes at once and tells the verifiers' caches (every
  * instance's); so do the changes that end a grant's access without revoking it.
  */
@@ -13,19 +14,23 @@ import { type Actor, removeMember, requireAdmin } from '../people/workspaces.ts'
 import { type ConsentChoice, type ConsentOffer, checkConsent, consentOffer } from '../policy/consent.ts';
 import { clientPermitted, type Scope, type WorkspacePolicy } from '../policy/workspacePolicy.ts';
 import {
+  type AccessGrant,
   clientNameIn,
   findGrant,
   insertGrant,
   liveGrantIds,
   markGrantsRevoked,
+  replaceGrantCalendars,
 } from '../store/accessGrants.ts';
 import { recordAudit } from '../store/audit.ts';
 import {
   accountsOf,
   type CalendarRecord,
   type ConnectedAccount,
+  calendarsListedSince,
   calendarsOfAccount,
 } from '../store/connectedAccounts.ts';
+import { reconcileCopies } from '../store/copyMembership.ts';
 import { checkpointAfterPurge } from '../store/database.ts';
 import { deleteRecord, deleteRecordsOfGrant } from '../store/oauthRecords.ts';
 import type { Database } from '../store/schema.ts';
@@ -189,6 +194,69 @@ export async function recordConsent(deps: GrantsDeps, request: ConsentRequest): 
   return grantId;
 }
 
+/**
+ * Whether the person was asked about every calendar they could share with this grant: one first
+ * listed after the consent (an account connected later) and not in the grant asks for consent again.
+ */
+export async function askedAboutEveryCalendar(db: Db, grant: AccessGrant): Promise<boolean> {
+  const granted = new Set(grant.calendars.map((c) => c.calendarId));
+  const later = await calendarsListedSince(db, grant.userId, grant.workspaceId, grant.createdAt);
+  return later.every((id) => granted.has(id));
+}
+
+export interface GrantChoices {
+  grant: AccessGrant;
+  /** What the person may choose for the grant now (its scopes, the workspace's rules). */
+  offer: WorkspaceOffer;
+}
+
+/** One of the person's live grants with what they may choose for it; someone else's is not found. */
+export async function grantChoices(db: Db, userId: string, grantId: string): Promise<GrantChoices> {
+  const grant = await findGrant(db, grantId);
+  if (grant === undefined || grant.userId !== userId || grant.revokedAt !== null) {
+    throw new AppError('not_found', 'No such connected app.');
+  }
+  return { grant, offer: await offerIn(db, userId, grant.workspaceId, grant.clientId, grant.scopes) };
+}
+
+/**
+ * The person changes which calendars a grant reaches and at what level, within the rules of a
+ * consent. The grant keeps its id, so the app's current tokens see the change at their next
+ * request (every instance is told); copies at a lower level are purged at once.
+ */
+export async function changeGrant(
+  deps: GrantsDeps,
+  userId: string,
+  grantId: string,
+  choice: ConsentChoice,
+): Promise<void> {
+  const { grant, offer } = await grantChoices(deps.db, userId, grantId);
+  const calendars = checkConsent(offer, choice);
+  const now = epochMs(deps.clock);
+  await deps.db.transaction().execute(async (trx) => {
+    const changed = await replaceGrantCalendars(trx, grantId, {
+      calendars,
+      privateDetails: choice.privateDetails,
+    });
+    if (!changed) throw new AppError('not_found', 'No such connected app.');
+    await recordAudit(trx, {
+      workspaceId: grant.workspaceId,
+      actorUserId: userId,
+      action: 'grant.changed',
+      targetUserId: userId,
+      detail: {
+        client: grant.clientId,
+        clientName: grant.clientName,
+        calendars: calendars.length,
+        accounts: grantedAccounts(offer, calendars),
+      },
+      at: now,
+    });
+  });
+  await reconcileCopies(deps.db, now);
+  await deps.forget([grantId]);
+}
+
 /** The calendar accounts a consent reaches, as their person named them: for the audit log. */
 function grantedAccounts(offer: WorkspaceOffer, calendars: ReadonlyArray<{ calendarId: string }>) {
   const chosen = new Set(calendars.map((c) => c.calendarId));
@@ -197,9 +265,12 @@ function grantedAccounts(offer: WorkspaceOffer, calendars: ReadonlyArray<{ calen
     .map((a) => ({ label: a.account.label, provider: a.account.provider }));
 }
 
+/** What carries a grant's access: an ended grant's go at once (access tokens are JWTs, unstored). */
+const grantTokenModels = ['AuthorizationCode', 'RefreshToken', 'AccessToken'] as const;
+
 async function endGrants(deps: GrantsDeps, grantIds: readonly string[]): Promise<void> {
   for (const id of grantIds) {
-    await deleteRecordsOfGrant(deps.db, id);
+    await deleteRecordsOfGrant(deps.db, id, grantTokenModels);
     await deleteRecord(deps.db, 'Grant', tokenHash(id));
   }
   // The copies no grant reaches any more were deleted with the revocation: none left in the log.

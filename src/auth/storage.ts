@@ -82,7 +82,7 @@ class StorageAdapter implements Adapter {
   }
 
   async revokeByGrantId(grantId: string): Promise<void> {
-    await deleteRecordsOfGrant(this.#deps.db, grantId, this.#model);
+    await deleteRecordsOfGrant(this.#deps.db, grantId, [this.#model]);
   }
 
   /** Told once: a grant the service revoked already was forgotten (and counted) then. */

@@ -9,3 +9,7 @@ export const isDetailLevel = (value: unknown): value is DetailLevel =>
 /** The lower of two detail levels. */
 export const lowerDetail = (a: DetailLevel, b: DetailLevel): DetailLevel =>
   detailLevels.indexOf(a) <= detailLevels.indexOf(b) ? a : b;
+
+/** Whether `level` shows at least as much as `least`. */
+export const atLeast = (level: DetailLevel, least: DetailLevel): boolean =>
+  detailLevels.indexOf(level) >= detailLevels.indexOf(least);

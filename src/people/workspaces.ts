@@ -20,7 +20,12 @@ import { liveGrantIds, markGrantsRevoked } from '../store/accessGrants.ts';
 import { auditOf, recordAudit } from '../store/audit.ts';
 import { accountsOf, deleteAccount } from '../store/connectedAccounts.ts';
 import { checkpointAfterPurge } from '../store/database.ts';
-import { insertOneTimeToken } from '../store/oneTimeTokens.ts';
+import {
+  consumeToken,
+  insertOneTimeToken,
+  type PendingInvitation,
+  pendingInvitations,
+} from '../store/oneTimeTokens.ts';
 import type { Database } from '../store/schema.ts';
 import { findUserByEmailKey, findUserById } from '../store/users.ts';
 import {
@@ -99,23 +104,26 @@ export interface WorkspaceOverview {
   workspace: Workspace;
   role: Role;
   members: Awaited<ReturnType<typeof listMembers>>;
+  invitations: PendingInvitation[];
   policy: WorkspacePolicy;
   audit: Awaited<ReturnType<typeof auditOf>>;
 }
 
 export async function workspaceOverview(
   db: Db,
+  clock: Clock,
   workspaceId: string,
   actor: Actor,
 ): Promise<WorkspaceOverview> {
   const role = await requireAdmin(db, workspaceId, actor);
-  const [workspace, members, policy, audit] = await Promise.all([
+  const [workspace, members, invitations, policy, audit] = await Promise.all([
     findWorkspace(db, workspaceId),
     listMembers(db, workspaceId),
+    pendingInvitations(db, workspaceId, epochMs(clock)),
     findPolicy(db, workspaceId),
     auditOf(db, workspaceId),
   ]);
-  return { workspace: workspace!, role, members, policy: policy ?? defaultPolicy, audit };
+  return { workspace: workspace!, role, members, invitations, policy: policy ?? defaultPolicy, audit };
 }
 
 export type AddMemberResult =
@@ -189,6 +197,39 @@ export async function addMember(
       at: now,
     });
     return { kind: 'added', userId: user.id };
+  });
+}
+
+/**
+ * Withdraws a pending invitation: its link stops working at once. Who may invite to a role may
+ * withdraw such an invitation; one that is no longer pending (accepted, expired) is not found.
+ */
+export async function withdrawInvitation(
+  db: Db,
+  clock: Clock,
+  workspaceId: string,
+  invitationHash: unknown,
+  actor: Actor,
+): Promise<void> {
+  const now = epochMs(clock);
+  await db.transaction().execute(async (trx) => {
+    const actorsRole = await requireAdmin(trx, workspaceId, actor);
+    const invitation = (await pendingInvitations(trx, workspaceId, now)).find(
+      (i) => i.tokenHash === invitationHash,
+    );
+    if (invitation === undefined) throw new AppError('not_found', 'No such pending invitation.');
+    assertMayChangeMembership(actorsRole, undefined, invitation.role);
+    if (!(await consumeToken(trx, invitation.tokenHash, now))) {
+      throw new AppError('not_found', 'No such pending invitation.');
+    }
+    await recordAudit(trx, {
+      workspaceId,
+      actorUserId: actorId(actor),
+      action: 'member.invitation_withdrawn',
+      targetUserId: null,
+      detail: { email: invitation.email, role: invitation.role },
+      at: now,
+    });
   });
 }
 

@@ -24,7 +24,12 @@ export interface OfferedCalendar {
   id: string;
   /** The highest level the person may choose. */
   maxLevel: DetailLevel;
+  /** The level chosen until the person picks another: the default, within `maxLevel`. */
+  defaultLevel: DetailLevel;
 }
+
+/** Where a calendar's level starts at consent: titles and times, not everything. */
+export const defaultConsentLevel: DetailLevel = 'titles';
 
 export interface ConsentOffer {
   scopes: Scope[];
@@ -44,10 +49,10 @@ export function consentOffer(
   return {
     scopes: permitted,
     withheld: asked.filter((scope) => !permitted.includes(scope)),
-    calendars: calendars.map((c) => ({
-      id: c.id,
-      maxLevel: lowerDetail(providerDetailCap(c.access), policy.maxDetailLevel),
-    })),
+    calendars: calendars.map((c) => {
+      const maxLevel = lowerDetail(providerDetailCap(c.access), policy.maxDetailLevel);
+      return { id: c.id, maxLevel, defaultLevel: lowerDetail(defaultConsentLevel, maxLevel) };
+    }),
     privateDetailsOffered: policy.privateDetailsAllowed,
   };
 }

@@ -66,18 +66,35 @@ export async function insertGrant(
       revoked_reason: null,
     })
     .execute();
-  if (grant.calendars.length > 0) {
-    await db
-      .insertInto('access_grant_calendars')
-      .values(
-        grant.calendars.map((c) => ({
-          grant_id: grant.id,
-          calendar_id: c.calendarId,
-          detail_level: c.detailLevel,
-        })),
-      )
-      .execute();
-  }
+  await insertGrantCalendars(db, grant.id, grant.calendars);
+}
+
+async function insertGrantCalendars(db: Db, grantId: string, calendars: readonly GrantedCalendar[]) {
+  if (calendars.length === 0) return;
+  await db
+    .insertInto('access_grant_calendars')
+    .values(
+      calendars.map((c) => ({ grant_id: grantId, calendar_id: c.calendarId, detail_level: c.detailLevel })),
+    )
+    .execute();
+}
+
+/** A live grant's calendars, levels and private-details choice replaced; false once it is not live. */
+export async function replaceGrantCalendars(
+  db: Db,
+  grantId: string,
+  change: { calendars: readonly GrantedCalendar[]; privateDetails: boolean },
+): Promise<boolean> {
+  const updated = await db
+    .updateTable('access_grants')
+    .set({ private_details: change.privateDetails })
+    .where('id', '=', grantId)
+    .where('revoked_at', 'is', null)
+    .executeTakeFirst();
+  if (Number(updated.numUpdatedRows) === 0) return false;
+  await db.deleteFrom('access_grant_calendars').where('grant_id', '=', grantId).execute();
+  await insertGrantCalendars(db, grantId, change.calendars);
+  return true;
 }
 
 async function calendarsOf(db: Db, grantIds: readonly string[]) {

@@ -12,10 +12,12 @@ export type AuditAction =
   | 'workspace.created'
   | 'member.added'
   | 'member.invited'
+  | 'member.invitation_withdrawn'
   | 'member.role_changed'
   | 'member.removed'
   | 'policy.updated'
   | 'grant.created'
+  | 'grant.changed'
   | 'grant.revoked'
   | 'client.blocked'
   | 'client.registered';

@@ -129,6 +129,24 @@ export async function calendarsOfAccount(db: Db, accountId: string): Promise<Cal
   return rows.map(toCalendar);
 }
 
+/** The ids of a person's calendars in a workspace first listed after a moment. */
+export async function calendarsListedSince(
+  db: Db,
+  userId: string,
+  workspaceId: string,
+  since: number,
+): Promise<string[]> {
+  const rows = await db
+    .selectFrom('calendars as c')
+    .innerJoin('connected_accounts as a', 'a.id', 'c.account_id')
+    .select('c.id')
+    .where('a.user_id', '=', userId)
+    .where('a.workspace_id', '=', workspaceId)
+    .where('c.created_at', '>', since)
+    .execute();
+  return rows.map((r) => r.id);
+}
+
 export async function findCalendars(db: Db, ids: readonly string[]): Promise<CalendarRecord[]> {
   if (ids.length === 0) return [];
   const rows = await db.selectFrom('calendars').selectAll().where('id', 'in', ids).execute();

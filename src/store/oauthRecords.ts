@@ -64,11 +64,20 @@ export async function deleteRecord(db: Db, model: string, idHash: string): Promi
   await db.deleteFrom('oauth_records').where('model', '=', model).where('id_hash', '=', idHash).execute();
 }
 
-/** Every record issued under a grant (codes, refresh tokens), of one model or of all. */
-export async function deleteRecordsOfGrant(db: Db, grantId: string, model?: string): Promise<void> {
-  let query = db.deleteFrom('oauth_records').where('grant_id', '=', grantId);
-  if (model !== undefined) query = query.where('model', '=', model);
-  await query.execute();
+/**
+ * The records issued under a grant, of the models named. An Interaction names the grant it
+ * started from too, and the consent that replaces that grant must still find it.
+ */
+export async function deleteRecordsOfGrant(
+  db: Db,
+  grantId: string,
+  models: readonly string[],
+): Promise<void> {
+  await db
+    .deleteFrom('oauth_records')
+    .where('grant_id', '=', grantId)
+    .where('model', 'in', [...models])
+    .execute();
 }
 
 export async function deleteExpiredRecords(db: Db, now: number): Promise<number> {

@@ -129,3 +129,39 @@ export async function deleteSpentTokens(db: Db, now: number, keepSince: number):
     .where((eb) => eb.or([eb('used_at', 'is not', null), eb('expires_at', '<=', now)]))
     .execute();
 }
+
+/** An invitation not yet accepted, withdrawn or expired; identified by its token's hash. */
+export interface PendingInvitation {
+  tokenHash: string;
+  email: string;
+  role: Role;
+  invitedBy: string | null;
+  createdAt: number;
+  expiresAt: number;
+}
+
+/** A workspace's pending invitations, newest first, with the address of whoever invited. */
+export async function pendingInvitations(
+  db: Db,
+  workspaceId: string,
+  now: number,
+): Promise<PendingInvitation[]> {
+  const rows = await db
+    .selectFrom('one_time_tokens as t')
+    .leftJoin('users as u', 'u.id', 't.created_by')
+    .select(['t.token_hash', 't.email', 't.role', 't.created_at', 't.expires_at', 'u.email as inviter'])
+    .where('t.purpose', '=', 'invitation')
+    .where('t.workspace_id', '=', workspaceId)
+    .where('t.used_at', 'is', null)
+    .where('t.expires_at', '>', now)
+    .orderBy('t.created_at', 'desc')
+    .execute();
+  return rows.map((r) => ({
+    tokenHash: r.token_hash,
+    email: r.email ?? '',
+    role: r.role as Role,
+    invitedBy: r.inviter,
+    createdAt: r.created_at,
+    expiresAt: r.expires_at,
+  }));
+}

@@ -24,6 +24,9 @@ label{display:block;margin:.75rem 0 .25rem;font-weight:600}
 input[type=email],input[type=password],input[type=text],input[type=url],select,textarea{font:inherit;padding:.4rem;width:100%;max-width:28rem;box-sizing:border-box}
 button{font:inherit;padding:.4rem .9rem;margin-top:.75rem;cursor:pointer}
 header button{background:none;border:1px solid #fff;margin:0}
+button.primary{background:#1f3a5f;color:#fff;border:1px solid #1f3a5f;font-weight:600}button.secondary{background:#fff;color:#1f3a5f;border:1px solid #8a94a6}
+.choice input[type=checkbox]:not(:checked)~.level{display:none}
+dl.levels dt{font-weight:600}dl.levels dd{margin:0 0 .5rem 1rem}
 table{border-collapse:collapse;width:100%}td,th{text-align:left;padding:.4rem;border-bottom:1px solid #ddd;vertical-align:top;overflow-wrap:break-word}
 summary{cursor:pointer;color:#1f3a5f}
 .notice{background:#e6f4ea;border:1px solid #9bd3ae;padding:.6rem}.error{background:#fdecea;border:1px solid #f5a9a1;padding:.6rem}

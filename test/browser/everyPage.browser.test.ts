@@ -262,6 +262,9 @@ describe('every page at 1280 and 390 px in Chromium', { skip }, () => {
     await page.goto(`${base}/account`);
     assert.match((await page.locator('main').textContent()) ?? '', /Browser Assistant for Calendars/);
     await checkPage(page, 'account');
+    await page.getByRole('link', { name: /^Change what Browser Assistant for Calendars sees/ }).click();
+    await page.waitForURL((url) => url.pathname.startsWith('/account/apps/'));
+    await checkPage(page, 'account-app-change');
   });
 
   it('administration: the workspace page with apps, blocking, and the audit log', async () => {

@@ -8,7 +8,10 @@ import { after, afterEach, before, beforeEach, describe, it } from 'node:test';
 import { decodeJwt } from 'jose';
 import * as oauth from 'oauth4webapi';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { defaultPolicy } from '../../src/policy/workspacePolicy.ts';
 import { liveGrantsOfUser } from '../../src/store/accessGrants.ts';
+import { auditOf } from '../../src/store/audit.ts';
+import { savePolicy } from '../../src/store/workspaces.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { chromiumMissing, launchChromium } from '../helpers/browser.ts';
 import { mcpToolsList } from '../helpers/mcpRequest.ts';
@@ -21,6 +24,8 @@ import {
   redirectUri,
   registerClient,
 } from '../helpers/oauth.ts';
+import { radicaleMissing, startRadicale } from '../helpers/radicale.ts';
+import { connectRadicale, fillRadicale, vcalendar } from '../helpers/radicaleCalendars.ts';
 import { seedCalendars, seedUser, seedWorkspace, testPassword } from '../helpers/seed.ts';
 
 const skip = chromiumMissing();
@@ -39,7 +44,8 @@ describe('OAuth authorization in Chromium', { skip }, () => {
   let consoleLines: string[];
 
   before(async () => {
-    t = await startTestApp({ listen: true });
+    // Real adapters (CalDAV for Radicale); accounts seeded without a server are never asked.
+    t = await startTestApp({ listen: true, adapters: { sleep: async () => {} } });
     base = t.ctx.config.baseUrl;
     h = await discover(t);
     browser = await launchChromium();
@@ -135,6 +141,258 @@ describe('OAuth authorization in Chromium', { skip }, () => {
     const withoutToken = await mcpToolsList(`${base}/mcp`);
     assert.equal(withoutToken.status, 401);
     assert.match(withoutToken.headers.get('www-authenticate') ?? '', /resource_metadata=/);
+  });
+
+  /**
+   * One authorization through the pages with the person signed in already (else signed in
+   * first): the consent page, the calendars ticked at their levels, Allow; then the code is
+   * exchanged and the token used. Returns the token.
+   */
+  async function authorizeAgain(
+    client: oauth.Client,
+    params: Record<string, string>,
+    choose: Record<string, string>,
+  ): Promise<string> {
+    arrivals = [];
+    const attempt = await authorizationUrl(h, client, params);
+    await page.goto(attempt.url.href);
+    await page.waitForURL((url) => url.origin === base && url.pathname.startsWith('/authorize/'));
+    for (const [name, level] of Object.entries(choose)) {
+      await page.getByLabel(name, { exact: true }).check();
+      await page.getByLabel(`Detail level for ${name}`).selectOption({ label: level });
+    }
+    await page.getByRole('button', { name: 'Allow' }).click();
+    const callback = await callbackUrl();
+    assert.ok(callback.searchParams.get('code'), `no code: ${callback.href}`);
+    const tokens = await exchangeCode(h, client, attempt, callback);
+    assert.equal((await mcpToolsList(`${base}/mcp`, tokens.access_token)).status, 200);
+    return tokens.access_token;
+  }
+
+  it('consents again with prompt=consent (twice, other calendars, more scopes, a second app): a code and a working token each time, audited', async () => {
+    const userId = await seedUser(t.ctx.db, 'dee@example.org');
+    const workspaceId = await seedWorkspace(t.ctx.db, 'Delta', [[userId, 'owner']]);
+    const [work, family] = await seedCalendars(t.ctx.db, { userId, workspaceId }, [
+      { name: 'Work' },
+      { name: 'Family' },
+    ]);
+    await savePolicy(
+      t.ctx.db,
+      workspaceId,
+      { ...defaultPolicy, allowedScopes: ['calendar:read', 'calendar:write'] },
+      0,
+    );
+    const client = await registerClient(h, { client_name: 'Again Assistant' });
+    await signIn('dee@example.org', await authorizationUrl(h, client));
+    await page.getByLabel('Work', { exact: true }).check();
+    await page.getByRole('button', { name: 'Allow' }).click();
+    await callbackUrl();
+
+    const again = { prompt: 'consent' };
+    const tokens = [
+      await authorizeAgain(client, again, { Work: 'Full details' }),
+      await authorizeAgain(client, again, { Work: 'Full details' }),
+      await authorizeAgain(client, again, { Family: 'Busy/free only' }),
+      await authorizeAgain(
+        client,
+        { ...again, scope: 'calendar:read calendar:write' },
+        { Work: 'Titles and times' },
+      ),
+    ];
+    const last = decodeJwt(tokens.at(-1)!);
+    assert.equal(last.scope, 'calendar:read calendar:write');
+    // Each consent took the place of the one before: only the last token still works.
+    for (const token of tokens.slice(0, -1))
+      assert.equal((await mcpToolsList(`${base}/mcp`, token)).status, 401);
+    const [grant] = await liveGrantsOfUser(t.ctx.db, userId);
+    assert.deepEqual(grant?.calendars, [{ calendarId: work, detailLevel: 'titles' }]);
+
+    const second = await registerClient(h, { client_name: 'Second Assistant' });
+    await authorizeAgain(second, {}, { Family: 'Full details' });
+    const secondToken = await authorizeAgain(second, again, {
+      Family: 'Busy/free only',
+      Work: 'Busy/free only',
+    });
+    assert.equal(
+      (await mcpToolsList(`${base}/mcp`, tokens.at(-1)!)).status,
+      200,
+      'the first app keeps its access',
+    );
+    assert.equal((await mcpToolsList(`${base}/mcp`, secondToken)).status, 200);
+    const grants = await liveGrantsOfUser(t.ctx.db, userId);
+    assert.deepEqual(
+      grants.map((g) => [g.clientId, g.calendars.map((c) => c.calendarId).sort()]).sort(),
+      [
+        [client.client_id, [work]],
+        [second.client_id, [family, work].sort()],
+      ].sort(),
+    );
+
+    const allowed = (await auditOf(t.ctx.db, workspaceId)).filter((a) => a.action === 'grant.created');
+    assert.deepEqual(allowed.map((a) => [a.detail.clientName, a.detail.calendars]).reverse(), [
+      ['Again Assistant', 1],
+      ['Again Assistant', 1],
+      ['Again Assistant', 1],
+      ['Again Assistant', 1],
+      ['Again Assistant', 1],
+      ['Second Assistant', 1],
+      ['Second Assistant', 2],
+    ]);
+  });
+
+  /**
+   * An authorization that goes straight back to the client, asked with the browser's cookies:
+   * where the service sends the browser (not followed: nothing serves the client's redirect URI).
+   */
+  async function withoutConsent(attempt: AuthorizationAttempt): Promise<URL> {
+    const response = await page.request.get(attempt.url.href, { maxRedirects: 0 });
+    assert.equal(response.status(), 303);
+    const to = new URL(response.headers().location ?? '', base);
+    assert.equal(to.origin, redirectOrigin, `sent to ${to.href}, not back to the client`);
+    return to;
+  }
+
+  it('a calendar connected later: consent is asked again, and Change on the account page gives it to the app’s current token at once, audited', {
+    skip: radicaleMissing(),
+  }, async (test) => {
+    const userId = await seedUser(t.ctx.db, 'eve@example.org');
+    const workspaceId = await seedWorkspace(t.ctx.db, 'Epsilon', [[userId, 'owner']]);
+    const [work] = await seedCalendars(t.ctx.db, { userId, workspaceId }, [{ name: 'Work' }]);
+    const client = await registerClient(h, { client_name: 'Later Assistant' });
+    const v1 = { resource: h.v1 };
+    const first = await authorizationUrl(h, client, v1);
+    await signIn('eve@example.org', first);
+    await page.getByLabel('Work', { exact: true }).check();
+    await page.getByLabel('Detail level for Work').selectOption({ label: 'Full details' });
+    await page.getByRole('button', { name: 'Allow' }).click();
+    const { access_token: token } = await exchangeCode(h, client, first, await callbackUrl(), h.v1);
+    const calendarsSeen = async () => {
+      const response = await fetch(`${h.v1}/calendars`, { headers: { authorization: `Bearer ${token}` } });
+      assert.equal(response.status, 200);
+      const body = (await response.json()) as { data: Array<{ id: string; detailLevel: string }> };
+      return body.data.map((c) => [c.id, c.detailLevel]);
+    };
+    assert.deepEqual(await calendarsSeen(), [[work, 'full']]);
+
+    // Authorizing again asks nothing while every calendar was asked about.
+    const same = await authorizationUrl(h, client, v1);
+    assert.ok((await withoutConsent(same)).searchParams.get('code'));
+
+    // A CalDAV account connected after the consent, its calendar holding a dentist's appointment.
+    t.clock.advance({ minutes: 5 });
+    const radicale = await startRadicale();
+    test.after(() => radicale.stop());
+    await fillRadicale(radicale, [
+      {
+        slug: 'family',
+        displayName: 'Family',
+        timeZone: 'Europe/Berlin',
+        contents: [
+          vcalendar([
+            'UID:dentist-1',
+            'DTSTART;TZID=Europe/Berlin:20260330T100000',
+            'DURATION:PT1H',
+            'SUMMARY:Dentist',
+            'LOCATION:Hauptstraße 5',
+            'DESCRIPTION:Bring the referral',
+          ]),
+        ],
+      },
+    ]);
+    const family = (await connectRadicale(t.ctx, { userId, workspaceId }, radicale)).get('Family')!;
+    arrivals = [];
+    const later = await authorizationUrl(h, client, v1);
+    await page.goto(later.url.href);
+    await page.waitForURL((url) => url.origin === base && url.pathname.startsWith('/authorize/'));
+    assert.equal(await page.getByLabel('Family', { exact: true }).isChecked(), false);
+    assert.deepEqual(arrivals, [], 'the consent page, not a code that leaves Family out');
+
+    await page.goto(`${base}/account`);
+    await page.getByRole('link', { name: 'Change what Later Assistant sees in Epsilon' }).click();
+    assert.equal(await page.getByLabel('Work', { exact: true }).isChecked(), true);
+    assert.equal(await page.getByLabel('Detail level for Work').inputValue(), 'full');
+    await page.getByLabel('Detail level for Work').selectOption({ label: 'Busy/free only' });
+    await page.getByLabel('Family', { exact: true }).check();
+    await page.getByLabel('Detail level for Family').selectOption({ label: 'Titles and times' });
+    await page.getByRole('button', { name: 'Save' }).click();
+    await page.waitForURL((url) => url.pathname === '/account');
+    assert.match(
+      (await page.locator('main').textContent()) ?? '',
+      /The app now sees the calendars you chose/,
+    );
+
+    assert.deepEqual(
+      (await calendarsSeen()).sort(),
+      [
+        [family, 'titles'],
+        [work, 'busy'],
+      ].sort(),
+    );
+    // The same token reads the new calendar at the level chosen: title and place, no description.
+    const read = await fetch(
+      `${h.v1}/events?calendar_id=${family}&start=2026-03-30T00:00:00Z&end=2026-03-31T00:00:00Z`,
+      { headers: { authorization: `Bearer ${token}` } },
+    );
+    assert.equal(read.status, 200);
+    const [dentist, ...others] = ((await read.json()) as { data: Array<Record<string, unknown>> }).data;
+    assert.deepEqual(others, []);
+    assert.equal(dentist?.title, 'Dentist');
+    assert.deepEqual(dentist?.locations, [{ name: 'Hauptstraße 5' }]);
+    assert.equal(dentist?.description, undefined);
+    const [changed] = (await auditOf(t.ctx.db, workspaceId)).filter((a) => a.action === 'grant.changed');
+    assert.equal(changed?.detail.calendars, 2);
+    assert.equal(changed?.actorUserId, userId);
+    await page.goto(`${base}/admin/workspaces/${workspaceId}`);
+    assert.match((await page.locator('#audit').textContent()) ?? '', /Changed what Later Assistant/);
+
+    // Asked about now: the next authorization skips consent again.
+    assert.ok((await withoutConsent(await authorizationUrl(h, client, v1))).searchParams.get('code'));
+  });
+
+  it('says what each level shares, shows a level once its calendar is ticked (by style, no script), starting at Titles and times, with Allow the primary button', async () => {
+    const userId = await seedUser(t.ctx.db, 'fay@example.org');
+    const workspaceId = await seedWorkspace(t.ctx.db, 'Zeta', [[userId, 'owner']]);
+    await seedCalendars(t.ctx.db, { userId, workspaceId }, [
+      { name: 'Work' },
+      { name: 'Family', access: 'freeBusy' },
+    ]);
+    await signIn('fay@example.org', await authorizationUrl(h, await registerClient(h)));
+    assert.equal(await page.locator('script').count(), 0, 'the page works without JavaScript');
+    assert.deepEqual(await page.locator('#levels dt, #levels dd').allTextContents(), [
+      'Busy/free only',
+      'when it is, busy or free, and its status, a title of “Busy” or “Free” only.',
+      'Titles and times',
+      'when it is, busy or free, and its status, title, locations (such as addresses), working location, your answer to an invitation.',
+      'Full details',
+      'when it is, busy or free, and its status, title, locations (such as addresses), working location, your answer to an invitation, description, video-call links, links and attachments, categories, keywords, colour, whether it is private, reminders, organiser and guests.',
+    ]);
+    const level = page.getByLabel('Detail level for Work');
+    assert.equal(await level.isVisible(), false);
+    assert.equal(await page.getByLabel('Detail level for Family').isVisible(), false);
+    await page.getByLabel('Work', { exact: true }).check();
+    assert.equal(await level.isVisible(), true);
+    assert.equal(await level.inputValue(), 'titles');
+    await page.getByLabel('Family', { exact: true }).check();
+    // Free/busy at the provider: the most it can show is where it starts.
+    assert.equal(await page.getByLabel('Detail level for Family').inputValue(), 'busy');
+    await page.getByLabel('Work', { exact: true }).uncheck();
+    assert.equal(await level.isVisible(), false);
+
+    const look = (name: string) =>
+      page.getByRole('button', { name }).evaluate((b) => {
+        // Runs in the page, where the DOM's getComputedStyle is (the tests are typed without the DOM).
+        const { getComputedStyle } = globalThis as unknown as {
+          getComputedStyle(e: unknown): { backgroundColor: string; color: string; fontWeight: string };
+        };
+        const style = getComputedStyle(b);
+        return { background: style.backgroundColor, color: style.color, weight: style.fontWeight };
+      });
+    const allow = await look('Allow');
+    const deny = await look('Deny');
+    assert.notDeepEqual(allow, deny);
+    assert.equal(allow.color, 'rgb(255, 255, 255)');
+    assert.equal(allow.background, 'rgb(31, 58, 95)');
+    assert.equal(deny.background, 'rgb(255, 255, 255)');
   });
 
   it('asks a person with two workspaces to choose one first, and the consent page names the chosen one', async () => {

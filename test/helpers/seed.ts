@@ -44,16 +44,20 @@ export async function seedWorkspace(
   return id;
 }
 
-/** A connected CalDAV account with calendars (no server behind it): what consent pages list. */
+/**
+ * A connected CalDAV account with calendars (no server behind it): what consent pages list;
+ * connected at `connectedAt` (epoch ms), else at 0, before any grant.
+ */
 export async function seedCalendars(
   db: Kysely<Database>,
   owner: { userId: string; workspaceId: string },
   calendars: Array<{ name: string; access?: CalendarAccess }>,
+  connectedAt = 0,
 ): Promise<string[]> {
   const accountId = newId('acc');
   await insertAccount(
     db,
-    { id: accountId, ...owner, provider: 'caldav', label: 'dav.example.test', createdAt: 0 },
+    { id: accountId, ...owner, provider: 'caldav', label: 'dav.example.test', createdAt: connectedAt },
     'sealed-elsewhere',
   );
   const stored = await syncCalendars(
@@ -65,7 +69,7 @@ export async function seedCalendars(
       primary: false,
       access: c.access ?? 'owner',
     })),
-    0,
+    connectedAt,
   );
   return calendars.map((c) => stored.find((s) => s.name === c.name)!.id);
 }

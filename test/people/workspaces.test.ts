@@ -9,6 +9,7 @@ import {
   createWorkspace,
   removeMember,
   updatePolicy,
+  withdrawInvitation,
   workspaceOverview,
 } from '../../src/people/workspaces.ts';
 import { auditOf } from '../../src/store/audit.ts';
@@ -70,10 +71,10 @@ for (const engine of await enginesUnderTest()) {
     });
 
     it('lets owners and admins see the workspace; members get 403, outsiders 404', async () => {
-      assert.equal((await workspaceOverview(handle.db, teamA, as('admin'))).members.length, 3);
-      await rejectsWith(workspaceOverview(handle.db, teamA, as('member')), 'forbidden');
-      await rejectsWith(workspaceOverview(handle.db, teamA, as('outsider')), 'not_found');
-      await rejectsWith(workspaceOverview(handle.db, 'ws_doesnotexist', as('outsider')), 'not_found');
+      assert.equal((await workspaceOverview(handle.db, clock, teamA, as('admin'))).members.length, 3);
+      await rejectsWith(workspaceOverview(handle.db, clock, teamA, as('member')), 'forbidden');
+      await rejectsWith(workspaceOverview(handle.db, clock, teamA, as('outsider')), 'not_found');
+      await rejectsWith(workspaceOverview(handle.db, clock, 'ws_doesnotexist', as('outsider')), 'not_found');
     });
 
     it('never lets an admin of one workspace act on another', async () => {
@@ -235,6 +236,50 @@ for (const engine of await enginesUnderTest()) {
         acceptInvitation(handle.db, clock, token, { name: 'Again', password: 'a long enough secret' }),
         'not_found',
       );
+    });
+
+    it('lists pending invitations, and withdrawing one ends its link (owners’ invitations by owners only), audited', async () => {
+      // The roles were swapped above: "admin" owns Team A now, and "owner" administers it.
+      const owner = as('admin');
+      const admin = as('owner');
+      const invite = async (email: string, role: string) => {
+        const result = await addMember(handle.db, clock, teamA, { email, role }, owner);
+        return result.kind === 'invited' ? result.invitationToken : '';
+      };
+      const bossLink = await invite('boss@example.org', 'owner');
+      const palLink = await invite('pal@example.org', 'member');
+      const pending = async () =>
+        (await workspaceOverview(handle.db, clock, teamA, admin)).invitations.filter((i) =>
+          ['boss@example.org', 'pal@example.org'].includes(i.email),
+        );
+      const listed = await pending();
+      const pal = listed.find((i) => i.email === 'pal@example.org');
+      const boss = listed.find((i) => i.email === 'boss@example.org');
+      assert.deepEqual(
+        [pal, boss].map((i) => [i?.role, i?.invitedBy]),
+        [
+          ['member', 'admin@example.org'],
+          ['owner', 'admin@example.org'],
+        ],
+      );
+
+      await rejectsWith(
+        withdrawInvitation(handle.db, clock, teamA, pal!.tokenHash, as('member')),
+        'forbidden',
+      );
+      await rejectsWith(withdrawInvitation(handle.db, clock, teamA, boss!.tokenHash, admin), 'forbidden');
+      await rejectsWith(withdrawInvitation(handle.db, clock, 'ws_other', pal!.tokenHash, admin), 'not_found');
+      await withdrawInvitation(handle.db, clock, teamA, pal!.tokenHash, admin);
+      await rejectsWith(findInvitation(handle.db, clock, palLink), 'not_found');
+      await rejectsWith(withdrawInvitation(handle.db, clock, teamA, pal!.tokenHash, admin), 'not_found');
+      const [entry] = await auditOf(handle.db, teamA);
+      assert.equal(entry?.action, 'member.invitation_withdrawn');
+      assert.deepEqual(entry?.detail, { email: 'pal@example.org', role: 'member' });
+      assert.equal(entry?.actorUserId, ids.owner);
+
+      await withdrawInvitation(handle.db, clock, teamA, boss!.tokenHash, owner);
+      await rejectsWith(findInvitation(handle.db, clock, bossLink), 'not_found');
+      assert.deepEqual(await pending(), []);
     });
 
     it('lets invitations expire', async () => {

@@ -6,7 +6,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import * as oauth from 'oauth4webapi';
+import { defaultPolicy } from '../../src/policy/workspacePolicy.ts';
 import { liveGrantsOfUser } from '../../src/store/accessGrants.ts';
+import { savePolicy } from '../../src/store/workspaces.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { mcpToolsList } from '../helpers/mcpRequest.ts';
 import {
@@ -125,6 +127,52 @@ describe('connected apps', () => {
       assert.match(attempt.body, /<code>not_found<\/code>/);
       assert.equal((await ana.post('/account/apps/grt_unknown/revoke', {})).statusCode, 404);
       assert.equal(await mcpStatus(tokens.access_token), 200);
+    });
+
+    it("changes only one's own grants, within what consent allows, and the grant is unchanged by a refusal", async () => {
+      const { client } = await grantTo('ben', calendars.dentist!, 'full');
+      const bensGrant = await grantIdOf('ben', client.client_id);
+      const ana = await signedIn('ana');
+      await ana.get('/account');
+      assert.equal((await ana.get(`/account/apps/${bensGrant}`)).statusCode, 404);
+      const foreign = await ana.post(`/account/apps/${bensGrant}`, {
+        calendar: [calendars.work!],
+        [`level_${calendars.work}`]: 'full',
+      });
+      assert.equal(foreign.statusCode, 404);
+
+      const own = await grantTo('ana', calendars.work!, 'titles');
+      const grantId = await grantIdOf('ana', own.client.client_id);
+      const form = await ana.get(`/account/apps/${grantId}`);
+      assert.equal(form.statusCode, 200);
+      assert.match(
+        form.body,
+        new RegExp(`id="cal-${calendars.work}" name="calendar" value="${calendars.work}" checked`),
+      );
+      assert.match(form.body, /<option value="titles" selected>Titles and times<\/option>/);
+      const none = await ana.post(`/account/apps/${grantId}`, {});
+      assert.equal(none.statusCode, 400);
+      assert.match(none.body, /Choose at least one calendar/);
+      // Family is free/busy at the provider: more than busy is not offered, and refused when sent.
+      const tooMuch = await ana.post(`/account/apps/${grantId}`, {
+        calendar: [calendars.family!],
+        [`level_${calendars.family}`]: 'full',
+      });
+      assert.equal(tooMuch.statusCode, 400);
+      const forged = await ana.post(`/account/apps/${grantId}`, {
+        _csrf: 'forged',
+        calendar: [calendars.family!],
+        [`level_${calendars.family}`]: 'busy',
+      });
+      assert.equal(forged.statusCode, 403);
+      const [grant] = (await liveGrantsOfUser(t.ctx.db, users.ana!)).filter((g) => g.id === grantId);
+      assert.deepEqual(grant?.calendars, [{ calendarId: calendars.work, detailLevel: 'titles' }]);
+
+      // The policy allows less since: the form shows the level read now, not one it cannot offer.
+      await savePolicy(t.ctx.db, acme, { ...defaultPolicy, maxDetailLevel: 'busy' }, 0);
+      const capped = await ana.get(`/account/apps/${grantId}`);
+      await savePolicy(t.ctx.db, acme, defaultPolicy, 0);
+      assert.match(capped.body, new RegExp(`name="level_${calendars.work}"><option value="busy" selected>`));
     });
 
     it('needs the CSRF token to revoke', async () => {

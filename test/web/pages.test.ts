@@ -258,7 +258,7 @@ describe('pages', () => {
       assert.match(response.body, /Enter a valid e-mail address/);
     });
 
-    it('shows an invitation link for an address without an account', async () => {
+    it('shows an invitation link for an address without an account; lists pending ones with Withdraw', async () => {
       const browser = new PageClient(t.app);
       await browser.signIn('owner@example.org', testPassword);
       await browser.get(`/admin/workspaces/${teamA}`);
@@ -282,6 +282,36 @@ describe('pages', () => {
       });
       assert.equal(joined.statusCode, 303);
       assert.match((await guest.get('/account')).body, /<td>Team A<\/td><td>member<\/td>/);
+
+      // A pending invitation is listed with Withdraw, which ends its link, audited.
+      const invited = await browser.post(`/admin/workspaces/${teamA}/members`, {
+        email: 'maybe@example.org',
+        role: 'admin',
+      });
+      const pendingLink = /<code>http:\/\/localhost:3000(\/invitation\?token=[\w-]+)<\/code>/.exec(
+        invited.body,
+      )?.[1];
+      assert.ok(pendingLink, 'invitation link shown');
+      const admin = await browser.get(`/admin/workspaces/${teamA}`);
+      const row =
+        /<tr><td>maybe@example.org<br><span class="muted">by owner@example.org<\/span><\/td>\s*<td>admin<\/td><td>2026-04-05T00:30Z<\/td>[\s\S]*?name="invitation" value="([^"]+)"[\s\S]*?aria-label="Withdraw the invitation of maybe@example.org">Withdraw<\/button>/.exec(
+          admin.body,
+        );
+      assert.ok(row, 'the pending invitation is listed with Withdraw');
+
+      const withdrawn = await browser.post(`/admin/workspaces/${teamA}/invitations/withdraw`, {
+        invitation: row[1]!,
+      });
+      assert.equal(withdrawn.statusCode, 303);
+      const after = await browser.get(withdrawn.headers.location as string);
+      assert.match(after.body, /The invitation was withdrawn: its link no longer works\./);
+      assert.doesNotMatch(after.body, /<tr><td>maybe@example.org/);
+      assert.match(after.body, /Withdrew the invitation of maybe@example.org as admin/);
+      const again = await browser.post(`/admin/workspaces/${teamA}/invitations/withdraw`, {
+        invitation: row[1]!,
+      });
+      assert.equal(again.statusCode, 404);
+      assert.equal((await new PageClient(t.app).get(pendingLink)).statusCode, 404);
     });
 
     it('gives members 403 and admins of another workspace 404 on every admin action', async () => {

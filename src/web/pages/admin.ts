@@ -23,6 +23,7 @@ import {
   invitationTtlMs,
   updatePolicy,
   type WorkspaceOverview,
+  withdrawInvitation,
   workspaceOverview,
 } from '../../people/workspaces.ts';
 import { canAdminister, roles } from '../../policy/roles.ts';
@@ -42,6 +43,7 @@ const notices: Record<string, string> = {
   added: 'The member was added.',
   role: 'The role was changed.',
   removed: 'The member was removed.',
+  withdrawn: 'The invitation was withdrawn: its link no longer works.',
   policy: 'The policy was saved.',
 };
 
@@ -147,6 +149,22 @@ const sections = [
   ['audit', 'Audit log'],
 ] as const;
 
+/** Invitations not yet accepted, each with Withdraw (the link then stops working). */
+function pendingInvitationsPart(view: WorkspaceOverview, base: string, csrf: string): Html {
+  if (view.invitations.length === 0) return html``;
+  return html`<h3 id="invitations">Pending invitations</h3>
+<div class="scroll"><table class="stack"><thead><tr><th>Invited</th><th>Role</th><th>Link valid until (UTC)</th><th></th></tr></thead><tbody>
+${view.invitations.map(
+  (
+    i,
+  ) => html`<tr><td>${i.email}${i.invitedBy === null ? '' : html`<br><span class="muted">by ${i.invitedBy}</span>`}</td>
+<td>${i.role}</td><td>${utcTime(i.expiresAt)}</td>
+<td><form class="inline" method="post" action="${base}/invitations/withdraw">${csrfField(csrf)}<input type="hidden" name="invitation" value="${i.tokenHash}">
+<button type="submit" aria-label="Withdraw the invitation of ${i.email}">Withdraw</button></form></td></tr>`,
+)}
+</tbody></table></div>`;
+}
+
 function membersSection(view: WorkspaceOverview, base: string, csrf: string): Html {
   return html`<section id="members" class="panel">
 <h2>Members</h2>
@@ -160,6 +178,7 @@ ${view.members.map(
 <button type="submit" aria-label="Remove ${m.email}">Remove</button></form></td></tr>`,
 )}
 </tbody></table></div>
+${pendingInvitationsPart(view, base, csrf)}
 <h3>Add a member</h3>
 <p class="muted">Someone without an account here gets a single-use invitation link, valid 7 days: e-mailed to them where this service sends mail, else shown here for you to send.</p>
 <form method="post" action="${base}/members">
@@ -218,7 +237,7 @@ ${auditLogSection(view.audit)}
 export function registerAdminPages(app: FastifyInstance, ctx: AppContext, auth: Authorization): void {
   const render = async (request: FastifyRequest, user: User, workspaceId: string, messages: Messages) => {
     // The overview authorises; only then are the workspace's grants and apps read.
-    const view = await workspaceOverview(ctx.db, workspaceId, { userId: user.id });
+    const view = await workspaceOverview(ctx.db, ctx.clock, workspaceId, { userId: user.id });
     const apps = {
       grants: await liveGrantMetadataOfWorkspace(ctx.db, workspaceId),
       clients: await workspaceClients(auth.grants, workspaceId),
@@ -339,6 +358,19 @@ export function registerAdminPages(app: FastifyInstance, ctx: AppContext, auth: 
         await removeMemberEndingGrants(auth.grants, workspaceId, userId, { userId: user.id });
         // Having left the workspace, the admin can no longer see its page.
         return userId === user.id ? { location: '/account' } : 'removed';
+      }),
+  );
+
+  app.post<WorkspaceParams>(
+    '/admin/workspaces/:workspaceId/invitations/withdraw',
+    { config: { page: true } },
+    (request, reply) =>
+      action(request, reply, request.params.workspaceId, async (user) => {
+        const { workspaceId } = request.params;
+        await withdrawInvitation(ctx.db, ctx.clock, workspaceId, formOf(request.body).invitation, {
+          userId: user.id,
+        });
+        return 'withdrawn';
       }),
   );
 

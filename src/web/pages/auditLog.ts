@@ -134,6 +134,8 @@ export function auditWhat(entry: AuditEntry): Html {
         : html`Added ${target} as ${role}`;
     case 'member.invited':
       return html`Invited ${text(detail.email) ?? ''} as ${role}`;
+    case 'member.invitation_withdrawn':
+      return html`Withdrew the invitation of ${text(detail.email) ?? ''} as ${role}`;
     case 'member.role_changed':
       return html`Changed the role of ${target}: ${text(detail.from) ?? ''} → ${text(detail.to) ?? ''}`;
     case 'member.removed':
@@ -146,6 +148,8 @@ export function auditWhat(entry: AuditEntry): Html {
       const may = texts(detail.scopes).filter(isScope) as Scope[];
       return html`Allowed ${app(detail)} to ${may.map((s) => scopeWords[s].toLowerCase()).join(' and ')}: ${accountWords(detail)}`;
     }
+    case 'grant.changed':
+      return html`Changed what ${app(detail)} sees: ${accountWords(detail)}`;
     case 'grant.revoked':
       return html`Revoked the access of ${app(detail)}`;
     case 'client.blocked': {

@@ -9,14 +9,14 @@ import { offerIn, recordConsent, type WorkspaceOffer, workspacesForClient } from
 import type { Authorization } from '../../auth/setup.ts';
 import type { AppContext } from '../../context.ts';
 import { AppError } from '../../errors.ts';
-import { levelsUpTo } from '../../policy/consent.ts';
 import type { User } from '../../store/users.ts';
-import { correctable, type Form, formOf, sendHtml } from '../forms.ts';
+import { correctable, formOf, sendHtml } from '../forms.ts';
 import { allowFormTarget } from '../formTargets.ts';
 import { html } from '../html.ts';
 import { csrfField, page } from '../layout.ts';
 import { requireUser } from '../visitor.ts';
-import { detailWords, scopeWords } from '../words.ts';
+import { scopeWords } from '../words.ts';
+import { calendarChoiceFields, choiceOf } from './calendarChoice.ts';
 
 type UidParams = { Params: { uid: string }; Querystring: { workspace?: string } };
 
@@ -90,14 +90,7 @@ export function registerAuthorizePages(app: FastifyInstance, ctx: AppContext, au
   ) => {
     const csrf = request.visitor.csrfToken;
     const action = `/authorize/${p.uid}`;
-    const calendars = offer.accounts.flatMap(({ account, calendars }) =>
-      calendars.map((calendar) => ({
-        account,
-        calendar,
-        max: offer.calendars.find((c) => c.id === calendar.id)!.maxLevel,
-      })),
-    );
-    const denyForm = html`<form method="post" action="${action}/deny">${csrfField(csrf)}<button type="submit">Deny</button></form>`;
+    const denyForm = html`<form method="post" action="${action}/deny">${csrfField(csrf)}<button type="submit" class="secondary">Deny</button></form>`;
     if (offer.scopes.length === 0) {
       return page(
         { title: `${p.clientName} wants access`, user, csrfToken: csrf, error },
@@ -115,30 +108,13 @@ ${
     : html`<p class="muted" id="withheld">It also asked to ${offer.withheld.map((s) => scopeWords[s].toLowerCase()).join(' and ')}, which the workspace <strong>${offer.workspace.name}</strong> does not allow: it will not be able to. A workspace administrator can allow it in the workspace policy.</p>`
 }
 ${
-  calendars.length === 0
+  offer.calendars.length === 0
     ? html`<p>You have no calendars connected in this workspace yet. <a href="/account">Connect a calendar</a>, then come back to this page.</p>${denyForm}`
     : html`<form method="post" action="${action}/consent">
   ${csrfField(csrf)}
   <input type="hidden" name="workspace" value="${offer.workspace.id}">
-  <fieldset><legend>Calendars it may see</legend>
-  ${calendars.map(
-    ({ account, calendar, max }) => html`<div class="choice">
-    <input type="checkbox" id="cal-${calendar.id}" name="calendar" value="${calendar.id}">
-    <label class="inline" for="cal-${calendar.id}">${calendar.name}</label> <span class="muted">(${account.label})</span>
-    <label for="level-${calendar.id}">Detail level for ${calendar.name}</label>
-    <select id="level-${calendar.id}" name="level_${calendar.id}">${levelsUpTo(max).map(
-      (level) =>
-        html`<option value="${level}"${level === max ? html` selected` : ''}>${detailWords[level]}</option>`,
-    )}</select></div>`,
-  )}
-  </fieldset>
-  ${
-    offer.privateDetailsOffered
-      ? html`<div><input type="checkbox" id="privateDetails" name="privateDetails">
-  <label class="inline" for="privateDetails">Include details of private events</label></div>`
-      : ''
-  }
-  <button type="submit">Allow</button>
+  ${calendarChoiceFields(offer)}
+  <button type="submit" class="primary">Allow</button>
 </form>
 ${denyForm}`
 }`,
@@ -218,12 +194,4 @@ ${denyForm}`
     ctx.metrics.consent('denied');
     return deny(request, reply, 'The person did not allow access.');
   });
-}
-
-function choiceOf(form: Form) {
-  const ids = [form.calendar ?? []].flat().filter((v): v is string => typeof v === 'string');
-  return {
-    calendars: ids.map((calendarId) => ({ calendarId, detailLevel: form[`level_${calendarId}`] })),
-    privateDetails: form.privateDetails === 'on',
-  };
 }

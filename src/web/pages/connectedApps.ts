@@ -1,22 +1,26 @@
 /**
- * Connected apps: the OAuth grants a person gave, with calendars and levels and a way to end
- * each (a section of the account page), and a workspace's grants as its admins see them —
- * metadata and counts only, since admins must not learn about people's calendars.
+ * Connected apps: the OAuth grants a person gave, with calendars and levels, a page to change
+ * which calendars each sees and a way to end each (a section of the account page), and a
+ * workspace's grants as its admins see them — metadata and counts only, since admins must not
+ * learn about people's calendars.
  */
-import type { FastifyInstance } from 'fastify';
-import { revokeGrant } from '../../auth/grants.ts';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { changeGrant, grantChoices, revokeGrant } from '../../auth/grants.ts';
 import type { Authorization } from '../../auth/setup.ts';
 import type { AppContext } from '../../context.ts';
 import { type GrantMetadata, liveGrantsOfUser } from '../../store/accessGrants.ts';
 import type { User } from '../../store/users.ts';
 import { findWorkspace } from '../../store/workspaces.ts';
+import { correctable, formOf, sendHtml } from '../forms.ts';
 import { type Html, html } from '../html.ts';
-import { csrfField } from '../layout.ts';
+import { csrfField, page } from '../layout.ts';
 import { requireUser } from '../visitor.ts';
 import { detailWords, scopeWords } from '../words.ts';
+import { calendarChoiceFields, choiceOf } from './calendarChoice.ts';
 
 export const connectedAppNotices: Record<string, string> = {
   'app-revoked': 'The app’s access was revoked. It can no longer use your calendars.',
+  'app-changed': 'The app now sees the calendars you chose, from its next request.',
 };
 
 /** An instant in UTC to the minute, as every page shows times. */
@@ -25,7 +29,7 @@ export const utcTime = (ms: number): string =>
 
 const lastUsed = (ms: number | null): string => (ms === null ? 'never' : utcTime(ms));
 
-/** The person's live grants, each with a Revoke button. */
+/** The person's live grants, each with a Change link and a Revoke button. */
 export async function connectedAppsSection(ctx: AppContext, user: User, csrf: string): Promise<Html> {
   const grants = await liveGrantsOfUser(ctx.db, user.id);
   if (grants.length === 0) return html`<p>No app has access to your calendars.</p>`;
@@ -42,12 +46,49 @@ ${grants.map((g) => {
 <p>Private event details: ${g.privateDetails ? 'shared' : 'not shared'}</p></td>
 <td>${g.calendars.length === 0 ? html`<span class="muted">No calendars</span>` : html`<ul>${g.calendars.map((c, i) => html`<li>${g.calendarNames[i]}: ${detailWords[c.detailLevel]}</li>`)}</ul>`}</td>
 <td>Connected ${utcTime(g.createdAt)}<br>Last used ${lastUsed(g.lastUsedAt)}</td>
-<td><form class="inline" method="post" action="/account/apps/${g.id}/revoke">${csrfField(csrf)}<button type="submit" aria-label="Revoke ${g.clientName} in ${workspace}">Revoke</button></form></td></tr>`;
+<td><a href="/account/apps/${g.id}" aria-label="Change what ${g.clientName} sees in ${workspace}">Change</a>
+<form class="inline" method="post" action="/account/apps/${g.id}/revoke">${csrfField(csrf)}<button type="submit" aria-label="Revoke ${g.clientName} in ${workspace}">Revoke</button></form></td></tr>`;
 })}
 </tbody></table>`;
 }
 
+type GrantParams = { Params: { grantId: string } };
+
 export function registerConnectedAppRoutes(app: FastifyInstance, auth: Authorization): void {
+  /** The Change page of one app: its calendars and levels, as at consent, the current ones chosen. */
+  const changePage = async (request: FastifyRequest<GrantParams>, user: User, error?: string) => {
+    const csrf = request.visitor.csrfToken;
+    const { grant, offer } = await grantChoices(auth.grants.db, user.id, request.params.grantId);
+    return page(
+      { title: `Change what ${grant.clientName} sees`, user, csrfToken: csrf, error },
+      html`<p><strong>${grant.clientName}</strong> (<code>${grant.clientId}</code>) in the workspace <strong>${offer.workspace.name}</strong>. The change applies to the access it has now, from its next request.</p>
+<form method="post" action="/account/apps/${grant.id}">
+  ${csrfField(csrf)}
+  ${calendarChoiceFields(offer, grant)}
+  <button type="submit" class="primary">Save</button>
+</form>
+<p><a href="/account">Back to your account</a></p>`,
+    );
+  };
+
+  app.get<GrantParams>('/account/apps/:grantId', { config: { page: true } }, async (request, reply) => {
+    const user = requireUser(request, reply);
+    if (user === undefined) return reply;
+    return sendHtml(reply, await changePage(request, user));
+  });
+
+  app.post<GrantParams>('/account/apps/:grantId', { config: { page: true } }, async (request, reply) => {
+    const user = requireUser(request, reply);
+    if (user === undefined) return reply;
+    try {
+      await changeGrant(auth.grants, user.id, request.params.grantId, choiceOf(formOf(request.body)));
+    } catch (error) {
+      const e = correctable(error);
+      return sendHtml(reply, await changePage(request, user, e.message), e.status);
+    }
+    return reply.redirect('/account?notice=app-changed', 303);
+  });
+
   app.post<{ Params: { grantId: string } }>(
     '/account/apps/:grantId/revoke',
     { config: { page: true } },

@@ -1,0 +1,61 @@
+/**
+ * The calendars an app may see and at what level: the one form part of the consent page and of a
+ * connected app's Change page, and the choice it submits.
+ */
+import type { WorkspaceOffer } from '../../auth/grants.ts';
+import { type DetailLevel, lowerDetail } from '../../domain/detailLevels.ts';
+import { type ConsentChoice, levelsUpTo } from '../../policy/consent.ts';
+import type { Form } from '../forms.ts';
+import { type Html, html } from '../html.ts';
+import { detailWords, levelShares } from '../words.ts';
+
+/** What is chosen already (a grant being changed); nothing for a new consent. */
+export interface CurrentChoice {
+  calendars: ReadonlyArray<{ calendarId: string; detailLevel: DetailLevel }>;
+  privateDetails: boolean;
+}
+
+export function calendarChoiceFields(offer: WorkspaceOffer, current?: CurrentChoice): Html {
+  const rows = offer.accounts.flatMap(({ account, calendars }) =>
+    calendars.map((calendar) => ({
+      account,
+      calendar,
+      offered: offer.calendars.find((c) => c.id === calendar.id)!,
+      chosen: current?.calendars.find((c) => c.calendarId === calendar.id)?.detailLevel,
+    })),
+  );
+  // The level follows its checkbox in the page (CSS, no script): shown once the calendar is ticked.
+  return html`<p>What each detail level shares of an event:</p>
+  <dl id="levels" class="levels">${levelShares().map(
+    ({ level, shares }) => html`<dt>${detailWords[level]}</dt><dd>${shares}.</dd>`,
+  )}</dl>
+  <fieldset><legend>Calendars it may see</legend>
+  ${rows.map(({ account, calendar, offered, chosen }) => {
+    // A level chosen before the policy or the provider allowed less shows as what is read now.
+    const selected = chosen === undefined ? offered.defaultLevel : lowerDetail(chosen, offered.maxLevel);
+    return html`<div class="choice">
+    <input type="checkbox" id="cal-${calendar.id}" name="calendar" value="${calendar.id}"${chosen === undefined ? '' : html` checked`}>
+    <label class="inline" for="cal-${calendar.id}">${calendar.name}</label> <span class="muted">(${account.label})</span>
+    <div class="level"><label for="level-${calendar.id}">Detail level for ${calendar.name}</label>
+    <select id="level-${calendar.id}" name="level_${calendar.id}">${levelsUpTo(offered.maxLevel).map(
+      (level) =>
+        html`<option value="${level}"${level === selected ? html` selected` : ''}>${detailWords[level]}</option>`,
+    )}</select></div></div>`;
+  })}
+  </fieldset>
+  ${
+    offer.privateDetailsOffered
+      ? html`<div><input type="checkbox" id="privateDetails" name="privateDetails"${current?.privateDetails ? html` checked` : ''}>
+  <label class="inline" for="privateDetails">Include details of private events</label></div>`
+      : ''
+  }`;
+}
+
+/** The choice a submitted form makes: the ticked calendars with their levels. */
+export function choiceOf(form: Form): ConsentChoice {
+  const ids = [form.calendar ?? []].flat().filter((v): v is string => typeof v === 'string');
+  return {
+    calendars: ids.map((calendarId) => ({ calendarId, detailLevel: form[`level_${calendarId}`] })),
+    privateDetails: form.privateDetails === 'on',
+  };
+}

@@ -28,9 +28,6 @@ export interface OfferedCalendar {
   defaultLevel: DetailLevel;
 }
 
-/** Where a calendar's level starts at consent: titles and times, not everything. */
-export const defaultConsentLevel: DetailLevel = 'titles';
-
 export interface ConsentOffer {
   scopes: Scope[];
   /** Asked for, but not allowed by the workspace: said on the consent page, left out of the token. */
@@ -51,7 +48,7 @@ export function consentOffer(
     withheld: asked.filter((scope) => !permitted.includes(scope)),
     calendars: calendars.map((c) => {
       const maxLevel = lowerDetail(providerDetailCap(c.access), policy.maxDetailLevel);
-      return { id: c.id, maxLevel, defaultLevel: lowerDetail(defaultConsentLevel, maxLevel) };
+      return { id: c.id, maxLevel, defaultLevel: lowerDetail(policy.defaultDetailLevel, maxLevel) };
     }),
     privateDetailsOffered: policy.privateDetailsAllowed,
   };

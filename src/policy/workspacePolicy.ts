@@ -8,6 +8,8 @@ export type Scope = (typeof scopes)[number];
 export interface WorkspacePolicy {
   allowedScopes: Scope[];
   maxDetailLevel: DetailLevel;
+  /** Where each calendar's level starts on the consent page (the maximum, if that is lower). */
+  defaultDetailLevel: DetailLevel;
   /** Whether members may share details of private events at consent. */
   privateDetailsAllowed: boolean;
   /** Client IDs that may be granted access; `null` = any client. */
@@ -20,6 +22,8 @@ export interface WorkspacePolicy {
 export const defaultPolicy: WorkspacePolicy = Object.freeze({
   allowedScopes: ['calendar:read'],
   maxDetailLevel: 'full',
+  // Titles and times, not everything: a person shares more by choosing it.
+  defaultDetailLevel: 'titles',
   privateDetailsAllowed: false,
   allowedClients: null,
   blockedClients: [],
@@ -34,6 +38,8 @@ const clientIdPattern = /^[\x21-\x7e]{1,2048}$/;
 export interface PolicyInput {
   allowedScopes: unknown;
   maxDetailLevel: unknown;
+  /** Absent: titles and times. */
+  defaultDetailLevel?: unknown;
   privateDetailsAllowed: unknown;
   allowedClients: unknown;
   blockedClients?: unknown;
@@ -52,6 +58,13 @@ export function parsePolicy(input: PolicyInput): WorkspacePolicy {
   if (!isDetailLevel(input.maxDetailLevel)) {
     throw invalidField('maxDetailLevel', `Maximum detail level must be one of ${detailLevels.join(', ')}.`);
   }
+  const defaultDetailLevel = input.defaultDetailLevel ?? defaultPolicy.defaultDetailLevel;
+  if (!isDetailLevel(defaultDetailLevel)) {
+    throw invalidField(
+      'defaultDetailLevel',
+      `The level preselected at consent must be one of ${detailLevels.join(', ')}.`,
+    );
+  }
   const privateDetailsAllowed = input.privateDetailsAllowed === true || input.privateDetailsAllowed === 'on';
 
   const allowed = clientList('allowedClients', input.allowedClients);
@@ -59,6 +72,7 @@ export function parsePolicy(input: PolicyInput): WorkspacePolicy {
   return {
     allowedScopes,
     maxDetailLevel: input.maxDetailLevel,
+    defaultDetailLevel,
     privateDetailsAllowed,
     allowedClients: allowed,
     blockedClients,

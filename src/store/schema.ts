@@ -42,6 +42,7 @@ export interface WorkspacePoliciesTable {
   workspace_id: string;
   allowed_scopes: string;
   max_detail_level: string;
+  default_detail_level: Generated<string>;
   private_details_allowed: Flag;
   allowed_clients: string | null;
   blocked_clients: string | null;

@@ -145,6 +145,7 @@ export async function findPolicy(db: Db, workspaceId: string): Promise<Workspace
     row && {
       allowedScopes: JSON.parse(row.allowed_scopes) as Scope[],
       maxDetailLevel: row.max_detail_level as DetailLevel,
+      defaultDetailLevel: row.default_detail_level as DetailLevel,
       privateDetailsAllowed: flag(row.private_details_allowed),
       allowedClients: row.allowed_clients === null ? null : (JSON.parse(row.allowed_clients) as string[]),
       blockedClients: row.blocked_clients === null ? [] : (JSON.parse(row.blocked_clients) as string[]),
@@ -161,6 +162,7 @@ export async function savePolicy(
   const values = {
     allowed_scopes: JSON.stringify(policy.allowedScopes),
     max_detail_level: policy.maxDetailLevel,
+    default_detail_level: policy.defaultDetailLevel,
     private_details_allowed: policy.privateDetailsAllowed,
     allowed_clients: policy.allowedClients === null ? null : JSON.stringify(policy.allowedClients),
     blocked_clients: policy.blockedClients.length === 0 ? null : JSON.stringify(policy.blockedClients),

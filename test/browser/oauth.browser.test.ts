@@ -377,6 +377,11 @@ describe('OAuth authorization in Chromium', { skip }, () => {
     assert.equal(await page.getByLabel('Detail level for Family').inputValue(), 'busy');
     await page.getByLabel('Work', { exact: true }).uncheck();
     assert.equal(await level.isVisible(), false);
+    // The workspace chooses where levels start, within what each calendar can show.
+    await savePolicy(t.ctx.db, workspaceId, { ...defaultPolicy, defaultDetailLevel: 'full' }, 0);
+    await page.reload();
+    assert.equal(await level.inputValue(), 'full');
+    assert.equal(await page.getByLabel('Detail level for Family').inputValue(), 'busy');
 
     const look = (name: string) =>
       page.getByRole('button', { name }).evaluate((b) => {

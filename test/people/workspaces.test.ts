@@ -172,6 +172,7 @@ for (const engine of await enginesUnderTest()) {
         {
           allowedScopes: ['calendar:write', 'calendar:read', 'calendar:write'],
           maxDetailLevel: 'titles',
+          defaultDetailLevel: 'busy',
           privateDetailsAllowed: 'on',
           allowedClients: 'client-1\nclient-2\n',
           blockedClients: 'client-3',
@@ -181,6 +182,7 @@ for (const engine of await enginesUnderTest()) {
       assert.deepEqual(policy, {
         allowedScopes: ['calendar:read', 'calendar:write'],
         maxDetailLevel: 'titles',
+        defaultDetailLevel: 'busy',
         privateDetailsAllowed: true,
         allowedClients: ['client-1', 'client-2'],
         blockedClients: ['client-3'],
@@ -193,16 +195,11 @@ for (const engine of await enginesUnderTest()) {
         allowedClients: '',
       };
       await rejectsWith(updatePolicy(handle.db, clock, teamA, bad, as('owner')), 'invalid_request');
-      await rejectsWith(
-        updatePolicy(
-          handle.db,
-          clock,
-          teamA,
-          { ...bad, allowedScopes: [], maxDetailLevel: 'x' },
-          as('owner'),
-        ),
-        'invalid_request',
-      );
+      for (const refused of [
+        { ...bad, allowedScopes: [], maxDetailLevel: 'x' },
+        { ...bad, allowedScopes: [], defaultDetailLevel: 'everything' },
+      ])
+        await rejectsWith(updatePolicy(handle.db, clock, teamA, refused, as('owner')), 'invalid_request');
       assert.deepEqual(await findPolicy(handle.db, teamA), policy, 'refusals change nothing');
       assert.equal((await auditOf(handle.db, teamA))[0]?.action, 'policy.updated');
     });

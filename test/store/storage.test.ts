@@ -134,6 +134,7 @@ for (const engine of await enginesUnderTest()) {
       const policy = {
         allowedScopes: ['calendar:read' as const, 'calendar:write' as const],
         maxDetailLevel: 'titles' as const,
+        defaultDetailLevel: 'busy' as const,
         privateDetailsAllowed: true,
         allowedClients: ['client-a', 'https://app.example.com/client.json'],
         blockedClients: ['client-b'],

@@ -11,6 +11,7 @@ import { seedUser, seedWorkspace, testPassword } from '../helpers/seed.ts';
 const policyInput = {
   allowedScopes: ['calendar:read'],
   maxDetailLevel: 'busy',
+  defaultDetailLevel: 'titles',
   privateDetailsAllowed: false,
   allowedClients: '',
   blockedClients: '',
@@ -66,6 +67,7 @@ describe('audit log in words', () => {
       ...policyInput,
       allowedScopes: ['calendar:read', 'calendar:write'],
       maxDetailLevel: 'full',
+      defaultDetailLevel: 'full',
       blockedClients: 'bad-client',
     };
     await updatePolicy(t.ctx.db, t.clock, workspaceId, widerPolicy, as);
@@ -89,7 +91,7 @@ describe('audit log in words', () => {
     assert.match(unchanged!, /Saved the policy without changes$/);
     assert.match(
       widened!,
-      /^\w+ \w+ \d{4}, \d\d:\d\d UTC.*Changed the policy: Create, change and delete events: off → on; Maximum detail: Busy\/free only → Full details; Blocked clients: none → bad-client$/,
+      /^\w+ \w+ \d{4}, \d\d:\d\d UTC.*Changed the policy: Create, change and delete events: off → on; Maximum detail: Busy\/free only → Full details; Preselected detail: Titles and times → Full details; Blocked clients: none → bad-client$/,
     );
     assert.match(narrowed!, /Changed the policy: Maximum detail: Full details → Busy\/free only$/);
     // The name is text, never markup.
@@ -104,6 +106,7 @@ describe('audit log in words', () => {
     assert.deepEqual(policyEntry.detail.before, {
       allowedScopes: ['calendar:read', 'calendar:write'],
       maxDetailLevel: 'full',
+      defaultDetailLevel: 'full',
       privateDetailsAllowed: false,
       allowedClients: null,
       blockedClients: ['bad-client'],
@@ -129,7 +132,8 @@ describe('audit log in words', () => {
     assert.equal(words(auditWho(old!).value), 'The operator (CLI)');
     assert.equal(
       words(auditWhat(old!).value),
-      'Saved the policy: Apps may: read calendars and events; Maximum detail: Busy/free only; Details of private events: off; Allowed clients: any; Blocked clients: none',
+      // Written before levels were preselected per workspace: they started at titles and times.
+      'Saved the policy: Apps may: read calendars and events; Maximum detail: Busy/free only; Preselected detail: Titles and times; Details of private events: off; Allowed clients: any; Blocked clients: none',
     );
     const grant = entry({
       action: 'grant.created',

@@ -352,13 +352,21 @@ describe('pages', () => {
       const response = await browser.post(`/admin/workspaces/${teamA}/policy`, {
         allowedScopes: ['calendar:read', 'calendar:rsvp'],
         maxDetailLevel: 'titles',
+        defaultDetailLevel: 'busy',
         allowedClients: 'client-1',
       });
       assert.equal(response.statusCode, 303);
       const page = await browser.get(response.headers.location as string);
       assert.match(page.body, /id="scope-calendar:rsvp" name="allowedScopes" value="calendar:rsvp" checked/);
       assert.match(page.body, /id="scope-calendar:write" name="allowedScopes" value="calendar:write">/);
-      assert.match(page.body, /<option value="titles" selected>/);
+      assert.match(
+        page.body,
+        /<select id="maxDetailLevel"[^<]*(<option[^>]*>[^<]*<\/option>)*?<option value="titles" selected>/,
+      );
+      assert.match(
+        page.body,
+        /<select id="defaultDetailLevel"[^<]*(<option[^>]*>[^<]*<\/option>)*?<option value="busy" selected>/,
+      );
     });
   });
 

@@ -14,6 +14,7 @@ import * as m0011 from './0011_copy_private_details.ts';
 import * as m0012 from './0012_push_handshakes.ts';
 import * as m0013 from './0013_copy_rows_answer_reads.ts';
 import * as m0014 from './0014_copy_read_index_covers_reads.ts';
+import * as m0015 from './0015_workspace_default_level.ts';
 
 export const migrations: Record<string, Migration> = {
   '0001_people_and_workspaces': m0001,
@@ -30,4 +31,5 @@ export const migrations: Record<string, Migration> = {
   '0012_push_handshakes': m0012,
   '0013_copy_rows_answer_reads': m0013,
   '0014_copy_read_index_covers_reads': m0014,
+  '0015_workspace_default_level': m0015,
 };

@@ -208,6 +208,8 @@ function policySection(policy: WorkspacePolicy, base: string, csrf: string): Htm
   </fieldset>
   <label for="maxDetailLevel">Maximum detail level</label>
   <select id="maxDetailLevel" name="maxDetailLevel">${detailLevels.map((d) => html`<option value="${d}"${d === policy.maxDetailLevel ? html` selected` : ''}>${detailWords[d]}</option>`)}</select>
+  <label for="defaultDetailLevel">Detail level preselected at consent (at most the maximum)</label>
+  <select id="defaultDetailLevel" name="defaultDetailLevel">${detailLevels.map((d) => html`<option value="${d}"${d === policy.defaultDetailLevel ? html` selected` : ''}>${detailWords[d]}</option>`)}</select>
   <div class="check"><input type="checkbox" id="privateDetailsAllowed" name="privateDetailsAllowed"${policy.privateDetailsAllowed ? html` checked` : ''}>
   <label class="inline" for="privateDetailsAllowed">Members may share details of private events</label></div>
   <label for="allowedClients">Allowed clients (one client ID per line; empty allows any client)</label>
@@ -387,6 +389,7 @@ export function registerAdminPages(app: FastifyInstance, ctx: AppContext, auth: 
           {
             allowedScopes: form.allowedScopes,
             maxDetailLevel: form.maxDetailLevel,
+            defaultDetailLevel: form.defaultDetailLevel,
             privateDetailsAllowed: form.privateDetailsAllowed,
             allowedClients: form.allowedClients,
             blockedClients: form.blockedClients,

@@ -65,6 +65,12 @@ function policyChanges(before: AuditDetail, after: AuditDetail): Html[] {
     changes.push(
       html`Maximum detail: ${levelWords(before.maxDetailLevel)} → ${levelWords(after.maxDetailLevel)}`,
     );
+  // Entries written before the setting existed had titles and times.
+  const preselected = (detail: AuditDetail) => detail.defaultDetailLevel ?? 'titles';
+  if (preselected(before) !== preselected(after))
+    changes.push(
+      html`Preselected detail: ${levelWords(preselected(before))} → ${levelWords(preselected(after))}`,
+    );
   if (Boolean(before.privateDetailsAllowed) !== Boolean(after.privateDetailsAllowed))
     changes.push(
       html`Details of private events: ${onOff(Boolean(before.privateDetailsAllowed))} → ${onOff(Boolean(after.privateDetailsAllowed))}`,
@@ -86,6 +92,7 @@ function policySaved(detail: AuditDetail): Html[] {
   return [
     html`Apps may: ${allowed.map((s) => scopeWords[s].toLowerCase()).join('; ') || 'nothing'}`,
     html`Maximum detail: ${levelWords(detail.maxDetailLevel)}`,
+    html`Preselected detail: ${levelWords(detail.defaultDetailLevel ?? 'titles')}`,
     html`Details of private events: ${onOff(Boolean(detail.privateDetailsAllowed))}`,
     html`Allowed clients: ${clientList(detail.allowedClients, 'any')}`,
     html`Blocked clients: ${clientList(detail.blockedClients, 'none')}`,

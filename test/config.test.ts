@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { type ConfigVariable, configVariables } from '../src/config/variables.ts';
 import { ConfigError, loadConfig } from '../src/config.ts';
-import { readmeTable } from './helpers/readmeTable.ts';
+import { docsTable } from './helpers/docsTable.ts';
 
 const problemsOf = (env: Record<string, string>): string[] => {
   try {
@@ -159,13 +159,16 @@ describe('configuration', () => {
   });
 });
 
-describe("README's configuration table", () => {
+describe('the configuration table in docs/configuration.md', () => {
   it('is the table of variables in code written out: names, defaults, meanings and bounds', () => {
     const rows = Object.entries(configVariables).map(([name, variable]: [string, ConfigVariable]) => [
       `\`${name}\``,
       variable.shown ?? `\`${variable.default}\``,
       variable.read.accepts === undefined ? variable.doc : `${variable.doc}: ${variable.read.accepts}`,
     ]);
-    assert.deepEqual(readmeTable('Configuration'), [['variable', 'default', 'meaning'], ...rows]);
+    assert.deepEqual(docsTable('configuration.md', 'Configuration'), [
+      ['variable', 'default', 'meaning'],
+      ...rows,
+    ]);
   });
 });

@@ -2,18 +2,18 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { editBlockedReasons } from '../src/domain/event.ts';
 import { AppError, errorCatalogue } from '../src/errors.ts';
-import { readmeTable } from './helpers/readmeTable.ts';
+import { docsTable } from './helpers/docsTable.ts';
 
 const codes = Object.keys(errorCatalogue);
 
 describe('error catalogue', () => {
-  it("is README's error table written out: every code, its HTTP status and its meaning", () => {
+  it('is the table in docs/errors.md written out: every code, its HTTP status and its meaning', () => {
     const rows = Object.entries(errorCatalogue).map(([code, { status, message }]) => [
       `\`${code}\``,
       String(status),
       message,
     ]);
-    assert.deepEqual(readmeTable('Errors'), [['code', 'HTTP status', 'meaning'], ...rows]);
+    assert.deepEqual(docsTable('errors.md', 'Errors'), [['code', 'HTTP status', 'meaning'], ...rows]);
   });
 
   it('lists the refusals of writes, one code per editBlockedReason, together', () => {

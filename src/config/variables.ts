@@ -1,6 +1,6 @@
 /**
  * The environment variables the service reads: each one's default, reader (with its bounds) and
- * meaning, in one place. README's "Configuration" table is this table written out (one row each:
+ * meaning, in one place. The table in docs/configuration.md is this table written out (one row each:
  * the name, `shown` or the default, then `doc` and what the reader accepts); test/config.test.ts
  * holds the two equal.
  */

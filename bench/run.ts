@@ -315,9 +315,9 @@ const bars: Array<[string, string, boolean]> = [
     figures.incrementalMs < figures.fullMs / 100,
   ],
   [
-    `tools/list (${listedTools.length} tools), ≈ bytes ÷ 4: < 12,000 tokens`,
+    `tools/list (${listedTools.length} tools), ≈ bytes ÷ 4: < 9,000 tokens`,
     String(toolsListTokens),
-    listedTools.length > 0 && toolsListTokens < 12_000,
+    listedTools.length > 0 && toolsListTokens < 9_000,
   ],
   [
     `RSS holding ${heldCalendars * eventsPerCalendar} events: ≤ 300 MB`,

@@ -26,6 +26,7 @@ import { TestDeadline } from '../helpers/deadline.ts';
 import { assertValidEvent } from '../helpers/eventSchema.ts';
 import { FaultProxy } from '../helpers/faultProxy.ts';
 import { grantToken } from '../helpers/grantToken.ts';
+import { callToolRaw, structured, toolError } from '../helpers/mcpSession.ts';
 import { radicaleMissing, startRadicale } from '../helpers/radicale.ts';
 import { fillRadicale, vcalendar } from '../helpers/radicaleCalendars.ts';
 import { seedUser, seedWorkspace } from '../helpers/seed.ts';
@@ -217,6 +218,7 @@ for (const [name, world] of Object.entries(worlds)) {
     let t: TestApp;
     let client: Client;
     let team: string;
+    let person: { userId: string; workspaceId: string };
 
     const call = async (tool: string, args: Record<string, unknown>) => {
       const result = await client.callTool({ name: tool, arguments: args });
@@ -256,11 +258,16 @@ for (const [name, world] of Object.entries(worlds)) {
       await savePolicy(
         t.ctx.db,
         workspaceId,
-        { ...defaultPolicy, allowedScopes: ['calendar:read', 'calendar:write', 'calendar:rsvp'] },
+        {
+          ...defaultPolicy,
+          allowedScopes: ['calendar:read', 'calendar:write', 'calendar:rsvp'],
+          privateDetailsAllowed: true,
+        },
         0,
       );
       const { calendars } = await connectAccount(t.ctx, { userId, workspaceId }, w.credentials, name);
       team = calendars.find((c) => c.name === 'Team')!.id;
+      person = { userId, workspaceId };
       const { token } = await grantToken(t.ctx, {
         userId,
         workspaceId,
@@ -747,6 +754,83 @@ for (const [name, world] of Object.entries(worlds)) {
       ]);
       await ok('delete_event', { eventId, seen: seenOf(daily[0]!), scope: 'series' });
       assert.deepEqual(await retros(), []);
+    });
+
+    it('get_event: every event as list_events shows it, at each level; a seen taken from it lets update_event apply', async () => {
+      const mcp = `${t.ctx.config.baseUrl}/mcp`;
+      const times = { start: '2026-04-08T08:00:00', end: '2026-04-08T09:00:00', timeZone: berlin };
+      const args = { calendarId: team, title: 'Therapy', ...times, privacy: 'private' };
+      const therapy = (await ok('create_event', args)).event as Event;
+      const tokenAt = async (detailLevel: 'busy' | 'titles' | 'full', privateDetails: boolean) =>
+        (
+          await grantToken(t.ctx, {
+            ...person,
+            calendars: [{ calendarId: team, detailLevel }],
+            scopes: ['calendar:read', 'calendar:write'],
+            privateDetails,
+          })
+        ).token;
+      const get = (token: string, event: Pick<Event, 'eventId' | 'occurrenceId'>) =>
+        callToolRaw(mcp, token, 'get_event', {
+          calendarId: team,
+          eventId: event.eventId,
+          occurrenceId: event.occurrenceId,
+        });
+      for (const [level, privateDetails] of [
+        ['busy', false],
+        ['titles', false],
+        ['full', false],
+        ['full', true],
+      ] as const) {
+        const token = await tokenAt(level, privateDetails);
+        const listed = structured(
+          await callToolRaw(mcp, token, 'list_events', { calendarIds: [team], ...window, limit: 250 }),
+        ).termine as Termine;
+        // Occurrences of a series other than its first are among them, each named by its occurrenceId.
+        assert.ok(listed.some((e, i) => listed.findIndex((o) => o.eventId === e.eventId) < i));
+        for (const event of listed) {
+          assert.deepEqual(
+            structured(await get(token, event)),
+            { ok: true, event },
+            `${level}: ${event.start}`,
+          );
+        }
+        const shown = listed.find((e) => e.eventId === therapy.eventId)?.title;
+        assert.equal(shown, level !== 'busy' && privateDetails ? 'Therapy' : 'Busy', level);
+      }
+      const token = await tokenAt('full', true);
+      const read = structured(await get(token, therapy)).event as Event;
+      const moved = structured(
+        await callToolRaw(mcp, token, 'update_event', {
+          eventId: therapy.eventId,
+          seen: seenOf(read),
+          title: 'Therapy (moved)',
+          start: '2026-04-08T10:00:00',
+          end: '2026-04-08T11:00:00',
+          timeZone: berlin,
+        }),
+      );
+      assert.equal(moved.outcome, 'applied');
+      const now = structured(await get(token, therapy)).event as Event;
+      assert.deepEqual([now.title, now.start], ['Therapy (moved)', '2026-04-08T10:00:00']);
+      structured(
+        await callToolRaw(mcp, token, 'delete_event', { eventId: therapy.eventId, seen: seenOf(now) }),
+      );
+      // Deleted at the provider, made up, or an occurrence of another event: one answer.
+      const madeUp = toolError(
+        await get(token, { eventId: `evt_${'A'.repeat(40)}`, occurrenceId: therapy.occurrenceId }),
+      );
+      assert.equal(madeUp.code, 'not_found');
+      assert.deepEqual(toolError(await get(token, therapy)), madeUp);
+      const [other] = await list();
+      assert.deepEqual(
+        toolError(await get(token, { eventId: therapy.eventId, occurrenceId: other!.occurrenceId })),
+        madeUp,
+      );
+      const unknown = toolError(
+        await callToolRaw(mcp, token, 'get_event', { calendarId: 'cal_unknown', eventId: therapy.eventId }),
+      );
+      assert.equal(unknown.code, 'calendar_not_permitted');
     });
 
     it('deletes the series and the event; a stale id then finds nothing', async () => {

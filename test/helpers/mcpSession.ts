@@ -20,6 +20,7 @@ export const readToolNames = [
   'get_current_time',
   'search_events',
   'list_events',
+  'get_event',
   'get_availability',
   'find_meeting_times',
   'get_event_guests',

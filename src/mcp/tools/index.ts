@@ -5,6 +5,7 @@ import { deleteEvent } from './deleteEvent.ts';
 import { findMeetingTimes } from './findMeetingTimes.ts';
 import { getAvailability } from './getAvailability.ts';
 import { getCurrentTime } from './getCurrentTime.ts';
+import { getEvent } from './getEvent.ts';
 import { getEventGuests } from './getEventGuests.ts';
 import { listCalendars } from './listCalendars.ts';
 import { listEvents } from './listEvents.ts';
@@ -17,6 +18,7 @@ export const tools: readonly ToolDefinition[] = [
   getCurrentTime,
   searchEvents,
   listEvents,
+  getEvent,
   getAvailability,
   findMeetingTimes,
   getEventGuests,

@@ -9,6 +9,7 @@ import type { ProviderOccurrence } from '../domain/providerFacts.ts';
 import { foldText } from '../domain/search.ts';
 import type { OffsetStep } from '../domain/time/localOffsets.ts';
 import { busyTitle } from '../domain/visibility.ts';
+import { numberParameter, reused } from './reusedStatements.ts';
 import { type Database, flag } from './schema.ts';
 
 type Db = Kysely<Database>;
@@ -144,17 +145,18 @@ export interface CopiedRow {
 /** Floating and all-day times lie within 14 hours of their local time read as UTC, in every zone. */
 const zoneSlackMs = 14 * 3_600_000;
 
-const lit = (n: number) => sql.lit(n);
-
 /** The instant of a local time column read as UTC, by the reading zone's offsets. */
 function placed(column: RawBuilder<number>, offsets: readonly OffsetStep[]): RawBuilder<number> {
   const last = offsets.at(-1);
   if (last === undefined) return column;
-  if (offsets.length === 1) return sql`(${column} - ${lit(last.offsetMs)})`;
+  if (offsets.length === 1) return sql`(${column} - ${numberParameter(last.offsetMs)})`;
   const steps = offsets
     .slice(0, -1)
-    .map((step) => sql`when ${column} < ${lit(step.untilLocalMs)} then ${lit(step.offsetMs)}`);
-  return sql`(${column} - case ${sql.join(steps, sql` `)} else ${lit(last.offsetMs)} end)`;
+    .map(
+      (step) =>
+        sql`when ${column} < ${numberParameter(step.untilLocalMs)} then ${numberParameter(step.offsetMs)}`,
+    );
+  return sql`(${column} - case ${sql.join(steps, sql` `)} else ${numberParameter(last.offsetMs)} end)`;
 }
 
 /** Whether the row's text a reader sees holds `word`: the busy title, else the title (and at full the rest). */
@@ -198,12 +200,12 @@ function inWindow(query: Pick<CopyQuery, 'calendarId' | 'window' | 'longestMs' |
   const untilCeilMs = Number((query.window.endNs + 999_999n) / 1_000_000n);
   // domain/occurrences.ts#overlapsNs: a zero-length occurrence counts when it starts inside.
   const overlap = (s: RawBuilder<number>, e: RawBuilder<number>) =>
-    sql<boolean>`((${s} = ${e} and ${s} >= ${lit(fromCeilMs)} and ${s} < ${lit(untilCeilMs)}) or (${s} <> ${e} and ${s} < ${lit(untilCeilMs)} and ${e} > ${lit(fromMs)}))`;
+    sql<boolean>`((${s} = ${e} and ${s} >= ${numberParameter(fromCeilMs)} and ${s} < ${numberParameter(untilCeilMs)}) or (${s} <> ${e} and ${s} < ${numberParameter(untilCeilMs)} and ${e} > ${numberParameter(fromMs)}))`;
   const conditions: RawBuilder<boolean>[] = [
     sql`calendar_id = ${query.calendarId}`,
     // The index's range: what may overlap wherever its floating times are placed.
-    sql`start_ms >= ${lit(fromMs - query.longestMs - zoneSlackMs)}`,
-    sql`start_ms < ${lit(untilCeilMs + zoneSlackMs)}`,
+    sql`start_ms >= ${numberParameter(fromMs - query.longestMs - zoneSlackMs)}`,
+    sql`start_ms < ${numberParameter(untilCeilMs + zoneSlackMs)}`,
     sql`(case when floating = 0 then ${overlap(startMs, endMs)} else ${overlap(start, end)} end)`,
   ];
   return { start, end, conditions };
@@ -224,9 +226,11 @@ export async function copyBusy(
   // Instants and floating times each a range of the read index.
   const busy = async (kind: RawBuilder<boolean>) =>
     (
-      await sql<{ s: number | string; e: number | string; floating: number }>`
-      select ${start} as s, ${end} as e, floating from copy_occurrences
-      where ${sql.join([...conditions, kind], sql` and `)}`.execute(db)
+      await reused(
+        sql<{ s: number | string; e: number | string; floating: number }>`
+        select ${start} as s, ${end} as e, floating from copy_occurrences
+        where ${sql.join([...conditions, kind], sql` and `)}`,
+      ).execute(db)
     ).rows;
   const rows = [...(await busy(sql`floating = 0`)), ...(await busy(sql`floating in (1, 2)`))];
   return rows.map((r) => ({ startMs: Number(r.s), endMs: Number(r.e), floating: r.floating !== 0 }));
@@ -257,24 +261,28 @@ export async function copyRows(db: Db, query: CopyQuery): Promise<{ rows: CopyPl
         : after.tie === 'none'
           ? sql<boolean>`1 = 0`
           : sql<boolean>`${byId} > ${after.tie.occurrenceId}`;
-    conditions.push(sql`(${start} > ${lit(after.startMs)} or (${start} = ${lit(after.startMs)} and ${tie}))`);
+    conditions.push(
+      sql`(${start} > ${numberParameter(after.startMs)} or (${start} = ${numberParameter(after.startMs)} and ${tie}))`,
+    );
   }
-  const limit = query.first === undefined ? sql`` : sql`limit ${lit(query.first)}`;
+  const limit = query.first === undefined ? sql`` : sql`limit ${query.first}`;
   // Only the places (from the index alone), counted only for a search (a count over the sorted
   // rows costs more than the sort the limit keeps short): the read chooses its page among every
   // calendar's places, and reads only those rows whole.
   const places = async (where: RawBuilder<boolean>[], placedStart: RawBuilder<number>, counted: boolean) =>
     (
-      await sql<{
-        id: number | string;
-        placed_start: number | string;
-        floating: number;
-        occurrence_id: string;
-        total?: number | string;
-      }>`
-      select id, ${placedStart} as placed_start, floating, occurrence_id ${counted ? sql`, count(*) over () as total` : sql``}
-      from copy_occurrences where ${sql.join(where, sql` and `)}
-      order by placed_start, ${byId} ${limit}`.execute(db)
+      await reused(
+        sql<{
+          id: number | string;
+          placed_start: number | string;
+          floating: number;
+          occurrence_id: string;
+          total?: number | string;
+        }>`
+        select id, ${placedStart} as placed_start, floating, occurrence_id ${counted ? sql`, count(*) over () as total` : sql``}
+        from copy_occurrences where ${sql.join(where, sql` and `)}
+        order by placed_start, ${byId} ${limit}`,
+      ).execute(db)
     ).rows;
   const asPlace = (r: {
     id: number | string;

@@ -8,6 +8,7 @@
 import type { PostgresPool, PostgresPoolClient } from 'kysely';
 import type pg from 'pg';
 import { AppError, isAppError } from '../errors.ts';
+import { pgStatement } from './reusedStatements.ts';
 
 /** Seconds a client is told to wait: about one restart of the database. */
 const retryAfterSeconds = 5;
@@ -82,7 +83,7 @@ export function guardedPool(pool: pg.Pool, onLost: (error: unknown) => void): Po
         // Kysely streams no cursors here: only the statement form is asked of it.
         query: ((text: string, parameters: readonly unknown[]) =>
           client
-            .query(text, parameters as unknown[])
+            .query(pgStatement(text, [...parameters]))
             .catch(rethrow)) as unknown as PostgresPoolClient['query'],
         release: (destroy) => client.release(destroy),
       };

@@ -1,0 +1,87 @@
+/**
+ * A copy's reads are the same statements whatever their window, zone offsets or words: SQLite
+ * parses them once, PostgreSQL prepares them once per connection (named by their text) and plans
+ * them once, instead of at every read.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import type { KyselyPlugin } from 'kysely';
+import { sql } from 'kysely';
+import { localOffsets } from '../../src/domain/time/localOffsets.ts';
+import { type CopyQuery, copyBusy, copyRows } from '../../src/store/calendarCopies.ts';
+import type { DatabaseHandle } from '../../src/store/database.ts';
+import { enginesUnderTest } from '../helpers/databases.ts';
+
+const day = 86_400_000;
+
+/** A read of January or of February (each one offset step in Berlin), with or without words. */
+const read = (month: 1 | 2, words?: string[]): CopyQuery => {
+  const start = Date.UTC(2026, month - 1, 1);
+  const end = Date.UTC(2026, month - 1, 28);
+  return {
+    calendarId: `cal_${month}`,
+    window: { startNs: BigInt(start) * 1_000_000n, endNs: BigInt(end) * 1_000_000n },
+    longestMs: month * 3_600_000,
+    offsets: localOffsets('Europe/Berlin', { startMs: start - day, endMs: end + day }),
+    ...(words === undefined ? {} : { search: { words, level: 'full', privateDetails: false } }),
+    first: 10 * month,
+  };
+};
+
+for (const engine of await enginesUnderTest()) {
+  describe(`a copy's reads are statements reused (${engine.name})`, { skip: engine.skip }, () => {
+    let handle: DatabaseHandle;
+    before(async () => {
+      handle = await engine.open();
+    });
+    after(() => handle.close());
+
+    it('sends the same text for every window, zone offset, limit and word', async () => {
+      const texts: string[] = [];
+      const capture: KyselyPlugin = {
+        transformQuery: ({ node, queryId }) => {
+          texts.push(handle.db.getExecutor().compileQuery(node, queryId).sql);
+          return node;
+        },
+        transformResult: async ({ result }) => result,
+      };
+      const db = handle.db.withPlugin(capture);
+      const shapes = async (query: CopyQuery, busy = false) => {
+        texts.length = 0;
+        if (busy) await copyBusy(db, { ...query, tentativeIsBusy: true });
+        else await copyRows(db, query);
+        return [...texts];
+      };
+      assert.deepEqual(await shapes(read(2)), await shapes(read(1)));
+      assert.deepEqual(await shapes(read(2, ['plans'])), await shapes(read(1, ['budget'])));
+      assert.deepEqual(await shapes(read(2), true), await shapes(read(1), true));
+      assert.ok(texts.every((text) => text.startsWith('/* reused */')));
+    });
+
+    if (engine.name === 'postgres')
+      it('prepares each statement once per connection', async () => {
+        const prepared = await handle.db.transaction().execute(async (trx) => {
+          const count = async () =>
+            Number(
+              (
+                await sql<{
+                  n: number;
+                }>`select count(*) as n from pg_prepared_statements where name like 'reused_%'`.execute(trx)
+              ).rows[0]!.n,
+            );
+          const before = await count();
+          await copyRows(trx, read(1));
+          await copyRows(trx, read(1, ['budget']));
+          const afterFirst = await count();
+          await copyRows(trx, read(2));
+          await copyRows(trx, read(2, ['plans']));
+          return { added: afterFirst - before, afterFirst, afterSecond: await count() };
+        });
+        // Instants, floating times, a search: at most three statements (fewer if this connection
+        // prepared them before), none for the reads that follow with other values.
+        assert.ok(prepared.added <= 3);
+        assert.ok(prepared.afterFirst >= 3);
+        assert.equal(prepared.afterSecond, prepared.afterFirst);
+      });
+  });
+}

@@ -42,7 +42,11 @@ export const eventSchema = closed(
     categories: stringArray,
     keywords: stringArray,
     color: string,
-    start: { type: 'string', pattern: '^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}$' },
+    // A date (all-day), else RFC 3339 with an offset; a floating time no zone places, without one.
+    start: {
+      type: 'string',
+      pattern: '^\\d{4}-\\d{2}-\\d{2}(T\\d{2}:\\d{2}:\\d{2}(Z|[+-]\\d{2}:\\d{2})?)?$',
+    },
     timeZone: string,
     duration: { type: 'string', pattern: '^P(?!$)(\\d+W)?(\\d+D)?(T(?=\\d)(\\d+H)?(\\d+M)?(\\d+S)?)?$' },
     showWithoutTime: { type: 'boolean' },

@@ -3,11 +3,20 @@
  * (`2026-03-10`, end exclusive), local date-times with the IANA zone they are in, or instants
  * with an offset. Wrong times are refused rather than guessed: a local time without a zone, a
  * local time the zone skips or repeats (DST), an offset that the zone does not have at that
- * moment, an end not after the start. Pure.
+ * moment, an end not after the start. And the one format of every time a client is shown. Pure.
  */
 
 import { AppError, invalidField } from '../errors.ts';
 import { isIanaZone } from './time/zones.ts';
+
+/**
+ * Every time a client is shown (events, busy time, slots, now): RFC 3339 to the second with the
+ * offset `zone` has at that instant (`2026-03-29T03:00:00+02:00`), `Z` when there is no zone.
+ */
+export const showInstant = (at: Temporal.Instant, zone: string | undefined): string =>
+  zone === undefined
+    ? at.toString({ smallestUnit: 'second' })
+    : at.toZonedDateTimeISO(zone).toString({ smallestUnit: 'second', timeZoneName: 'never' });
 
 /**
  * When an event being written happens: whole days (`endDate` exclusive, as in iCalendar), or

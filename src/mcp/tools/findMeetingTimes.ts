@@ -11,12 +11,12 @@ import {
   stepChoices,
   type WorkingHoursInput,
 } from '../../domain/meetingTimes.ts';
+import { showInstant } from '../../domain/eventTiming.ts';
 import { closedObject } from '../../lib/jsonSchema.ts';
 import type { ToolDefinition } from '../tool.ts';
 import {
   type ReadArguments,
   readArgumentSchemas,
-  showInstant,
   toReadRequest,
   withReadNotes,
 } from './readArguments.ts';

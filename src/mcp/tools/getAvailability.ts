@@ -1,12 +1,12 @@
 /** `get_availability`: when the person is busy, merged across calendars, with no event details. */
 import { readEvents } from '../../calendars/reads/readEvents.ts';
 import { busyIntervals } from '../../domain/availability.ts';
+import { showInstant } from '../../domain/eventTiming.ts';
 import { closedObject } from '../../lib/jsonSchema.ts';
 import type { ToolDefinition } from '../tool.ts';
 import {
   type ReadArguments,
   readArgumentSchemas,
-  showInstant,
   toReadRequest,
   windowRule,
   withReadNotes,

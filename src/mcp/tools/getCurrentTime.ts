@@ -1,5 +1,6 @@
 /** `get_current_time`: now, and the person's time zone where their calendars say it, for relative dates. */
 import { grantedCalendars } from '../../calendars/reads/grantedCalendars.ts';
+import { showInstant } from '../../domain/eventTiming.ts';
 import { closedObject } from '../../lib/jsonSchema.ts';
 import type { ToolDefinition } from '../tool.ts';
 
@@ -34,10 +35,7 @@ export const getCurrentTime: ToolDefinition = {
     return {
       structured: {
         ok: true,
-        now:
-          timeZone === undefined
-            ? now.toInstant().toString({ smallestUnit: 'second' })
-            : now.toString({ smallestUnit: 'second', timeZoneName: 'never' }),
+        now: showInstant(now.toInstant(), timeZone),
         ...(timeZone === undefined ? {} : { timeZone }),
         weekday: weekdays[now.dayOfWeek - 1],
       },

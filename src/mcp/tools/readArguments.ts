@@ -59,12 +59,6 @@ export interface ReadArguments {
 export const toReadRequest = (args: ReadArguments): ReadRequest =>
   parseReadRequest(args, { calendarIds: 'calendarIds', start: 'start', end: 'end', timeZone: 'timeZone' });
 
-/** An instant as the read tools show it: with the offset of timeZone when given, else in UTC (Z). */
-export const showInstant = (instant: Temporal.Instant, timeZone: string | undefined): string =>
-  timeZone === undefined
-    ? instant.toString()
-    : instant.toZonedDateTimeISO(timeZone).toString({ timeZoneName: 'never' });
-
 /**
  * The tool's answer with what the read could not do said in words: calendars left out or read
  * in part, and calendars answered from a copy older than the freshness allows (with its age).

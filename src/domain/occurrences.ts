@@ -261,7 +261,12 @@ export function placedEvent(
   sealed: SealedIds,
 ): PlacedEvent {
   const { startNs, endNs } = placeNs(occurrence, view.placementZone);
-  return { startMs: startMsOf(startNs), startNs, endNs, event: visibleEvent(occurrence, view, sealed, startNs) };
+  return {
+    startMs: startMsOf(startNs),
+    startNs,
+    endNs,
+    event: visibleEvent(occurrence, view, sealed, startNs),
+  };
 }
 
 /** Occurrences of one calendar → the Events in the window, in the order of `compareEvents`. */

@@ -2,6 +2,7 @@
 import { readEvents } from '../../calendars/reads/readEvents.ts';
 import { busyIntervals } from '../../domain/availability.ts';
 import { weekdays } from '../../domain/eventRecurrence.ts';
+import { showInstant } from '../../domain/eventTiming.ts';
 import {
   defaultWorkingHours,
   localTimePattern,
@@ -11,15 +12,9 @@ import {
   stepChoices,
   type WorkingHoursInput,
 } from '../../domain/meetingTimes.ts';
-import { showInstant } from '../../domain/eventTiming.ts';
 import { closedObject } from '../../lib/jsonSchema.ts';
 import type { ToolDefinition } from '../tool.ts';
-import {
-  type ReadArguments,
-  readArgumentSchemas,
-  toReadRequest,
-  withReadNotes,
-} from './readArguments.ts';
+import { type ReadArguments, readArgumentSchemas, toReadRequest, withReadNotes } from './readArguments.ts';
 
 interface MeetingArguments extends ReadArguments {
   timeZone: string;

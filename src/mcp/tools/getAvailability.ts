@@ -7,6 +7,7 @@ import type { ToolDefinition } from '../tool.ts';
 import {
   type ReadArguments,
   readArgumentSchemas,
+  shownTimesRule,
   toReadRequest,
   windowRule,
   withReadNotes,
@@ -18,7 +19,8 @@ export const getAvailability: ToolDefinition = {
   name: 'get_availability',
   title: 'Get availability',
   description: [
-    'The busy intervals in the window, merged across the calendars and cut to the window, no event details; free and cancelled events do not count. Times (RFC 3339) carry the offset of timeZone, else Z. truncated: a calendar was not read completely (the text says which), so more time may be busy.',
+    'The busy intervals in the window, merged across the calendars and cut to the window, no event details; free and cancelled events do not count. truncated: a calendar was not read completely (the text says which), so more time may be busy.',
+    shownTimesRule,
     windowRule,
   ].join(' '),
   scopes: ['calendar:read'],

@@ -18,7 +18,7 @@ export const getCurrentTime: ToolDefinition = {
       ok: { type: 'boolean', const: true },
       now: {
         type: 'string',
-        description: 'ISO 8601, with the offset of timeZone (else Z).',
+        description: 'RFC 3339 with the offset of timeZone, else Z.',
       },
       timeZone: { type: 'string' },
       weekday: { type: 'string' },

@@ -242,6 +242,16 @@ describe('times in one format on every surface', { skip: radicaleMissing() }, ()
       ['Late dinner', '2026-03-27T19:00:00+01:00'],
       'update_event',
     );
+    // Moved with the offsets it was read in, no timeZone: the event stays in its calendar's zone.
+    const moved = (
+      await call('update_event', {
+        eventId: read.eventId,
+        seen: { start: read.start, duration: 'PT1H' },
+        start: '2026-03-27T15:00:00-04:00',
+        end: '2026-03-27T16:00:00-04:00',
+      })
+    ).event as Event;
+    assert.deepEqual([moved.start, moved.timeZone], ['2026-03-27T20:00:00+01:00', berlin], 'moved');
 
     const review = (await listed(berlin)).find((e) => e.title === 'Design review')!;
     const answered = (await call('respond_to_event', { eventId: review.eventId, response: 'accepted' }))
@@ -251,7 +261,7 @@ describe('times in one format on every surface', { skip: radicaleMissing() }, ()
       ['accepted', '2026-03-30T08:00:00+00:00'],
       'respond_to_event: in its own zone',
     );
-    for (const start of [created.start, updated.start, answered.start, read.start])
+    for (const start of [created.start, updated.start, moved.start, answered.start, read.start])
       assert.match(start, oneFormat);
   });
 });

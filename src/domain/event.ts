@@ -1,6 +1,7 @@
 /**
- * The Event as the specification defines it (list_events shape), with JSCalendar semantics:
- * `start` is a local date-time in `timeZone` (absent = floating), `duration` is ISO 8601.
+ * The Event as the specification defines it (list_events shape), with JSCalendar semantics
+ * except `start`: the instant in RFC 3339 with an offset (all-day: the date), `timeZone` the
+ * zone the event is kept in (absent = floating), `duration` ISO 8601.
  * Closed objects: nothing outside these fields ever reaches a client.
  */
 
@@ -70,7 +71,7 @@ export interface Event {
   categories?: string[];
   keywords?: string[];
   color?: string;
-  /** Local date-time `YYYY-MM-DDTHH:MM:SS` in `timeZone`; floating when `timeZone` is absent. */
+  /** `2026-03-10T09:00:00+01:00` (offsets of the zone asked for, else of the event's), all-day `2026-03-10`: `showInstant`. */
   start: string;
   timeZone?: string;
   duration: string;

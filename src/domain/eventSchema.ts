@@ -42,7 +42,8 @@ export const eventSchema = closed(
     categories: stringArray,
     keywords: stringArray,
     color: string,
-    start: { type: 'string', pattern: '^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}$' },
+    // A date (all-day), else RFC 3339 with an offset; a floating time no zone places, without one.
+    start: { type: 'string', pattern: '^[\\d-]{10}(T[\\d:]{8}(Z|[+-][\\d:]{5})?)?$' },
     timeZone: string,
     duration: { type: 'string', pattern: '^P(?!$)(\\d+W)?(\\d+D)?(T(?=\\d)(\\d+H)?(\\d+M)?(\\d+S)?)?$' },
     showWithoutTime: { type: 'boolean' },

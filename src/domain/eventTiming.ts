@@ -3,11 +3,20 @@
  * (`2026-03-10`, end exclusive), local date-times with the IANA zone they are in, or instants
  * with an offset. Wrong times are refused rather than guessed: a local time without a zone, a
  * local time the zone skips or repeats (DST), an offset that the zone does not have at that
- * moment, an end not after the start. Pure.
+ * moment, an end not after the start. And the one format of every time a client is shown. Pure.
  */
 
 import { AppError, invalidField } from '../errors.ts';
 import { isIanaZone } from './time/zones.ts';
+
+/**
+ * Every time a client is shown (events, busy time, slots, now): RFC 3339 to the second with the
+ * offset `zone` has at that instant (`2026-03-29T03:00:00+02:00`), `Z` when there is no zone.
+ */
+export const showInstant = (at: Temporal.Instant, zone: string | undefined): string =>
+  zone === undefined
+    ? at.toString({ smallestUnit: 'second' })
+    : at.toZonedDateTimeISO(zone).toString({ smallestUnit: 'second', timeZoneName: 'never' });
 
 /**
  * When an event being written happens: whole days (`endDate` exclusive, as in iCalendar), or
@@ -87,8 +96,12 @@ function exactLocal(field: string, value: string, zone: string): Temporal.ZonedD
   return earlier;
 }
 
-/** An instant with an offset, in `zone`: the offset must be the one the zone has then. */
-function exactOffset(field: string, value: string, zone: string): Temporal.ZonedDateTime {
+/**
+ * An instant with an offset, in `zone`. When the caller named the zone (`checked`), the offset
+ * must be the one it has then; a zone the caller did not name (the calendar's) checks nothing,
+ * since read times carry the offsets of the zone the reader asked for.
+ */
+function exactOffset(field: string, value: string, zone: string, checked: boolean): Temporal.ZonedDateTime {
   let instant: Temporal.Instant;
   try {
     instant = Temporal.Instant.from(value);
@@ -100,8 +113,8 @@ function exactOffset(field: string, value: string, zone: string): Temporal.Zoned
   const given = /(Z|[+-]\d{2}:\d{2})$/i.exec(value)?.[1]?.toUpperCase();
   const local = value.slice(0, value.length - (given?.length ?? 0));
   const sameWallClock = Temporal.PlainDateTime.from(local).equals(zoned.toPlainDateTime());
-  // `Z` names an instant only; any other offset must be the zone's own at that moment.
-  if (given !== 'Z' && !sameWallClock) {
+  // `Z` names an instant only; any other offset must be the named zone's own at that moment.
+  if (checked && given !== 'Z' && !sameWallClock) {
     throw invalidField(
       field,
       `${value} has the offset ${given}, but ${zone} is at ${zoned.offset} then: give the local time with timeZone, or the right offset.`,
@@ -148,7 +161,9 @@ export function parseTiming(input: TimingInput, fallbackZone: string): EventTimi
   }
   const zone = input.timeZone ?? fallbackZone;
   const at = (field: 'start' | 'end', value: string, form: Form) =>
-    form === 'local' ? exactLocal(field, value, zone) : exactOffset(field, value, zone);
+    form === 'local'
+      ? exactLocal(field, value, zone)
+      : exactOffset(field, value, zone, input.timeZone !== undefined);
   const start = at('start', input.start, startForm);
   const end = at('end', input.end, endForm);
   if (Temporal.ZonedDateTime.compare(end, start) <= 0) throw invalidField('end', 'end must be after start.');

@@ -8,6 +8,7 @@ import { AppError } from '../errors.ts';
 import type { DetailLevel } from './detailLevels.ts';
 import { editRights } from './editRights.ts';
 import type { Event } from './event.ts';
+import { showInstant } from './eventTiming.ts';
 import type { CalendarAccess, ProviderOccurrence } from './providerFacts.ts';
 import { mask, visibleLevel } from './visibility.ts';
 import type { TimeWindow } from './window.ts';
@@ -21,6 +22,8 @@ export interface CalendarView {
   privateDetails: boolean;
   /** Zone for floating and all-day times: the calendar's own, else the one the user confirmed. */
   placementZone?: string;
+  /** The zone the reader asked for (the request's timeZone): times are shown with its offsets. */
+  shownZone?: string;
 }
 
 export interface EventIds {
@@ -187,6 +190,19 @@ function put<K extends keyof Event>(event: Event, key: K, value: Event[K] | unde
   if (value !== undefined && !(Array.isArray(value) && value.length === 0)) event[key] = value;
 }
 
+/**
+ * An Event's start as shown: an all-day event's date; else its instant with the offsets of the
+ * zone the reader asked for, else of the event's own zone (a floating time: the zone placing it).
+ * A floating time no zone places (only a write's answer meets one) stays the local time it is.
+ */
+function shownStart(occurrence: ProviderOccurrence, view: CalendarView, startNs: bigint | undefined): string {
+  if (occurrence.showWithoutTime) return occurrence.start.slice(0, 10);
+  const zone = view.shownZone ?? occurrence.timeZone ?? view.placementZone;
+  if (zone === undefined) return occurrence.start;
+  const ns = startNs ?? placeNs(occurrence, view.placementZone).startNs;
+  return showInstant(Temporal.Instant.fromEpochNanoseconds(ns), zone);
+}
+
 // Built member by member in the specification's order: one object per event, no spreads,
 // since a read may place tens of thousands of occurrences.
 function fullEvent(
@@ -194,6 +210,7 @@ function fullEvent(
   view: CalendarView,
   sealed: SealedIds,
   masked: boolean,
+  start: string,
 ): Event {
   const o = occurrence;
   const rights = editRights({ access: view.access, masked, status: o.status, facts: o.facts });
@@ -210,7 +227,7 @@ function fullEvent(
   put(event, 'categories', o.categories);
   put(event, 'keywords', o.keywords);
   put(event, 'color', o.color);
-  event.start = o.start;
+  event.start = start;
   put(event, 'timeZone', o.timeZone);
   event.duration = o.duration;
   event.showWithoutTime = o.showWithoutTime;
@@ -244,7 +261,12 @@ export function placedEvent(
   sealed: SealedIds,
 ): PlacedEvent {
   const { startNs, endNs } = placeNs(occurrence, view.placementZone);
-  return { startMs: startMsOf(startNs), startNs, endNs, event: visibleEvent(occurrence, view, sealed) };
+  return {
+    startMs: startMsOf(startNs),
+    startNs,
+    endNs,
+    event: visibleEvent(occurrence, view, sealed, startNs),
+  };
 }
 
 /** Occurrences of one calendar → the Events in the window, in the order of `compareEvents`. */
@@ -260,7 +282,7 @@ export function toEvents(
   for (const occurrence of occurrences) {
     const { startNs, endNs } = placeNs(occurrence, view.placementZone);
     if (!overlapsNs(startNs, endNs, windowStart, windowEnd)) continue;
-    const event = visibleEvent(occurrence, view, sealedIds(view.calendarId, occurrence, ids));
+    const event = visibleEvent(occurrence, view, sealedIds(view.calendarId, occurrence, ids), startNs);
     placed.push({ startMs: startMsOf(startNs), startNs, endNs, event });
   }
   return placed.sort(compareEvents);
@@ -268,9 +290,15 @@ export function toEvents(
 
 /** One occurrence as the client may see it (a write's answer: the event as it now is). */
 export const toEvent = (occurrence: ProviderOccurrence, view: CalendarView, ids: EventIds): Event =>
-  visibleEvent(occurrence, view, sealedIds(view.calendarId, occurrence, ids));
+  visibleEvent(occurrence, view, sealedIds(view.calendarId, occurrence, ids), undefined);
 
-function visibleEvent(occurrence: ProviderOccurrence, view: CalendarView, sealed: SealedIds): Event {
+function visibleEvent(
+  occurrence: ProviderOccurrence,
+  view: CalendarView,
+  sealed: SealedIds,
+  startNs: bigint | undefined,
+): Event {
   const level = visibleLevel(view.detailLevel, occurrence.privacy, view.privateDetails);
-  return mask(fullEvent(occurrence, view, sealed, level === 'busy'), level);
+  const start = shownStart(occurrence, view, startNs);
+  return mask(fullEvent(occurrence, view, sealed, level === 'busy', start), level);
 }

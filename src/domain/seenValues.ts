@@ -87,6 +87,19 @@ const sameAlerts = (a: readonly Alert[] | undefined, b: readonly Alert[] | null)
 };
 
 /**
+ * Starts as the same moment: a read shows it with the offsets of the zone it asked for, a
+ * write's check with the event's own (`10:00:00Z` = `11:00:00+01:00`); dates compare as text.
+ */
+function sameStart(current: string, seen: string): boolean {
+  if (current === seen) return true;
+  try {
+    return Temporal.Instant.from(current).equals(Temporal.Instant.from(seen));
+  } catch {
+    return false;
+  }
+}
+
+/**
  * Text as a caller can send it back: tool arguments refuse stray control characters, which text
  * written by others may hold, so they are left out on both sides.
  */
@@ -100,6 +113,7 @@ export function changedSince(current: Event, seen: SeenValues): SeenField[] {
     if (was === undefined) return false;
     if (field === 'locations') return !sameLocations(current.locations, was as Location[] | null);
     if (field === 'alerts') return !sameAlerts(current.alerts, was as Alert[] | null);
+    if (field === 'start') return !sameStart(current.start, was as string);
     return sendable(current[field] ?? null) !== sendable(was);
   });
 }

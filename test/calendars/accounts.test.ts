@@ -210,8 +210,8 @@ describe('connected accounts', { skip: radicaleMissing() }, () => {
         Temporal.Instant.fromEpochNanoseconds(p.startNs).toString(),
       ]),
       [
-        ['Lunch with Ana', '2026-11-05T12:00:00', undefined, '2026-11-05T17:00:00Z'],
-        ['Busy', '2026-11-05T15:00:00', undefined, '2026-11-05T20:00:00Z'],
+        ['Lunch with Ana', '2026-11-05T12:00:00-05:00', undefined, '2026-11-05T17:00:00Z'],
+        ['Busy', '2026-11-05T15:00:00-05:00', undefined, '2026-11-05T20:00:00Z'],
       ],
     );
     assert.equal(events[0]!.event.description, 'Bring the contract');

@@ -121,6 +121,11 @@ describe('event timing', () => {
       ),
       { allDay: false, start: '2026-07-01T12:30:00', end: '2026-07-01T13:30:00', timeZone: 'Asia/Kolkata' },
     );
+    // Times read with the offsets of the reader's zone come back so: the calendar's zone checks nothing.
+    assert.deepEqual(
+      parseTiming({ start: '2026-07-01T09:00:00+02:00', end: '2026-07-01T10:00:00+02:00' }, 'Etc/UTC'),
+      { allDay: false, start: '2026-07-01T07:00:00', end: '2026-07-01T08:00:00', timeZone: 'Etc/UTC' },
+    );
   });
 
   it('refuses mixed forms, reversed or overlong spans and unreadable text', () => {

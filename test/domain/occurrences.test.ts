@@ -4,7 +4,13 @@ import { randomBytes } from 'node:crypto';
 import { describe, it } from 'node:test';
 import { createEventIds } from '../../src/calendars/eventIds.ts';
 import { editRights } from '../../src/domain/editRights.ts';
-import { type CalendarView, overlaps, placeOccurrence, toEvents } from '../../src/domain/occurrences.ts';
+import {
+  type CalendarView,
+  overlaps,
+  placeOccurrence,
+  toEvent,
+  toEvents,
+} from '../../src/domain/occurrences.ts';
 import type { EditFacts, ProviderOccurrence } from '../../src/domain/providerFacts.ts';
 import { AppError } from '../../src/errors.ts';
 import { assertValidEvent } from '../helpers/eventSchema.ts';
@@ -130,7 +136,7 @@ describe('events as the client sees them', () => {
     const [x, y] = toEvents([b, a], view(), ids, w);
     assert.equal(x!.event.eventId, y!.event.eventId);
     assert.notEqual(x!.event.occurrenceId, y!.event.occurrenceId);
-    assert.equal(x!.event.start, '2026-03-08T01:30:00', 'ordered by start');
+    assert.equal(x!.event.start, '2026-03-08T01:30:00-05:00', 'ordered by start');
   });
 
   it('shows titles, locations and times only at the titles level', () => {
@@ -183,8 +189,62 @@ describe('events as the client sees them', () => {
     const inTokyo = toEvents([floating], view({ placementZone: 'Asia/Tokyo' }), ids, w);
     assert.equal(inTokyo.length, 1, '23:30 Tokyo is 14:30Z, inside');
     assert.equal(inTokyo[0]!.event.timeZone, undefined, 'still floating');
+    assert.equal(inTokyo[0]!.event.start, '2026-03-08T23:30:00+09:00', 'shown where it was placed');
     const inLosAngeles = toEvents([floating], view({ placementZone: 'America/Los_Angeles' }), ids, w);
     assert.equal(inLosAngeles.length, 0, '23:30 PDT is 06:30Z the next day, outside');
+  });
+});
+
+describe('times as the client sees them', () => {
+  // Berlin moves from +01:00 to +02:00 at 01:00Z on 29 March 2026.
+  const weekend = window('2026-03-28T00:00:00Z', '2026-03-31T00:00:00Z');
+  const utc = (start: string, providerEventId: string) =>
+    occurrence({ start, timeZone: 'Etc/UTC', providerEventId });
+  const starts = (v: CalendarView, ...occurrences: ProviderOccurrence[]) =>
+    toEvents(occurrences, v, ids, weekend).map((p) => p.event.start);
+
+  it('shows a UTC event with the offsets of the zone asked for, across its DST change', () => {
+    const series = [utc('2026-03-28T10:00:00', 'a'), utc('2026-03-30T10:00:00', 'b')];
+    assert.deepEqual(starts(view({ shownZone: 'Europe/Berlin' }), ...series), [
+      '2026-03-28T11:00:00+01:00',
+      '2026-03-30T12:00:00+02:00',
+    ]);
+    const [placed] = toEvents(series, view({ shownZone: 'Europe/Berlin' }), ids, weekend);
+    assert.equal(placed!.event.timeZone, 'Etc/UTC', 'the zone the event is kept in is still said');
+    assertValidEvent(placed!.event);
+  });
+
+  it("shows the event's own offsets when no zone was asked for", () => {
+    assert.deepEqual(starts(view(), utc('2026-03-28T10:00:00', 'a')), ['2026-03-28T10:00:00+00:00']);
+    const berlin = occurrence({ start: '2026-03-30T09:00:00', timeZone: 'Europe/Berlin' });
+    assert.deepEqual(starts(view(), berlin), ['2026-03-30T09:00:00+02:00']);
+    assert.deepEqual(starts(view({ shownZone: 'America/New_York' }), berlin), ['2026-03-30T03:00:00-04:00']);
+  });
+
+  it('shows an all-day event as its date, whatever zone was asked for', () => {
+    const allDay = occurrence({
+      start: '2026-03-29T00:00:00',
+      timeZone: undefined,
+      duration: 'P1D',
+      showWithoutTime: true,
+    });
+    const [placed] = toEvents(
+      [allDay],
+      view({ placementZone: 'Europe/Berlin', shownZone: 'Asia/Tokyo' }),
+      ids,
+      weekend,
+    );
+    assert.equal(placed!.event.start, '2026-03-29');
+    assertValidEvent(placed!.event);
+  });
+
+  it("keeps a floating time's local time in a write's answer when no zone places it", () => {
+    const floating = occurrence({ start: '2026-03-30T09:00:00', timeZone: undefined });
+    assert.equal(toEvent(floating, view(), ids).start, '2026-03-30T09:00:00');
+    assert.equal(
+      toEvent(floating, view({ placementZone: 'Europe/Berlin' }), ids).start,
+      '2026-03-30T09:00:00+02:00',
+    );
   });
 });
 

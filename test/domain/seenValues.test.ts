@@ -10,7 +10,7 @@ const event: Event = {
   occurrenceId: 'occ_1',
   title: 'Planning',
   locations: [{ name: 'Room 1' }],
-  start: '2026-03-24T10:00:00',
+  start: '2026-03-24T10:00:00+01:00',
   timeZone: 'Europe/Berlin',
   duration: 'PT1H',
   showWithoutTime: false,
@@ -68,7 +68,19 @@ describe('seen values', () => {
       'title',
       'description',
     ]);
-    assert.deepEqual(changedSince(event, { start: '2026-03-24T11:00:00', duration: 'PT1H' }), ['start']);
+    assert.deepEqual(changedSince(event, { start: '2026-03-24T11:00:00+01:00', duration: 'PT1H' }), [
+      'start',
+    ]);
+    assert.deepEqual(
+      changedSince(event, { start: '2026-03-24T09:00:00Z' }),
+      [],
+      'the same moment read with the offset of another zone',
+    );
+    assert.deepEqual(
+      changedSince(event, { start: '2026-03-24T10:00:00' }),
+      ['start'],
+      'a local time is no moment',
+    );
     assert.deepEqual(
       changedSince(event, { timeZone: null }),
       ['timeZone'],

@@ -310,7 +310,7 @@ describe('MCP clients complete OAuth and call every read tool', () => {
       title: 'Quarterly planning',
       description: 'Budget review with Herr Müller',
       keywords: ['finance'],
-      start: '2026-03-02T10:00:00',
+      start: '2026-03-02T10:00:00+01:00',
       timeZone: berlin,
       duration: 'PT1H',
     }),
@@ -318,27 +318,27 @@ describe('MCP clients complete OAuth and call every read tool', () => {
     event(family, 'dentist', {
       title: 'Dentist',
       locations: [{ name: 'Praxis Dr. Weiß' }],
-      start: '2026-03-02T10:30:00',
+      start: '2026-03-02T10:30:00+01:00',
       timeZone: berlin,
       duration: 'PT1H',
     }),
     event(
       work,
       'lunch',
-      { title: 'Lunch with Jonas', start: '2026-03-02T12:30:00', timeZone: berlin, duration: 'PT45M' },
+      { title: 'Lunch with Jonas', start: '2026-03-02T12:30:00+01:00', timeZone: berlin, duration: 'PT45M' },
       '2026-03-02T11:30:00Z',
     ),
     // All-day: placed with the calendar's zone, shown without a zone of its own.
     event(work, 'offsite', {
       title: 'Team offsite',
-      start: '2026-03-03T00:00:00',
+      start: '2026-03-03',
       duration: 'P1D',
       showWithoutTime: true,
       freeBusyStatus: 'free',
     }),
     event(work, 'focus', {
       title: 'Focus time',
-      start: '2026-03-03T09:00:00',
+      start: '2026-03-03T09:00:00+01:00',
       timeZone: berlin,
       duration: 'PT2H',
       freeBusyStatus: 'free',
@@ -346,19 +346,19 @@ describe('MCP clients complete OAuth and call every read tool', () => {
     event(
       work,
       'lunch',
-      { title: 'Lunch with Jonas', start: '2026-03-03T12:30:00', timeZone: berlin, duration: 'PT45M' },
+      { title: 'Lunch with Jonas', start: '2026-03-03T12:30:00+01:00', timeZone: berlin, duration: 'PT45M' },
       '2026-03-03T11:30:00Z',
     ),
     // Private, and the grant has no private details: a busy block with the placeholder title.
     event(family, 'private', {
       title: 'Busy',
-      start: '2026-03-03T15:00:00',
+      start: '2026-03-03T15:00:00+01:00',
       timeZone: berlin,
       duration: 'PT30M',
     }),
     event(work, 'cancelled', {
       title: 'Cancelled sync',
-      start: '2026-03-03T17:00:00',
+      start: '2026-03-03T17:00:00+01:00',
       timeZone: berlin,
       duration: 'PT1H',
       status: 'cancelled',

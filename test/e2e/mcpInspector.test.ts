@@ -196,7 +196,7 @@ describe('the MCP Inspector CLI against /mcp', { concurrency: true }, () => {
           occurrenceId: ids.occurrenceId(work, 'planning', undefined),
           title: 'Quarterly planning',
           description: 'Budget review',
-          start: '2026-03-02T10:00:00',
+          start: '2026-03-02T10:00:00+01:00',
           timeZone: berlin,
           duration: 'PT1H',
           showWithoutTime: false,

@@ -302,7 +302,7 @@ for (const [name, world] of Object.entries(worlds)) {
       const event = created.event as Event;
       assert.deepEqual(
         [event.start, event.timeZone, event.duration],
-        ['2026-03-28T23:30:00', berlin, 'PT3H'],
+        ['2026-03-28T23:30:00+01:00', berlin, 'PT3H'],
       );
       const repeated = await ok('create_event', args);
       assert.equal(repeated.outcome, 'already_applied');
@@ -310,7 +310,7 @@ for (const [name, world] of Object.entries(worlds)) {
       const found = await search('quarterly');
       assert.deepEqual(
         found.map((e) => [e.eventId, e.title, e.start, e.duration, e.description, e.canEdit]),
-        [[event.eventId, 'Quarterly review', '2026-03-28T23:30:00', 'PT3H', 'Numbers', true]],
+        [[event.eventId, 'Quarterly review', '2026-03-28T23:30:00+01:00', 'PT3H', 'Numbers', true]],
       );
     });
 
@@ -328,7 +328,7 @@ for (const [name, world] of Object.entries(worlds)) {
       const [moved] = await search('quarterly moved');
       assert.deepEqual(
         [moved?.eventId, moved?.start, moved?.timeZone, moved?.duration, moved?.description],
-        [event!.eventId, '2026-03-30T10:00:00', berlin, 'PT1H30M', undefined],
+        [event!.eventId, '2026-03-30T10:00:00+02:00', berlin, 'PT1H30M', undefined],
       );
     });
 
@@ -372,7 +372,12 @@ for (const [name, world] of Object.entries(worlds)) {
       const before = await search('standup');
       assert.deepEqual(
         before.map((e) => e.start),
-        ['2026-03-23T09:00:00', '2026-03-30T09:00:00', '2026-04-06T09:00:00', '2026-04-13T09:00:00'],
+        [
+          '2026-03-23T09:00:00+01:00',
+          '2026-03-30T09:00:00+02:00',
+          '2026-04-06T09:00:00+02:00',
+          '2026-04-13T09:00:00+02:00',
+        ],
         'the series keeps 09:00 local across the DST change',
       );
       assert.equal(new Set(before.map((e) => e.eventId)).size, 1);
@@ -392,10 +397,10 @@ for (const [name, world] of Object.entries(worlds)) {
         timeZone: berlin,
       });
       assert.deepEqual(await standups(), [
-        ['Standup', '2026-03-23T09:00:00', 'PT15M'],
-        ['Standup (late)', '2026-03-30T11:00:00', 'PT15M'],
-        ['Standup', '2026-04-06T09:00:00', 'PT15M'],
-        ['Standup', '2026-04-13T09:00:00', 'PT15M'],
+        ['Standup', '2026-03-23T09:00:00+01:00', 'PT15M'],
+        ['Standup (late)', '2026-03-30T11:00:00+02:00', 'PT15M'],
+        ['Standup', '2026-04-06T09:00:00+02:00', 'PT15M'],
+        ['Standup', '2026-04-13T09:00:00+02:00', 'PT15M'],
       ]);
       // seen read from the third occurrence, and no occurrenceId to say so: told to name it, not
       // answered with a change that never happened; seen: {} still names what it must hold.
@@ -414,14 +419,19 @@ for (const [name, world] of Object.entries(worlds)) {
       assert.equal(sync.length, 4);
       assert.deepEqual(
         sync.map((e) => e.start),
-        ['2026-03-23T09:00:00', '2026-03-30T11:00:00', '2026-04-06T09:00:00', '2026-04-13T09:00:00'],
+        [
+          '2026-03-23T09:00:00+01:00',
+          '2026-03-30T11:00:00+02:00',
+          '2026-04-06T09:00:00+02:00',
+          '2026-04-13T09:00:00+02:00',
+        ],
       );
       for (const e of [sync[0]!, sync[2]!, sync[3]!]) assert.equal(e.title, 'Team sync');
     });
 
     it('deletes one occurrence alone', async () => {
       const sync = (await list()).filter((e) => e.title === 'Team sync');
-      const third = sync.find((e) => e.start === '2026-04-06T09:00:00')!;
+      const third = sync.find((e) => e.start === '2026-04-06T09:00:00+02:00')!;
       const deleted = await ok('delete_event', {
         eventId: third.eventId,
         occurrenceId: third.occurrenceId,
@@ -430,7 +440,11 @@ for (const [name, world] of Object.entries(worlds)) {
       });
       assert.equal(deleted.outcome, 'applied');
       const left = (await list()).filter((e) => e.eventId === third.eventId).map((e) => e.start);
-      assert.deepEqual(left, ['2026-03-23T09:00:00', '2026-03-30T11:00:00', '2026-04-13T09:00:00']);
+      assert.deepEqual(left, [
+        '2026-03-23T09:00:00+01:00',
+        '2026-03-30T11:00:00+02:00',
+        '2026-04-13T09:00:00+02:00',
+      ]);
     });
 
     it('answers the invitation, which the assistant may not edit', async () => {
@@ -542,17 +556,17 @@ for (const [name, world] of Object.entries(worlds)) {
         idempotencyKey: `${name}-planning`,
       });
       const first = created.event as Event;
-      assert.deepEqual([first.start, first.duration], ['2026-03-26T10:00:00', 'PT45M']);
+      assert.deepEqual([first.start, first.duration], ['2026-03-26T10:00:00+01:00', 'PT45M']);
       const planning = async () =>
         (await list())
           .filter((e) => e.title.startsWith('Planning'))
           .map((e) => [e.title, e.start, e.duration]);
       // 10:00 in Berlin before and after the clocks go forward on 29 March.
       assert.deepEqual(await planning(), [
-        ['Planning', '2026-03-26T10:00:00', 'PT45M'],
-        ['Planning', '2026-03-30T10:00:00', 'PT45M'],
-        ['Planning', '2026-04-02T10:00:00', 'PT45M'],
-        ['Planning', '2026-04-06T10:00:00', 'PT45M'],
+        ['Planning', '2026-03-26T10:00:00+01:00', 'PT45M'],
+        ['Planning', '2026-03-30T10:00:00+02:00', 'PT45M'],
+        ['Planning', '2026-04-02T10:00:00+02:00', 'PT45M'],
+        ['Planning', '2026-04-06T10:00:00+02:00', 'PT45M'],
       ]);
       const occurrences = (await list()).filter((e) => e.title === 'Planning');
       assert.equal(new Set(occurrences.map((e) => e.eventId)).size, 1, 'one series');
@@ -567,10 +581,10 @@ for (const [name, world] of Object.entries(worlds)) {
         timeZone: berlin,
       });
       assert.deepEqual(await planning(), [
-        ['Planning', '2026-03-26T10:00:00', 'PT45M'],
-        ['Planning (short)', '2026-03-30T10:00:00', 'PT15M'],
-        ['Planning', '2026-04-02T10:00:00', 'PT45M'],
-        ['Planning', '2026-04-06T10:00:00', 'PT45M'],
+        ['Planning', '2026-03-26T10:00:00+01:00', 'PT45M'],
+        ['Planning (short)', '2026-03-30T10:00:00+02:00', 'PT15M'],
+        ['Planning', '2026-04-02T10:00:00+02:00', 'PT45M'],
+        ['Planning', '2026-04-06T10:00:00+02:00', 'PT45M'],
       ]);
       await ok('delete_event', { eventId: first.eventId, seen: seenOf(first), scope: 'series' });
       assert.deepEqual(await planning(), []);
@@ -582,6 +596,7 @@ for (const [name, world] of Object.entries(worlds)) {
           title: 'Board meeting',
           start: '2026-03-26T16:00:00',
           end: '2026-03-26T17:00:00',
+          shown: '2026-03-26T16:00:00+01:00',
           recurrence: {
             frequency: 'monthly',
             weekdayPosition: { position: 'last', day: 'thursday' },
@@ -592,24 +607,26 @@ for (const [name, world] of Object.entries(worlds)) {
           title: 'Payroll',
           start: '2026-04-15T08:00:00',
           end: '2026-04-15T08:30:00',
+          shown: '2026-04-15T08:00:00+02:00',
           recurrence: { frequency: 'monthly', interval: 2, until: '2026-12-31' },
         },
         {
           title: 'Anniversary',
           start: '2026-03-28T09:00:00',
           end: '2026-03-28T10:00:00',
+          shown: '2026-03-28T09:00:00+01:00',
           recurrence: { frequency: 'yearly', count: 3 },
         },
       ];
       const made: Event[] = [];
-      for (const { recurrence, ...times } of series) {
+      for (const { recurrence, shown, ...times } of series) {
         const created = await ok('create_event', {
           calendarId: team,
           ...times,
           timeZone: berlin,
           recurrence,
         });
-        assert.equal((created.event as Event).start, times.start, 'the answer is the first occurrence');
+        assert.equal((created.event as Event).start, shown, 'the answer is the first occurrence');
         made.push(created.event as Event);
       }
       // list_events takes at most 744 hours at a time: 30-day windows from March 2026 to January
@@ -631,30 +648,30 @@ for (const [name, world] of Object.entries(worlds)) {
         });
         for (const e of page.termine as Termine) {
           if (!made.some((first) => first.eventId === e.eventId)) continue;
-          const instant = Temporal.PlainDateTime.from(e.start).toZonedDateTime(e.timeZone!).toInstant();
+          const instant = Temporal.Instant.from(e.start);
           seen.set(e.occurrenceId, [e.title, e.start, instant.toString()]);
         }
       }
       const occurrences = [...seen.values()].sort((a, b) => a[2].localeCompare(b[2]));
       // 16:00 and 08:00 in Berlin: an hour earlier in UTC from 29 March to 25 October.
       assert.deepEqual(occurrences, [
-        ['Board meeting', '2026-03-26T16:00:00', '2026-03-26T15:00:00Z'],
-        ['Anniversary', '2026-03-28T09:00:00', '2026-03-28T08:00:00Z'],
-        ['Payroll', '2026-04-15T08:00:00', '2026-04-15T06:00:00Z'],
-        ['Board meeting', '2026-04-30T16:00:00', '2026-04-30T14:00:00Z'],
-        ['Board meeting', '2026-05-28T16:00:00', '2026-05-28T14:00:00Z'],
-        ['Payroll', '2026-06-15T08:00:00', '2026-06-15T06:00:00Z'],
-        ['Board meeting', '2026-06-25T16:00:00', '2026-06-25T14:00:00Z'],
-        ['Board meeting', '2026-07-30T16:00:00', '2026-07-30T14:00:00Z'],
-        ['Payroll', '2026-08-15T08:00:00', '2026-08-15T06:00:00Z'],
-        ['Board meeting', '2026-08-27T16:00:00', '2026-08-27T14:00:00Z'],
-        ['Board meeting', '2026-09-24T16:00:00', '2026-09-24T14:00:00Z'],
-        ['Payroll', '2026-10-15T08:00:00', '2026-10-15T06:00:00Z'],
-        ['Board meeting', '2026-10-29T16:00:00', '2026-10-29T15:00:00Z'],
-        ['Payroll', '2026-12-15T08:00:00', '2026-12-15T07:00:00Z'],
+        ['Board meeting', '2026-03-26T16:00:00+01:00', '2026-03-26T15:00:00Z'],
+        ['Anniversary', '2026-03-28T09:00:00+01:00', '2026-03-28T08:00:00Z'],
+        ['Payroll', '2026-04-15T08:00:00+02:00', '2026-04-15T06:00:00Z'],
+        ['Board meeting', '2026-04-30T16:00:00+02:00', '2026-04-30T14:00:00Z'],
+        ['Board meeting', '2026-05-28T16:00:00+02:00', '2026-05-28T14:00:00Z'],
+        ['Payroll', '2026-06-15T08:00:00+02:00', '2026-06-15T06:00:00Z'],
+        ['Board meeting', '2026-06-25T16:00:00+02:00', '2026-06-25T14:00:00Z'],
+        ['Board meeting', '2026-07-30T16:00:00+02:00', '2026-07-30T14:00:00Z'],
+        ['Payroll', '2026-08-15T08:00:00+02:00', '2026-08-15T06:00:00Z'],
+        ['Board meeting', '2026-08-27T16:00:00+02:00', '2026-08-27T14:00:00Z'],
+        ['Board meeting', '2026-09-24T16:00:00+02:00', '2026-09-24T14:00:00Z'],
+        ['Payroll', '2026-10-15T08:00:00+02:00', '2026-10-15T06:00:00Z'],
+        ['Board meeting', '2026-10-29T16:00:00+01:00', '2026-10-29T15:00:00Z'],
+        ['Payroll', '2026-12-15T08:00:00+01:00', '2026-12-15T07:00:00Z'],
         // Summer time begins on 28 March 2027 and 26 March 2028, before the anniversary.
-        ['Anniversary', '2027-03-28T09:00:00', '2027-03-28T07:00:00Z'],
-        ['Anniversary', '2028-03-28T09:00:00', '2028-03-28T07:00:00Z'],
+        ['Anniversary', '2027-03-28T09:00:00+02:00', '2027-03-28T07:00:00Z'],
+        ['Anniversary', '2028-03-28T09:00:00+02:00', '2028-03-28T07:00:00Z'],
       ]);
       for (const first of made)
         await ok('delete_event', { eventId: first.eventId, seen: seenOf(first), scope: 'series' });
@@ -698,10 +715,10 @@ for (const [name, world] of Object.entries(worlds)) {
       await ok('update_event', move);
       // Across the DST change, and the last one (14 April) kept: UNTIL moved with the series.
       assert.deepEqual(await retro(), [
-        ['2026-03-24T17:30:00', 'PT30M'],
-        ['2026-03-31T17:30:00', 'PT30M'],
-        ['2026-04-07T17:30:00', 'PT30M'],
-        ['2026-04-14T17:30:00', 'PT30M'],
+        ['2026-03-24T17:30:00+01:00', 'PT30M'],
+        ['2026-03-31T17:30:00+02:00', 'PT30M'],
+        ['2026-04-07T17:30:00+02:00', 'PT30M'],
+        ['2026-04-14T17:30:00+02:00', 'PT30M'],
       ]);
       const [first] = await retros();
       const toWednesday = {
@@ -722,9 +739,9 @@ for (const [name, world] of Object.entries(worlds)) {
       assert.deepEqual(
         daily.map((e) => [e.start, e.duration]),
         [
-          ['2026-03-25T08:00:00', 'PT30M'],
-          ['2026-03-26T08:00:00', 'PT30M'],
-          ['2026-03-27T08:00:00', 'PT30M'],
+          ['2026-03-25T08:00:00+01:00', 'PT30M'],
+          ['2026-03-26T08:00:00+01:00', 'PT30M'],
+          ['2026-03-27T08:00:00+01:00', 'PT30M'],
         ],
       );
       // One occurrence cancelled on its own: the series no longer moves, and the refusal names it.
@@ -749,8 +766,8 @@ for (const [name, world] of Object.entries(worlds)) {
         [[daily[1]!.occurrenceId, 'cancelled']],
       );
       assert.deepEqual(await retro(), [
-        ['2026-03-25T08:00:00', 'PT30M'],
-        ['2026-03-27T08:00:00', 'PT30M'],
+        ['2026-03-25T08:00:00+01:00', 'PT30M'],
+        ['2026-03-27T08:00:00+01:00', 'PT30M'],
       ]);
       await ok('delete_event', { eventId, seen: seenOf(daily[0]!), scope: 'series' });
       assert.deepEqual(await retros(), []);

@@ -270,7 +270,7 @@ describe('write tools over MCP', () => {
       // Across the spring-forward night: four hours on the clock are three elapsed.
       assert.deepEqual(
         { start: event.start, timeZone: event.timeZone, duration: event.duration, title: event.title },
-        { start: '2026-03-28T23:30:00', timeZone: berlin, duration: 'PT3H', title: 'Dentist' },
+        { start: '2026-03-28T23:30:00+01:00', timeZone: berlin, duration: 'PT3H', title: 'Dentist' },
       );
       assert.equal(event.canEdit, true);
       const [seen] = await find('Dentist');
@@ -289,7 +289,7 @@ describe('write tools over MCP', () => {
       ).event as Record<string, unknown>;
       assert.deepEqual(
         [hidden.title, hidden.timeZone, hidden.start],
-        ['Busy', berlin, '2026-03-24T09:00:00'],
+        ['Busy', berlin, '2026-03-24T09:00:00+01:00'],
       );
       assert.equal(work().occurrences.find((o) => o.title === 'Therapy')?.privacy, 'private');
     });
@@ -309,6 +309,11 @@ describe('write tools over MCP', () => {
       assert.deepEqual(second.event, first.event);
       assert.equal((await find('Offsite')).length, 1);
       assert.deepEqual((first.event as Record<string, unknown>).showWithoutTime, true);
+      assert.equal(
+        (first.event as Record<string, unknown>).start,
+        '2026-03-30',
+        'an all-day event starts on a date',
+      );
 
       const reused = toolError(await call('create_event', { ...args, title: 'Something else' }));
       assert.equal(reused.code, 'conflict');
@@ -539,7 +544,7 @@ describe('write tools over MCP', () => {
         },
       ]) {
         const made = structured(await call('create_event', { ...base, title: 'Bounds', recurrence }));
-        assert.equal((made.event as Record<string, string>).start, '2026-03-24T09:00:00');
+        assert.equal((made.event as Record<string, string>).start, '2026-03-24T09:00:00+01:00');
         await call('delete_event', {
           eventId: (made.event as Record<string, string>).eventId,
           seen: seenOf(made.event as object),
@@ -616,7 +621,7 @@ describe('write tools over MCP', () => {
       ).event as Record<string, unknown>;
       assert.deepEqual(
         [moved.start, moved.duration, moved.description],
-        ['2026-03-24T15:00:00', 'PT45M', undefined],
+        ['2026-03-24T15:00:00+01:00', 'PT45M', undefined],
       );
       assert.equal(
         toolError(await call('update_event', { eventId: planning.eventId, seen: {} })).code,
@@ -760,8 +765,8 @@ describe('write tools over MCP', () => {
       assert.deepEqual(
         after.filter((e) => e.eventId === first.eventId).map((e) => [e.title, e.start]),
         [
-          ['Standup', '2026-03-23T09:00:00'],
-          ['Standup (late)', '2026-03-30T11:00:00'],
+          ['Standup', '2026-03-23T09:00:00+01:00'],
+          ['Standup (late)', '2026-03-30T11:00:00+02:00'],
         ],
       );
       // The occurrence changed alone stands apart from the rule: the series no longer moves.
@@ -831,7 +836,7 @@ describe('write tools over MCP', () => {
         );
       }
       // A private event without private details is busy-only to the assistant.
-      const doctor = (await listed()).find((e) => e.start === '2026-03-27T09:00:00')!;
+      const doctor = (await listed()).find((e) => e.start === '2026-03-27T09:00:00+01:00')!;
       assert.equal(doctor.title, 'Busy');
       assert.equal(
         toolError(await call('update_event', { eventId: doctor.eventId, seen: seenOf(doctor), title: 'x' }))
@@ -1218,7 +1223,7 @@ describe('write tools over MCP', () => {
       });
       const titles = await tokenFor(ana, ['calendar:read'], 'titles');
       assert.equal(toolError(await call('get_event_guests', { eventId }, titles)).code, 'access_denied');
-      const doctor = (await listed()).find((e) => e.start === '2026-03-27T09:00:00')!;
+      const doctor = (await listed()).find((e) => e.start === '2026-03-27T09:00:00+01:00')!;
       assert.equal(
         toolError(await call('get_event_guests', { eventId: doctor.eventId })).code,
         'access_denied',

@@ -240,7 +240,7 @@ describe('GET /v1/events and /v1/calendars', () => {
       categories: ['Team'],
       keywords: ['ritual'],
       color: '#336699',
-      start: '2026-03-02T09:00:00',
+      start: '2026-03-02T09:00:00+01:00',
       timeZone: 'Europe/Berlin',
       duration: 'PT15M',
       ...timed,
@@ -251,7 +251,7 @@ describe('GET /v1/events and /v1/calendars', () => {
     }),
     seen('work', 'w2', {
       title: 'Review with Müller',
-      start: '2026-03-03T14:00:00',
+      start: '2026-03-03T14:00:00+01:00',
       timeZone: 'Europe/Berlin',
       duration: 'PT1H',
       ...timed,
@@ -263,7 +263,7 @@ describe('GET /v1/events and /v1/calendars', () => {
     // Private without private details: busy, nothing but time.
     seen('work', 'w3', {
       title: 'Busy',
-      start: '2026-03-04T12:00:00',
+      start: '2026-03-04T12:00:00+01:00',
       timeZone: 'Europe/Berlin',
       duration: 'PT1H',
       ...timed,
@@ -271,7 +271,7 @@ describe('GET /v1/events and /v1/calendars', () => {
     }),
     seen('work', 'w5', {
       title: 'Holiday',
-      start: '2026-03-05T00:00:00',
+      start: '2026-03-05',
       duration: 'P1D',
       showWithoutTime: true,
       status: 'confirmed',
@@ -284,7 +284,7 @@ describe('GET /v1/events and /v1/calendars', () => {
         'w6',
         {
           title: 'Gym',
-          start: `${day}T08:00:00`,
+          start: `${day}T08:00:00+01:00`,
           timeZone: 'Europe/Berlin',
           duration: 'PT1H',
           ...timed,
@@ -299,7 +299,7 @@ describe('GET /v1/events and /v1/calendars', () => {
     [1, 2, 3, 4, 5, 6, 7].map((n) =>
       seen('many', `m${n}`, {
         title: `Item ${n}`,
-        start: `2026-03-08T0${n}:00:00`,
+        start: `2026-03-08T0${n}:00:00+00:00`,
         timeZone: 'Etc/UTC',
         duration: 'PT1H',
         ...timed,
@@ -493,7 +493,7 @@ describe('GET /v1/events and /v1/calendars', () => {
       const t1 = seen('team', 't1', {
         title: 'Planning',
         locations: [{ name: 'Room 1' }],
-        start: '2026-03-02T03:00:00',
+        start: '2026-03-02T03:00:00-05:00',
         timeZone: 'America/New_York',
         duration: 'PT1H',
         ...timed,
@@ -502,7 +502,7 @@ describe('GET /v1/events and /v1/calendars', () => {
       });
       const s1 = seen('shared', 's1', {
         title: 'Busy',
-        start: '2026-03-02T10:00:00',
+        start: '2026-03-02T10:00:00+00:00',
         timeZone: 'Etc/UTC',
         duration: 'PT1H',
         ...timed,
@@ -512,7 +512,7 @@ describe('GET /v1/events and /v1/calendars', () => {
       });
       const s2 = seen('shared', 's2', {
         title: 'Free',
-        start: '2026-03-02T10:30:00',
+        start: '2026-03-02T10:30:00+00:00',
         timeZone: 'Etc/UTC',
         duration: 'PT1H',
         showWithoutTime: false,
@@ -524,7 +524,7 @@ describe('GET /v1/events and /v1/calendars', () => {
       });
       const c1 = seen('consent-busy', 'c1', {
         title: 'Busy',
-        start: '2026-03-02T11:00:00',
+        start: '2026-03-02T11:00:00+00:00',
         timeZone: 'Etc/UTC',
         duration: 'PT1H',
         ...timed,
@@ -555,15 +555,15 @@ describe('GET /v1/events and /v1/calendars', () => {
 
     it('shows a private event in full only to a grant with private details', async () => {
       const query: QueryPairs = [['calendar_id', cal.work!], ...inWindow];
-      const hidden = (await ok(query, token)).data.find((e) => e.start === '2026-03-04T12:00:00');
-      const shown = (await ok(query, writeToken)).data.find((e) => e.start === '2026-03-04T12:00:00');
+      const hidden = (await ok(query, token)).data.find((e) => e.start === '2026-03-04T12:00:00+01:00');
+      const shown = (await ok(query, writeToken)).data.find((e) => e.start === '2026-03-04T12:00:00+01:00');
       assert.deepEqual(hidden, workEvents()[2]);
       assert.deepEqual(
         shown,
         seen('work', 'w3', {
           title: 'Doctor',
           description: 'Check-up',
-          start: '2026-03-04T12:00:00',
+          start: '2026-03-04T12:00:00+01:00',
           timeZone: 'Europe/Berlin',
           duration: 'PT1H',
           ...timed,
@@ -580,19 +580,19 @@ describe('GET /v1/events and /v1/calendars', () => {
         [
           [
             'Busy',
-            '2026-03-02T10:00:00',
+            '2026-03-02T10:00:00+00:00',
             'busy',
             'calendarId,canEdit,canRespond,duration,editBlockedReason,eventId,freeBusyStatus,occurrenceId,showWithoutTime,start,status,timeZone,title',
           ],
           [
             'Free',
-            '2026-03-02T10:30:00',
+            '2026-03-02T10:30:00+00:00',
             'free',
             'calendarId,canEdit,canRespond,duration,editBlockedReason,eventId,freeBusyStatus,occurrenceId,showWithoutTime,start,status,timeZone,title',
           ],
           [
             'Busy',
-            '2026-03-02T11:00:00',
+            '2026-03-02T11:00:00+00:00',
             'busy',
             'calendarId,canEdit,canRespond,duration,editBlockedReason,eventId,freeBusyStatus,occurrenceId,showWithoutTime,start,status,timeZone,title',
           ],
@@ -610,7 +610,7 @@ describe('GET /v1/events and /v1/calendars', () => {
       ]);
       const p1 = seen('partial', 'p1', {
         title: 'Readable',
-        start: '2026-03-02T12:00:00',
+        start: '2026-03-02T12:00:00+00:00',
         timeZone: 'Etc/UTC',
         duration: 'PT1H',
         ...timed,
@@ -871,7 +871,7 @@ describe('GET /v1/events and /v1/calendars', () => {
         data: [
           seen('floating', 'f1', {
             title: 'Floating coffee',
-            start: '2026-03-02T09:00:00',
+            start: '2026-03-02T09:00:00+01:00',
             duration: 'PT1H',
             ...timed,
             ...readOnlyRights,
@@ -888,15 +888,27 @@ describe('GET /v1/events and /v1/calendars', () => {
       assert.deepEqual(
         whole.data.map((e) => [e.title, e.start, e.showWithoutTime, e.timeZone]),
         [
-          ['Floating coffee', '2026-03-02T09:00:00', false, undefined],
-          ['Day off', '2026-03-03T00:00:00', true, undefined],
+          ['Floating coffee', '2026-03-02T09:00:00-05:00', false, undefined],
+          ['Day off', '2026-03-03', true, undefined],
         ],
       );
     });
 
-    it('does not need time_zone for calendars with their own zone', async () => {
+    it('does not need time_zone for calendars with their own zone; given, it is the zone times are shown in', async () => {
       const body = await ok([['calendar_id', cal.work!], ...inWindow, ['time_zone', 'Asia/Tokyo']]);
-      assert.deepEqual(body.data, workEvents());
+      const inTokyo = [
+        '2026-03-02T17:00:00+09:00',
+        '2026-03-03T22:00:00+09:00',
+        '2026-03-04T20:00:00+09:00',
+        '2026-03-05',
+        '2026-03-06T16:00:00+09:00',
+        '2026-03-07T16:00:00+09:00',
+      ];
+      assert.deepEqual(
+        body.data,
+        workEvents().map((e, i) => ({ ...e, start: inTokyo[i]! })),
+        'Berlin events shown with Tokyo offsets, their own zone still named',
+      );
     });
   });
 

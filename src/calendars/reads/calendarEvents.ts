@@ -66,7 +66,7 @@ export async function readCalendarEvents(
   };
 }
 
-/** How the client sees this calendar's events: its level, private details, and the zone for floating times. */
+/** How the client sees this calendar's events: its level, private details, the zone for floating times, the zone times are shown in. */
 export function calendarView(
   calendar: CalendarRecord,
   options: Pick<ReadOptions, 'detailLevel' | 'privateDetails' | 'timeZone'>,
@@ -79,5 +79,6 @@ export function calendarView(
     detailLevel: lowerDetail(options.detailLevel, providerDetailCap(calendar.access)),
     privateDetails: options.privateDetails,
     ...(placementZone === undefined ? {} : { placementZone }),
+    ...(options.timeZone === undefined ? {} : { shownZone: options.timeZone }),
   };
 }

@@ -2,6 +2,7 @@
 import { readEvents } from '../../calendars/reads/readEvents.ts';
 import { busyIntervals } from '../../domain/availability.ts';
 import { weekdays } from '../../domain/eventRecurrence.ts';
+import { showInstant } from '../../domain/eventTiming.ts';
 import {
   defaultWorkingHours,
   localTimePattern,
@@ -16,7 +17,7 @@ import type { ToolDefinition } from '../tool.ts';
 import {
   type ReadArguments,
   readArgumentSchemas,
-  showInstant,
+  shownTimesRule,
   toReadRequest,
   withReadNotes,
 } from './readArguments.ts';
@@ -46,9 +47,10 @@ export const findMeetingTimes: ToolDefinition = {
   name: 'find_meeting_times',
   title: 'Find meeting times',
   description: [
-    'The earliest free slots of durationMinutes in the window across the calendars, in order, not overlapping, no event details; times in RFC 3339 with the offset of timeZone.',
+    'The earliest free slots of durationMinutes in the window across the calendars, in order, not overlapping, no event details.',
     'A slot lies inside one working period (local times in timeZone, kept across DST changes), starts on a local multiple of stepMinutes at least minimumNoticeMinutes from now, and keeps bufferMinutes clear of busy time on each side.',
     'Busy: busy, not cancelled events; tentative ones unless tentativeIsBusy is false. truncated: a calendar was not read completely (the text says which), so a slot may not be free.',
+    shownTimesRule,
   ].join(' '),
   scopes: ['calendar:read'],
   inputSchema: closedObject(

@@ -1,12 +1,13 @@
 /** `get_availability`: when the person is busy, merged across calendars, with no event details. */
 import { readEvents } from '../../calendars/reads/readEvents.ts';
 import { busyIntervals } from '../../domain/availability.ts';
+import { showInstant } from '../../domain/eventTiming.ts';
 import { closedObject } from '../../lib/jsonSchema.ts';
 import type { ToolDefinition } from '../tool.ts';
 import {
   type ReadArguments,
   readArgumentSchemas,
-  showInstant,
+  shownTimesRule,
   toReadRequest,
   windowRule,
   withReadNotes,
@@ -18,7 +19,8 @@ export const getAvailability: ToolDefinition = {
   name: 'get_availability',
   title: 'Get availability',
   description: [
-    'The busy intervals in the window, merged across the calendars and cut to the window, no event details; free and cancelled events do not count. Times (RFC 3339) carry the offset of timeZone, else Z. truncated: a calendar was not read completely (the text says which), so more time may be busy.',
+    'The busy intervals in the window, merged across the calendars and cut to the window, no event details; free and cancelled events do not count. truncated: a calendar was not read completely (the text says which), so more time may be busy.',
+    shownTimesRule,
     windowRule,
   ].join(' '),
   scopes: ['calendar:read'],

@@ -1,5 +1,6 @@
 /** `get_current_time`: now, and the person's time zone where their calendars say it, for relative dates. */
 import { grantedCalendars } from '../../calendars/reads/grantedCalendars.ts';
+import { showInstant } from '../../domain/eventTiming.ts';
 import { closedObject } from '../../lib/jsonSchema.ts';
 import type { ToolDefinition } from '../tool.ts';
 
@@ -17,7 +18,7 @@ export const getCurrentTime: ToolDefinition = {
       ok: { type: 'boolean', const: true },
       now: {
         type: 'string',
-        description: 'ISO 8601, with the offset of timeZone (else Z).',
+        description: 'RFC 3339 with the offset of timeZone, else Z.',
       },
       timeZone: { type: 'string' },
       weekday: { type: 'string' },
@@ -34,10 +35,7 @@ export const getCurrentTime: ToolDefinition = {
     return {
       structured: {
         ok: true,
-        now:
-          timeZone === undefined
-            ? now.toInstant().toString({ smallestUnit: 'second' })
-            : now.toString({ smallestUnit: 'second', timeZoneName: 'never' }),
+        now: showInstant(now.toInstant(), timeZone),
         ...(timeZone === undefined ? {} : { timeZone }),
         weekday: weekdays[now.dayOfWeek - 1],
       },

@@ -7,6 +7,7 @@ import type { ToolDefinition } from '../tool.ts';
 import {
   type ReadArguments,
   readArgumentSchemas,
+  shownTimesRule,
   toReadRequest,
   untrustedContentRule,
   windowRule,
@@ -24,7 +25,8 @@ export const listEvents: ToolDefinition = {
   name: 'list_events',
   title: 'List events',
   description: [
-    "The occurrences (series expanded) in the window, ordered by start, as each calendar's detail level shows them. limit is the page size; with nextCursor, call again with the same arguments and that cursor. truncated: more pages follow, or a calendar was not read completely (the text says which).",
+    "termine: the occurrences (series expanded) in the window, ordered by start, as each calendar's detail level shows them. limit is the page size; with nextCursor, call again with the same arguments and that cursor. truncated: more pages follow, or a calendar was not read completely (the text says which).",
+    shownTimesRule,
     windowRule,
     untrustedContentRule,
   ].join(' '),

@@ -8,6 +8,7 @@ import type { ToolDefinition } from '../tool.ts';
 import {
   type ReadArguments,
   readArgumentSchemas,
+  shownTimesRule,
   toReadRequest,
   untrustedContentRule,
   windowRule,
@@ -26,7 +27,8 @@ export const searchEvents: ToolDefinition = {
   title: 'Search events',
   description: [
     'The occurrences (series expanded) in the window holding every word of query, in any order, case and accents ignored, in the title, description, categories or keywords as the calendar\'s detail level shows them; ordered by start. Locations and participants are never searched; a busy-only calendar\'s title is a placeholder ("Busy"), so a missing hit proves nothing.',
-    'matched counts all matches; truncated true: more may match (narrow the window or query). canEdit, canRespond: what the assistant may do; editBlockedReason: why not.',
+    'termine: the events; matched counts all matches; truncated true: more may match (narrow the window or query). canEdit, canRespond: what the assistant may do; editBlockedReason: why not.',
+    shownTimesRule,
     windowRule,
     untrustedContentRule,
   ].join(' '),

@@ -136,7 +136,8 @@ export const seenSchema = {
     alerts: orNull({ type: 'array', maxItems: 50, items: alertSchema }),
   }),
   description:
-    'The event as you read it, copied from the read tools: the fields you change (start and duration to move it), null where it had none. If it now shows other values there, nothing is written: the answer is a conflict with the event as it is now.',
+    // What a changed event answers (a conflict) is said by update_event and delete_event.
+    'The event as you read it, copied from the read tools: the fields you change (start and duration to move it), null where it had none.',
 } as const;
 
 /** How update, delete and respond name their event. */

@@ -39,8 +39,13 @@ const berlin = 'Europe/Berlin';
 const allowedOrigin = 'https://assistant.example';
 const window = { start: '2026-03-02T00:00:00+01:00', end: '2026-03-03T00:00:00+01:00' };
 const readTools = readToolNames;
-/** What every tool's listing may cost a conversation, in tokens. */
-const toolListTokens = 10_200;
+/**
+ * What the tools may cost a conversation, in tokens (about 4 bytes each): what a host gives the
+ * model (names, descriptions, input schemas), and the whole listing with the output schemas the
+ * client checks answers against.
+ */
+const modelToolTokens = 9_000;
+const toolListTokens = 11_200;
 
 /** Provider calendar ids; every seeded account holds all of them (under ids of its own). */
 const calendars = new Map<string, MemoryCalendar>([
@@ -372,6 +377,13 @@ describe('/mcp endpoint rules', () => {
       assert.equal(tools.length, readTools.length + 4);
       const tokens = Buffer.byteLength(JSON.stringify({ tools })) / 4;
       assert.ok(tokens < toolListTokens, `tools/list is about ${Math.round(tokens)} tokens`);
+      const forModel = tools.map(({ name, description, inputSchema }) => ({
+        name,
+        description,
+        inputSchema,
+      }));
+      const modelTokens = Buffer.byteLength(JSON.stringify(forModel)) / 4;
+      assert.ok(modelTokens < modelToolTokens, `a model is given about ${Math.round(modelTokens)} tokens`);
     });
 
     it('hides the read tools when the workspace policy stops allowing calendar:read', async () => {

@@ -99,6 +99,7 @@ export interface ToolResult {
 
 export interface ListedTool {
   name: string;
+  description?: string;
   inputSchema: Record<string, unknown>;
   outputSchema?: Record<string, unknown>;
   annotations?: Record<string, unknown>;

@@ -86,12 +86,17 @@ const sameAlerts = (a: readonly Alert[] | undefined, b: readonly Alert[] | null)
   );
 };
 
+const localDateTime = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2})?$/;
+
 /**
  * Starts as the same moment: a read shows it with the offsets of the zone it asked for, a
  * write's check with the event's own (`10:00:00Z` = `11:00:00+01:00`); dates compare as text.
  */
 function sameStart(current: string, seen: string): boolean {
   if (current === seen) return true;
+  // A start read before times carried offsets: the local time in the event's own zone, which the
+  // write's check shows it in.
+  if (localDateTime.test(seen)) return current.slice(0, 19) === (seen.length === 16 ? `${seen}:00` : seen);
   try {
     return Temporal.Instant.from(current).equals(Temporal.Instant.from(seen));
   } catch {

@@ -7,6 +7,7 @@
 
 import type { BusySpan } from '../../domain/availability.ts';
 import { type DetailLevel, lowerDetail } from '../../domain/detailLevels.ts';
+import { showInstant } from '../../domain/eventTiming.ts';
 import {
   compareEvents,
   firstOrdered,
@@ -235,7 +236,7 @@ export async function readEvents(
       if (copy.stale)
         stale.push({
           calendarId: calendar.id,
-          syncedAt: Temporal.Instant.fromEpochMilliseconds(copy.syncedAt).toString(),
+          syncedAt: showInstant(Temporal.Instant.fromEpochMilliseconds(copy.syncedAt), undefined),
           reason: staleReason(copy.failureReason),
         });
       if (copy.skipped > 0) excluded.push({ calendarId: calendar.id, reason: 'incomplete' });

@@ -829,7 +829,7 @@ for (const [name, world] of Object.entries(worlds)) {
       );
       assert.equal(moved.outcome, 'applied');
       const now = structured(await get(token, therapy)).event as Event;
-      assert.deepEqual([now.title, now.start], ['Therapy (moved)', '2026-04-08T10:00:00']);
+      assert.deepEqual([now.title, now.start], ['Therapy (moved)', '2026-04-08T10:00:00+02:00']);
       structured(
         await callToolRaw(mcp, token, 'delete_event', { eventId: therapy.eventId, seen: seenOf(now) }),
       );

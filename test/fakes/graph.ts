@@ -178,9 +178,12 @@ export class FakeGraph {
     };
   }
 
-  /** Tokens for a mailbox without the browser round trip. */
-  issueTokens(email: string): IssuedTokens {
-    return this.identity.issue(email);
+  /**
+   * Tokens for a mailbox without the browser round trip, granted `scopes` (default: what a
+   * connect asks for today).
+   */
+  issueTokens(email: string, scopes?: string[]): IssuedTokens {
+    return this.identity.issue(email, scopes);
   }
 
   /** Who signs in at the authorize endpoint when no `login_hint` is given. */
@@ -451,6 +454,13 @@ export class FakeGraph {
     } else return badSegment(url);
 
     const owner = calendar.owner ?? ownerOf(user);
+    const refused = sharedAccessRefused(
+      owner,
+      user,
+      method,
+      this.identity.accessScopes.get(accessToken ?? ''),
+    );
+    if (refused !== undefined) return refused;
     const zone = preferredZone(prefer);
     if (below[0] === 'calendarView' && below[1] === 'delta' && below.length === 2) {
       if (method !== 'GET') return notAllowed();
@@ -546,6 +556,26 @@ function kindOf(method: string, path: string): FakeGraphRequestKind {
 }
 
 const ownerOf = (user: FakeGraphUserSeed) => ({ name: user.displayName ?? user.email, address: user.email });
+
+/**
+ * Events of a calendar someone else owns need the shared scopes ("Get shared or delegated
+ * Outlook calendar and its events"): reading one of them, writing the other; Graph lists such
+ * calendars without them, and refuses what is inside.
+ */
+function sharedAccessRefused(
+  owner: { address: string },
+  user: FakeGraphUserSeed,
+  method: string,
+  scopes: string[] = [],
+): Reply | undefined {
+  if (owner.address.toLowerCase() === user.email.toLowerCase()) return undefined;
+  const needed =
+    method === 'GET'
+      ? ['Calendars.Read.Shared', 'Calendars.ReadWrite.Shared']
+      : ['Calendars.ReadWrite.Shared'];
+  if (needed.some((scope) => scopes.includes(scope))) return undefined;
+  return graphError(403, 'ErrorAccessDenied', 'Access is denied. Check credentials and try again.');
+}
 
 function renderCalendar(user: FakeGraphUserSeed, calendar: FakeGraphCalendarSeed): Record<string, unknown> {
   const canEdit = calendar.canEdit ?? true;

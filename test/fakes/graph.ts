@@ -5,6 +5,8 @@
  * `events/{id}/instances`, accept/decline/tentativelyAccept), paging with `@odata.nextLink`,
  * `Prefer: outlook.timezone`, Graph error bodies, and knobs for faults (429/503/401/412,
  * delays before or after a write is applied) and for counting concurrent requests per token.
+ * Calendars shared with the user (an `owner` other than the user, `canEdit`) are listed for any
+ * token; their events need the `.Shared` scopes the token was granted.
  * For sync: delta queries on calendar views (`graph/delta.ts`), change notifications through
  * webhooks (`graph/subscriptions.ts`) and a count of every request by method and kind.
  */

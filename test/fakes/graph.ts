@@ -559,6 +559,9 @@ function kindOf(method: string, path: string): FakeGraphRequestKind {
 
 const ownerOf = (user: FakeGraphUserSeed) => ({ name: user.displayName ?? user.email, address: user.email });
 
+const isUser = (user: FakeGraphUserSeed, address: string) =>
+  [user.email, ...(user.aliases ?? [])].some((own) => own.toLowerCase() === address.toLowerCase());
+
 /**
  * Events of a calendar someone else owns need the shared scopes ("Get shared or delegated
  * Outlook calendar and its events"): reading one of them, writing the other; Graph lists such
@@ -570,7 +573,7 @@ function sharedAccessRefused(
   method: string,
   scopes: string[] = [],
 ): Reply | undefined {
-  if (owner.address.toLowerCase() === user.email.toLowerCase()) return undefined;
+  if (isUser(user, owner.address)) return undefined;
   const needed =
     method === 'GET'
       ? ['Calendars.Read.Shared', 'Calendars.ReadWrite.Shared']
@@ -581,6 +584,7 @@ function sharedAccessRefused(
 
 function renderCalendar(user: FakeGraphUserSeed, calendar: FakeGraphCalendarSeed): Record<string, unknown> {
   const canEdit = calendar.canEdit ?? true;
+  const owner = calendar.owner ?? ownerOf(user);
   return {
     id: calendar.id,
     name: calendar.name,
@@ -588,14 +592,15 @@ function renderCalendar(user: FakeGraphUserSeed, calendar: FakeGraphCalendarSeed
     hexColor: calendar.hexColor ?? '',
     isDefaultCalendar: calendar.isDefaultCalendar ?? false,
     changeKey: `ck-${calendar.id}`,
-    canShare: canEdit,
+    // "Only the user who created the calendar can share it."
+    canShare: isUser(user, owner.address),
     canViewPrivateItems: canEdit,
     canEdit,
     allowedOnlineMeetingProviders: ['teamsForBusiness'],
     defaultOnlineMeetingProvider: 'teamsForBusiness',
     isTallyingResponses: true,
     isRemovable: !calendar.isDefaultCalendar,
-    owner: calendar.owner ?? ownerOf(user),
+    owner,
   };
 }
 

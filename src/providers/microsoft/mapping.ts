@@ -46,9 +46,14 @@ export function mapCalendar(calendar: GraphCalendar, userEmail: string | undefin
   });
 }
 
-/** A calendar someone else owns and shared with the user (unknown when the mailbox is). */
+/**
+ * A calendar someone else owns and shared with the user: another owner, and not the user's to
+ * share (an owner address that is only an alias of the user's still leaves their own calendars
+ * shareable). Unknown when the mailbox is.
+ */
 export const sharedWithUser = (calendar: GraphCalendar, userEmail: string | undefined): boolean =>
   userEmail !== undefined &&
+  calendar.canShare !== true &&
   typeof calendar.owner?.address === 'string' &&
   calendar.owner.address.toLowerCase() !== userEmail.toLowerCase();
 

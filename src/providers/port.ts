@@ -27,6 +27,11 @@ export interface OAuthTokens {
   refreshToken: string;
   /** Epoch milliseconds when the access token expires. */
   expiresAt: number;
+  /**
+   * The scopes the grant was asked for, where a refresh may ask for no more (Microsoft); absent
+   * on Microsoft accounts connected before it was kept.
+   */
+  scopes?: string[];
 }
 
 /**

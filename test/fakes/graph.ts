@@ -5,6 +5,8 @@
  * `events/{id}/instances`, accept/decline/tentativelyAccept), paging with `@odata.nextLink`,
  * `Prefer: outlook.timezone`, Graph error bodies, and knobs for faults (429/503/401/412,
  * delays before or after a write is applied) and for counting concurrent requests per token.
+ * Calendars shared with the user (an `owner` other than the user, `canEdit`) are listed for any
+ * token; their events need the `.Shared` scopes the token was granted.
  * For sync: delta queries on calendar views (`graph/delta.ts`), change notifications through
  * webhooks (`graph/subscriptions.ts`) and a count of every request by method and kind.
  */
@@ -178,9 +180,12 @@ export class FakeGraph {
     };
   }
 
-  /** Tokens for a mailbox without the browser round trip. */
-  issueTokens(email: string): IssuedTokens {
-    return this.identity.issue(email);
+  /**
+   * Tokens for a mailbox without the browser round trip, granted `scopes` (default: what a
+   * connect asks for today).
+   */
+  issueTokens(email: string, scopes?: string[]): IssuedTokens {
+    return this.identity.issue(email, scopes);
   }
 
   /** Who signs in at the authorize endpoint when no `login_hint` is given. */
@@ -451,6 +456,13 @@ export class FakeGraph {
     } else return badSegment(url);
 
     const owner = calendar.owner ?? ownerOf(user);
+    const refused = sharedAccessRefused(
+      owner,
+      user,
+      method,
+      this.identity.accessScopes.get(accessToken ?? ''),
+    );
+    if (refused !== undefined) return refused;
     const zone = preferredZone(prefer);
     if (below[0] === 'calendarView' && below[1] === 'delta' && below.length === 2) {
       if (method !== 'GET') return notAllowed();
@@ -547,8 +559,32 @@ function kindOf(method: string, path: string): FakeGraphRequestKind {
 
 const ownerOf = (user: FakeGraphUserSeed) => ({ name: user.displayName ?? user.email, address: user.email });
 
+const isUser = (user: FakeGraphUserSeed, address: string) =>
+  [user.email, ...(user.aliases ?? [])].some((own) => own.toLowerCase() === address.toLowerCase());
+
+/**
+ * Events of a calendar someone else owns need the shared scopes ("Get shared or delegated
+ * Outlook calendar and its events"): reading one of them, writing the other; Graph lists such
+ * calendars without them, and refuses what is inside.
+ */
+function sharedAccessRefused(
+  owner: { address: string },
+  user: FakeGraphUserSeed,
+  method: string,
+  scopes: string[] = [],
+): Reply | undefined {
+  if (isUser(user, owner.address)) return undefined;
+  const needed =
+    method === 'GET'
+      ? ['Calendars.Read.Shared', 'Calendars.ReadWrite.Shared']
+      : ['Calendars.ReadWrite.Shared'];
+  if (needed.some((scope) => scopes.includes(scope))) return undefined;
+  return graphError(403, 'ErrorAccessDenied', 'Access is denied. Check credentials and try again.');
+}
+
 function renderCalendar(user: FakeGraphUserSeed, calendar: FakeGraphCalendarSeed): Record<string, unknown> {
   const canEdit = calendar.canEdit ?? true;
+  const owner = calendar.owner ?? ownerOf(user);
   return {
     id: calendar.id,
     name: calendar.name,
@@ -556,14 +592,15 @@ function renderCalendar(user: FakeGraphUserSeed, calendar: FakeGraphCalendarSeed
     hexColor: calendar.hexColor ?? '',
     isDefaultCalendar: calendar.isDefaultCalendar ?? false,
     changeKey: `ck-${calendar.id}`,
-    canShare: canEdit,
+    // "Only the user who created the calendar can share it."
+    canShare: isUser(user, owner.address),
     canViewPrivateItems: canEdit,
     canEdit,
     allowedOnlineMeetingProviders: ['teamsForBusiness'],
     defaultOnlineMeetingProvider: 'teamsForBusiness',
     isTallyingResponses: true,
     isRemovable: !calendar.isDefaultCalendar,
-    owner: calendar.owner ?? ownerOf(user),
+    owner,
   };
 }
 

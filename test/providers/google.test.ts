@@ -224,6 +224,23 @@ const seed: FakeCalendarSeed[] = [
   },
 ];
 
+// Shared with the person and kept in their list, but unticked (not shown in their view): listed.
+seed.push({
+  id: 'unticked@group.calendar.google.com',
+  summary: 'Unticked',
+  timeZone: 'UTC',
+  accessRole: 'reader',
+  selected: false,
+});
+// Hidden from their list ("Hide from list"): Google leaves it out of calendarList, and so do we.
+seed.push({
+  id: 'hidden@group.calendar.google.com',
+  summary: 'Hidden',
+  timeZone: 'UTC',
+  accessRole: 'writer',
+  hidden: true,
+});
+
 const window: TimeWindow = {
   start: Temporal.Instant.from('2026-10-19T00:00:00Z'),
   end: Temporal.Instant.from('2026-11-16T00:00:00Z'),
@@ -303,6 +320,13 @@ describe('Google Calendar adapter', () => {
         timeZone: 'Etc/UTC',
         primary: false,
         access: 'writer',
+      },
+      {
+        providerCalendarId: 'unticked@group.calendar.google.com',
+        name: 'Unticked',
+        timeZone: 'Etc/UTC',
+        primary: false,
+        access: 'reader',
       },
     ]);
   });
@@ -649,7 +673,7 @@ describe('Google Calendar adapter', () => {
     waits.length = 0;
     const from = google.requests.length;
     google.inject({ status: 429, retryAfter: '2', times: 2 });
-    assert.equal((await provider.listCalendars(connected())).length, 4);
+    assert.equal((await provider.listCalendars(connected())).length, 5);
     assert.deepEqual(waits, [2000, 2000]);
     assert.deepEqual(
       apiCalls(from).map((r) => r.status),

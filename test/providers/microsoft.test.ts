@@ -6,7 +6,12 @@ import type { ProviderCalendar, ProviderOccurrence } from '../../src/domain/prov
 import type { TimeWindow } from '../../src/domain/window.ts';
 import { AppError } from '../../src/errors.ts';
 import { createMicrosoftProvider } from '../../src/providers/microsoft/adapter.ts';
-import { authorizationUrl, exchangeCode, microsoftScopes } from '../../src/providers/microsoft/oauth.ts';
+import {
+  authorizationUrl,
+  exchangeCode,
+  microsoftScopes,
+  reachesSharedCalendars,
+} from '../../src/providers/microsoft/oauth.ts';
 import type { AccountAccess, CalendarProvider, CredentialsOf } from '../../src/providers/port.ts';
 import { ProviderHttp, type ProviderHttpOptions } from '../../src/providers/providerHttp.ts';
 import { alice, sampleUsers } from '../fakes/graph/sampleMailbox.ts';
@@ -37,13 +42,24 @@ function providerWith(options: ProviderHttpOptions = {}): CalendarProvider<'micr
   return createMicrosoftProvider({ http, config: graph.config(), clock });
 }
 
-/** Alice's account with tokens valid for an hour on the test clock (unless told otherwise). */
-function connected(expiresIn: Temporal.DurationLike = { hours: 1 }) {
+/** What accounts connected before shared calendars were granted. */
+const scopesBeforeShared = ['offline_access', 'openid', 'email', 'Calendars.ReadWrite', 'User.Read'];
+
+/**
+ * Alice's account with tokens valid for an hour on the test clock (unless told otherwise);
+ * `beforeShared`: connected before shared calendars (its grant without them, no scopes kept).
+ */
+function connected(expiresIn: Temporal.DurationLike = { hours: 1 }, { beforeShared = false } = {}) {
   const saved: MicrosoftCredentials[] = [];
-  const tokens = graph.issueTokens(alice);
+  const { scopes, ...tokens } = graph.issueTokens(alice, beforeShared ? scopesBeforeShared : undefined);
   const account: AccountAccess<MicrosoftCredentials> = {
     accountKey: 'acc_alice',
-    credentials: { kind: 'microsoft', ...tokens, expiresAt: clock.now().add(expiresIn).epochMilliseconds },
+    credentials: {
+      kind: 'microsoft',
+      ...tokens,
+      ...(beforeShared ? {} : { scopes }),
+      expiresAt: clock.now().add(expiresIn).epochMilliseconds,
+    },
     saveCredentials: async (credentials) => void saved.push(credentials),
   };
   return { account, saved };
@@ -98,7 +114,7 @@ describe('connect flow', () => {
       response_type: 'code',
       redirect_uri: config.redirectUri,
       response_mode: 'query',
-      scope: 'offline_access openid email Calendars.ReadWrite User.Read',
+      scope: 'offline_access openid email Calendars.ReadWrite User.Read Calendars.ReadWrite.Shared',
       state: 'state-1',
       code_challenge: createHash('sha256').update(codeVerifier).digest('base64url'),
       code_challenge_method: 'S256',
@@ -117,6 +133,8 @@ describe('connect flow', () => {
     assert.equal(connectedAccount.email, alice);
     assert.equal(connectedAccount.tokens.expiresAt, clock.now().add({ hours: 1 }).epochMilliseconds);
     assert.ok(connectedAccount.tokens.refreshToken);
+    assert.deepEqual(connectedAccount.tokens.scopes, microsoftScopes);
+    assert.ok(reachesSharedCalendars(connectedAccount.tokens));
 
     const calendars = await providerWith().listCalendars({
       accountKey: 'acc_new',
@@ -171,6 +189,55 @@ describe('listCalendars', () => {
       { providerCalendarId: 'cal-busy', name: 'Busy', primary: false, access: 'owner' },
     ]);
     assert.equal(graph.apiRequests().filter((r) => r.path === '/me/calendars').length, 2);
+  });
+});
+
+describe('shared calendars', () => {
+  test('are read and written through /me/calendars/{id}, as the share allows', async () => {
+    const { account } = connected();
+    const provider = providerWith();
+    const { occurrences } = await provider.listEvents(account, calendar('cal-team', 'writer'), june);
+    assert.deepEqual(
+      occurrences.map((o) => o.providerEventId),
+      ['evt-team-planning'],
+    );
+    const created = await provider.writer!.createEvent(
+      account,
+      calendar('cal-team', 'writer'),
+      {
+        title: 'Team lunch',
+        timing: { allDay: false, start: '2026-06-12T12:00:00', end: '2026-06-12T13:00:00', timeZone: 'UTC' },
+      },
+      'uid-team-lunch',
+    );
+    const post = graph.apiRequests().find((r) => r.method === 'POST');
+    assert.equal(post?.path, '/me/calendars/cal-team/events');
+    assert.equal(graph.storedEvents('cal-team').at(-1)?.id, created);
+  });
+
+  test('an account connected before them lists its own calendars, refreshes within its grant, and reaches shared ones after a reconnect', async () => {
+    const { account, saved } = connected({ minutes: -1 }, { beforeShared: true });
+    assert.equal(reachesSharedCalendars(account.credentials), false);
+    // Her own calendar whose owner Graph names by another of her addresses stays hers.
+    const mailbox = graph.users.find((user) => user.email === alice)!;
+    mailbox.aliases = ['alice.example@example.com'];
+    mailbox.calendars.push({
+      id: 'cal-alias',
+      name: 'Alias',
+      owner: { address: 'alice.example@example.com' },
+    });
+    const provider = providerWith();
+    const calendars = await provider.listCalendars(account);
+    assert.deepEqual(
+      calendars.map((c) => c.providerCalendarId),
+      ['cal-primary', 'cal-busy', 'cal-alias'],
+    );
+    // Asking for the shared scope here would be refused (invalid_grant: not consented).
+    assert.deepEqual(graph.identity.grants, ['refresh_token']);
+    assert.equal(saved.length, 1);
+    assert.equal(saved[0]?.scopes, undefined);
+    // What the grant cannot read, Graph refuses: why the listing leaves them out.
+    await rejectsWith(provider.listEvents(account, calendar('cal-team', 'writer'), june), 'not_found');
   });
 });
 
@@ -347,6 +414,7 @@ describe('tokens', () => {
     assert.notEqual(saved[0]?.accessToken, account.credentials.accessToken);
     assert.notEqual(saved[0]?.refreshToken, account.credentials.refreshToken);
     assert.equal(saved[0]?.expiresAt, clock.now().add({ hours: 1 }).epochMilliseconds);
+    assert.deepEqual(saved[0]?.scopes, microsoftScopes, 'the grant’s scopes outlive the refresh');
     for (const request of graph.apiRequests()) assert.equal(request.accessToken, saved[0]?.accessToken);
   });
 

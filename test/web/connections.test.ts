@@ -2,8 +2,11 @@
 import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
 import { after, before, describe, it } from 'node:test';
+import { connectAccount } from '../../src/calendars/accounts/connectedAccounts.ts';
 import { accountsOf, calendarsOfAccount, sealedCredentialsOf } from '../../src/store/connectedAccounts.ts';
 import { FakeGoogle } from '../fakes/google.ts';
+import { alice, sampleUsers } from '../fakes/graph/sampleMailbox.ts';
+import { FakeGraph } from '../fakes/graph.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { PageClient } from '../helpers/pageClient.ts';
 import { seedUser, seedWorkspace, testPassword } from '../helpers/seed.ts';
@@ -163,6 +166,85 @@ describe('connecting a Google account from the account page', () => {
     assert.equal(removed.headers.location, '/account?notice=removed');
     assert.equal(await sealedCredentialsOf(t.ctx.db, stored!.id), undefined);
     assert.deepEqual(await calendarsOfAccount(t.ctx.db, stored!.id), []);
+  });
+});
+
+describe('a Microsoft account connected before shared calendars', () => {
+  let graph: FakeGraph;
+  let t: TestApp;
+  let workspaceId: string;
+  let userId: string;
+
+  before(async () => {
+    graph = await FakeGraph.start({
+      users: sampleUsers(),
+      redirectUris: [`${baseUrl}/account/connect/microsoft/callback`],
+    });
+    const cfg = graph.config();
+    t = await startTestApp({
+      env: {
+        BASE_URL: baseUrl,
+        MICROSOFT_CLIENT_ID: cfg.clientId,
+        MICROSOFT_CLIENT_SECRET: cfg.clientSecret,
+        MICROSOFT_AUTH_URL: cfg.authorizationUrl,
+        MICROSOFT_TOKEN_URL: cfg.tokenUrl,
+        MICROSOFT_API_URL: cfg.apiBaseUrl,
+      },
+      adapters: { sleep: async () => {} },
+    });
+    userId = await seedUser(t.ctx.db, 'alice@example.org');
+    workspaceId = await seedWorkspace(t.ctx.db, 'Office', [[userId, 'owner']]);
+    // What such an account holds: tokens of the older grant, no scopes kept.
+    const { scopes: _older, ...tokens } = graph.issueTokens(alice, [
+      'offline_access',
+      'openid',
+      'email',
+      'Calendars.ReadWrite',
+      'User.Read',
+    ]);
+    await connectAccount(t.ctx, { userId, workspaceId }, { kind: 'microsoft', ...tokens }, alice);
+  });
+  after(async () => {
+    await t?.close();
+    await graph?.close();
+  });
+
+  it('lists its own calendars, says a reconnect adds shared ones, and a reconnect does', async () => {
+    const browser = new PageClient(t.app);
+    await browser.signIn('alice@example.org', testPassword);
+    const before = await browser.get('/account');
+    assert.match(
+      before.body,
+      /Calendars others share with alice@example\.com are not listed: reconnect the account to add them\./,
+    );
+    const [stored] = await accountsOf(t.ctx.db, userId);
+    assert.deepEqual(
+      (await calendarsOfAccount(t.ctx.db, stored!.id)).map((c) => c.name),
+      ['Calendar', 'Busy'],
+    );
+
+    const start = await browser.post(
+      `/account/workspaces/${workspaceId}/connections/${stored!.id}/reconnect`,
+      {},
+    );
+    const authorize = new URL(start.headers.location as string);
+    assert.match(authorize.searchParams.get('scope') ?? '', /\bCalendars\.ReadWrite\.Shared\b/);
+    const back = new URL((await fetch(authorize, { redirect: 'manual' })).headers.get('location')!);
+    const done = await browser.get(back.pathname + back.search);
+    assert.equal(done.headers.location, '/account?notice=reconnected');
+
+    const after = await browser.get('/account?notice=reconnected');
+    assert.doesNotMatch(after.body, /Calendars others share with/);
+    assert.match(after.body, /<li>Holidays in Germany <span class="muted">\(read-only\)<\/span>/);
+    assert.deepEqual(
+      (await calendarsOfAccount(t.ctx.db, stored!.id)).map((c) => [c.name, c.access]),
+      [
+        ['Calendar', 'owner'],
+        ['Busy', 'owner'],
+        ['Holidays in Germany', 'reader'],
+        ['Team', 'writer'],
+      ],
+    );
   });
 });
 

@@ -10,6 +10,7 @@ import { type Clock, epochMs } from '../../lib/clock.ts';
 import { isEmailAddress } from '../../lib/email.ts';
 import type { SecretBox } from '../../lib/encryption.ts';
 import { newId } from '../../lib/ids.ts';
+import { reachesSharedCalendars } from '../../providers/microsoft/oauth.ts';
 import type { AccountAccess, CalendarAddress, Credentials } from '../../providers/port.ts';
 import { type Providers, providerFor } from '../../providers/registry.ts';
 import {
@@ -137,6 +138,16 @@ export async function calendarAddressOf(
   if (credentials.kind !== 'caldav') return undefined;
   const { calendarAddress, username } = credentials;
   return calendarAddress ?? (isEmailAddress(username) ? { email: username, from: 'login' } : undefined);
+}
+
+/**
+ * Whether a Microsoft account was connected before calendars shared with the person were asked
+ * for: it lists its own calendars only until the person reconnects it (said on the account page).
+ */
+export async function missesSharedCalendars(deps: AccountDeps, account: ConnectedAccount): Promise<boolean> {
+  if (account.provider !== 'microsoft') return false;
+  const credentials = await storedCredentials(deps, account).catch(() => undefined);
+  return credentials?.kind === 'microsoft' && !reachesSharedCalendars(credentials);
 }
 
 /** What an adapter needs to act for the account; refreshed credentials are sealed and stored. */

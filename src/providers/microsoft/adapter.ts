@@ -22,13 +22,14 @@ import {
   viewWindow,
 } from './eventLookup.ts';
 import { createMailboxes, meFields } from './mailbox.ts';
-import { mapCalendar, mapEvent, mapNear } from './mapping.ts';
+import { mapCalendar, mapEvent, mapNear, sharedWithUser } from './mapping.ts';
+import { reachesSharedCalendars } from './oauth.ts';
 import { createMicrosoftPush } from './push.ts';
 import { createMicrosoftSync } from './sync.ts';
 import type { GraphCalendar, GraphEvent, GraphUser } from './wire.ts';
 import { createMicrosoftWriter } from './writer.ts';
 
-const calendarFields = 'id,name,hexColor,isDefaultCalendar,canEdit,owner';
+const calendarFields = 'id,name,hexColor,isDefaultCalendar,canEdit,canShare,owner';
 
 export function createMicrosoftProvider(deps: {
   http: ProviderHttp;
@@ -50,7 +51,12 @@ export function createMicrosoftProvider(deps: {
         client.getAll<GraphCalendar>(account, '/me/calendars', { $select: calendarFields }),
       ]);
       const email = mailboxes.remember(account, me);
-      return calendars.map((calendar) => mapCalendar(calendar, email));
+      // Graph lists the calendars others shared with the person either way, but without the
+      // shared scope reading them is refused: such an account shows its own until reconnected.
+      const reachable = reachesSharedCalendars(account.credentials)
+        ? calendars
+        : calendars.filter((calendar) => !sharedWithUser(calendar, email));
+      return reachable.map((calendar) => mapCalendar(calendar, email));
     },
 
     async listEvents(account, calendar, window): Promise<EventsResult> {

@@ -22,7 +22,7 @@ export class GraphClient {
     this.#deps = deps;
     this.#tokens = new TokenKeeper({
       clock: deps.clock,
-      refresh: (accountKey, refreshToken) => refreshTokens(deps, accountKey, refreshToken),
+      refresh: (accountKey, stale) => refreshTokens(deps, accountKey, stale),
     });
     this.#root = new URL(`${deps.config.apiBaseUrl}/`);
   }

@@ -29,6 +29,10 @@ import type {
   GraphSensitivity,
 } from './wire.ts';
 
+/**
+ * `owner` is the person who shared the calendar with the user, the user for their own ones
+ * (calendar resource type); `canEdit` is false where the share allows reading only.
+ */
 export function mapCalendar(calendar: GraphCalendar, userEmail: string | undefined): ProviderCalendar {
   const ownedByUser =
     userEmail !== undefined && calendar.owner?.address?.toLowerCase() === userEmail.toLowerCase();
@@ -41,6 +45,17 @@ export function mapCalendar(calendar: GraphCalendar, userEmail: string | undefin
     access,
   });
 }
+
+/**
+ * A calendar someone else owns and shared with the user: another owner, and not the user's to
+ * share (an owner address that is only an alias of the user's still leaves their own calendars
+ * shareable). Unknown when the mailbox is.
+ */
+export const sharedWithUser = (calendar: GraphCalendar, userEmail: string | undefined): boolean =>
+  userEmail !== undefined &&
+  calendar.canShare !== true &&
+  typeof calendar.owner?.address === 'string' &&
+  calendar.owner.address.toLowerCase() !== userEmail.toLowerCase();
 
 export type MappedEvent = { occurrence: ProviderOccurrence } | { skipped: SkippedItem };
 

@@ -13,7 +13,23 @@ import { graphJson } from './errors.ts';
 import { graphGet } from './session.ts';
 import type { GraphUser } from './wire.ts';
 
-export const microsoftScopes = ['offline_access', 'openid', 'email', 'Calendars.ReadWrite', 'User.Read'];
+/** What accounts connected before shared calendars were asked for; their refreshes ask for no more. */
+const scopesBeforeShared = ['offline_access', 'openid', 'email', 'Calendars.ReadWrite', 'User.Read'];
+
+/** Calendars.ReadWrite.Shared: the calendars others share with the person, written where the share allows. */
+const sharedScope = 'Calendars.ReadWrite.Shared';
+
+export const microsoftScopes = [...scopesBeforeShared, sharedScope];
+
+/**
+ * The scopes a refresh may ask for: Microsoft refuses more than the authorization asked
+ * (invalid_grant), so an account connected before shared calendars keeps the older list.
+ */
+const scopesOf = (tokens: Pick<OAuthTokens, 'scopes'>): string[] => tokens.scopes ?? scopesBeforeShared;
+
+/** Whether the account's grant reaches calendars shared with the person (else: reconnect). */
+export const reachesSharedCalendars = (tokens: Pick<OAuthTokens, 'scopes'>): boolean =>
+  scopesOf(tokens).includes(sharedScope);
 
 export interface OAuthDeps {
   http: ProviderHttp;
@@ -54,7 +70,7 @@ export async function exchangeCode(
 ): Promise<ConnectedAccount> {
   // No account exists yet; a one-off key keeps connects out of each other's concurrency slots.
   const accountKey = `microsoft-connect:${randomUUID()}`;
-  const tokens = await tokenRequest(deps, accountKey, {
+  const tokens = await tokenRequest(deps, accountKey, microsoftScopes, {
     grant_type: 'authorization_code',
     code,
     code_verifier: codeVerifier,
@@ -70,20 +86,24 @@ export async function exchangeCode(
   const email = me.mail ?? me.userPrincipalName;
   if (!email)
     throw new AppError('provider_unavailable', `${providerName} did not name the signed-in mailbox.`);
-  return { tokens: { ...tokens, refreshToken: tokens.refreshToken }, email };
+  return { tokens: { ...tokens, refreshToken: tokens.refreshToken, scopes: microsoftScopes }, email };
 }
 
-/** New tokens for a refresh token; Microsoft may rotate it, else the old one stays valid. */
+/**
+ * New tokens for the account's refresh token, for the scopes it was granted (kept on the new
+ * tokens); Microsoft may rotate the refresh token, else the old one stays valid.
+ */
 export async function refreshTokens(
   deps: OAuthDeps,
   accountKey: string,
-  refreshToken: string,
+  stale: OAuthTokens,
 ): Promise<OAuthTokens> {
-  const tokens = await tokenRequest(deps, accountKey, {
+  const tokens = await tokenRequest(deps, accountKey, scopesOf(stale), {
     grant_type: 'refresh_token',
-    refresh_token: refreshToken,
+    refresh_token: stale.refreshToken,
   });
-  return { ...tokens, refreshToken: tokens.refreshToken ?? refreshToken };
+  const refreshed = { ...tokens, refreshToken: tokens.refreshToken ?? stale.refreshToken };
+  return stale.scopes === undefined ? refreshed : { ...refreshed, scopes: stale.scopes };
 }
 
 interface TokenResponse {
@@ -99,8 +119,9 @@ const grantRefused = new Set(['invalid_grant', 'interaction_required']);
 async function tokenRequest(
   deps: OAuthDeps,
   accountKey: string,
+  scopes: string[],
   grant: Record<string, string>,
-): Promise<Omit<OAuthTokens, 'refreshToken'> & { refreshToken?: string }> {
+): Promise<Omit<OAuthTokens, 'refreshToken' | 'scopes'> & { refreshToken?: string }> {
   const response = await deps.http.request({
     url: deps.config.tokenUrl,
     method: 'POST',
@@ -108,7 +129,7 @@ async function tokenRequest(
     body: new URLSearchParams({
       client_id: deps.config.clientId,
       client_secret: deps.config.clientSecret,
-      scope: microsoftScopes.join(' '),
+      scope: scopes.join(' '),
       ...grant,
     }).toString(),
     accountKey,

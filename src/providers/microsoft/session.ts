@@ -18,7 +18,8 @@ const earlyMs = 60_000;
 /** Where new tokens come from (oauth.ts), given rather than imported: oauth.ts sends through here. */
 export interface TokenSource {
   clock: Clock;
-  refresh(accountKey: string, refreshToken: string): Promise<OAuthTokens>;
+  /** New tokens for `stale`'s refresh token and scopes. */
+  refresh(accountKey: string, stale: OAuthTokens): Promise<OAuthTokens>;
 }
 
 export class TokenKeeper {
@@ -65,7 +66,7 @@ export class TokenKeeper {
   }
 
   async #refreshAndSave(account: MicrosoftAccount, stale: OAuthTokens): Promise<OAuthTokens> {
-    const tokens = await this.#deps.refresh(account.accountKey, stale.refreshToken);
+    const tokens = await this.#deps.refresh(account.accountKey, stale);
     await account.saveCredentials({ kind: 'microsoft', ...tokens });
     return tokens;
   }

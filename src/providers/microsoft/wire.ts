@@ -40,6 +40,8 @@ export interface GraphCalendar {
   hexColor?: string | null;
   isDefaultCalendar?: boolean | null;
   canEdit?: boolean | null;
+  /** Only the calendar's creator may share it: false on calendars shared with the user. */
+  canShare?: boolean | null;
   owner?: GraphEmailAddress | null;
 }
 

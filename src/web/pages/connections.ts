@@ -8,6 +8,7 @@ import { forgetGrantsOf, type GrantsDeps } from '../../auth/grants.ts';
 import {
   calendarAddressOf,
   connectAccount,
+  missesSharedCalendars,
   ownAccount,
   reconnectWithPassword,
   removeAccount,
@@ -90,6 +91,10 @@ const addressLine = (address: CalendarAddress | undefined): Html =>
     ? html`<br><span class="muted">No address in calendars known: guests and answers are off until the account is reconnected.</span>`
     : html`<br><span class="muted">Invites and answers as ${address.email} (${addressSources[address.from]})</span>`;
 
+/** A Microsoft account connected before shared calendars: what a reconnect adds. */
+const sharedLine = (label: string): Html =>
+  html`<br><span class="muted">Calendars others share with ${label} are not listed: reconnect the account to add them.</span>`;
+
 export const accountDeps = (ctx: AppContext): FlowDeps => ({
   db: ctx.db,
   clock: ctx.clock,
@@ -113,7 +118,8 @@ export async function connectionsSection(
     accounts.map(async (a) => {
       const calendars = await calendarsOfAccount(ctx.db, a.id);
       const address = a.provider === 'caldav' ? addressLine(await calendarAddressOf(deps, a)) : '';
-      return html`<tr><td>${a.label}<br><span class="muted">${providerNames[a.provider]}</span>${address}</td>
+      const shared = (await missesSharedCalendars(deps, a)) ? sharedLine(a.label) : '';
+      return html`<tr><td>${a.label}<br><span class="muted">${providerNames[a.provider]}</span>${address}${shared}</td>
 <td>${a.status === 'active' ? 'Connected' : html`<strong>Needs reconnecting</strong>`}</td>
 <td>${await calendarList(ctx, calendars, `${base}/${a.id}/calendars`, csrf)}</td>
 <td>${a.provider === 'caldav' ? html`<details><summary>New app password</summary><form method="post" action="${base}/${a.id}/reconnect">${csrfField(csrf)}<label for="pw-${a.id}">New app password for ${a.label}</label><input id="pw-${a.id}" name="password" type="password" required><button type="submit">Reconnect</button></form></details>` : ''}

@@ -1,6 +1,6 @@
 /**
- * The fake's Calendar API v3 subset: calendarList (list, get), events (list, get, instances;
- * insert, patch and delete in `writes.ts`).
+ * The fake's Calendar API v3 subset: calendarList (list, without hidden entries unless
+ * showHidden; get), events (list, get, instances; insert, patch and delete in `writes.ts`).
  * Documented behaviour it reproduces: paging with nextPageToken (pages may be smaller than
  * maxResults), timeMin/timeMax as exclusive bounds on end/start, singleEvents expansion with
  * exceptions, orderBy=startTime only with singleEvents, 404 notFound, 410 deleted, and the
@@ -32,6 +32,10 @@ export interface FakeCalendarSeed {
   primary?: boolean;
   backgroundColor?: string;
   defaultReminders?: GoogleReminder[];
+  /** Hidden from the person's list ("Hide from list"): calendarList leaves it out unless `showHidden`. */
+  hidden?: boolean;
+  /** Shown in the person's calendar view (default true); unticked ones stay in the list. */
+  selected?: boolean;
   /**
    * Events as Google stores them: single events, series masters (`recurrence:
    * ['RRULE:FREQ=WEEKLY;COUNT=4']`, start with timeZone) and exceptions (`recurringEventId` +
@@ -225,19 +229,19 @@ export class FakeCalendars implements EventStore {
       etag: `"${seed.id.length}"`,
       ...seed,
       foregroundColor: '#000000',
-      selected: true,
+      selected: seed.selected ?? true,
       defaultReminders: seed.defaultReminders ?? [],
     };
   }
 
+  /** calendarList.list: `showHidden` defaults to false, as Google's reference says. */
   #calendarList(request: FakeRequest): FakeResponse {
-    return this.#page(
-      request,
-      () => ({ items: [...this.#calendars.values()].map((calendar) => this.#entry(calendar)) }),
-      100,
-      250,
-      { kind: 'calendar#calendarList', etag: '"list"' },
-    );
+    const showHidden = request.url.searchParams.get('showHidden') === 'true';
+    const listed = [...this.#calendars.values()].filter((calendar) => showHidden || !calendar.seed.hidden);
+    return this.#page(request, () => ({ items: listed.map((calendar) => this.#entry(calendar)) }), 100, 250, {
+      kind: 'calendar#calendarList',
+      etag: '"list"',
+    });
   }
 
   #calendarListEntry(id: string): FakeResponse {

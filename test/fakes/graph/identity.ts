@@ -1,7 +1,9 @@
 /**
  * The fake identity platform (`/{tenant}/oauth2/v2.0/authorize` and `/token`): authorization
- * codes bound to client, redirect URI and PKCE S256 challenge; access and refresh tokens;
- * `invalid_grant` for revoked refresh tokens and bad codes.
+ * codes bound to client, redirect URI and PKCE S256 challenge; access and refresh tokens
+ * carrying the scopes the authorization asked for; `invalid_grant` for revoked refresh tokens,
+ * bad codes, and refreshes asking for more than the authorization did (the refresh_token
+ * grant: "equivalent to or a subset of the scopes requested in the original" request).
  */
 import { createHash, randomBytes } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
@@ -18,7 +20,19 @@ export interface IssuedTokens {
   refreshToken: string;
   /** Epoch milliseconds (real time). */
   expiresAt: number;
+  /** What the grant was asked for. */
+  scopes: string[];
 }
+
+/** What the service asks for today, so that tokens issued without a browser match a new connect. */
+export const currentScopes = [
+  'offline_access',
+  'openid',
+  'email',
+  'Calendars.ReadWrite',
+  'User.Read',
+  'Calendars.ReadWrite.Shared',
+];
 
 interface Code {
   email: string;
@@ -35,8 +49,10 @@ export class FakeIdentity {
   readonly #codes = new Map<string, Code>();
   /** access token → mailbox, while valid. */
   readonly accessTokens = new Map<string, string>();
-  /** refresh token → mailbox and whether it was revoked. */
-  readonly refreshTokens = new Map<string, { email: string; revoked: boolean }>();
+  /** access token → its scopes. */
+  readonly accessScopes = new Map<string, string[]>();
+  /** refresh token → mailbox, the scopes of its authorization and whether it was revoked. */
+  readonly refreshTokens = new Map<string, { email: string; scopes: string[]; revoked: boolean }>();
   /** `grant_type` of every token request, in order. */
   readonly grants: string[] = [];
 
@@ -45,15 +61,18 @@ export class FakeIdentity {
     this.#lifetimeSeconds = lifetimeSeconds;
   }
 
-  issue(email: string): IssuedTokens {
+  /** `granted`: the authorization's scopes; `scopes`: this access token's (a refresh may ask fewer). */
+  issue(email: string, granted: string[] = currentScopes, scopes: string[] = granted): IssuedTokens {
     const accessToken = opaque('at');
     const refreshToken = opaque('rt');
     this.accessTokens.set(accessToken, email);
-    this.refreshTokens.set(refreshToken, { email, revoked: false });
+    this.accessScopes.set(accessToken, scopes);
+    this.refreshTokens.set(refreshToken, { email, scopes: granted, revoked: false });
     return {
       accessToken,
       refreshToken,
       expiresAt: Temporal.Now.instant().add({ seconds: this.#lifetimeSeconds }).epochMilliseconds,
+      scopes: granted,
     };
   }
 
@@ -113,24 +132,34 @@ export class FakeIdentity {
       ) {
         return oauthError(400, 'invalid_grant', 'AADSTS70008: The provided authorization code is invalid.');
       }
-      return this.#tokens(code.email, code.scopes.includes('offline_access'));
+      return this.#tokens(code.email, code.scopes, code.scopes);
     }
     if (grant === 'refresh_token') {
       const known = this.refreshTokens.get(form.get('refresh_token') ?? '');
       if (known === undefined || known.revoked) {
         return oauthError(400, 'invalid_grant', 'AADSTS70000: The refresh token has been revoked.');
       }
-      return this.#tokens(known.email, true);
+      const asked = (form.get('scope') ?? '').split(' ').filter(Boolean);
+      const beyond = asked.filter((scope) => !known.scopes.includes(scope));
+      if (beyond.length > 0) {
+        return oauthError(
+          400,
+          'invalid_grant',
+          `AADSTS65001: The user or administrator has not consented to use the application: ${beyond.join(' ')}.`,
+        );
+      }
+      return this.#tokens(known.email, known.scopes, asked.length > 0 ? asked : known.scopes);
     }
     return oauthError(400, 'unsupported_grant_type', `AADSTS70003: ${grant} is not supported.`);
   }
 
-  #tokens(email: string, offline: boolean): Reply {
-    const tokens = this.issue(email);
+  #tokens(email: string, granted: string[], scopes: string[]): Reply {
+    const tokens = this.issue(email, granted, scopes);
+    const offline = scopes.includes('offline_access');
     if (!offline) this.refreshTokens.delete(tokens.refreshToken);
     return json({
       token_type: 'Bearer',
-      scope: 'Calendars.ReadWrite User.Read openid email profile',
+      scope: scopes.filter((scope) => scope !== 'offline_access').join(' '),
       expires_in: this.#lifetimeSeconds,
       ext_expires_in: this.#lifetimeSeconds,
       access_token: tokens.accessToken,

@@ -7,6 +7,8 @@ import { type SimpleSeries, seriesDates } from '../seriesDates.ts';
 
 export interface FakeGraphUserSeed {
   email: string;
+  /** Other addresses of the mailbox: a calendar's `owner` may name one. */
+  aliases?: string[];
   displayName?: string;
   calendars: FakeGraphCalendarSeed[];
 }

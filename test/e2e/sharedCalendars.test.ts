@@ -120,16 +120,9 @@ describe('shared calendars end to end: Microsoft', () => {
         },
       ],
     });
-    const cfg = graph.config();
     t = await startTestApp({
       listen: true,
-      env: {
-        MICROSOFT_CLIENT_ID: cfg.clientId,
-        MICROSOFT_CLIENT_SECRET: cfg.clientSecret,
-        MICROSOFT_AUTH_URL: cfg.authorizationUrl,
-        MICROSOFT_TOKEN_URL: cfg.tokenUrl,
-        MICROSOFT_API_URL: cfg.apiBaseUrl,
-      },
+      env: graph.env(),
       adapters: { sleep: async () => {} },
     });
     graph.identity.client.redirectUris.push(`${t.ctx.config.baseUrl}/account/connect/microsoft/callback`);

@@ -180,6 +180,18 @@ export class FakeGraph {
     };
   }
 
+  /** The service's environment variables pointing at this fake (a service started with them connects here). */
+  env(): Record<string, string> {
+    const config = this.config();
+    return {
+      MICROSOFT_CLIENT_ID: config.clientId,
+      MICROSOFT_CLIENT_SECRET: config.clientSecret,
+      MICROSOFT_AUTH_URL: config.authorizationUrl,
+      MICROSOFT_TOKEN_URL: config.tokenUrl,
+      MICROSOFT_API_URL: config.apiBaseUrl,
+    };
+  }
+
   /**
    * Tokens for a mailbox without the browser round trip, granted `scopes` (default: what a
    * connect asks for today).

@@ -180,16 +180,8 @@ describe('a Microsoft account connected before shared calendars', () => {
       users: sampleUsers(),
       redirectUris: [`${baseUrl}/account/connect/microsoft/callback`],
     });
-    const cfg = graph.config();
     t = await startTestApp({
-      env: {
-        BASE_URL: baseUrl,
-        MICROSOFT_CLIENT_ID: cfg.clientId,
-        MICROSOFT_CLIENT_SECRET: cfg.clientSecret,
-        MICROSOFT_AUTH_URL: cfg.authorizationUrl,
-        MICROSOFT_TOKEN_URL: cfg.tokenUrl,
-        MICROSOFT_API_URL: cfg.apiBaseUrl,
-      },
+      env: { BASE_URL: baseUrl, ...graph.env() },
       adapters: { sleep: async () => {} },
     });
     userId = await seedUser(t.ctx.db, 'alice@example.org');

@@ -109,6 +109,18 @@ export interface EventWriter<K extends ProviderKind = ProviderKind> {
     notice?: GuestNotice,
   ): Promise<void>;
   /**
+   * Ends the series `target` names with the rule's UNTIL set to `until` (an RRULE UNTIL value,
+   * domain/seriesSplit.ts): the occurrences up to it stay, the later ones go. Asked only after
+   * `seriesExceptions` found none that would go with them.
+   */
+  endSeries(
+    account: AccountAccess<CredentialsOf<K>>,
+    calendar: ProviderCalendar,
+    target: WriteTarget,
+    until: string,
+    notice?: GuestNotice,
+  ): Promise<void>;
+  /**
    * The occurrences of the series `providerEventId` that its provider holds apart from the rule,
    * asked before a series' times or rule change; `unsupported_by_provider` where the provider
    * cannot list them all.

@@ -10,7 +10,7 @@
 
 import { respondBlockedReason } from '../../domain/editRights.ts';
 import type { Event } from '../../domain/event.ts';
-import type { EventFields, RsvpResponse, WriteTarget } from '../../domain/eventChanges.ts';
+import type { EventFields, GuestNotice, RsvpResponse, WriteTarget } from '../../domain/eventChanges.ts';
 import type { RecurrenceInput } from '../../domain/eventRecurrence.ts';
 import { parseTiming, type TimingInput } from '../../domain/eventTiming.ts';
 import type { GuestsAnswer } from '../../domain/guests.ts';
@@ -18,6 +18,7 @@ import { toEvent } from '../../domain/occurrences.ts';
 import type { ProviderOccurrence } from '../../domain/providerFacts.ts';
 import { changedSince, requireSeen, type SeenValues } from '../../domain/seenValues.ts';
 import { exceptionsRefusal, planSeriesChange } from '../../domain/seriesChanges.ts';
+import { exceptionsFrom, untilBefore } from '../../domain/seriesSplit.ts';
 import { checkWriteLimits } from '../../domain/writeAlerts.ts';
 import { showsChanges, showsResponse } from '../../domain/writeChecks.ts';
 import { AppError, invalidField, isAppError } from '../../errors.ts';
@@ -39,7 +40,8 @@ import {
 import { type GuestChoice, guestPlan } from './guestWrites.ts';
 import { type Attempt, attempt, type Settled } from './settle.ts';
 
-export type WriteScope = 'occurrence' | 'series';
+/** "following": the named occurrence and every later one (delete_event only). */
+export type WriteScope = 'occurrence' | 'series' | 'following';
 
 export interface EventAddress {
   eventId: string;
@@ -58,6 +60,8 @@ export interface ChangedEvent {
 
 export interface DeletedEvent {
   outcome: 'applied';
+  /** "series" where "following" named the first occurrence, so the whole series went. */
+  scope?: WriteScope;
   confirmedByRead: boolean;
   guests?: GuestsAnswer;
 }
@@ -96,6 +100,12 @@ async function address(
     throw refusal(
       'recurring_event',
       'This event repeats: say scope "occurrence" (only the occurrence named by occurrenceId) or "series" (every occurrence).',
+    );
+  }
+  if (scope === 'following' && named === undefined) {
+    throw invalidField(
+      'occurrenceId',
+      'scope "following" needs the occurrenceId of the first occurrence to go.',
     );
   }
   if (scope === 'occurrence') {
@@ -292,12 +302,65 @@ async function seriesChange(
   return planSeriesChange(occurrence, named, moved, rule);
 }
 
+function onlyDeleteFollows(scope: WriteScope | undefined): void {
+  if (scope === 'following') {
+    throw invalidField('scope', 'scope "following" is for delete_event; here say "occurrence" or "series".');
+  }
+}
+
+/**
+ * delete_event with scope "following": the series ends just before the named occurrence (the
+ * first named: the whole series goes). Refused, naming them, while occurrences from it on stand
+ * apart from the rule, as series moves are: ending the rule would drop or strand them.
+ */
+async function endSeriesAt(
+  step: Step,
+  { occurrence, named }: Addressed,
+  notice: GuestNotice | undefined,
+): Promise<{ scope: WriteScope; attempted: Attempt<void> }> {
+  const { deps, fresh, target } = step;
+  const recurrenceId = named.recurrenceId;
+  if (recurrenceId === undefined)
+    throw new AppError('not_found', 'This occurrence is no longer in the series.');
+  const first =
+    occurrence.recurrenceId === undefined
+      ? occurrence.start === named.start
+      : occurrence.recurrenceId === recurrenceId;
+  const deleteAll = () => fresh.writer.deleteEvent(fresh.access, fresh.calendar, target, notice);
+  const settled = async (): Promise<Settled> => {
+    const now = await readTarget(fresh, target);
+    if (now === undefined) return 'applied';
+    if (now.facts.version === target.version) return 'not_applied';
+    if (first) return 'unknown';
+    const left = await readTarget(fresh, { ...target, recurrenceId });
+    return left === undefined ? 'applied' : 'unknown';
+  };
+  if (first) return { scope: 'series', attempted: await conditionalWrite(step, deleteAll, settled) };
+  const lost = exceptionsFrom(
+    await fresh.writer.seriesExceptions(fresh.access, fresh.calendar, target.providerEventId),
+    recurrenceId,
+  );
+  if (lost.length > 0) {
+    throw exceptionsRefusal(lost, (id) =>
+      deps.ids.occurrenceId(fresh.view.calendarId, target.providerEventId, id),
+    );
+  }
+  const until = untilBefore(named);
+  const attempted = await conditionalWrite(
+    step,
+    () => fresh.writer.endSeries(fresh.access, fresh.calendar, target, until, notice),
+    settled,
+  );
+  return { scope: 'following', attempted };
+}
+
 export function updateEvent(
   deps: CalendarDeps,
   principal: Principal,
   input: EventAddress & GuestChoice & { changes: Changes; seen?: SeenValues },
 ): Promise<ChangedEvent> {
   requireSeen(input.seen, Object.keys(input.changes));
+  onlyDeleteFollows(input.scope);
   return change(deps, principal, 'update', input, async (fresh, ref) => {
     requireScope(principal, 'calendar:write');
     const addressed = await address(fresh, ref, input.scope);
@@ -351,6 +414,15 @@ export function deleteEvent(
     checkEditable(fresh, occurrence);
     checkSeen(deps, principal, fresh, addressed, input.seen ?? {});
     const guests = await guestPlan(fresh, occurrence, 'delete', undefined, input);
+    if (input.scope === 'following') {
+      const ended = await endSeriesAt({ deps, principal, fresh, target, input }, addressed, guests?.notice);
+      return {
+        outcome: 'applied',
+        scope: ended.scope,
+        confirmedByRead: ended.attempted.confirmedByRead,
+        ...(guests && { guests: guests.answer }),
+      };
+    }
     const attempted = await conditionalWrite(
       { deps, principal, fresh, target, input },
       () => fresh.writer.deleteEvent(fresh.access, fresh.calendar, target, guests?.notice),
@@ -373,6 +445,7 @@ export function respondToEvent(
   principal: Principal,
   input: EventAddress & { response: RsvpResponse; comment?: string },
 ): Promise<ChangedEvent> {
+  onlyDeleteFollows(input.scope);
   return change(deps, principal, 'respond', input, async (fresh, ref) => {
     requireScope(principal, 'calendar:rsvp');
     const { occurrence, target } = await address(fresh, ref, input.scope);

@@ -10,6 +10,7 @@ import type { EventFields, NewEvent, RsvpResponse, SeriesException } from '../ev
 import { seriesEndBound } from '../eventRecurrence.ts';
 import type { EventTiming } from '../eventTiming.ts';
 import { rruleOf, ruleMovedInDay } from '../recurrenceRule.ts';
+import { ruleEndingAt } from '../seriesSplit.ts';
 import { calendarText } from './calendarText.ts';
 import { declaredSpan, defaultSpan } from './durations.ts';
 import { applyFields, setText, timeProperty, touch, utcStamp } from './eventFields.ts';
@@ -29,6 +30,8 @@ export type ObjectEdit =
   /** Text fields and guests of every part of a series: the master and each override. */
   | { kind: 'series'; fields: Omit<EventFields, 'timing'>; scheduling?: IcalScheduling }
   | { kind: 'delete-occurrence'; recurrenceId: string }
+  /** The series' rules end at `until` (an RRULE UNTIL value): later occurrences go. */
+  | { kind: 'end-series'; until: string; scheduling?: IcalScheduling }
   /** The user's PARTSTAT: of one occurrence, or of every part of the event that invites them. */
   | {
       kind: 'respond';
@@ -249,6 +252,19 @@ export function editObject(ics: string, uid: string, edit: ObjectEdit, now: Temp
       const override = overrideFor(parts, edit.recurrenceId);
       if (override !== undefined) calendar.removeSubcomponent(override);
       addSlot(master, 'exdate', slotOf(master, edit.recurrenceId));
+      touch(master, now, true);
+      break;
+    }
+    case 'end-series': {
+      if (master === undefined || !master.hasProperty('rrule')) {
+        throw new AppError('not_found', 'The event has no repeating rule to end.');
+      }
+      const rules = master.getAllProperties('rrule').map((rule) => String(rule.getFirstValue()));
+      master.removeAllProperties('rrule');
+      for (const rule of rules) {
+        master.addPropertyWithValue('rrule', ICAL.Recur.fromString(ruleEndingAt(rule, edit.until)));
+      }
+      applyGuests(master, undefined, edit.scheduling ?? {});
       touch(master, now, true);
       break;
     }

@@ -180,6 +180,12 @@ export function createCaldavWriter(deps: CaldavWriterDeps): EventWriter<'caldav'
       return seriesExceptionsOf((await objectOf(deps.sessionOf(account), url)).body, uid);
     },
 
+    async endSeries(account, calendar, write, until, notice) {
+      const people =
+        notice === undefined ? {} : { scheduling: await icalScheduling(account, calendar, notice) };
+      await rewrite(account, calendar, write, { kind: 'end-series', until, ...people });
+    },
+
     scheduling: (account, calendar) =>
       deps.scheduling(account, deps.sessionOf(account), new URL(calendar.providerCalendarId)),
 

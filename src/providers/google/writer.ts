@@ -9,6 +9,7 @@ import type { RsvpResponse, WriteTarget } from '../../domain/eventChanges.ts';
 import type { EventTiming } from '../../domain/eventTiming.ts';
 import type { ProviderCalendar } from '../../domain/providerFacts.ts';
 import { ruleMovedInDay } from '../../domain/recurrenceRule.ts';
+import { ruleEndingAt } from '../../domain/seriesSplit.ts';
 import { AppError } from '../../errors.ts';
 import type { EventWriter } from '../port.ts';
 import type { GoogleClient } from './client.ts';
@@ -130,6 +131,21 @@ export function createGoogleWriter(
       const { client, writes } = open(account);
       const eventId = await eventIdOf(client, calendar, target);
       await writes.remove(calendar.providerCalendarId, eventId, target.version, notice);
+    },
+
+    async endSeries(account, calendar, target, until, notice = 'send') {
+      const { client, writes } = open(account);
+      const master = await current(client, calendar, target);
+      const lines = master.recurrence ?? [];
+      if (!lines.some((line) => /^RRULE:/i.test(line))) {
+        throw new AppError('not_found', `${providerName} holds no repeating rule for this event.`, {
+          details: { reason: 'missing' },
+        });
+      }
+      const recurrence = lines.map((line) =>
+        /^RRULE:/i.test(line) ? `RRULE:${ruleEndingAt(line.slice(6), until)}` : line,
+      );
+      await writes.patch(calendar.providerCalendarId, master.id, { recurrence }, target.version, notice);
     },
 
     async seriesExceptions(account, calendar, providerEventId) {

@@ -1,9 +1,11 @@
 /**
- * Ending a series before one of its occurrences (delete_event with scope "following"): the rule
- * gets an UNTIL just before that occurrence's start, in the form the series' start has, so the
- * occurrences before it stay exactly as they were and none from it on remain. Pure.
+ * Splitting a series at one of its occurrences (scope "following"): the old rule gets an UNTIL
+ * just before that occurrence's start, in the form the series' start has, so the occurrences
+ * before it stay exactly as they were and none from it on remain; a new series from it on keeps
+ * the rule, with a COUNT less the occurrences before (an UNTIL, or no end, as it was). Pure.
  */
 
+import ICAL from 'ical.js';
 import type { SeriesException } from './eventChanges.ts';
 import type { ProviderOccurrence } from './providerFacts.ts';
 
@@ -59,4 +61,29 @@ export function exceptionsFrom(
     const point = pointOf(exception.recurrenceId);
     return split === undefined || point === undefined || point >= split;
   });
+}
+
+/** The occurrences an RRULE makes from `first` (local date or date-time) before `from`, at most `limit`. */
+function occurrencesBefore(rule: string, first: string, from: string, limit: number): number {
+  const time = (local: string) =>
+    local.length === 10 ? ICAL.Time.fromDateString(local) : ICAL.Time.fromDateTimeString(local);
+  const iterator = ICAL.Recur.fromString(rule).iterator(time(first));
+  const end = time(first.length === 10 ? from.slice(0, 10) : from);
+  let before = 0;
+  for (let next = iterator.next(); next && next.compare(end) < 0 && before < limit; next = iterator.next()) {
+    before += 1;
+  }
+  return before;
+}
+
+/**
+ * The rule of the series that goes on from `from` (the named occurrence's local start; `first`
+ * is the series' own, both dates for an all-day series): COUNT less the occurrences before.
+ */
+export function ruleFollowing(rule: string, first: string, from: string): string {
+  const count = /(?:^|;)COUNT=(\d+)/i.exec(rule);
+  if (count === null) return rule;
+  const total = Number(count[1]);
+  const left = total - occurrencesBefore(rule, first, from, total);
+  return rule.replace(/COUNT=\d+/i, `COUNT=${Math.max(left, 1)}`);
 }

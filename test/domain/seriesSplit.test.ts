@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { expandIcs } from '../../src/domain/ical/expand.ts';
 import { editObject } from '../../src/domain/ical/objectEdits.ts';
-import { exceptionsFrom, ruleEndingAt, untilBefore } from '../../src/domain/seriesSplit.ts';
+import { exceptionsFrom, ruleEndingAt, ruleFollowing, untilBefore } from '../../src/domain/seriesSplit.ts';
 import { vcalendar } from '../helpers/radicaleCalendars.ts';
 
 const berlin = 'Europe/Berlin';
@@ -103,5 +103,30 @@ describe('an object ended before an occurrence (end-series)', () => {
     const until = untilBefore({ start: '2026-03-15T00:00:00', showWithoutTime: true });
     const ended = editObject(rent, 'rent', { kind: 'end-series', until }, now);
     assert.deepEqual(starts(ended), ['2026-03-01T00:00:00', '2026-03-08T00:00:00']);
+  });
+});
+
+describe('ruleFollowing', () => {
+  it('reduces COUNT by the occurrences before, counted in local time across the DST change', () => {
+    assert.equal(
+      ruleFollowing('FREQ=DAILY;COUNT=8', '2026-03-26T09:00:00', '2026-03-30T09:00:00'),
+      'FREQ=DAILY;COUNT=4',
+    );
+    assert.equal(
+      ruleFollowing('FREQ=WEEKLY;BYDAY=TU,TH;WKST=MO;COUNT=6', '2026-03-24T16:00:00', '2026-04-02T16:00:00'),
+      'FREQ=WEEKLY;BYDAY=TU,TH;WKST=MO;COUNT=3',
+    );
+  });
+
+  it('counts dates for an all-day series, and keeps UNTIL or no end', () => {
+    assert.equal(
+      ruleFollowing('FREQ=WEEKLY;COUNT=5', '2026-03-01', '2026-03-15T00:00:00'),
+      'FREQ=WEEKLY;COUNT=3',
+    );
+    assert.equal(
+      ruleFollowing('FREQ=DAILY;UNTIL=20260410T070000Z', '2026-03-26T09:00:00', '2026-03-30T09:00:00'),
+      'FREQ=DAILY;UNTIL=20260410T070000Z',
+    );
+    assert.equal(ruleFollowing('FREQ=MONTHLY', '2026-03-26', '2026-05-26T00:00:00'), 'FREQ=MONTHLY');
   });
 });

@@ -847,6 +847,86 @@ for (const [name, world] of Object.entries(worlds)) {
       assert.deepEqual(await reviews(), []);
     });
 
+    it('changes an occurrence and the following ones: a new series from it, the old one ending before it', async () => {
+      const created = await ok('create_event', {
+        calendarId: team,
+        title: 'Planning',
+        start: '2026-03-27T10:00:00',
+        end: '2026-03-27T10:30:00',
+        timeZone: berlin,
+        recurrence: { frequency: 'daily', count: 6 },
+        alerts: [{ offset: '-PT10M' }],
+        idempotencyKey: `${name}-planning`,
+      });
+      const old = (created.event as Event).eventId;
+      const plannings = async () =>
+        (await list())
+          .filter((e) => e.title.startsWith('Planning'))
+          .map((e) => [e.eventId === old, e.title, e.start]);
+      const all = (await list()).filter((e) => e.eventId === old);
+      const fromMonday = {
+        eventId: old,
+        occurrenceId: all[3]!.occurrenceId,
+        seen: seenOf(all[3]!),
+        scope: 'following',
+        title: 'Planning (later)',
+        start: '2026-03-30T11:00:00',
+        end: '2026-03-30T11:30:00',
+        timeZone: berlin,
+      };
+      if (name === 'microsoft') {
+        const refused = await failed('update_event', fromMonday);
+        assert.deepEqual([refused.code, refused.field], ['unsupported_by_provider', 'scope']);
+        assert.equal((await plannings()).length, 6, 'nothing changed');
+        await ok('delete_event', { eventId: old, seen: seenOf(all[0]!), scope: 'series' });
+        return;
+      }
+      const split = (await ok('update_event', fromMonday)).event as Event;
+      assert.notEqual(split.eventId, old);
+      assert.deepEqual(
+        [split.title, split.start, split.alerts],
+        ['Planning (later)', '2026-03-30T11:00:00+02:00', all[0]!.alerts],
+      );
+      // The old series up to Sunday (across the DST change), the new one the three left of COUNT=6.
+      assert.deepEqual(await plannings(), [
+        [true, 'Planning', '2026-03-27T10:00:00+01:00'],
+        [true, 'Planning', '2026-03-28T10:00:00+01:00'],
+        [true, 'Planning', '2026-03-29T10:00:00+02:00'],
+        [false, 'Planning (later)', '2026-03-30T11:00:00+02:00'],
+        [false, 'Planning (later)', '2026-03-31T11:00:00+02:00'],
+        [false, 'Planning (later)', '2026-04-01T11:00:00+02:00'],
+      ]);
+      const [audit] = await eventWritesOf(t.ctx.db, person.userId, { limit: 1 });
+      assert.deepEqual(
+        [audit!.action, audit!.scope, audit!.eventId, audit!.occurrenceId, audit!.outcome],
+        ['update', 'following', old, all[3]!.occurrenceId, 'applied'],
+      );
+      // A later occurrence of the new series cancelled alone: splitting before it is refused, naming it.
+      const later = (await list()).filter((e) => e.eventId === split.eventId);
+      await ok('delete_event', {
+        eventId: split.eventId,
+        occurrenceId: later[2]!.occurrenceId,
+        seen: seenOf(later[2]!),
+        scope: 'occurrence',
+      });
+      const refused = await failed('update_event', {
+        eventId: split.eventId,
+        occurrenceId: later[1]!.occurrenceId,
+        seen: seenOf(later[1]!),
+        scope: 'following',
+        title: 'Planning (last)',
+      });
+      assert.equal(refused.code, 'series_has_exceptions');
+      assert.deepEqual(
+        (refused.exceptions as Array<{ occurrenceId: string }>).map((e) => e.occurrenceId),
+        [later[2]!.occurrenceId],
+      );
+      assert.equal((await plannings()).length, 5, 'nothing changed');
+      await ok('delete_event', { eventId: split.eventId, seen: seenOf(later[0]!), scope: 'series' });
+      await ok('delete_event', { eventId: old, seen: seenOf(all[0]!), scope: 'series' });
+      assert.deepEqual(await plannings(), []);
+    });
+
     it('get_event: every event as list_events shows it, at each level; a seen taken from it lets update_event apply', async () => {
       const mcp = `${t.ctx.config.baseUrl}/mcp`;
       const times = { start: '2026-04-08T08:00:00', end: '2026-04-08T09:00:00', timeZone: berlin };

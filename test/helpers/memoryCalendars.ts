@@ -253,6 +253,15 @@ function memoryWriter(find: (calendar: ProviderCalendar) => MemoryCalendar): Eve
         found.occurrences = found.occurrences.filter((o) => !hit.has(o));
       });
     },
+    async createFollowing(_account, calendar, target, following, uid) {
+      const found = find(calendar);
+      await guarded(found, () => {
+        checkVersion(found, target.providerEventId, undefined, target.version);
+        const [series] = matching(found, target.providerEventId, undefined);
+        found.occurrences.push(applied({ ...series!, providerEventId: uid }, following.fields));
+      });
+      return uid;
+    },
     async endSeries(_account, calendar, target, until, notice) {
       const found = find(calendar);
       await guarded(found, () => {

@@ -6,11 +6,17 @@
  */
 import ICAL from 'ical.js';
 import { AppError } from '../../errors.ts';
-import type { EventFields, NewEvent, RsvpResponse, SeriesException } from '../eventChanges.ts';
+import type {
+  EventFields,
+  FollowingSeries,
+  NewEvent,
+  RsvpResponse,
+  SeriesException,
+} from '../eventChanges.ts';
 import { seriesEndBound } from '../eventRecurrence.ts';
 import type { EventTiming } from '../eventTiming.ts';
 import { rruleOf, ruleMovedInDay } from '../recurrenceRule.ts';
-import { ruleEndingAt } from '../seriesSplit.ts';
+import { ruleEndingAt, ruleFollowing } from '../seriesSplit.ts';
 import { calendarText } from './calendarText.ts';
 import { declaredSpan, defaultSpan } from './durations.ts';
 import { applyFields, setText, timeProperty, touch, utcStamp } from './eventFields.ts';
@@ -206,6 +212,54 @@ function movedRule(parts: Parts, rule: string, timing: EventTiming | undefined):
     start.local.toPlainTime(),
     Temporal.PlainDateTime.from(timing.start).toPlainTime(),
   );
+}
+
+/**
+ * A new object for the series `uid` going on from one occurrence as `newUid`: a copy of its
+ * master (alarms, guests, unknown properties) without the old series' own exceptions, starting
+ * at that occurrence with the rule going on from there, and the fields changed.
+ */
+export function followingObject(
+  ics: string,
+  uid: string,
+  newUid: string,
+  following: FollowingSeries,
+  now: Temporal.Instant,
+  scheduling: IcalScheduling = {},
+): string {
+  const parts = partsOf(ics, uid);
+  const start = seriesOf(parts)?.start;
+  const { master } = parts;
+  if (master === undefined || start === undefined || !master.hasProperty('rrule')) {
+    throw new AppError('not_found', 'The event has no repeating rule to go on from.');
+  }
+  const calendar = new ICAL.Component('vcalendar');
+  calendar.addPropertyWithValue('version', '2.0');
+  calendar.addPropertyWithValue('prodid', productId);
+  for (const zone of parts.calendar.getAllSubcomponents('vtimezone')) {
+    calendar.addSubcomponent(new ICAL.Component(structuredClone(zone.toJSON())));
+  }
+  const copy = new ICAL.Component(structuredClone(master.toJSON()));
+  for (const name of ['rrule', 'rdate', 'exdate', 'exrule', 'uid', 'created', 'sequence']) {
+    copy.removeAllProperties(name);
+  }
+  copy.addPropertyWithValue('uid', newUid);
+  copy.addPropertyWithValue('created', utcStamp(now));
+  copy.addPropertyWithValue('sequence', 0);
+  const { fields } = following;
+  const first = start.kind === 'date' ? start.date.toString() : start.local.toString();
+  const rules =
+    fields.recurrence === undefined
+      ? master
+          .getAllProperties('rrule')
+          .map((rule) => ruleFollowing(String(rule.getFirstValue()), first, following.from))
+      : [rruleOf(fields.recurrence, fields.timing)];
+  for (const rule of rules) copy.addPropertyWithValue('rrule', ICAL.Recur.fromString(rule));
+  applyFields(calendar, copy, fields);
+  applyGuests(copy, fields.guests, scheduling);
+  touch(copy, now, false);
+  calendar.addSubcomponent(copy);
+  return calendarText(calendar);
 }
 
 export const seriesExceptionsOf = (ics: string, uid: string): SeriesException[] =>

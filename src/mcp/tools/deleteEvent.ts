@@ -4,14 +4,7 @@ import { requireSeen, type SeenValues } from '../../domain/seenValues.ts';
 import { closedObject } from '../../lib/jsonSchema.ts';
 import type { ToolDefinition } from '../tool.ts';
 import { guestsAnswerSchema, notifyAttendeesSchema, notifyRule } from './guestArguments.ts';
-import {
-  addressOf,
-  addressSchemas,
-  outcomeRule,
-  seenSchema,
-  writeArgumentSchemas,
-  writeOutcome,
-} from './writeArguments.ts';
+import { addressOf, outcomeRule, seenSchema, splitAddressSchemas, writeOutcome } from './writeArguments.ts';
 
 interface DeleteArguments {
   eventId: string;
@@ -35,8 +28,7 @@ export const deleteEvent: ToolDefinition = {
   scopes: ['calendar:write'],
   inputSchema: closedObject(
     {
-      ...addressSchemas,
-      scope: { ...writeArgumentSchemas.scope, enum: [...writeArgumentSchemas.scope.enum, 'following'] },
+      ...splitAddressSchemas,
       seen: seenSchema,
       notifyAttendees: notifyAttendeesSchema,
     },

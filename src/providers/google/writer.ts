@@ -18,7 +18,7 @@ import type { GoogleEventWrites } from './eventWrites.ts';
 import { googleAttendees, googleScheduling } from './guests.ts';
 import { seriesExceptionsOf } from './mapping.ts';
 import type { GoogleAccount } from './session.ts';
-import { googleChanges, googleNewEvent } from './toWire.ts';
+import { googleChanges, googleFollowing, googleNewEvent } from './toWire.ts';
 import type { GoogleAttendee, GoogleEvent } from './wire.ts';
 
 /** Reads and writes over one session, so a token refreshed by one serves the other. */
@@ -131,6 +131,27 @@ export function createGoogleWriter(
       const { client, writes } = open(account);
       const eventId = await eventIdOf(client, calendar, target);
       await writes.remove(calendar.providerCalendarId, eventId, target.version, notice);
+    },
+
+    async createFollowing(account, calendar, target, following, uid) {
+      const { client, writes } = open(account);
+      const master = await current(client, calendar, target);
+      // Copied as it was read: a change since is a conflict, as an If-Match would say.
+      if (master.etag !== target.version) {
+        throw new AppError('conflict', `The event changed on ${providerName} since it was read.`, {
+          details: { reason: 'version' },
+        });
+      }
+      const created = await writes.insert(
+        calendar.providerCalendarId,
+        googleFollowing(master, following, uid),
+      );
+      if (typeof created.id !== 'string' || created.id === '') {
+        throw new AppError('provider_unavailable', `${providerName} did not say which event it created.`, {
+          details: { reason: 'bad_response' },
+        });
+      }
+      return created.id;
     },
 
     async endSeries(account, calendar, target, until, notice = 'send') {

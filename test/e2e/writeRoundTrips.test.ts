@@ -782,7 +782,7 @@ for (const [name, world] of Object.entries(worlds)) {
         end: '2026-03-26T09:30:00',
         timeZone: berlin,
         recurrence: { frequency: 'daily', count: 8 },
-        idempotencyKey: `${name}-review`,
+        idempotencyKey: `${name}-review-following`,
       });
       const { eventId } = created.event as Event;
       const reviews = async () => (await list()).filter((e) => e.eventId === eventId);
@@ -856,7 +856,7 @@ for (const [name, world] of Object.entries(worlds)) {
         timeZone: berlin,
         recurrence: { frequency: 'daily', count: 6 },
         alerts: [{ offset: '-PT10M' }],
-        idempotencyKey: `${name}-planning`,
+        idempotencyKey: `${name}-planning-following`,
       });
       const old = (created.event as Event).eventId;
       const plannings = async () =>

@@ -980,6 +980,24 @@ describe('write tools over MCP', () => {
       );
     };
 
+    it('from the first occurrence changes the whole series, no new one made', async () => {
+      const before = await find('Standup');
+      const renamed = structured(
+        await call('update_event', {
+          eventId: before[0]!.eventId,
+          occurrenceId: before[0]!.occurrenceId,
+          seen: seenOf(before[0]!),
+          scope: 'following',
+          title: 'Standup (all)',
+        }),
+      ).event as Record<string, string>;
+      assert.equal(renamed.eventId, before[0]!.eventId);
+      assert.deepEqual(
+        (await find('Standup (all)')).map((e) => e.occurrenceId),
+        before.map((e) => e.occurrenceId),
+      );
+    });
+
     it('removes the new series again when the old one could not be ended: nothing changed', async () => {
       const before = work().occurrences.length;
       failSecondWrite();

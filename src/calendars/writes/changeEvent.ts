@@ -47,7 +47,7 @@ import {
 import { type GuestChoice, guestPlan } from './guestWrites.ts';
 import { type Attempt, attempt, type Settled } from './settle.ts';
 
-/** "following": the named occurrence and every later one (delete_event only). */
+/** "following": the named occurrence and every later one, split off the series (update and delete). */
 export type WriteScope = 'occurrence' | 'series' | 'following';
 
 export interface EventAddress {
@@ -307,15 +307,6 @@ async function seriesChange(
   const zone = occurrence.timeZone ?? fresh.calendar.timeZone ?? 'Etc/UTC';
   const moved = timingInput === undefined ? undefined : parseTiming(timingInput, zone);
   return planSeriesChange(occurrence, named, moved, rule);
-}
-
-function onlyDeleteFollows(scope: WriteScope | undefined): void {
-  if (scope === 'following') {
-    throw invalidField(
-      'scope',
-      'scope "following" is for update_event and delete_event; here say "occurrence" or "series".',
-    );
-  }
 }
 
 /** Whether the occurrence named is the series' first (`series` as a series read answers it). */
@@ -594,7 +585,6 @@ export function respondToEvent(
   principal: Principal,
   input: EventAddress & { response: RsvpResponse; comment?: string },
 ): Promise<ChangedEvent> {
-  onlyDeleteFollows(input.scope);
   return change(deps, principal, 'respond', input, async (fresh, ref) => {
     requireScope(principal, 'calendar:rsvp');
     const { occurrence, target } = await address(fresh, ref, input.scope);

@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { expandIcs } from '../../src/domain/ical/expand.ts';
-import { editObject } from '../../src/domain/ical/objectEdits.ts';
+import { editObject, followingObject } from '../../src/domain/ical/objectEdits.ts';
 import { exceptionsFrom, ruleEndingAt, ruleFollowing, untilBefore } from '../../src/domain/seriesSplit.ts';
 import { vcalendar } from '../helpers/radicaleCalendars.ts';
 
@@ -128,5 +128,70 @@ describe('ruleFollowing', () => {
       'FREQ=DAILY;UNTIL=20260410T070000Z',
     );
     assert.equal(ruleFollowing('FREQ=MONTHLY', '2026-03-26', '2026-05-26T00:00:00'), 'FREQ=MONTHLY');
+  });
+});
+
+describe('followingObject', () => {
+  const now = Temporal.Instant.from('2026-03-01T12:00:00Z');
+  const window = {
+    start: Temporal.Instant.from('2026-03-01T00:00:00Z'),
+    end: Temporal.Instant.from('2026-05-01T00:00:00Z'),
+  };
+
+  it('copies the master from the occurrence on: its own exceptions left behind, the rule going on, the fields changed', () => {
+    const standup = vcalendar(
+      [
+        'UID:standup',
+        'DTSTART;TZID=Europe/Berlin:20260326T090000',
+        'DTEND;TZID=Europe/Berlin:20260326T091500',
+        'RRULE:FREQ=DAILY;COUNT=8',
+        'EXDATE;TZID=Europe/Berlin:20260327T090000',
+        'SUMMARY:Standup',
+        'X-TEAM-ROOM:Blue',
+        'BEGIN:VALARM',
+        'ACTION:DISPLAY',
+        'DESCRIPTION:Standup',
+        'TRIGGER:-PT5M',
+        'END:VALARM',
+      ],
+      [
+        'UID:standup',
+        'RECURRENCE-ID;TZID=Europe/Berlin:20260328T090000',
+        'DTSTART;TZID=Europe/Berlin:20260328T100000',
+        'DTEND;TZID=Europe/Berlin:20260328T101500',
+        'SUMMARY:Standup (late)',
+      ],
+    );
+    const copy = followingObject(
+      standup,
+      'standup',
+      'later',
+      {
+        from: '2026-03-30T09:00:00',
+        fields: {
+          title: 'Standup (new)',
+          timing: {
+            allDay: false,
+            start: '2026-03-30T09:30:00',
+            end: '2026-03-30T09:45:00',
+            timeZone: berlin,
+          },
+        },
+      },
+      now,
+    );
+    assert.doesNotMatch(copy, /EXDATE|RECURRENCE-ID|UID:standup/);
+    assert.match(copy, /RRULE:FREQ=DAILY;COUNT=4\r?\n/);
+    assert.match(copy, /X-TEAM-ROOM:Blue/);
+    const occurrences = expandIcs(copy, { window, selfAddresses: [] }).occurrences;
+    assert.deepEqual(
+      occurrences.map((o) => [o.providerEventId.endsWith('later'), o.title, o.start, o.alerts?.length]),
+      ['2026-03-30', '2026-03-31', '2026-04-01', '2026-04-02'].map((day) => [
+        true,
+        'Standup (new)',
+        `${day}T09:30:00`,
+        1,
+      ]),
+    );
   });
 });

@@ -73,3 +73,11 @@ export interface SeriesException {
   recurrenceId: string;
   kind: 'changed' | 'cancelled' | 'added';
 }
+
+/** A new series going on from one occurrence of another (scope "following"). */
+export interface FollowingSeries {
+  /** The occurrence's own start, local (`YYYY-MM-DDTHH:MM:SS`), where the new series starts. */
+  from: string;
+  /** What the new series sets over the old one's fields: `timing` its first occurrence, `recurrence` a restated rule. */
+  fields: EventFields & { timing: EventTiming };
+}

@@ -6,6 +6,7 @@
  */
 import type {
   EventFields,
+  FollowingSeries,
   GuestNotice,
   NewEvent,
   RsvpResponse,
@@ -111,6 +112,32 @@ export interface EventWriter<K extends ProviderKind = ProviderKind> {
     account: AccountAccess<CredentialsOf<K>>,
     calendar: ProviderCalendar,
     target: WriteTarget,
+    notice?: GuestNotice,
+  ): Promise<void>;
+  /**
+   * Creates, as `uid` (so a repeat cannot make a second one), a series going on from one
+   * occurrence of the series `target` names: a copy of it, its rule going on from there, the
+   * fields changed. The old series is left as it is (`endSeries` ends it after). Refused as a
+   * version conflict if the series changed since it was read. Resolves with the new providerEventId.
+   */
+  createFollowing(
+    account: AccountAccess<CredentialsOf<K>>,
+    calendar: ProviderCalendar,
+    target: WriteTarget,
+    following: FollowingSeries,
+    uid: string,
+    notice?: GuestNotice,
+  ): Promise<string>;
+  /**
+   * Ends the series `target` names with the rule's UNTIL set to `until` (an RRULE UNTIL value,
+   * domain/seriesSplit.ts): the occurrences up to it stay, the later ones go. Asked only after
+   * `seriesExceptions` found none that would go with them.
+   */
+  endSeries(
+    account: AccountAccess<CredentialsOf<K>>,
+    calendar: ProviderCalendar,
+    target: WriteTarget,
+    until: string,
     notice?: GuestNotice,
   ): Promise<void>;
   /**

@@ -28,7 +28,7 @@ export interface EventWriteEntry {
   eventId: string | null;
   occurrenceId: string | null;
   action: WriteAction;
-  scope: 'occurrence' | 'series' | null;
+  scope: 'occurrence' | 'series' | 'following' | null;
   outcome: WriteState;
   errorCode: string | null;
   at: number;

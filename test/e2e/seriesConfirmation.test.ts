@@ -154,6 +154,24 @@ describe('deleting a series asks the person', () => {
       ));
   }
 
+  it('asks before deleting an occurrence and the following ones; declined, nothing is deleted', () =>
+    using(
+      () => modern(true),
+      async (client) => {
+        answer = { action: 'decline' };
+        const [, second] = await standups(client);
+        const args = {
+          eventId: second!.eventId,
+          occurrenceId: second!.occurrenceId,
+          seen: seenOf(second!),
+          scope: 'following',
+        };
+        assert.equal(toolError(await client.call('delete_event', args)).code, 'not_confirmed');
+        assert.match(asked[0]!, /an occurrence of a repeating event and every later one/);
+        assert.equal((await standups(client)).length, 2, 'nothing deleted');
+      },
+    ));
+
   it('does not ask for one occurrence', () =>
     using(
       () => modern(true),

@@ -18,6 +18,7 @@ import { createMicrosoftProvider } from '../../src/providers/microsoft/adapter.t
 import type { Credentials } from '../../src/providers/port.ts';
 import { ProviderHttp } from '../../src/providers/providerHttp.ts';
 import type { Providers } from '../../src/providers/registry.ts';
+import { eventWritesOf } from '../../src/store/eventWrites.ts';
 import { savePolicy } from '../../src/store/workspaces.ts';
 import { FakeGoogle } from '../fakes/google.ts';
 import { FakeGraph } from '../fakes/graph.ts';
@@ -771,6 +772,159 @@ for (const [name, world] of Object.entries(worlds)) {
       ]);
       await ok('delete_event', { eventId, seen: seenOf(daily[0]!), scope: 'series' });
       assert.deepEqual(await retros(), []);
+    });
+
+    it('deletes an occurrence and the following ones: the series ends before it, across DST; refused while a later one stands apart', async () => {
+      const created = await ok('create_event', {
+        calendarId: team,
+        title: 'Review',
+        start: '2026-03-26T09:00:00',
+        end: '2026-03-26T09:30:00',
+        timeZone: berlin,
+        recurrence: { frequency: 'daily', count: 8 },
+        idempotencyKey: `${name}-review-following`,
+      });
+      const { eventId } = created.event as Event;
+      const reviews = async () => (await list()).filter((e) => e.eventId === eventId);
+      const all = await reviews();
+      assert.equal(all.length, 8);
+      const following = (occurrence: Event) => ({
+        eventId,
+        occurrenceId: occurrence.occurrenceId,
+        seen: seenOf(occurrence),
+        scope: 'following',
+      });
+      if (name === 'microsoft') {
+        const refused = await failed('delete_event', following(all[4]!));
+        assert.deepEqual([refused.code, refused.field], ['unsupported_by_provider', 'scope']);
+        assert.equal((await reviews()).length, 8, 'nothing changed');
+        await ok('delete_event', { eventId, seen: seenOf(all[0]!), scope: 'series' });
+        return;
+      }
+      const noOccurrence = await failed('delete_event', {
+        eventId,
+        seen: seenOf(all[4]!),
+        scope: 'following',
+      });
+      assert.deepEqual([noOccurrence.code, noOccurrence.field], ['invalid_request', 'occurrenceId']);
+      // 27 March and 1 April cancelled on their own.
+      for (const cancelled of [all[1]!, all[6]!]) {
+        await ok('delete_event', { ...following(cancelled), scope: 'occurrence' });
+      }
+      // From 30 March on would drop 1 April, held apart: refused, naming only it.
+      const refused = await failed('delete_event', following(all[4]!));
+      assert.equal(refused.code, 'series_has_exceptions');
+      assert.deepEqual(
+        (refused.exceptions as Array<{ occurrenceId: string; kind: string }>).map((e) => [
+          e.occurrenceId,
+          e.kind,
+        ]),
+        [[all[6]!.occurrenceId, 'cancelled']],
+      );
+      assert.equal((await reviews()).length, 6, 'nothing changed');
+      // From 2 April (after the DST change) on: the occurrences before it stay, the cancelled ones too.
+      const ended = await ok('delete_event', following(all[7]!));
+      assert.deepEqual(ended.deleted, { eventId, occurrenceId: all[7]!.occurrenceId, scope: 'following' });
+      assert.deepEqual(
+        (await reviews()).map((e) => e.start),
+        [
+          '2026-03-26T09:00:00+01:00',
+          '2026-03-28T09:00:00+01:00',
+          '2026-03-29T09:00:00+02:00',
+          '2026-03-30T09:00:00+02:00',
+          '2026-03-31T09:00:00+02:00',
+        ],
+      );
+      const [audit] = await eventWritesOf(t.ctx.db, person.userId, { limit: 1 });
+      assert.deepEqual(
+        [audit!.action, audit!.scope, audit!.occurrenceId, audit!.outcome],
+        ['delete', 'following', all[7]!.occurrenceId, 'applied'],
+      );
+      // From the first occurrence on: the whole series.
+      const first = (await reviews())[0]!;
+      const whole = await ok('delete_event', following(first));
+      assert.equal((whole.deleted as { scope: string }).scope, 'series');
+      assert.deepEqual(await reviews(), []);
+    });
+
+    it('changes an occurrence and the following ones: a new series from it, the old one ending before it', async () => {
+      const created = await ok('create_event', {
+        calendarId: team,
+        title: 'Planning',
+        start: '2026-03-27T10:00:00',
+        end: '2026-03-27T10:30:00',
+        timeZone: berlin,
+        recurrence: { frequency: 'daily', count: 6 },
+        alerts: [{ offset: '-PT10M' }],
+        idempotencyKey: `${name}-planning-following`,
+      });
+      const old = (created.event as Event).eventId;
+      const plannings = async () =>
+        (await list())
+          .filter((e) => e.title.startsWith('Planning'))
+          .map((e) => [e.eventId === old, e.title, e.start]);
+      const all = (await list()).filter((e) => e.eventId === old);
+      const fromMonday = {
+        eventId: old,
+        occurrenceId: all[3]!.occurrenceId,
+        seen: seenOf(all[3]!),
+        scope: 'following',
+        title: 'Planning (later)',
+        start: '2026-03-30T11:00:00',
+        end: '2026-03-30T11:30:00',
+        timeZone: berlin,
+      };
+      if (name === 'microsoft') {
+        const refused = await failed('update_event', fromMonday);
+        assert.deepEqual([refused.code, refused.field], ['unsupported_by_provider', 'scope']);
+        assert.equal((await plannings()).length, 6, 'nothing changed');
+        await ok('delete_event', { eventId: old, seen: seenOf(all[0]!), scope: 'series' });
+        return;
+      }
+      const split = (await ok('update_event', fromMonday)).event as Event;
+      assert.notEqual(split.eventId, old);
+      assert.deepEqual(
+        [split.title, split.start, split.alerts],
+        ['Planning (later)', '2026-03-30T11:00:00+02:00', all[0]!.alerts],
+      );
+      // The old series up to Sunday (across the DST change), the new one the three left of COUNT=6.
+      assert.deepEqual(await plannings(), [
+        [true, 'Planning', '2026-03-27T10:00:00+01:00'],
+        [true, 'Planning', '2026-03-28T10:00:00+01:00'],
+        [true, 'Planning', '2026-03-29T10:00:00+02:00'],
+        [false, 'Planning (later)', '2026-03-30T11:00:00+02:00'],
+        [false, 'Planning (later)', '2026-03-31T11:00:00+02:00'],
+        [false, 'Planning (later)', '2026-04-01T11:00:00+02:00'],
+      ]);
+      const [audit] = await eventWritesOf(t.ctx.db, person.userId, { limit: 1 });
+      assert.deepEqual(
+        [audit!.action, audit!.scope, audit!.eventId, audit!.occurrenceId, audit!.outcome],
+        ['update', 'following', old, all[3]!.occurrenceId, 'applied'],
+      );
+      // A later occurrence of the new series cancelled alone: splitting before it is refused, naming it.
+      const later = (await list()).filter((e) => e.eventId === split.eventId);
+      await ok('delete_event', {
+        eventId: split.eventId,
+        occurrenceId: later[2]!.occurrenceId,
+        seen: seenOf(later[2]!),
+        scope: 'occurrence',
+      });
+      const refused = await failed('update_event', {
+        eventId: split.eventId,
+        occurrenceId: later[1]!.occurrenceId,
+        seen: seenOf(later[1]!),
+        scope: 'following',
+        title: 'Planning (last)',
+      });
+      assert.equal(refused.code, 'series_has_exceptions');
+      assert.deepEqual(
+        (refused.exceptions as Array<{ occurrenceId: string }>).map((e) => e.occurrenceId),
+        [later[2]!.occurrenceId],
+      );
+      assert.equal((await plannings()).length, 5, 'nothing changed');
+      await ok('delete_event', { eventId: split.eventId, seen: seenOf(later[0]!), scope: 'series' });
+      await ok('delete_event', { eventId: old, seen: seenOf(all[0]!), scope: 'series' });
+      assert.deepEqual(await plannings(), []);
     });
 
     it('get_event: every event as list_events shows it, at each level; a seen taken from it lets update_event apply', async () => {

@@ -953,6 +953,76 @@ describe('write tools over MCP', () => {
     });
   });
 
+  describe('update_event with scope "following"', () => {
+    const rateLimited = () =>
+      new AppError('provider_unavailable', 'Google Calendar is unavailable (HTTP 429).', {
+        details: { reason: 'rate_limited', status: 429 },
+      });
+    /** Fails the write after the next one (the new series made, the old one then not ended), and `more` after that. */
+    const failSecondWrite = (more?: () => void) => {
+      work().beforeWrite = () => {
+        work().beforeWrite = () => {
+          work().writeFailure = { applied: false, error: rateLimited() };
+          if (more !== undefined) work().beforeWrite = more;
+        };
+      };
+    };
+    const split = async () => {
+      const [, second] = await find('Standup');
+      return toolError(
+        await call('update_event', {
+          eventId: second!.eventId,
+          occurrenceId: second!.occurrenceId,
+          seen: seenOf(second!),
+          scope: 'following',
+          title: 'Standup (new)',
+        }),
+      );
+    };
+
+    it('from the first occurrence changes the whole series, no new one made', async () => {
+      const before = await find('Standup');
+      const renamed = structured(
+        await call('update_event', {
+          eventId: before[0]!.eventId,
+          occurrenceId: before[0]!.occurrenceId,
+          seen: seenOf(before[0]!),
+          scope: 'following',
+          title: 'Standup (all)',
+        }),
+      ).event as Record<string, string>;
+      assert.equal(renamed.eventId, before[0]!.eventId);
+      assert.deepEqual(
+        (await find('Standup (all)')).map((e) => e.occurrenceId),
+        before.map((e) => e.occurrenceId),
+      );
+    });
+
+    it('removes the new series again when the old one could not be ended: nothing changed', async () => {
+      const before = work().occurrences.length;
+      failSecondWrite();
+      const error = await split();
+      assert.deepEqual(
+        [error.code, error.reason, error.split],
+        ['provider_unavailable', 'rate_limited', undefined],
+      );
+      assert.equal(work().occurrences.length, before, 'no new series left');
+      assert.equal((await find('Standup (new)')).length, 0);
+    });
+
+    it('says which half was done when the new series cannot be removed again either', async () => {
+      failSecondWrite(() => {
+        work().writeFailure = { applied: false, error: rateLimited() };
+      });
+      const error = await split();
+      assert.equal(error.code, 'provider_unavailable');
+      const { newEventId, ...halves } = error.split as Record<string, string>;
+      assert.deepEqual(halves, { newSeries: 'created', earlierSeries: 'not_ended' });
+      assert.equal((await find('Standup (new)'))[0]?.eventId, newEventId);
+      assert.match(error.message as string, /both now hold these occurrences/);
+    });
+  });
+
   describe('delete_event and respond_to_event', () => {
     it('deletes one occurrence, then the series', async () => {
       const [first, second] = await find('Standup');

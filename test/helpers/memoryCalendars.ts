@@ -253,6 +253,30 @@ function memoryWriter(find: (calendar: ProviderCalendar) => MemoryCalendar): Eve
         found.occurrences = found.occurrences.filter((o) => !hit.has(o));
       });
     },
+    async createFollowing(_account, calendar, target, following, uid) {
+      const found = find(calendar);
+      await guarded(found, () => {
+        checkVersion(found, target.providerEventId, undefined, target.version);
+        const [series] = matching(found, target.providerEventId, undefined);
+        found.occurrences.push(applied({ ...series!, providerEventId: uid }, following.fields));
+      });
+      return uid;
+    },
+    async endSeries(_account, calendar, target, until, notice) {
+      const found = find(calendar);
+      await guarded(found, () => {
+        checkVersion(found, target.providerEventId, undefined, target.version);
+        found.notices = [...(found.notices ?? []), { action: 'update', notice }];
+        // Recurrence ids in the basic form of UNTIL compare as text (both UTC, or both dates).
+        const basic = (id: string) => id.replaceAll('-', '').replaceAll(':', '').replace(/\.\d+/, '');
+        found.occurrences = found.occurrences.filter(
+          (o) =>
+            o.providerEventId !== target.providerEventId ||
+            o.recurrenceId === undefined ||
+            basic(o.recurrenceId) <= until,
+        );
+      });
+    },
     seriesExceptions: async (_account, calendar, providerEventId) =>
       find(calendar).exceptions?.get(providerEventId) ?? [],
     scheduling: async (_account, calendar) => find(calendar).scheduling ?? memoryScheduling,

@@ -43,7 +43,14 @@ describe('writes on the account page', () => {
       at: epochMs(t.clock),
     };
     await recordEventWrite(t.ctx.db, { ...attempt, action: 'create', calendarId: calendarId! });
-    await recordEventWrite(t.ctx.db, { ...attempt, action: 'delete', calendarId: null, eventId: 'evt_1' });
+    await recordEventWrite(t.ctx.db, {
+      ...attempt,
+      action: 'delete',
+      calendarId: null,
+      eventId: 'evt_1',
+      occurrenceId: 'occ_1',
+      scope: 'following',
+    });
     page = new PageClient(t.app);
     await page.signIn('ana@example.org', testPassword);
   });
@@ -51,13 +58,13 @@ describe('writes on the account page', () => {
 
   it('shows a pending write under way, then interrupted once no write could still be', async () => {
     assert.deepEqual(await rows(), [
-      'planner Deleted an event not known Under way',
+      'planner Deleted an event (this and following occurrences) not known Under way',
       'planner Created an event Work Under way',
     ]);
     t.clock.advance({ milliseconds: writeUnderWayAtMostMs(t.ctx.config.providerTimeoutMs) + 1 });
     const stopped = 'Unknown: the service stopped during the change; check the calendar';
     assert.deepEqual(await rows(), [
-      `planner Deleted an event not known ${stopped}`,
+      `planner Deleted an event (this and following occurrences) not known ${stopped}`,
       `planner Created an event Work ${stopped}`,
     ]);
   });

@@ -23,7 +23,7 @@ export interface WriteSubject {
   calendarId: string | null;
   eventId: string | null;
   occurrenceId: string | null;
-  scope: 'occurrence' | 'series' | null;
+  scope: 'occurrence' | 'series' | 'following' | null;
   /** create_event's idempotency key (hashed), set by the run once claimed. */
   keyHash?: string;
 }

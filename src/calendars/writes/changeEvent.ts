@@ -10,7 +10,13 @@
 
 import { respondBlockedReason } from '../../domain/editRights.ts';
 import type { Event } from '../../domain/event.ts';
-import type { EventFields, RsvpResponse, WriteTarget } from '../../domain/eventChanges.ts';
+import type {
+  EventFields,
+  FollowingSeries,
+  GuestNotice,
+  RsvpResponse,
+  WriteTarget,
+} from '../../domain/eventChanges.ts';
 import type { RecurrenceInput } from '../../domain/eventRecurrence.ts';
 import { parseTiming, type TimingInput } from '../../domain/eventTiming.ts';
 import type { GuestsAnswer } from '../../domain/guests.ts';
@@ -18,9 +24,11 @@ import { toEvent } from '../../domain/occurrences.ts';
 import type { ProviderOccurrence } from '../../domain/providerFacts.ts';
 import { changedSince, requireSeen, type SeenValues } from '../../domain/seenValues.ts';
 import { exceptionsRefusal, planSeriesChange } from '../../domain/seriesChanges.ts';
+import { exceptionsFrom, untilBefore } from '../../domain/seriesSplit.ts';
 import { checkWriteLimits } from '../../domain/writeAlerts.ts';
 import { showsChanges, showsResponse } from '../../domain/writeChecks.ts';
 import { AppError, invalidField, isAppError } from '../../errors.ts';
+import { newProviderUid } from '../../lib/ids.ts';
 import { narrowRights } from '../../policy/eventRights.ts';
 import type { Principal } from '../../policy/principal.ts';
 import { providerFor } from '../../providers/registry.ts';
@@ -39,7 +47,8 @@ import {
 import { type GuestChoice, guestPlan } from './guestWrites.ts';
 import { type Attempt, attempt, type Settled } from './settle.ts';
 
-export type WriteScope = 'occurrence' | 'series';
+/** "following": the named occurrence and every later one, split off the series (update and delete). */
+export type WriteScope = 'occurrence' | 'series' | 'following';
 
 export interface EventAddress {
   eventId: string;
@@ -58,6 +67,8 @@ export interface ChangedEvent {
 
 export interface DeletedEvent {
   outcome: 'applied';
+  /** "series" where "following" named the first occurrence, so the whole series went. */
+  scope?: WriteScope;
   confirmedByRead: boolean;
   guests?: GuestsAnswer;
 }
@@ -96,6 +107,12 @@ async function address(
     throw refusal(
       'recurring_event',
       'This event repeats: say scope "occurrence" (only the occurrence named by occurrenceId) or "series" (every occurrence).',
+    );
+  }
+  if (scope === 'following' && named === undefined) {
+    throw invalidField(
+      'occurrenceId',
+      'scope "following" needs the occurrenceId of the first occurrence to go.',
     );
   }
   if (scope === 'occurrence') {
@@ -292,6 +309,188 @@ async function seriesChange(
   return planSeriesChange(occurrence, named, moved, rule);
 }
 
+/** Whether the occurrence named is the series' first (`series` as a series read answers it). */
+const isFirst = (series: ProviderOccurrence, named: ProviderOccurrence) =>
+  series.recurrenceId === undefined
+    ? series.start === named.start
+    : series.recurrenceId === named.recurrenceId;
+
+/** Refuses a split while occurrences from it on stand apart from the rule, naming them. */
+async function guardSplit(
+  deps: CalendarDeps,
+  fresh: FreshCalendar,
+  target: WriteTarget,
+  recurrenceId: string,
+) {
+  const lost = exceptionsFrom(
+    await fresh.writer.seriesExceptions(fresh.access, fresh.calendar, target.providerEventId),
+    recurrenceId,
+  );
+  if (lost.length > 0) {
+    throw exceptionsRefusal(lost, (id) =>
+      deps.ids.occurrenceId(fresh.view.calendarId, target.providerEventId, id),
+    );
+  }
+}
+
+/** Settles an unconfirmed end of a series: the series gone, or no longer holding the named occurrence. */
+const seriesEnded =
+  (fresh: FreshCalendar, target: WriteTarget, recurrenceId: string) => async (): Promise<Settled> => {
+    const now = await readTarget(fresh, target);
+    if (now === undefined) return 'applied';
+    if (now.facts.version === target.version) return 'not_applied';
+    return (await readTarget(fresh, { ...target, recurrenceId })) === undefined ? 'applied' : 'unknown';
+  };
+
+/**
+ * update_event with scope "following" from an occurrence after the first: a new series from it
+ * on (the old one copied, its rule going on, the changes made), then the old one ended before
+ * it. In that order, so a failure in between never leaves occurrences lost: a new series whose
+ * old one could not be ended is removed again, and where that fails too the error says so.
+ */
+async function splitSeries(
+  step: Step,
+  { named }: Addressed,
+  changes: EventFields,
+  timingInput: TimingInput | undefined,
+  rule: RecurrenceInput | undefined,
+  notice: GuestNotice | undefined,
+): Promise<ChangedEvent> {
+  const { deps, principal, fresh, target } = step;
+  const recurrenceId = named.recurrenceId;
+  if (recurrenceId === undefined)
+    throw new AppError('not_found', 'This occurrence is no longer in the series.');
+  await guardSplit(deps, fresh, target, recurrenceId);
+  const zone = named.timeZone ?? fresh.calendar.timeZone ?? 'Etc/UTC';
+  // The new series' first occurrence is the named one, moved as asked: as a series from it moves.
+  const plan = planSeriesChange(
+    named,
+    named,
+    timingInput === undefined ? undefined : parseTiming(timingInput, zone),
+    rule,
+  );
+  const following: FollowingSeries = { from: named.start, fields: { ...changes, ...plan } };
+  const uid = newProviderUid();
+  const findCreated = () => fresh.writer.findCreated(fresh.access, fresh.calendar, uid);
+  let created: string | undefined;
+  const made = await conditionalWrite(
+    step,
+    async () => {
+      created = await fresh.writer.createFollowing(
+        fresh.access,
+        fresh.calendar,
+        target,
+        following,
+        uid,
+        notice,
+      );
+    },
+    async () => ((await findCreated()) === undefined ? 'not_applied' : 'applied'),
+  );
+  const newSeries = created ?? (await findCreated());
+  if (newSeries === undefined) throw new AppError('not_found', 'The new series could not be found.');
+  const newEventId = deps.ids.eventId(fresh.view.calendarId, newSeries);
+  try {
+    await conditionalWrite(
+      step,
+      () => fresh.writer.endSeries(fresh.access, fresh.calendar, target, untilBefore(named), notice),
+      seriesEnded(fresh, target, recurrenceId),
+    );
+  } catch (error) {
+    throw await undoFollowing(fresh, newSeries, newEventId, error, notice);
+  }
+  const now = await fresh.provider.getEvent(fresh.access, fresh.calendar, newSeries);
+  if (now === undefined) {
+    throw new AppError(
+      'not_found',
+      'The series was split, but the new one could not be read back; read it again later.',
+      {
+        details: { applied: true, newEventId },
+      },
+    );
+  }
+  return {
+    outcome: 'applied',
+    event: clientEvent(deps, principal, fresh, now),
+    confirmedByRead: made.confirmedByRead,
+  };
+}
+
+/**
+ * The error of a split whose old series was not ended: the new series removed again (then the
+ * error is the cut's own, nothing changed), or, where that fails or the cut's outcome is not
+ * known, the error says the new series stands (`details.split`).
+ */
+async function undoFollowing(
+  fresh: FreshCalendar,
+  newSeries: string,
+  newEventId: string,
+  error: unknown,
+  notice: GuestNotice | undefined,
+): Promise<unknown> {
+  if (!isAppError(error)) return error;
+  const split = (earlier: 'not_ended' | 'unknown') => ({
+    newEventId,
+    newSeries: 'created',
+    earlierSeries: earlier,
+  });
+  if (error.code === 'write_outcome_unknown') {
+    return new AppError(
+      'write_outcome_unknown',
+      `The new series from this occurrence was made (${newEventId}); whether the earlier one now ends before it could not be told. Read both before doing anything else.`,
+      { cause: error, details: { ...error.details, split: split('unknown') } },
+    );
+  }
+  try {
+    const made = await fresh.provider.getEvent(fresh.access, fresh.calendar, newSeries);
+    const version = made?.facts.version;
+    if (version !== undefined) {
+      await fresh.writer.deleteEvent(
+        fresh.access,
+        fresh.calendar,
+        { providerEventId: newSeries, version },
+        notice,
+      );
+    }
+    return error;
+  } catch {
+    return new AppError(
+      error.code,
+      `${error.message} The new series from this occurrence was made (${newEventId}) but the earlier one was not ended, and the new one could not be removed again: both now hold these occurrences; ask the user to delete one.`,
+      { cause: error, details: { ...error.details, split: split('not_ended') } },
+    );
+  }
+}
+
+/**
+ * delete_event with scope "following": the series ends just before the named occurrence (the
+ * first named: the whole series goes). Refused, naming them, while occurrences from it on stand
+ * apart from the rule, as series moves are: ending the rule would drop or strand them.
+ */
+async function endSeriesAt(
+  step: Step,
+  { occurrence, named }: Addressed,
+  notice: GuestNotice | undefined,
+): Promise<{ scope: WriteScope; attempted: Attempt<void> }> {
+  const { deps, fresh, target } = step;
+  const recurrenceId = named.recurrenceId;
+  if (recurrenceId === undefined)
+    throw new AppError('not_found', 'This occurrence is no longer in the series.');
+  const settled = seriesEnded(fresh, target, recurrenceId);
+  if (isFirst(occurrence, named)) {
+    const deleteAll = () => fresh.writer.deleteEvent(fresh.access, fresh.calendar, target, notice);
+    return { scope: 'series', attempted: await conditionalWrite(step, deleteAll, settled) };
+  }
+  await guardSplit(deps, fresh, target, recurrenceId);
+  const until = untilBefore(named);
+  const attempted = await conditionalWrite(
+    step,
+    () => fresh.writer.endSeries(fresh.access, fresh.calendar, target, until, notice),
+    settled,
+  );
+  return { scope: 'following', attempted };
+}
+
 export function updateEvent(
   deps: CalendarDeps,
   principal: Principal,
@@ -314,6 +513,11 @@ export function updateEvent(
       );
     }
     checkWriteLimits(fresh.provider.kind, rest);
+    const step = { deps, principal, fresh, target, input };
+    if (input.scope === 'following' && !isFirst(occurrence, addressed.named)) {
+      const split = await splitSeries(step, addressed, rest, timingInput, rule, guests?.notice);
+      return { ...split, ...(guests && { guests: guests.answer }) };
+    }
     const changes: EventFields =
       recurringSeries && (timingInput !== undefined || rule !== undefined)
         ? { ...rest, ...(await seriesChange(deps, fresh, addressed, timingInput, rule)) }
@@ -328,7 +532,6 @@ export function updateEvent(
                   ),
                 }),
           };
-    const step = { deps, principal, fresh, target, input };
     const attempted = await conditionalWrite(
       step,
       () => fresh.writer.updateEvent(fresh.access, fresh.calendar, target, changes, guests?.notice),
@@ -351,6 +554,15 @@ export function deleteEvent(
     checkEditable(fresh, occurrence);
     checkSeen(deps, principal, fresh, addressed, input.seen ?? {});
     const guests = await guestPlan(fresh, occurrence, 'delete', undefined, input);
+    if (input.scope === 'following') {
+      const ended = await endSeriesAt({ deps, principal, fresh, target, input }, addressed, guests?.notice);
+      return {
+        outcome: 'applied',
+        scope: ended.scope,
+        confirmedByRead: ended.attempted.confirmedByRead,
+        ...(guests && { guests: guests.answer }),
+      };
+    }
     const attempted = await conditionalWrite(
       { deps, principal, fresh, target, input },
       () => fresh.writer.deleteEvent(fresh.access, fresh.calendar, target, guests?.notice),

@@ -6,10 +6,17 @@
  */
 import ICAL from 'ical.js';
 import { AppError } from '../../errors.ts';
-import type { EventFields, NewEvent, RsvpResponse, SeriesException } from '../eventChanges.ts';
+import type {
+  EventFields,
+  FollowingSeries,
+  NewEvent,
+  RsvpResponse,
+  SeriesException,
+} from '../eventChanges.ts';
 import { seriesEndBound } from '../eventRecurrence.ts';
 import type { EventTiming } from '../eventTiming.ts';
 import { rruleOf, ruleMovedInDay } from '../recurrenceRule.ts';
+import { ruleEndingAt, ruleFollowing } from '../seriesSplit.ts';
 import { calendarText } from './calendarText.ts';
 import { declaredSpan, defaultSpan } from './durations.ts';
 import { applyFields, setText, timeProperty, touch, utcStamp } from './eventFields.ts';
@@ -29,6 +36,8 @@ export type ObjectEdit =
   /** Text fields and guests of every part of a series: the master and each override. */
   | { kind: 'series'; fields: Omit<EventFields, 'timing'>; scheduling?: IcalScheduling }
   | { kind: 'delete-occurrence'; recurrenceId: string }
+  /** The series' rules end at `until` (an RRULE UNTIL value): later occurrences go. */
+  | { kind: 'end-series'; until: string; scheduling?: IcalScheduling }
   /** The user's PARTSTAT: of one occurrence, or of every part of the event that invites them. */
   | {
       kind: 'respond';
@@ -205,6 +214,54 @@ function movedRule(parts: Parts, rule: string, timing: EventTiming | undefined):
   );
 }
 
+/**
+ * A new object for the series `uid` going on from one occurrence as `newUid`: a copy of its
+ * master (alarms, guests, unknown properties) without the old series' own exceptions, starting
+ * at that occurrence with the rule going on from there, and the fields changed.
+ */
+export function followingObject(
+  ics: string,
+  uid: string,
+  newUid: string,
+  following: FollowingSeries,
+  now: Temporal.Instant,
+  scheduling: IcalScheduling = {},
+): string {
+  const parts = partsOf(ics, uid);
+  const start = seriesOf(parts)?.start;
+  const { master } = parts;
+  if (master === undefined || start === undefined || !master.hasProperty('rrule')) {
+    throw new AppError('not_found', 'The event has no repeating rule to go on from.');
+  }
+  const calendar = new ICAL.Component('vcalendar');
+  calendar.addPropertyWithValue('version', '2.0');
+  calendar.addPropertyWithValue('prodid', productId);
+  for (const zone of parts.calendar.getAllSubcomponents('vtimezone')) {
+    calendar.addSubcomponent(new ICAL.Component(structuredClone(zone.toJSON())));
+  }
+  const copy = new ICAL.Component(structuredClone(master.toJSON()));
+  for (const name of ['rrule', 'rdate', 'exdate', 'exrule', 'uid', 'created', 'sequence']) {
+    copy.removeAllProperties(name);
+  }
+  copy.addPropertyWithValue('uid', newUid);
+  copy.addPropertyWithValue('created', utcStamp(now));
+  copy.addPropertyWithValue('sequence', 0);
+  const { fields } = following;
+  const first = start.kind === 'date' ? start.date.toString() : start.local.toString();
+  const rules =
+    fields.recurrence === undefined
+      ? master
+          .getAllProperties('rrule')
+          .map((rule) => ruleFollowing(String(rule.getFirstValue()), first, following.from))
+      : [rruleOf(fields.recurrence, fields.timing)];
+  for (const rule of rules) copy.addPropertyWithValue('rrule', ICAL.Recur.fromString(rule));
+  applyFields(calendar, copy, fields);
+  applyGuests(copy, fields.guests, scheduling);
+  touch(copy, now, false);
+  calendar.addSubcomponent(copy);
+  return calendarText(calendar);
+}
+
 export const seriesExceptionsOf = (ics: string, uid: string): SeriesException[] =>
   exceptionsOf(partsOf(ics, uid));
 
@@ -249,6 +306,19 @@ export function editObject(ics: string, uid: string, edit: ObjectEdit, now: Temp
       const override = overrideFor(parts, edit.recurrenceId);
       if (override !== undefined) calendar.removeSubcomponent(override);
       addSlot(master, 'exdate', slotOf(master, edit.recurrenceId));
+      touch(master, now, true);
+      break;
+    }
+    case 'end-series': {
+      if (master === undefined || !master.hasProperty('rrule')) {
+        throw new AppError('not_found', 'The event has no repeating rule to end.');
+      }
+      const rules = master.getAllProperties('rrule').map((rule) => String(rule.getFirstValue()));
+      master.removeAllProperties('rrule');
+      for (const rule of rules) {
+        master.addPropertyWithValue('rrule', ICAL.Recur.fromString(ruleEndingAt(rule, edit.until)));
+      }
+      applyGuests(master, undefined, edit.scheduling ?? {});
       touch(master, now, true);
       break;
     }

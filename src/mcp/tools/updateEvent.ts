@@ -1,4 +1,4 @@
-/** `update_event`: changes only the fields given, of one event, one occurrence, or a series. */
+/** `update_event`: changes only the fields given, of one event, one occurrence, the following ones, or a series. */
 import { updateEvent as update } from '../../calendars/writes/changeEvent.ts';
 import type { RecurrenceInput } from '../../domain/eventRecurrence.ts';
 import type { SeenValues } from '../../domain/seenValues.ts';
@@ -14,13 +14,13 @@ import {
 } from './guestArguments.ts';
 import {
   addressOf,
-  addressSchemas,
   type ChangeArguments,
   changedEventSchema,
   changesOf,
   eventOutcome,
   outcomeRule,
   seenSchema,
+  splitAddressSchemas,
   timesRule,
   writeArgumentSchemas,
 } from './writeArguments.ts';
@@ -30,7 +30,7 @@ interface UpdateArguments extends ChangeArguments, GuestArguments {
   recurrence?: RecurrenceInput;
   seen: SeenValues;
   occurrenceId?: string;
-  scope?: 'occurrence' | 'series';
+  scope?: 'occurrence' | 'series' | 'following';
 }
 
 export const updateEvent: ToolDefinition = {
@@ -39,6 +39,7 @@ export const updateEvent: ToolDefinition = {
   description: [
     'Changes the given fields of an event with canEdit true (else the error code is its editBlockedReason), keeps the others, and returns it as it now is.',
     'With scope "series", start and end are the new times of the occurrence named by occurrenceId (else the first; seen is compared with it too), and every occurrence moves alike in the series\' zone; a move to another day, or a new rule, needs recurrence (as for create_event, for the new first occurrence). A series with occurrences changed or cancelled on their own does not move (series_has_exceptions names them), nor does a Microsoft 365 series.',
+    'With scope "following", a new series starts at the occurrence named, with the changes (start and end: its new times), and the old one ends before it; refused likewise while later occurrences stand apart.',
     timesRule,
     'To move an event give start and end. Give seen (what you read of the fields you change): if the event changed there since, or changes meanwhile, the answer is a conflict with it as it now is: check with the user, then try again.',
     notifyRule,
@@ -47,7 +48,7 @@ export const updateEvent: ToolDefinition = {
   scopes: ['calendar:write'],
   inputSchema: closedObject(
     {
-      ...addressSchemas,
+      ...splitAddressSchemas,
       title: writeArgumentSchemas.title,
       description: writeArgumentSchemas.description,
       location: writeArgumentSchemas.location,
@@ -58,7 +59,7 @@ export const updateEvent: ToolDefinition = {
       privacy: writeArgumentSchemas.privacy,
       alerts: writeArgumentSchemas.alerts,
       recurrence: {
-        description: 'scope "series" only: the new rule.',
+        description: 'scope "series" or "following" only: the new rule.',
         ...writeArgumentSchemas.recurrence,
       },
       seen: seenSchema,

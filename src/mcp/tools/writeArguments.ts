@@ -147,6 +147,16 @@ export const addressSchemas = {
   scope: writeArgumentSchemas.scope,
 };
 
+/** How update and delete name their event: also an occurrence and the later ones. */
+export const splitAddressSchemas = {
+  ...addressSchemas,
+  scope: {
+    ...writeArgumentSchemas.scope,
+    enum: [...writeArgumentSchemas.scope.enum, 'following'],
+    description: `${writeArgumentSchemas.scope.description} "following" (with occurrenceId) that one and the later ones, split off the series.`,
+  },
+};
+
 /** The answer of a write that leaves an event: the event as it now is. */
 export const changedEventSchema = closedObject(
   { ok: { type: 'boolean', const: true }, outcome: { type: 'string', const: 'applied' }, event: eventSchema },

@@ -10,6 +10,7 @@ import type { GuestScheduling } from '../../domain/guests.ts';
 import type { IcalScheduling } from '../../domain/ical/guestLines.ts';
 import {
   editObject,
+  followingObject,
   newEventObject,
   type ObjectEdit,
   seriesExceptionsOf,
@@ -178,6 +179,38 @@ export function createCaldavWriter(deps: CaldavWriterDeps): EventWriter<'caldav'
     async seriesExceptions(account, calendar, providerEventId) {
       const { url, uid } = target(calendar, providerEventId);
       return seriesExceptionsOf((await objectOf(deps.sessionOf(account), url)).body, uid);
+    },
+
+    async createFollowing(account, calendar, write, following, uid, notice) {
+      const session = deps.sessionOf(account);
+      const { url, uid: seriesUid } = target(calendar, write.providerEventId);
+      const current = await objectOf(session, url);
+      // Copied as it was read: a change since is a conflict, as the If-Match of an edit would say.
+      const etag = current.headers.get('etag');
+      if (etag !== null && etag !== write.version) throw versionConflict();
+      const scheduling = await icalScheduling(account, calendar, notice ?? 'send');
+      const answer = await davRequest(session, {
+        method: 'PUT',
+        url: new URL(`${uid}.ics`, new URL(calendar.providerCalendarId)),
+        body: followingObject(current.body, seriesUid, uid, following, deps.clock.now(), scheduling),
+        contentType: calendarType,
+        headers: { 'if-none-match': '*' },
+        idempotent: false,
+        what: 'the new series',
+      });
+      if (answer.status === 412) {
+        throw new AppError('conflict', 'An event with this identity exists already.', {
+          details: { reason: 'exists' },
+        });
+      }
+      written(session, answer, 'the new series');
+      return `${uid}.ics#${uid}`;
+    },
+
+    async endSeries(account, calendar, write, until, notice) {
+      const people =
+        notice === undefined ? {} : { scheduling: await icalScheduling(account, calendar, notice) };
+      await rewrite(account, calendar, write, { kind: 'end-series', until, ...people });
     },
 
     scheduling: (account, calendar) =>

@@ -5,10 +5,12 @@
  * form explicitly, so an event can change between timed and all-day.
  */
 
-import type { EventFields, NewEvent, WriteAlert } from '../../domain/eventChanges.ts';
+import type { EventFields, FollowingSeries, NewEvent, WriteAlert } from '../../domain/eventChanges.ts';
 import type { EventTiming } from '../../domain/eventTiming.ts';
 import { rruleOf } from '../../domain/recurrenceRule.ts';
-import type { GoogleAttendee, GoogleReminder } from './wire.ts';
+import { ruleFollowing } from '../../domain/seriesSplit.ts';
+import { googleAttendees } from './guests.ts';
+import type { GoogleAttendee, GoogleEvent, GoogleReminder } from './wire.ts';
 
 /** A start or end in a patch: null clears a member. */
 export interface GoogleTimeChange {
@@ -95,5 +97,66 @@ function googleTimes(
   return {
     start: { dateTime: timing.start, timeZone, ...cleared },
     end: { dateTime: timing.end, timeZone, ...cleared },
+  };
+}
+
+/** A master's first start as local wall-clock time in its zone, or its date. */
+function localStart(master: GoogleEvent, zone: string): string | undefined {
+  if (master.start?.date !== undefined) return master.start.date;
+  if (master.start?.dateTime === undefined) return undefined;
+  return Temporal.Instant.from(master.start.dateTime)
+    .toZonedDateTimeISO(master.start.timeZone ?? zone)
+    .toPlainDateTime()
+    .toString();
+}
+
+/**
+ * An events.insert body for a series going on from one occurrence of `master`, as `id`: its
+ * fields and guests (answers reset: a new series is a new invitation), the rule going on from
+ * there without the old series' EXDATE/RDATE lines, and the fields changed.
+ */
+export function googleFollowing(
+  master: GoogleEvent,
+  following: FollowingSeries,
+  id: string,
+): GoogleEventChanges {
+  const { fields } = following;
+  const zone = fields.timing.allDay ? 'Etc/UTC' : fields.timing.timeZone;
+  const first = localStart(master, zone) ?? following.from;
+  const attendees = (master.attendees ?? []).map(
+    ({ email, displayName, optional, resource }): GoogleAttendee => ({
+      ...(email === undefined ? {} : { email }),
+      ...(displayName === undefined ? {} : { displayName }),
+      ...(optional === undefined ? {} : { optional }),
+      ...(resource === undefined ? {} : { resource }),
+    }),
+  );
+  const kept: GoogleEventChanges = {
+    id,
+    ...(master.summary === undefined ? {} : { summary: master.summary }),
+    ...(master.description === undefined ? {} : { description: master.description }),
+    ...(master.location === undefined ? {} : { location: master.location }),
+    ...(master.transparency === undefined ? {} : { transparency: master.transparency }),
+    ...(master.visibility === 'public' || master.visibility === 'private'
+      ? { visibility: master.visibility }
+      : {}),
+    ...(master.reminders === undefined
+      ? {}
+      : {
+          reminders: {
+            useDefault: master.reminders.useDefault ?? true,
+            overrides: master.reminders.overrides ?? [],
+          },
+        }),
+    recurrence: (master.recurrence ?? [])
+      .filter((line) => /^RRULE:/i.test(line))
+      .map((line) => `RRULE:${ruleFollowing(line.slice(6), first, following.from)}`),
+  };
+  const guests = fields.guests === undefined ? attendees : googleAttendees(attendees, fields.guests);
+  return {
+    ...kept,
+    ...googleChanges(fields),
+    ...googleTimes(fields.timing, false),
+    ...(guests.length === 0 ? {} : { attendees: guests }),
   };
 }

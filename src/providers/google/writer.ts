@@ -9,6 +9,7 @@ import type { RsvpResponse, WriteTarget } from '../../domain/eventChanges.ts';
 import type { EventTiming } from '../../domain/eventTiming.ts';
 import type { ProviderCalendar } from '../../domain/providerFacts.ts';
 import { ruleMovedInDay } from '../../domain/recurrenceRule.ts';
+import { ruleEndingAt } from '../../domain/seriesSplit.ts';
 import { AppError } from '../../errors.ts';
 import type { EventWriter } from '../port.ts';
 import type { GoogleClient } from './client.ts';
@@ -17,7 +18,7 @@ import type { GoogleEventWrites } from './eventWrites.ts';
 import { googleAttendees, googleScheduling } from './guests.ts';
 import { seriesExceptionsOf } from './mapping.ts';
 import type { GoogleAccount } from './session.ts';
-import { googleChanges, googleNewEvent } from './toWire.ts';
+import { googleChanges, googleFollowing, googleNewEvent } from './toWire.ts';
 import type { GoogleAttendee, GoogleEvent } from './wire.ts';
 
 /** Reads and writes over one session, so a token refreshed by one serves the other. */
@@ -130,6 +131,42 @@ export function createGoogleWriter(
       const { client, writes } = open(account);
       const eventId = await eventIdOf(client, calendar, target);
       await writes.remove(calendar.providerCalendarId, eventId, target.version, notice);
+    },
+
+    async createFollowing(account, calendar, target, following, uid) {
+      const { client, writes } = open(account);
+      const master = await current(client, calendar, target);
+      // Copied as it was read: a change since is a conflict, as an If-Match would say.
+      if (master.etag !== target.version) {
+        throw new AppError('conflict', `The event changed on ${providerName} since it was read.`, {
+          details: { reason: 'version' },
+        });
+      }
+      const created = await writes.insert(
+        calendar.providerCalendarId,
+        googleFollowing(master, following, uid),
+      );
+      if (typeof created.id !== 'string' || created.id === '') {
+        throw new AppError('provider_unavailable', `${providerName} did not say which event it created.`, {
+          details: { reason: 'bad_response' },
+        });
+      }
+      return created.id;
+    },
+
+    async endSeries(account, calendar, target, until, notice = 'send') {
+      const { client, writes } = open(account);
+      const master = await current(client, calendar, target);
+      const lines = master.recurrence ?? [];
+      if (!lines.some((line) => /^RRULE:/i.test(line))) {
+        throw new AppError('not_found', `${providerName} holds no repeating rule for this event.`, {
+          details: { reason: 'missing' },
+        });
+      }
+      const recurrence = lines.map((line) =>
+        /^RRULE:/i.test(line) ? `RRULE:${ruleEndingAt(line.slice(6), until)}` : line,
+      );
+      await writes.patch(calendar.providerCalendarId, master.id, { recurrence }, target.version, notice);
     },
 
     async seriesExceptions(account, calendar, providerEventId) {

@@ -30,6 +30,13 @@ const answers: Record<RsvpResponse, string> = {
 // Graph calendars carry no zone; all-day events go at midnight UTC unless the calendar names one.
 const allDayZone = (calendar: ProviderCalendar) => calendar.timeZone ?? 'Etc/UTC';
 
+const unsplittable = () =>
+  new AppError(
+    'unsupported_by_provider',
+    'Microsoft 365 cannot list the cancelled occurrences of a series, so it is not split or ended here: ask the user to change the series in Outlook.',
+    { details: { field: 'scope' } },
+  );
+
 export function createMicrosoftWriter(client: GraphClient, mailboxes: Mailboxes): EventWriter<'microsoft'> {
   /** The event or — for one occurrence — the instance a write goes to. */
   async function targetPath(
@@ -61,6 +68,14 @@ export function createMicrosoftWriter(client: GraphClient, mailboxes: Mailboxes)
         'Microsoft 365 cannot list the cancelled occurrences of a series, so its times and rule are not changed here: ask the user to change the series in Outlook, or change occurrences one by one (scope "occurrence").',
         { details: { field: 'scope' } },
       );
+    },
+
+    // Never reached (seriesExceptions refuses first); said again so no half-checked split is made.
+    async createFollowing() {
+      throw unsplittable();
+    },
+    async endSeries() {
+      throw unsplittable();
     },
 
     async createEvent(account, calendar, event, uid) {

@@ -17,7 +17,11 @@ const actions: Record<EventWriteRow['action'], string> = {
   respond: 'Answered an invitation',
 };
 
-const scopes: Record<string, string> = { occurrence: ' (one occurrence)', series: ' (whole series)' };
+const scopes: Record<string, string> = {
+  occurrence: ' (one occurrence)',
+  series: ' (whole series)',
+  following: ' (this and following occurrences)',
+};
 
 const outcomes: Record<ListedState, string> = {
   pending: 'Under way',

@@ -42,6 +42,8 @@ export interface EventWriteSettled {
   errorCode: string | null;
   /** create_event's idempotency key (hashed), named before the provider is asked. */
   keyHash?: string;
+  /** "This and following": the new series the split made. */
+  newEventId?: string;
 }
 
 export interface EventWriteRow extends Omit<EventWriteEntry, 'outcome'> {
@@ -51,6 +53,8 @@ export interface EventWriteRow extends Omit<EventWriteEntry, 'outcome'> {
   clientName: string | null;
   /** The calendar's name, while the calendar is still connected. */
   calendarName: string | null;
+  /** "This and following": the new series the split made. */
+  newEventId: string | null;
 }
 
 /** The ids a client sent are recorded as sent, refused ones too, less what PostgreSQL cannot store. */
@@ -88,6 +92,7 @@ export async function settleEventWrite(db: Db, id: number, settled: EventWriteSe
       outcome: settled.outcome,
       error_code: settled.errorCode,
       ...(settled.keyHash === undefined ? {} : { key_hash: settled.keyHash }),
+      ...(settled.newEventId === undefined ? {} : { new_event_id: settled.newEventId }),
     })
     .where('id', '=', id)
     .execute();
@@ -140,6 +145,7 @@ export async function eventWritesOf(
     clientId: r.client_id,
     calendarId: r.calendar_id,
     eventId: r.event_id,
+    newEventId: r.new_event_id,
     occurrenceId: r.occurrence_id,
     action: r.action as WriteAction,
     scope: r.scope as EventWriteEntry['scope'],

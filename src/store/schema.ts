@@ -184,6 +184,8 @@ export interface EventWritesTable {
   created_at: number;
   /** SHA-256 of create_event's idempotency key, when it had one. */
   key_hash: string | null;
+  /** "This and following": the new series the split made (`event_id` names the one it ended). */
+  new_event_id: string | null;
 }
 
 export interface WriteKeysTable {

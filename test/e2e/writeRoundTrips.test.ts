@@ -898,8 +898,8 @@ for (const [name, world] of Object.entries(worlds)) {
       ]);
       const [audit] = await eventWritesOf(t.ctx.db, person.userId, { limit: 1 });
       assert.deepEqual(
-        [audit!.action, audit!.scope, audit!.eventId, audit!.occurrenceId, audit!.outcome],
-        ['update', 'following', old, all[3]!.occurrenceId, 'applied'],
+        [audit!.action, audit!.scope, audit!.eventId, audit!.occurrenceId, audit!.newEventId, audit!.outcome],
+        ['update', 'following', old, all[3]!.occurrenceId, split.eventId, 'applied'],
       );
       // A later occurrence of the new series cancelled alone: splitting before it is refused, naming it.
       const later = (await list()).filter((e) => e.eventId === split.eventId);

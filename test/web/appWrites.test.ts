@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { writeUnderWayAtMostMs } from '../../src/calendars/writes/audited.ts';
 import { epochMs } from '../../src/lib/clock.ts';
-import { recordEventWrite } from '../../src/store/eventWrites.ts';
+import { recordEventWrite, settleEventWrite } from '../../src/store/eventWrites.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { PageClient } from '../helpers/pageClient.ts';
 import { seedCalendars, seedUser, seedWorkspace, testPassword } from '../helpers/seed.ts';
@@ -43,6 +43,21 @@ describe('writes on the account page', () => {
       at: epochMs(t.clock),
     };
     await recordEventWrite(t.ctx.db, { ...attempt, action: 'create', calendarId: calendarId! });
+    const split = await recordEventWrite(t.ctx.db, {
+      ...attempt,
+      action: 'update',
+      calendarId: calendarId!,
+      eventId: 'evt_2',
+      occurrenceId: 'occ_2',
+      scope: 'following',
+    });
+    await settleEventWrite(t.ctx.db, split, {
+      calendarId: calendarId!,
+      eventId: 'evt_2',
+      newEventId: 'evt_3',
+      outcome: 'applied',
+      errorCode: null,
+    });
     await recordEventWrite(t.ctx.db, {
       ...attempt,
       action: 'delete',
@@ -59,12 +74,14 @@ describe('writes on the account page', () => {
   it('shows a pending write under way, then interrupted once no write could still be', async () => {
     assert.deepEqual(await rows(), [
       'planner Deleted an event (this and following occurrences) not known Under way',
+      'planner Changed an event (this and following occurrences), now a series of their own Work Done',
       'planner Created an event Work Under way',
     ]);
     t.clock.advance({ milliseconds: writeUnderWayAtMostMs(t.ctx.config.providerTimeoutMs) + 1 });
     const stopped = 'Unknown: the service stopped during the change; check the calendar';
     assert.deepEqual(await rows(), [
       `planner Deleted an event (this and following occurrences) not known ${stopped}`,
+      'planner Changed an event (this and following occurrences), now a series of their own Work Done',
       `planner Created an event Work ${stopped}`,
     ]);
   });

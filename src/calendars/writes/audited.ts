@@ -26,6 +26,8 @@ export interface WriteSubject {
   scope: 'occurrence' | 'series' | 'following' | null;
   /** create_event's idempotency key (hashed), set by the run once claimed. */
   keyHash?: string;
+  /** "This and following": the new series, set by the run once made (the record names both halves). */
+  newEventId?: string;
 }
 
 /**
@@ -75,6 +77,7 @@ export async function audited<T extends { outcome: WriteOutcome }>(
       outcome,
       errorCode,
       ...(subject.keyHash === undefined ? {} : { keyHash: subject.keyHash }),
+      ...(subject.newEventId === undefined ? {} : { newEventId: subject.newEventId }),
     });
   // Once the provider was asked, a full or absent database does not turn its answer into an error: the record
   // stays pending (listed as interrupted), the copy is synced later.

@@ -209,7 +209,7 @@ async function change<T extends { outcome: 'applied' }>(
   principal: Principal,
   action: WriteSubject['action'],
   input: EventAddress,
-  work: (fresh: FreshCalendar, ref: EventRef) => Promise<T>,
+  work: (fresh: FreshCalendar, ref: EventRef, subject: WriteSubject) => Promise<T>,
 ): Promise<T> {
   const subject: WriteSubject = {
     action,
@@ -226,7 +226,7 @@ async function change<T extends { outcome: 'applied' }>(
     await intend();
     return withAccount(deps, account, async (access) => {
       const provider = providerFor(deps.providers, account.provider);
-      return work(await freshCalendar(provider, access, principal, ref.permitted), ref);
+      return work(await freshCalendar(provider, access, principal, ref.permitted), ref, subject);
     });
   });
 }
@@ -497,7 +497,7 @@ export function updateEvent(
   input: EventAddress & GuestChoice & { changes: Changes; seen?: SeenValues },
 ): Promise<ChangedEvent> {
   requireSeen(input.seen, Object.keys(input.changes));
-  return change(deps, principal, 'update', input, async (fresh, ref) => {
+  return change(deps, principal, 'update', input, async (fresh, ref, subject) => {
     requireScope(principal, 'calendar:write');
     const addressed = await address(fresh, ref, input.scope);
     const { occurrence, target } = addressed;
@@ -516,6 +516,7 @@ export function updateEvent(
     const step = { deps, principal, fresh, target, input };
     if (input.scope === 'following' && !isFirst(occurrence, addressed.named)) {
       const split = await splitSeries(step, addressed, rest, timingInput, rule, guests?.notice);
+      subject.newEventId = split.event.eventId;
       return { ...split, ...(guests && { guests: guests.answer }) };
     }
     const changes: EventFields =

@@ -50,7 +50,7 @@ export async function appWritesSection(ctx: AppContext, user: User): Promise<Htm
   return html`<table class="stack"><thead><tr><th>When (UTC)</th><th>App</th><th>Change</th><th>Calendar</th><th>Result</th></tr></thead><tbody>
 ${writes.map(
   (w) => html`<tr><td>${utcTime(w.at)}</td><td>${w.clientName ?? w.clientId}</td>
-<td>${actions[w.action]}${scopes[w.scope ?? ''] ?? ''}</td>
+<td>${actions[w.action]}${scopes[w.scope ?? ''] ?? ''}${w.newEventId === null ? '' : ', now a series of their own'}</td>
 <td>${calendarCell(w)}</td>
 <td>${outcomes[w.outcome]}${w.errorCode === null ? '' : html` <code>${w.errorCode}</code>`}</td></tr>`,
 )}

@@ -19,7 +19,7 @@ import type {
   SyncedItem,
   SyncRequest,
 } from '../port.ts';
-import { type DavAnswer, type DavSession, davRequest, fail, multistatus } from './client.ts';
+import { type DavAnswer, type DavSession, davRequest, fail, readMultistatusInPool } from './client.ts';
 import {
   collectionState,
   listMembers,
@@ -103,7 +103,8 @@ async function fetchChunk(run: Run, members: Member[]): Promise<Fetched> {
   }
   const asked = new Map(members.map((member) => [member.key, member]));
   const removals: string[] = [];
-  const found = multistatus(run.session, answer, what).filter((response) => {
+  const { responses } = await readMultistatusInPool(run.pool, run.session, answer, what, false);
+  const found = responses.filter((response) => {
     const url = memberUrl(run.collection, answer.url, response.href);
     // Only what was asked for: anything else the server adds is no member this sync knows.
     if (url === undefined || url === 'self' || !asked.has(memberKey(url))) return false;
@@ -187,7 +188,7 @@ async function* bySyncCollection(
   let first = true;
   for (let rounds = 1; ; rounds++) {
     if (rounds > syncLimits.rounds) throw syncBoundExceeded('rounds', syncLimits.rounds);
-    const round = await syncRound(run.session, run.collection, token);
+    const round = await syncRound(run.session, run.collection, token, run.pool);
     if (round.kind !== 'changes') {
       if (!first)
         throw fail(run.session, 'serverUrl', 'The CalDAV server refused the sync-token it had just sent.');

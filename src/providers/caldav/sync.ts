@@ -155,11 +155,12 @@ async function* batchesOf(
     fetching.catch(() => {});
     return fetching;
   };
-  let next = fetchAt(0);
+  // Two chunks at most in memory: the first two are fetched at once, then each next one while the
+  // caller writes the one before it.
+  const ahead = [fetchAt(0), ...(count > 1 ? [fetchAt(1)] : [])];
   for (let index = 0; index < count; index++) {
-    const fetched = await next;
-    // The next chunk is asked for and expanded while the caller writes this one: two at most in memory.
-    if (index + 1 < count) next = fetchAt(index + 1);
+    const fetched = await ahead.shift()!;
+    if (index > 0 && index + 1 < count) ahead.push(fetchAt(index + 1));
     const batch: SyncBatch = {
       full,
       upserts: fetched.upserts,

@@ -6,8 +6,9 @@
  * the calendar it was minted for — so a write names its event without any stored mapping.
  * Reads return the same events again and again, so computed ids are remembered (bounded).
  */
-import { createCipheriv, createHmac, hkdfSync, timingSafeEqual } from 'node:crypto';
+import { createHmac, hkdfSync, timingSafeEqual } from 'node:crypto';
 import type { EventIds } from '../domain/occurrences.ts';
+import { aesCtr } from '../lib/aesCtr.ts';
 
 export interface OccurrenceRef {
   providerEventId: string;
@@ -54,16 +55,22 @@ function sealer(secretKey: Buffer, kind: 'evt' | 'occ') {
       .update(plaintext)
       .digest()
       .subarray(0, ivLength);
+  // Ids are sealed by the tens of thousands in a sync: one cipher for them all, not one per id.
+  const xor = aesCtr(encKey);
   const ctr = (iv: Buffer, data: Buffer) => {
-    const cipher = createCipheriv('aes-256-ctr', encKey, iv);
-    return Buffer.concat([cipher.update(data), cipher.final()]);
+    const out = Buffer.allocUnsafe(data.length);
+    xor(iv, data, out, 0);
+    return out;
   };
   const prefix = `${kind}_`;
   return {
     seal(calendarId: string, plaintext: string): string {
       const bytes = Buffer.from(plaintext, 'utf8');
       const iv = ivOf(calendarId, bytes);
-      return prefix + Buffer.concat([iv, ctr(iv, bytes)]).toString('base64url');
+      const sealed = Buffer.allocUnsafe(ivLength + bytes.length);
+      sealed.set(iv, 0);
+      xor(iv, bytes, sealed, ivLength);
+      return prefix + sealed.toString('base64url');
     },
     open(calendarId: string, id: string): string | undefined {
       if (!id.startsWith(prefix) || id.length > maxIdLength) return undefined;

@@ -2,6 +2,7 @@
 import type { BudgetLimits } from '../domain/budget.ts';
 import type { ExpandOptions } from '../domain/ical/expand.ts';
 import type { EventsResult } from '../domain/providerFacts.ts';
+import type { DavResponse } from './caldav/wire.ts';
 
 type Options = Omit<ExpandOptions, 'budget' | 'window'>;
 
@@ -15,6 +16,8 @@ export type PoolJob = { limits: BudgetLimits } & (
     }
   | { kind: 'find'; ics: string; uid: string; recurrenceId: string | undefined; options: Options }
   | { kind: 'describe'; ics: string }
+  /** A WebDAV 207 answer; `syncToken`: a sync-collection answer, its token read too. */
+  | { kind: 'multistatus'; xml: string; syncToken: boolean }
 );
 
 /** One object's occurrences, or why the object itself cannot be read. */
@@ -27,6 +30,9 @@ export interface ExpandAnswer {
   /** Set when the budget ran out anywhere, the last object included: some result may be partial. */
   exhausted?: true;
 }
+
+/** A 207 answer's responses (and sync-token), or why it is not WebDAV XML. */
+export type MultistatusAnswer = { responses: DavResponse[]; token?: string } | { error: string };
 
 export interface JobRequest {
   id: number;

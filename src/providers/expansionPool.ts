@@ -1,6 +1,7 @@
 /**
- * A small pool of worker threads that parse and expand CalDAV and ICS calendars off the request
- * thread, so one hostile or huge calendar never delays anyone else's request. Each job runs
+ * A small pool of worker threads that parse and expand CalDAV and ICS calendars (and read
+ * CalDAV's WebDAV answers) off the request thread, so one hostile or huge calendar never delays
+ * anyone else's request. Each job runs
  * within a budget (domain/budget.ts) and a hard wall-clock deadline past which its worker is
  * terminated and replaced; each worker's heap is capped; the queue is bounded and a full one
  * answers `provider_unavailable` at once.
@@ -10,7 +11,7 @@ import { type BudgetLimits, calendarLimits } from '../domain/budget.ts';
 import type { ExpandOptions } from '../domain/ical/expand.ts';
 import type { ProviderOccurrence } from '../domain/providerFacts.ts';
 import { AppError } from '../errors.ts';
-import type { ExpandAnswer, JobAnswer, PoolJob } from './expansionJobs.ts';
+import type { ExpandAnswer, JobAnswer, MultistatusAnswer, PoolJob } from './expansionJobs.ts';
 
 export interface ExpansionPoolOptions {
   /** Worker threads (default 2). */
@@ -57,6 +58,8 @@ export interface ExpansionPool {
     options: Omit<ExpandOptions, 'budget' | 'window'>,
   ): Promise<ProviderOccurrence | undefined>;
   describe(owner: string, ics: string): Promise<{ name?: string; timeZone?: string }>;
+  /** A WebDAV 207 answer read (REPORT answers run to megabytes of XML). */
+  multistatus(owner: string, xml: string, syncToken: boolean): Promise<MultistatusAnswer>;
   close(): Promise<void>;
 }
 
@@ -210,6 +213,7 @@ export function createExpansionPool(options: ExpansionPoolOptions = {}): Expansi
       );
     },
     describe: (owner, ics) => submit(owner, { kind: 'describe', ics }),
+    multistatus: (owner, xml, syncToken) => submit(owner, { kind: 'multistatus', xml, syncToken }),
     async close() {
       for (const pending of queue.splice(0)) pending.reject(unavailable('The service is stopping.'));
       await Promise.all([...slots].map((slot) => slot.worker.terminate()));

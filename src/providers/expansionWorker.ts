@@ -8,7 +8,8 @@ import { declaredZone, expandIcs } from '../domain/ical/expand.ts';
 import { findOccurrence } from '../domain/ical/findOccurrence.ts';
 import { parseCalendar } from '../domain/ical/parse.ts';
 import { isAppError } from '../errors.ts';
-import type { JobAnswer, JobRequest, ObjectResult, PoolJob } from './expansionJobs.ts';
+import { parseMultistatus, parseSyncCollection } from './caldav/wire.ts';
+import type { JobAnswer, JobRequest, MultistatusAnswer, ObjectResult, PoolJob } from './expansionJobs.ts';
 
 function run(job: PoolJob, budget: Budget): unknown {
   switch (job.kind) {
@@ -34,6 +35,17 @@ function run(job: PoolJob, budget: Budget): unknown {
       const properties = parseCalendar(job.ics, budget, { components: false }).properties;
       return { name: properties.get('x-wr-calname'), timeZone: declaredZone(properties) };
     }
+    case 'multistatus':
+      return readMultistatus(job.xml, job.syncToken);
+  }
+}
+
+/** The server's answer is at fault when it is not WebDAV XML: said as a value, not a failed job. */
+function readMultistatus(xml: string, syncToken: boolean): MultistatusAnswer {
+  try {
+    return syncToken ? parseSyncCollection(xml) : { responses: parseMultistatus(xml) };
+  } catch (error) {
+    return { error: (error as Error).message };
   }
 }
 

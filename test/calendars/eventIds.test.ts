@@ -1,11 +1,29 @@
 /** Event and occurrence ids: opaque, stable, readable back only for the calendar they were minted for. */
 import assert from 'node:assert/strict';
-import { randomBytes } from 'node:crypto';
+import { createCipheriv, createHmac, hkdfSync, randomBytes } from 'node:crypto';
 import { describe, it } from 'node:test';
 import { createEventIds } from '../../src/calendars/eventIds.ts';
 
 const key = randomBytes(32);
 const ids = createEventIds(key);
+/**
+ * The ids as they were first minted (HMAC-SHA-256 IV, a fresh aes-256-ctr cipher per id): ids
+ * are stable API, so however they are computed they must stay exactly these.
+ */
+function mintedFirst(secretKey: Buffer, kind: 'evt' | 'occ', calendarId: string, plaintext: string): string {
+  const derive = (info: string) => Buffer.from(hkdfSync('sha256', secretKey, Buffer.alloc(0), info, 32));
+  const bytes = Buffer.from(plaintext, 'utf8');
+  const iv = createHmac('sha256', derive(`calendar-access ${kind} id mac v2`))
+    .update(calendarId)
+    .update('\0')
+    .update(bytes)
+    .digest()
+    .subarray(0, 16);
+  const cipher = createCipheriv('aes-256-ctr', derive(`calendar-access ${kind} id enc v2`), iv);
+  const sealed = Buffer.concat([iv, cipher.update(bytes), cipher.final()]);
+  return `${kind}_${sealed.toString('base64url')}`;
+}
+
 const caldavId =
   'meetings/5f0c1d2e-aaaa-bbbb-cccc-0123456789ab.ics#5f0c1d2e-aaaa-bbbb-cccc-0123456789ab@example.com';
 
@@ -70,5 +88,34 @@ describe('event ids', () => {
     assert.equal(ids.readOccurrenceId('cal_b', first), undefined);
     assert.equal(ids.readEventId('cal_a', first), undefined, 'an occurrence id is not an event id');
     assert.equal(ids.readOccurrenceId('cal_a', ids.eventId('cal_a', 'event-1')), undefined);
+  });
+
+  it('are exactly the ids first minted, for thousands of ids of every length and alphabet', () => {
+    const secretKey = randomBytes(32);
+    const fresh = createEventIds(secretKey);
+    const alphabet = ['a', 'Z', '9', '#', '/', '@', '\0', 'é', '日', '😀', ' ', '%'];
+    for (let n = 0; n < 3000; n++) {
+      const length = 1 + (n % 300);
+      const providerEventId = Array.from(
+        { length },
+        (_, k) => alphabet[(n * 7 + k * 13) % alphabet.length],
+      ).join('');
+      const calendarId = `cal_${n % 17}`;
+      const recurrenceId =
+        n % 3 === 0 ? undefined : `2026-03-${String(1 + (n % 28)).padStart(2, '0')}T08:00:00Z`;
+      const eventId = fresh.eventId(calendarId, providerEventId);
+      const occurrenceId = fresh.occurrenceId(calendarId, providerEventId, recurrenceId);
+      assert.equal(eventId, mintedFirst(secretKey, 'evt', calendarId, providerEventId), `event ${n}`);
+      assert.equal(
+        occurrenceId,
+        mintedFirst(secretKey, 'occ', calendarId, `${providerEventId}\0${recurrenceId ?? ''}`),
+        `occurrence ${n}`,
+      );
+      assert.equal(fresh.readEventId(calendarId, eventId), providerEventId);
+      assert.deepEqual(fresh.readOccurrenceId(calendarId, occurrenceId), {
+        providerEventId,
+        ...(recurrenceId !== undefined && { recurrenceId }),
+      });
+    }
   });
 });

@@ -7,6 +7,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { AppError } from '../../src/errors.ts';
+import { watchEventLoopStalls } from '../../src/lib/eventLoopStalls.ts';
 import { connectCaldav, createCaldavProvider } from '../../src/providers/caldav/adapter.ts';
 import type { AccountAccess, CredentialsOf } from '../../src/providers/port.ts';
 import { ProviderHttp } from '../../src/providers/providerHttp.ts';
@@ -115,6 +116,57 @@ describe('CalDAV servers run by strangers', () => {
       assert.ok(read!.skipped.length >= 2, JSON.stringify(read!.skipped));
       for (const item of read!.skipped) assert.match(item.reason, /time zone/);
       assertStayedHealthy(seen);
+    });
+  });
+
+  describe('answers of megabytes of XML', () => {
+    it('reads a 15 MB REPORT answer off the request thread: every event, no stall of the event loop', async () => {
+      const description = `DESCRIPTION:${'Agenda item\\, '.repeat(240)}`;
+      const object = (i: number) =>
+        [
+          'BEGIN:VCALENDAR',
+          'VERSION:2.0',
+          'PRODID:-//test//EN',
+          'BEGIN:VEVENT',
+          `UID:big-${i}`,
+          'DTSTAMP:20260101T000000Z',
+          'DTSTART:20260310T100000Z',
+          'DURATION:PT1H',
+          `SUMMARY:Big ${i}`,
+          description,
+          'END:VEVENT',
+          'END:VCALENDAR',
+        ].join('\r\n');
+      const count = 4_000;
+      const body = multistatus(
+        Array.from({ length: count }, (_, i) =>
+          response(
+            `/calendars/ana/work/big-${i}.ics`,
+            `<d:getetag>"${i}"</d:getetag><c:calendar-data>${object(i)}</c:calendar-data>`,
+          ),
+        ).join(''),
+      );
+      assert.ok(body.length > 15_000_000 && body.length < 16 * 1024 * 1024, String(body.length));
+      const server = await serve((req, res) =>
+        res.writeHead(207).end(req.method === 'REPORT' ? body : multistatus('')),
+      );
+      const provider = createCaldavProvider({ http });
+      const stalls: number[] = [];
+      const stop = watchEventLoopStalls((ms) => stalls.push(Math.round(ms)), {
+        thresholdMs: 200,
+        everyMs: 20,
+      });
+      try {
+        const read = await provider.listEvents(
+          accountAt(server.url),
+          calendarAt(`${server.url}calendars/ana/work/`),
+          hostileWindow,
+        );
+        assert.equal(read.occurrences.length, count);
+      } finally {
+        stop();
+      }
+      assert.deepEqual(stalls, [], 'the event loop stalled (ms)');
     });
   });
 

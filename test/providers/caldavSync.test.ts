@@ -149,24 +149,20 @@ describe('CalDAV sync against Radicale', { skip }, () => {
     let state: string | undefined;
     const big = () => calendarAt(`${proxy.url}alice/big/`);
 
-    it('a full sync yields every object in batches of at most 100, all full, the state only on the last', async () => {
+    it('a full sync of fewer objects than a chunk is one batch (nothing to stage), full, with the state', async () => {
       const multigets = proxy.count('REPORT');
       const batches = await collect(
         sync.syncCalendar(accountAt(proxy.url), big(), requestFor(copy, undefined)),
       );
       assert.deepEqual(
         batches.map((batch) => batch.upserts.length),
-        [100, 100, 30],
+        [230],
       );
       assert.ok(
         batches.every((batch) => batch.full && batch.removals.length === 0 && batch.skipped.length === 0),
       );
-      assert.deepEqual(
-        batches.map((batch) => batch.nextState !== undefined),
-        [false, false, true],
-      );
-      assert.match(batches[2]!.nextState!, /^sync:http:\/\/radicale\.org\/ns\/sync\/[0-9a-f]{64}$/);
-      assert.equal(proxy.count('REPORT') - multigets, 4, 'one sync-collection, three multigets');
+      assert.match(batches[0]!.nextState!, /^sync:http:\/\/radicale\.org\/ns\/sync\/[0-9a-f]{64}$/);
+      assert.equal(proxy.count('REPORT') - multigets, 2, 'one sync-collection, one multiget');
       const items = new Map(batches.flatMap((batch) => batch.upserts).map((item) => [item.key, item]));
       assert.equal(items.size, 230);
       const third = items.get(`${proxy.url}alice/big/ev-3.ics`)!;
@@ -231,23 +227,6 @@ describe('CalDAV sync against Radicale', { skip }, () => {
         assert.ok(batches.slice(0, -1).every((batch) => batch.nextState === undefined));
       });
     }
-
-    it('a failure between batches: the earlier ones were yielded, then provider_unavailable, no state', async () => {
-      const reports = proxy.count('REPORT');
-      const iterator = sync
-        .syncCalendar(accountAt(proxy.url), big(), requestFor(new Map(), undefined))
-        [Symbol.asyncIterator]();
-      const first = await iterator.next();
-      assert.equal(first.done, false);
-      assert.equal(first.value!.upserts.length, 100);
-      assert.equal(first.value!.nextState, undefined);
-      // Batches are fetched as they are asked for: sync-collection and one multiget so far.
-      assert.equal(proxy.count('REPORT') - reports, 2);
-      proxy.inject({ method: 'REPORT', body: /calendar-multiget/, status: 503 });
-      await rejectsWith(iterator.next(), 'provider_unavailable', (error) =>
-        assert.equal(error.details?.reason, 'server_error'),
-      );
-    });
   });
 
   describe('without sync-collection (ctag and ETags)', () => {
@@ -262,16 +241,13 @@ describe('CalDAV sync against Radicale', { skip }, () => {
       );
       assert.deepEqual(
         batches.map((batch) => [batch.full, batch.upserts.length, batch.nextState !== undefined]),
-        [
-          [true, 100, false],
-          [true, 50, true],
-        ],
+        [[true, 150, true]],
       );
-      assert.match(batches[1]!.nextState!, /^ctag:.+/);
+      assert.match(batches[0]!.nextState!, /^ctag:.+/);
       assert.deepEqual(
         noSync.requests.filter((r) => r.method === 'REPORT').map((r) => r.status),
-        [501, 207, 207],
-        'the refused sync-collection, then two multigets',
+        [501, 207],
+        'the refused sync-collection, then one multiget',
       );
       state = apply(copy, batches);
     });
@@ -395,11 +371,13 @@ describe('CalDAV sync with servers that answer what Radicale never would', () =>
 
   /**
    * A server at /dav/cal/: sync-collection answers by token (a 207 body, or another status and
-   * body), PROPFIND answers by Depth, multigets with what was asked (and one object more).
+   * body), PROPFIND answers by Depth, multigets with what was asked (and one object more) unless
+   * `multiget` says to fail it (503) or to announce an answer past the size limit.
    */
   async function serve(
     rounds: Record<string, string | { status: number; body: string }>,
     propfinds: Record<string, string> = {},
+    multiget: (hrefs: number, index: number) => 'answer' | 'fail' | 'too large' = () => 'answer',
   ): Promise<{ server: LoopbackServer; multigets: string[]; bodies: string[] }> {
     const multigets: string[] = [];
     const bodies: string[] = [];
@@ -418,6 +396,10 @@ describe('CalDAV sync with servers that answer what Radicale never would', () =>
       }
       multigets.push(body);
       const asked = [...body.matchAll(/<d:href>([^<]*)<\/d:href>/g)].map((m) => m[1]!);
+      const how = multiget(asked.length, multigets.length - 1);
+      if (how === 'fail') return answer('', 503);
+      if (how === 'too large')
+        return void response.writeHead(207, { 'content-length': String(17 * 1024 * 1024) }).write('<');
       return answer(
         multistatus(
           [...asked, '/dav/cal/extra.ics']
@@ -567,5 +549,86 @@ describe('CalDAV sync with servers that answer what Radicale never would', () =>
       assert.equal(error.details?.reason, 'too_large'),
     );
     assert.equal(multigets.length, 0);
+  });
+
+  describe('a calendar of more objects than one multiget asks for', () => {
+    const members = Array.from({ length: 1100 }, (_, n) =>
+      member(`/dav/cal/${n}.ics`, '<d:getetag>"1"</d:getetag>'),
+    );
+    const listing = { t0: multistatus(`${members.join('')}<d:sync-token>t1</d:sync-token>`) };
+    const hrefCounts = (multigets: string[]) => multigets.map((body) => body.split('<d:href>').length - 1);
+
+    it('is fetched in chunks of 500, one batch each, the state only on the last', async () => {
+      const { server, multigets } = await serve(listing);
+      const batches = await run(server, 'sync:t0');
+      assert.deepEqual(
+        batches.map((batch) => [batch.upserts.length, batch.nextState]),
+        [
+          [500, undefined],
+          [500, undefined],
+          [100, 'sync:t1'],
+        ],
+      );
+      assert.deepEqual(hrefCounts(multigets), [500, 500, 100]);
+    });
+
+    it('the next chunk is asked for while the caller holds a batch, never more than one ahead', async () => {
+      const { server, multigets } = await serve(listing, {}, (_, index) => (index === 1 ? 'fail' : 'answer'));
+      const iterator = sync
+        .syncCalendar(
+          accountAt(server.url),
+          calendarAt(`${server.url}dav/cal/`),
+          requestFor(new Map(), 'sync:t0'),
+        )
+        [Symbol.asyncIterator]();
+      const first = await iterator.next();
+      assert.equal(first.value!.upserts.length, 500);
+      for (let waited = 0; multigets.length < 2 && waited < 5000; waited += 10)
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      assert.equal(
+        multigets.length,
+        2,
+        'the second chunk asked for before the first batch was taken, not the third',
+      );
+      // The second chunk failed while the first was held: the failure comes with the next batch asked for.
+      await rejectsWith(iterator.next(), 'provider_unavailable', (error) =>
+        assert.equal(error.details?.reason, 'server_error'),
+      );
+      assert.equal(multigets.length, 2);
+    });
+
+    it('a chunk whose answer is past the size limit is asked for in halves, the batches as before', async () => {
+      const { server, multigets } = await serve(listing, {}, (hrefs) =>
+        hrefs > 200 ? 'too large' : 'answer',
+      );
+      const batches = await run(server, 'sync:t0');
+      assert.deepEqual(
+        batches.map((batch) => batch.upserts.length),
+        [500, 500, 100],
+      );
+      assert.equal(new Set(batches.flatMap((batch) => batch.upserts.map((item) => item.key))).size, 1100);
+      // The first two chunks are fetched at once: their halves interleave.
+      assert.deepEqual(
+        hrefCounts(multigets).sort((a, b) => b - a),
+        [500, 500, 250, 250, 250, 250, 125, 125, 125, 125, 125, 125, 125, 125, 100],
+      );
+    });
+
+    it('a server whose every answer is too large costs a few requests, then the sync fails too_large', async () => {
+      const { server, multigets } = await serve(listing, {}, () => 'too large');
+      await rejectsWith(run(server, 'sync:t0'), 'payload_too_large', (error) =>
+        assert.equal(error.details?.reason, 'too_large'),
+      );
+      // Halves down to 100 objects, depth first: the first failure ends the sync (the second chunk,
+      // fetched at once with the first, makes as many requests).
+      for (let waited = 0; multigets.length < 8 && waited < 5000; waited += 10)
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      assert.deepEqual(
+        hrefCounts(multigets).sort((a, b) => b - a),
+        [500, 500, 250, 250, 125, 125, 63, 63],
+      );
+    });
   });
 });

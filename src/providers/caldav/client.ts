@@ -8,6 +8,7 @@
 import { AppError, invalidField, isAppError } from '../../errors.ts';
 import { assertPublicHost } from '../../lib/networkGuard.ts';
 import { readBoundedText } from '../boundedBody.ts';
+import type { ExpansionPool } from '../expansionPool.ts';
 import type { ProviderHttp } from '../providerHttp.ts';
 import { requestFollowingRedirects } from '../redirects.ts';
 import { type DavResponse, type PropName, parseMultistatus, propfindBody } from './wire.ts';
@@ -161,7 +162,7 @@ export const multistatus = (session: DavSession, answer: DavAnswer, what: string
   readMultistatus(session, answer, what, parseMultistatus);
 
 /** A 207 answer read by `parse`, or the error its absence means. */
-export function readMultistatus<T>(
+function readMultistatus<T>(
   session: DavSession,
   answer: DavAnswer,
   what: string,
@@ -177,6 +178,24 @@ export function readMultistatus<T>(
       `The server's answer for ${what} is not WebDAV XML: ${(error as Error).message}`,
     );
   }
+}
+
+/**
+ * A 207 REPORT answer read in the expansion pool (megabytes of XML, parsed off the request
+ * thread), or the error its absence means; `syncToken`: a sync-collection answer and its token.
+ */
+export async function readMultistatusInPool(
+  pool: ExpansionPool,
+  session: DavSession,
+  answer: DavAnswer,
+  what: string,
+  syncToken: boolean,
+): Promise<{ responses: DavResponse[]; token?: string }> {
+  if (answer.status !== 207) throw unexpectedAnswer(session, answer, what);
+  const read = await pool.multistatus(session.accountKey, answer.body, syncToken);
+  if ('error' in read)
+    throw fail(session, 'serverUrl', `The server's answer for ${what} is not WebDAV XML: ${read.error}`);
+  return read;
 }
 
 export async function propfind(

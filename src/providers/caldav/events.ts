@@ -7,7 +7,7 @@ import { unplacedSlackMs } from '../../domain/ical/window.ts';
 import type { EventsResult, ProviderOccurrence } from '../../domain/providerFacts.ts';
 import type { TimeWindow } from '../../domain/window.ts';
 import type { ExpansionPool } from '../expansionPool.ts';
-import { type DavSession, davRequest, multistatus, unexpectedAnswer } from './client.ts';
+import { type DavSession, davRequest, readMultistatusInPool, unexpectedAnswer } from './client.ts';
 import { expandObjects, parseEventId, readObjects } from './objects.ts';
 import { calendarQueryBody } from './wire.ts';
 
@@ -28,7 +28,8 @@ export async function listEventsIn(
     body,
     what: 'the calendar',
   });
-  const read = readObjects(calendarUrl, answer.url, multistatus(session, answer, 'the calendar'));
+  const { responses } = await readMultistatusInPool(pool, session, answer, 'the calendar', false);
+  const read = readObjects(calendarUrl, answer.url, responses);
   const { expanded, skipped } = await expandObjects(
     session,
     calendarUrl,

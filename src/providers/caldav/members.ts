@@ -7,13 +7,13 @@
 import { calendarLimits } from '../../domain/budget.ts';
 import type { SkippedItem } from '../../domain/providerFacts.ts';
 import { AppError } from '../../errors.ts';
-import { type DavSession, davRequest, fail, propfind, readMultistatus } from './client.ts';
+import type { ExpansionPool } from '../expansionPool.ts';
+import { type DavSession, davRequest, fail, propfind, readMultistatusInPool } from './client.ts';
 import { etagOf } from './objects.ts';
 import {
   type DavResponse,
   errorConditions,
   ns,
-  parseSyncCollection,
   propKey,
   syncCollectionBody,
   type XmlElement,
@@ -101,7 +101,12 @@ export type SyncRound =
 const validSyncToken = propKey([ns.dav, 'valid-sync-token']);
 
 /** One sync-collection REPORT: the members changed since `token` (all of them when empty). */
-export async function syncRound(session: DavSession, collection: URL, token: string): Promise<SyncRound> {
+export async function syncRound(
+  session: DavSession,
+  collection: URL,
+  token: string,
+  pool: ExpansionPool,
+): Promise<SyncRound> {
   const what = 'the calendar';
   const answer = await davRequest(session, {
     method: 'REPORT',
@@ -117,7 +122,7 @@ export async function syncRound(session: DavSession, collection: URL, token: str
     return { kind: 'token_rejected' };
   }
   if ([400, 403, 501].includes(answer.status)) return { kind: 'unsupported' };
-  const { responses, token: next } = readMultistatus(session, answer, what, parseSyncCollection);
+  const { responses, token: next } = await readMultistatusInPool(pool, session, answer, what, true);
   if (next === undefined)
     throw fail(session, 'serverUrl', 'The CalDAV server sent no sync-token.', answer.status);
   return { kind: 'changes', token: next, ...sortMembers(collection, answer.url, responses) };

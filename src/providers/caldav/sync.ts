@@ -3,12 +3,13 @@
  * the members changed since the saved sync-token (state `sync:<token>`); others are compared by
  * their CalendarServer ctag, then member by member by ETag (state `ctag:<ctag>`). Changed
  * objects are fetched with calendar-multiget in chunks and expanded like listEvents' objects,
- * one batch per chunk, so the caller applies each before the next is fetched.
+ * one batch per chunk; the next chunk is fetched while the caller applies one, never more ahead.
  */
 import { createHash } from 'node:crypto';
 import { syncBoundExceeded, syncLimits } from '../../domain/budget.ts';
 import type { ProviderCalendar, SkippedItem } from '../../domain/providerFacts.ts';
 import type { TimeWindow } from '../../domain/window.ts';
+import { isAppError } from '../../errors.ts';
 import type { ExpansionPool } from '../expansionPool.ts';
 import type {
   AccountAccess,
@@ -18,7 +19,7 @@ import type {
   SyncedItem,
   SyncRequest,
 } from '../port.ts';
-import { type DavSession, davRequest, fail, multistatus } from './client.ts';
+import { type DavAnswer, type DavSession, davRequest, fail, readMultistatusInPool } from './client.ts';
 import {
   collectionState,
   listMembers,
@@ -41,8 +42,16 @@ export interface CaldavSyncDeps {
   selfAddresses(account: Account, session: DavSession, calendarUrl: URL): Promise<string[]>;
 }
 
-/** Objects per calendar-multiget, and removals per batch: a batch stays a few hundred items. */
-export const chunkSize = 100;
+/**
+ * Objects per calendar-multiget, and removals per batch: a batch stays some hundred items, and a
+ * first sync of a calendar of up to this many objects writes one batch, nothing staged.
+ */
+export const chunkSize = 500;
+
+/** A chunk whose answer is past the size limit is asked for in halves down to this many objects. */
+const smallestSplit = 100;
+
+type Fetched = { upserts: SyncedItem[]; removals: string[]; skipped: SkippedItem[] };
 
 /** What one sync needs to fetch and expand objects. */
 interface Run {
@@ -68,20 +77,34 @@ function positionOf(state: string | undefined): Position | undefined {
  * the budget did not reach is only reported skipped, never upserted with occurrences it may
  * have: live reads leave it out too.
  */
-async function fetchChunk(
-  run: Run,
-  members: Member[],
-): Promise<{ upserts: SyncedItem[]; removals: string[]; skipped: SkippedItem[] }> {
+async function fetchChunk(run: Run, members: Member[]): Promise<Fetched> {
   const what = 'the calendar';
-  const answer = await davRequest(run.session, {
-    method: 'REPORT',
-    url: run.collection,
-    body: multigetBody(members.map((member) => member.url.pathname)),
-    what,
-  });
+  let answer: DavAnswer;
+  try {
+    answer = await davRequest(run.session, {
+      method: 'REPORT',
+      url: run.collection,
+      body: multigetBody(members.map((member) => member.url.pathname)),
+      what,
+    });
+  } catch (error) {
+    // Large objects: halves, depth first, so a server whose every answer is too large costs a
+    // few requests before the sync fails, not one per object.
+    if (!(isAppError(error) && error.code === 'payload_too_large' && members.length > smallestSplit))
+      throw error;
+    const half = Math.ceil(members.length / 2);
+    const first = await fetchChunk(run, members.slice(0, half));
+    const second = await fetchChunk(run, members.slice(half));
+    return {
+      upserts: [...first.upserts, ...second.upserts],
+      removals: [...first.removals, ...second.removals],
+      skipped: [...first.skipped, ...second.skipped],
+    };
+  }
   const asked = new Map(members.map((member) => [member.key, member]));
   const removals: string[] = [];
-  const found = multistatus(run.session, answer, what).filter((response) => {
+  const { responses } = await readMultistatusInPool(run.pool, run.session, answer, what, false);
+  const found = responses.filter((response) => {
     const url = memberUrl(run.collection, answer.url, response.href);
     // Only what was asked for: anything else the server adds is no member this sync knows.
     if (url === undefined || url === 'self' || !asked.has(memberKey(url))) return false;
@@ -122,10 +145,22 @@ async function* batchesOf(
 ): AsyncGenerator<SyncBatch> {
   const { changed, removed } = changes;
   const count = Math.max(1, Math.ceil(changed.length / chunkSize), Math.ceil(removed.length / chunkSize));
-  for (let index = 0; index < count; index++) {
+  const fetchAt = (index: number) => {
     const members = changed.slice(index * chunkSize, (index + 1) * chunkSize);
-    const fetched =
-      members.length > 0 ? await fetchChunk(run, members) : { upserts: [], removals: [], skipped: [] };
+    const fetching =
+      members.length > 0
+        ? fetchChunk(run, members)
+        : Promise.resolve({ upserts: [], removals: [], skipped: [] });
+    // A sync that stops before it takes this chunk leaves its failure unread, never unhandled.
+    fetching.catch(() => {});
+    return fetching;
+  };
+  // Two chunks at most in memory: the first two are fetched at once, then each next one while the
+  // caller writes the one before it.
+  const ahead = [fetchAt(0), ...(count > 1 ? [fetchAt(1)] : [])];
+  for (let index = 0; index < count; index++) {
+    const fetched = await ahead.shift()!;
+    if (index > 0 && index + 1 < count) ahead.push(fetchAt(index + 1));
     const batch: SyncBatch = {
       full,
       upserts: fetched.upserts,
@@ -154,7 +189,7 @@ async function* bySyncCollection(
   let first = true;
   for (let rounds = 1; ; rounds++) {
     if (rounds > syncLimits.rounds) throw syncBoundExceeded('rounds', syncLimits.rounds);
-    const round = await syncRound(run.session, run.collection, token);
+    const round = await syncRound(run.session, run.collection, token, run.pool);
     if (round.kind !== 'changes') {
       if (!first)
         throw fail(run.session, 'serverUrl', 'The CalDAV server refused the sync-token it had just sent.');

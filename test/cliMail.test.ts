@@ -5,8 +5,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { openDatabase, sqlitePathIn } from '../src/store/database.ts';
-import { freePort, startTestApp } from './helpers/app.ts';
+import { startTestApp } from './helpers/app.ts';
 import { cliIn } from './helpers/cli.ts';
+import { freePort } from './helpers/freePort.ts';
 import { PageClient } from './helpers/pageClient.ts';
 import { linkIn, startSmtpServer, type TestSmtpServer } from './helpers/smtpServer.ts';
 

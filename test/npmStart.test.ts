@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { freePort } from './helpers/app.ts';
+import { freePort } from './helpers/freePort.ts';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 /** The service closes within 10 s (main.ts) and exits regardless after: this leaves room for npm. */

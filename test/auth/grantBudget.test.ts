@@ -18,9 +18,10 @@ import { connectRedis, type Redis, redisCounter } from '../../src/auth/redisCoun
 import { AppError } from '../../src/errors.ts';
 import type { DatabaseHandle } from '../../src/store/database.ts';
 import { countGrantRequest, deletePastBudgetWindows } from '../../src/store/grantBudgetWindows.ts';
-import { freePort, startTestApp, type TestApp } from '../helpers/app.ts';
+import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { TestClock } from '../helpers/clock.ts';
 import { enginesUnderTest, freshPostgres } from '../helpers/databases.ts';
+import { freePort } from '../helpers/freePort.ts';
 import { grantToken } from '../helpers/grantToken.ts';
 import { seedUser, seedWorkspace } from '../helpers/seed.ts';
 

@@ -15,8 +15,8 @@ import { decodeJwt, decodeProtectedHeader, generateKeyPair, SignJWT } from 'jose
 import { systemClock } from '../../src/lib/clock.ts';
 import { createSecretBox } from '../../src/lib/encryption.ts';
 import { type DatabaseHandle, migrateToLatest } from '../../src/store/database.ts';
-import { freePort } from '../helpers/app.ts';
 import { freshPostgres, postgresSkip } from '../helpers/databases.ts';
+import { freePort } from '../helpers/freePort.ts';
 import { grantToken, type SigningContext } from '../helpers/grantToken.ts';
 import { seedUser, seedWorkspace, testPassword } from '../helpers/seed.ts';
 import { type ServiceProcess, startService } from '../helpers/serviceProcess.ts';

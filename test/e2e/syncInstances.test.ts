@@ -18,8 +18,8 @@ import { insertGrant } from '../../src/store/accessGrants.ts';
 import type { DatabaseHandle } from '../../src/store/database.ts';
 import { migrateToLatest } from '../../src/store/database.ts';
 import { FakeGoogle } from '../fakes/google.ts';
-import { freePort } from '../helpers/app.ts';
 import { freshPostgres, postgresSkip } from '../helpers/databases.ts';
+import { freePort } from '../helpers/freePort.ts';
 import { seedUser, seedWorkspace } from '../helpers/seed.ts';
 import { type ServiceProcess, startService } from '../helpers/serviceProcess.ts';
 

@@ -23,7 +23,7 @@ import { type DatabaseHandle, migrateToLatest, openDatabase } from '../../src/st
 import { eventWritesOf } from '../../src/store/eventWrites.ts';
 import { savePolicy } from '../../src/store/workspaces.ts';
 import { FakeGoogle } from '../fakes/google.ts';
-import { freePort } from '../helpers/app.ts';
+import { freePort } from '../helpers/freePort.ts';
 import { grantToken } from '../helpers/grantToken.ts';
 import { callToolRaw, structured } from '../helpers/mcpSession.ts';
 import { seedUser, seedWorkspace } from '../helpers/seed.ts';

@@ -1,6 +1,5 @@
 /** An in-process application on a fresh in-memory database, with a controllable clock. */
 import { randomBytes } from 'node:crypto';
-import { type AddressInfo, createServer } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import { type Config, loadConfig } from '../../src/config.ts';
 import type { AppContext } from '../../src/context.ts';
@@ -14,6 +13,7 @@ import type { Providers } from '../../src/providers/registry.ts';
 import { type DatabaseHandle, migrateToLatest, openDatabase, ping } from '../../src/store/database.ts';
 import type { SyncService } from '../../src/sync/syncService.ts';
 import { TestClock } from './clock.ts';
+import { freePort } from './freePort.ts';
 
 export interface TestApp {
   app: FastifyInstance;
@@ -46,15 +46,6 @@ export interface TestAppOptions {
   clock?: TestClock;
   /** With `listen`: change notifications are asked for at the listening http address (ctx.pushAddress). */
   push?: boolean;
-}
-
-/** A port nothing listens on right now. */
-export async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
 }
 
 export async function startTestApp(options: TestAppOptions = {}): Promise<TestApp> {

@@ -10,7 +10,7 @@ import { chown, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { freePort } from './app.ts';
+import { freePort } from './freePort.ts';
 
 const run = promisify(execFile);
 const debianRoot = '/usr/lib/postgresql';

@@ -5,9 +5,9 @@
  */
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { freePort } from './freePort.ts';
 
 /** Debian's interpreter first: a pyenv or venv `python3` on PATH does not see Debian's modules. */
 const pythons = [process.env.RADICALE_PYTHON, '/usr/bin/python3', 'python3'].filter(
@@ -76,17 +76,6 @@ export interface RadicaleServer {
   username: string;
   password: string;
   stop(): Promise<void>;
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
 }
 
 async function waitUntilAnswering(url: string, child: ChildProcess, log: () => string): Promise<void> {

@@ -7,7 +7,8 @@ import assert from 'node:assert/strict';
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { after, before, describe, it } from 'node:test';
 import { setTimeout as delay } from 'node:timers/promises';
-import { freePort, startTestApp, type TestApp } from '../helpers/app.ts';
+import { startTestApp, type TestApp } from '../helpers/app.ts';
+import { freePort } from '../helpers/freePort.ts';
 
 function redisMissing(): string | undefined {
   if (spawnSync('redis-server', ['--version'], { stdio: 'ignore' }).status === 0) return undefined;

@@ -12,8 +12,9 @@ import { connectCaldav, createCaldavProvider } from '../../src/providers/caldav/
 import type { AccountAccess, CredentialsOf } from '../../src/providers/port.ts';
 import { ProviderHttp } from '../../src/providers/providerHttp.ts';
 import { hostileZoneCalendar } from '../domain/hostileCalendars.ts';
-import { freePort, startTestApp, type TestApp } from '../helpers/app.ts';
+import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { rejectsWith } from '../helpers/appErrors.ts';
+import { freePort } from '../helpers/freePort.ts';
 import { assertStayedHealthy, watchHealth } from '../helpers/healthWatch.ts';
 import {
   endless,

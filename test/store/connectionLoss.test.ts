@@ -9,8 +9,8 @@ import { sql } from 'kysely';
 import { AppError } from '../../src/errors.ts';
 import { isConnectionLoss } from '../../src/store/connectionLoss.ts';
 import { type DatabaseHandle, openDatabase } from '../../src/store/database.ts';
-import { freePort } from '../helpers/app.ts';
 import { freshPostgres, postgresSkip } from '../helpers/databases.ts';
+import { freePort } from '../helpers/freePort.ts';
 
 const skip = await postgresSkip('the PostgreSQL connection-loss tests');
 

@@ -14,7 +14,7 @@ import { createSecretBox } from '../../src/lib/encryption.ts';
 import { markGrantsRevoked } from '../../src/store/accessGrants.ts';
 import { openDatabase } from '../../src/store/database.ts';
 import { noticeChannels, noticeConnectionName, publishNotice } from '../../src/store/notices.ts';
-import { freePort } from '../helpers/app.ts';
+import { freePort } from '../helpers/freePort.ts';
 import { grantToken } from '../helpers/grantToken.ts';
 import { clusterMissing, type PgCluster, startCluster } from '../helpers/pgCluster.ts';
 import { seedUser, seedWorkspace } from '../helpers/seed.ts';

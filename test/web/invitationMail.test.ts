@@ -1,7 +1,8 @@
 /** Invitations e-mailed from the admin page through a real SMTP server on loopback, and when it fails. */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { freePort, startTestApp, type TestApp } from '../helpers/app.ts';
+import { startTestApp, type TestApp } from '../helpers/app.ts';
+import { freePort } from '../helpers/freePort.ts';
 import { PageClient } from '../helpers/pageClient.ts';
 import { seedUser, seedWorkspace, testPassword } from '../helpers/seed.ts';
 import { linkIn, startSmtpServer, type TestSmtpServer } from '../helpers/smtpServer.ts';

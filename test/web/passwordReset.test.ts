@@ -2,7 +2,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { resetThrottle } from '../../src/people/passwordReset.ts';
-import { freePort, startTestApp, type TestApp } from '../helpers/app.ts';
+import { startTestApp, type TestApp } from '../helpers/app.ts';
+import { freePort } from '../helpers/freePort.ts';
 import { PageClient } from '../helpers/pageClient.ts';
 import { seedUser, testPassword } from '../helpers/seed.ts';
 import { linkIn, startSmtpServer, type TestSmtpServer } from '../helpers/smtpServer.ts';

@@ -4,6 +4,7 @@
  * occurrence object on every write), so the refresh after a write costs what the write changed,
  * as it does with the real adapters — not a listing of the calendar hashed whole.
  */
+import { randomUUID } from 'node:crypto';
 import type { ProviderOccurrence } from '../src/domain/providerFacts.ts';
 import { diffBatches, itemsOf } from '../src/providers/listingSync.ts';
 import type { CalendarProvider } from '../src/providers/port.ts';
@@ -28,8 +29,12 @@ export function withChangeLog<K extends 'caldav' | 'google'>(
   provider: CalendarProvider<K>,
   calendars: ReadonlyMap<string, MemoryCalendar>,
 ): CalendarProvider<K> {
-  // Each position is what the calendar held when it was given; one use each (a copy moves on).
+  // Each position is what the calendar held when it was given. One given by another process (the
+  // bench's memory row reads the same database from a process of its own) is at least as old as
+  // this one, whose calendars start as the same seed: what changed is what changed since then.
   const positions = new Map<string, Snapshot>();
+  const initial = new Map([...calendars].map(([id, calendar]) => [id, byEvent(calendar.occurrences)]));
+  const issuer = randomUUID();
   let issued = 0;
   return {
     ...provider,
@@ -38,9 +43,12 @@ export function withChangeLog<K extends 'caldav' | 'google'>(
         const found = calendars.get(calendar.providerCalendarId);
         if (found === undefined) throw new Error(`no memory calendar ${calendar.providerCalendarId}`);
         const now = byEvent(found.occurrences);
-        const nextState = `log-${++issued}`;
+        const nextState = `${issuer}-${++issued}`;
         positions.set(nextState, now);
-        const before = request.state === undefined ? undefined : positions.get(request.state);
+        const before =
+          request.state === undefined
+            ? undefined
+            : (positions.get(request.state) ?? initial.get(calendar.providerCalendarId));
         if (before === undefined) {
           yield* diffBatches(itemsOf(found.occurrences, request.horizon), found.skipped ?? [], new Map(), {
             full: true,
@@ -49,7 +57,6 @@ export function withChangeLog<K extends 'caldav' | 'google'>(
           });
           return;
         }
-        positions.delete(request.state!);
         const changed = [...now].filter(([key, list]) => !sameObjects(list, before.get(key)));
         const upserts = itemsOf(
           changed.flatMap(([, list]) => list),

@@ -147,6 +147,7 @@ export async function findPolicy(db: Db, workspaceId: string): Promise<Workspace
       maxDetailLevel: row.max_detail_level as DetailLevel,
       defaultDetailLevel: row.default_detail_level as DetailLevel,
       privateDetailsAllowed: flag(row.private_details_allowed),
+      colleagueAvailability: flag(row.colleague_availability),
       allowedClients: row.allowed_clients === null ? null : (JSON.parse(row.allowed_clients) as string[]),
       blockedClients: row.blocked_clients === null ? [] : (JSON.parse(row.blocked_clients) as string[]),
     }
@@ -164,6 +165,7 @@ export async function savePolicy(
     max_detail_level: policy.maxDetailLevel,
     default_detail_level: policy.defaultDetailLevel,
     private_details_allowed: policy.privateDetailsAllowed,
+    colleague_availability: policy.colleagueAvailability,
     allowed_clients: policy.allowedClients === null ? null : JSON.stringify(policy.allowedClients),
     blocked_clients: policy.blockedClients.length === 0 ? null : JSON.stringify(policy.blockedClients),
     updated_at: now,

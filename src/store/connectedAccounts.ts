@@ -140,6 +140,23 @@ export async function countingCalendars(db: Db, ids: readonly string[]): Promise
   return new Set(rows.filter((r) => flag(r.counts_for_availability)).map((r) => r.id));
 }
 
+/** A member's calendars in a workspace that count toward their availability to colleagues. */
+export async function countingCalendarsOf(
+  db: Db,
+  userId: string,
+  workspaceId: string,
+): Promise<CalendarRecord[]> {
+  const rows = await db
+    .selectFrom('calendars as c')
+    .innerJoin('connected_accounts as a', 'a.id', 'c.account_id')
+    .selectAll('c')
+    .where('a.user_id', '=', userId)
+    .where('a.workspace_id', '=', workspaceId)
+    .orderBy('c.id')
+    .execute();
+  return rows.filter((r) => flag(r.counts_for_availability)).map(toCalendar);
+}
+
 /** Sets which of an account's calendars count toward availability (the others stop counting). */
 export async function setCountingCalendars(
   db: Db,

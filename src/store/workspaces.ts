@@ -86,6 +86,23 @@ export async function listMembers(db: Db, workspaceId: string): Promise<Member[]
   }));
 }
 
+/** The ids of a workspace's members whose sign-in addresses have these keys, by key. */
+export async function membersByEmailKey(
+  db: Db,
+  workspaceId: string,
+  keys: readonly string[],
+): Promise<Map<string, string>> {
+  if (keys.length === 0) return new Map();
+  const rows = await db
+    .selectFrom('memberships as m')
+    .innerJoin('users as u', 'u.id', 'm.user_id')
+    .select(['u.email_key', 'u.id'])
+    .where('m.workspace_id', '=', workspaceId)
+    .where('u.email_key', 'in', keys)
+    .execute();
+  return new Map(rows.map((r) => [r.email_key, r.id]));
+}
+
 export async function countOwners(db: Db, workspaceId: string): Promise<number> {
   const row = await db
     .selectFrom('memberships')

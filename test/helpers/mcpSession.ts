@@ -255,14 +255,15 @@ export function recordingFetch(): { fetchFn: typeof fetch; seen: SeenRequest[] }
       }
     }
     const response = await fetch(input, init);
+    // A stream the client aborts ends its copy too: nothing more came.
+    const answer = init?.method === 'POST' ? response.clone().text().catch(() => '') : undefined;
     seen.push({
       method: init?.method ?? (input instanceof Request ? input.method : 'GET'),
       path: url.pathname,
       status: response.status,
       protocolVersion: headers.get('mcp-protocol-version'),
       rpcMethod,
-      // A stream the client aborts ends its copy too: nothing more came.
-      answer: init?.method === 'POST' ? response.clone().text().catch(() => '') : undefined,
+      answer,
     });
     return response;
   };

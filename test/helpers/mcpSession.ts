@@ -256,7 +256,13 @@ export function recordingFetch(): { fetchFn: typeof fetch; seen: SeenRequest[] }
     }
     const response = await fetch(input, init);
     // A stream the client aborts ends its copy too: nothing more came.
-    const answer = init?.method === 'POST' ? response.clone().text().catch(() => '') : undefined;
+    const answer =
+      init?.method === 'POST'
+        ? response
+            .clone()
+            .text()
+            .catch(() => '')
+        : undefined;
     seen.push({
       method: init?.method ?? (input instanceof Request ? input.method : 'GET'),
       path: url.pathname,

@@ -1,17 +1,19 @@
 /**
  * Busy-only copies for colleagues' free/busy, on both engines: a calendar counting toward its
  * member's availability is copied at least busy, whether or not an app reaches it; the copy goes
- * when the calendar stops counting, the workspace turns the setting off or no colleague is left,
- * unless a grant still reaches it (then at the level granted).
+ * when the calendar stops counting, the workspace turns the setting off (at once when an admin
+ * saves it) or no colleague is left, unless a grant still reaches it (then at the level granted).
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { updatePolicy } from '../../src/people/workspaces.ts';
 import { defaultPolicy } from '../../src/policy/workspacePolicy.ts';
 import { insertGrant, markGrantsRevoked } from '../../src/store/accessGrants.ts';
 import { setCountingCalendars } from '../../src/store/connectedAccounts.ts';
 import { reconcileCopies } from '../../src/store/copyMembership.ts';
 import type { DatabaseHandle } from '../../src/store/database.ts';
 import { deleteMembership, insertMembership, savePolicy } from '../../src/store/workspaces.ts';
+import { TestClock } from '../helpers/clock.ts';
 import { enginesUnderTest } from '../helpers/databases.ts';
 import { seedCalendars, seedUser, seedWorkspace } from '../helpers/seed.ts';
 
@@ -83,8 +85,9 @@ for (const engine of await enginesUnderTest()) {
     });
 
     it('drops them when the workspace turns the setting off, and makes them again when on', async () => {
-      await savePolicy(handle.db, workspaceId, { ...defaultPolicy, colleagueAvailability: false }, 0);
-      await reconcile();
+      // Saved by an admin, the copies follow at once, before any round.
+      const off = { ...defaultPolicy, colleagueAvailability: false, allowedClients: '' };
+      await updatePolicy(handle.db, new TestClock(), workspaceId, off, { userId: pia });
       assert.deepEqual(await copies(), { Work: 'full' });
       await savePolicy(handle.db, workspaceId, defaultPolicy, 0);
       await reconcile();

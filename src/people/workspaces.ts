@@ -3,6 +3,7 @@
  * authorised against the actor's role in that very workspace and audited in the same transaction.
  * `system` is the operator at the CLI, who needs no membership.
  */
+
 import type { Kysely } from 'kysely';
 import { AppError } from '../errors.ts';
 import { type Clock, epochMs } from '../lib/clock.ts';
@@ -19,6 +20,7 @@ import {
 import { liveGrantIds, markGrantsRevoked } from '../store/accessGrants.ts';
 import { auditOf, recordAudit } from '../store/audit.ts';
 import { accountsOf, deleteAccount } from '../store/connectedAccounts.ts';
+import { reconcileCopies } from '../store/copyMembership.ts';
 import { checkpointAfterPurge } from '../store/database.ts';
 import {
   consumeToken,
@@ -326,7 +328,7 @@ export async function updatePolicy(
 ): Promise<WorkspacePolicy> {
   const policy = parsePolicy(input);
   const now = epochMs(clock);
-  await db.transaction().execute(async (trx) => {
+  const shared = await db.transaction().execute(async (trx) => {
     await requireAdmin(trx, workspaceId, actor);
     const before = (await findPolicy(trx, workspaceId)) ?? defaultPolicy;
     await savePolicy(trx, workspaceId, policy, now);
@@ -339,6 +341,9 @@ export async function updatePolicy(
       detail: { ...policy, before: { ...before } },
       at: now,
     });
+    return before.colleagueAvailability;
   });
+  // Busy-only copies follow the setting at once: off, those no app reaches are deleted now.
+  if (shared !== policy.colleagueAvailability) await reconcileCopies(db, now);
   return policy;
 }

@@ -12,6 +12,8 @@ export interface WorkspacePolicy {
   defaultDetailLevel: DetailLevel;
   /** Whether members may share details of private events at consent. */
   privateDetailsAllowed: boolean;
+  /** Whether members may see each other's free/busy (times only, from the calendars each lets count). */
+  colleagueAvailability: boolean;
   /** Client IDs that may be granted access; `null` = any client. */
   allowedClients: string[] | null;
   /** Client IDs an admin switched off in this workspace; wins over `allowedClients`. */
@@ -25,6 +27,8 @@ export const defaultPolicy: WorkspacePolicy = Object.freeze({
   // Titles and times, not everything: a person shares more by choosing it.
   defaultDetailLevel: 'titles',
   privateDetailsAllowed: false,
+  // Times only, inside the workspace: what scheduling with colleagues needs.
+  colleagueAvailability: true,
   allowedClients: null,
   blockedClients: [],
 }) as WorkspacePolicy;
@@ -41,6 +45,8 @@ export interface PolicyInput {
   /** Absent: titles and times. */
   defaultDetailLevel?: unknown;
   privateDetailsAllowed: unknown;
+  /** Absent: on. */
+  colleagueAvailability?: unknown;
   allowedClients: unknown;
   blockedClients?: unknown;
 }
@@ -66,6 +72,7 @@ export function parsePolicy(input: PolicyInput): WorkspacePolicy {
     );
   }
   const privateDetailsAllowed = input.privateDetailsAllowed === true || input.privateDetailsAllowed === 'on';
+  const colleagueAvailability = onOff('colleagueAvailability', input.colleagueAvailability ?? true);
 
   const allowed = clientList('allowedClients', input.allowedClients);
   const blockedClients = clientList('blockedClients', input.blockedClients) ?? [];
@@ -74,9 +81,17 @@ export function parsePolicy(input: PolicyInput): WorkspacePolicy {
     maxDetailLevel: input.maxDetailLevel,
     defaultDetailLevel,
     privateDetailsAllowed,
+    colleagueAvailability,
     allowedClients: allowed,
     blockedClients,
   };
+}
+
+/** A switch as a form (`on`, `off`) or JSON (a boolean) gives it; anything else is an error. */
+function onOff(field: string, value: unknown): boolean {
+  if (value === true || value === 'on') return true;
+  if (value === false || value === 'off') return false;
+  throw invalidField(field, 'Give on or off.');
 }
 
 /** A list of client IDs, from a form's text (one per line) or an array; empty → `null`. */

@@ -1,5 +1,5 @@
 /** Connected provider accounts and their calendars. Credentials arrive here already sealed. */
-import type { Kysely } from 'kysely';
+import type { Kysely, Selectable } from 'kysely';
 import type { CalendarAccess, ProviderCalendar, ProviderKind } from '../domain/providerFacts.ts';
 import { newId } from '../lib/ids.ts';
 import { withoutStrayControlCharacters } from '../lib/text.ts';
@@ -107,7 +107,7 @@ export async function deleteAccount(db: Db, id: string): Promise<void> {
   await db.deleteFrom('connected_accounts').where('id', '=', id).execute();
 }
 
-const toCalendar = (row: Database['calendars']): CalendarRecord => ({
+const toCalendar = (row: Selectable<Database['calendars']>): CalendarRecord => ({
   id: row.id,
   accountId: row.account_id,
   providerCalendarId: row.provider_calendar_id,
@@ -127,6 +127,50 @@ export async function calendarsOfAccount(db: Db, accountId: string): Promise<Cal
     .orderBy('name')
     .execute();
   return rows.map(toCalendar);
+}
+
+/** Which of these calendars count toward their person's availability to colleagues. */
+export async function countingCalendars(db: Db, ids: readonly string[]): Promise<Set<string>> {
+  if (ids.length === 0) return new Set();
+  const rows = await db
+    .selectFrom('calendars')
+    .select(['id', 'counts_for_availability'])
+    .where('id', 'in', ids)
+    .execute();
+  return new Set(rows.filter((r) => flag(r.counts_for_availability)).map((r) => r.id));
+}
+
+/** A member's calendars in a workspace that count toward their availability to colleagues. */
+export async function countingCalendarsOf(
+  db: Db,
+  userId: string,
+  workspaceId: string,
+): Promise<CalendarRecord[]> {
+  const rows = await db
+    .selectFrom('calendars as c')
+    .innerJoin('connected_accounts as a', 'a.id', 'c.account_id')
+    .selectAll('c')
+    .where('a.user_id', '=', userId)
+    .where('a.workspace_id', '=', workspaceId)
+    .orderBy('c.id')
+    .execute();
+  return rows.filter((r) => flag(r.counts_for_availability)).map(toCalendar);
+}
+
+/** Sets which of an account's calendars count toward availability (the others stop counting). */
+export async function setCountingCalendars(
+  db: Db,
+  accountId: string,
+  counting: readonly string[],
+  now: number,
+): Promise<void> {
+  for (const c of await calendarsOfAccount(db, accountId)) {
+    await db
+      .updateTable('calendars')
+      .set({ counts_for_availability: counting.includes(c.id), updated_at: now })
+      .where('id', '=', c.id)
+      .execute();
+  }
 }
 
 /** The ids of a person's calendars in a workspace first listed after a moment. */

@@ -1,7 +1,8 @@
 /**
  * Which calendars have a synced copy: those a live grant reaches (not revoked, its person still a
  * member), each at the highest level granted and with private events' details only when some
- * such grant may see them; a copy no grant reaches any more is deleted.
+ * such grant may see them, and those counting toward their person's availability in a workspace
+ * that shows colleagues' free/busy (busy at least); a copy neither reaches any more is deleted.
  */
 import { type Kysely, sql, type Transaction } from 'kysely';
 import { type DetailLevel, detailLevels, lowerDetail } from '../domain/detailLevels.ts';
@@ -29,6 +30,31 @@ function reachedCalendars(db: Db | Transaction<Database>) {
     .groupBy('agc.calendar_id');
 }
 
+/**
+ * Calendars counting toward a member's availability where the workspace shares it (its policy's
+ * default is on) and the member has a colleague there: alone in it, no one could ask.
+ */
+function countedCalendars(db: Db | Transaction<Database>) {
+  return db
+    .selectFrom('calendars as c')
+    .innerJoin('connected_accounts as a', 'a.id', 'c.account_id')
+    .innerJoin('memberships as m', (join) =>
+      join.onRef('m.user_id', '=', 'a.user_id').onRef('m.workspace_id', '=', 'a.workspace_id'),
+    )
+    .leftJoin('workspace_policies as p', 'p.workspace_id', 'a.workspace_id')
+    .where(sql<boolean>`c.counts_for_availability`)
+    .where(sql<boolean>`(p.colleague_availability is null or p.colleague_availability)`)
+    .where(({ exists, selectFrom }) =>
+      exists(
+        selectFrom('memberships as other')
+          .whereRef('other.workspace_id', '=', 'a.workspace_id')
+          .whereRef('other.user_id', '<>', 'a.user_id')
+          .select(sql`1`.as('one')),
+      ),
+    )
+    .select('c.id as calendarId');
+}
+
 const levelOfRank = (rank: number): DetailLevel => detailLevels[Math.max(0, Math.min(2, rank - 1))]!;
 
 /**
@@ -42,7 +68,13 @@ export async function reconcileCopies(
   now: number,
 ): Promise<{ added: number; dropped: number; purged: number }> {
   const outcome = await db.transaction().execute(async (trx) => {
-    const reached = await reachedCalendars(trx).execute();
+    const granted = await reachedCalendars(trx).execute();
+    const grantedIds = new Set(granted.map((r) => r.calendarId));
+    // A counted calendar no grant reaches is copied busy-only: times are all availability needs.
+    const counted = (await countedCalendars(trx).execute())
+      .filter((r) => !grantedIds.has(r.calendarId))
+      .map((r) => ({ calendarId: r.calendarId, rank: 1, privateDetails: 0 }));
+    const reached = [...granted, ...counted];
     const existing = new Map(
       (
         await trx.selectFrom('calendar_copies').select(['calendar_id', 'level', 'private_details']).execute()
@@ -120,7 +152,7 @@ export async function reconcileCopies(
   return outcome;
 }
 
-/** Deletes the copies no live grant reaches any more (revoked, the person left the workspace). */
+/** Deletes the copies no live grant reaches any more (revoked, the person left the workspace) and no availability counts. */
 export async function dropUnreachedCopies(db: Db | Transaction<Database>): Promise<number> {
   const result = await db
     .deleteFrom('calendar_copies')
@@ -137,6 +169,9 @@ export async function dropUnreachedCopies(db: Db | Transaction<Database>): Promi
             .select(sql`1`.as('one')),
         ),
       ),
+    )
+    .where(({ not, exists }) =>
+      not(exists(countedCalendars(db).where(sql<boolean>`c.id = calendar_copies.calendar_id`))),
     )
     .executeTakeFirst();
   return Number(result.numDeletedRows);

@@ -44,6 +44,8 @@ export interface WorkspacePoliciesTable {
   max_detail_level: string;
   default_detail_level: Generated<string>;
   private_details_allowed: Flag;
+  /** Whether members see each other's free/busy. */
+  colleague_availability: Generated<Flag>;
   allowed_clients: string | null;
   blocked_clients: string | null;
   updated_at: number;
@@ -103,6 +105,8 @@ export interface CalendarsTable {
   color: string | null;
   is_primary: Flag;
   access: string;
+  /** Whether its busy time counts toward its person's availability to colleagues. */
+  counts_for_availability: Generated<Flag>;
   created_at: number;
   updated_at: number;
 }

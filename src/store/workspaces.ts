@@ -86,6 +86,23 @@ export async function listMembers(db: Db, workspaceId: string): Promise<Member[]
   }));
 }
 
+/** The ids of a workspace's members whose sign-in addresses have these keys, by key. */
+export async function membersByEmailKey(
+  db: Db,
+  workspaceId: string,
+  keys: readonly string[],
+): Promise<Map<string, string>> {
+  if (keys.length === 0) return new Map();
+  const rows = await db
+    .selectFrom('memberships as m')
+    .innerJoin('users as u', 'u.id', 'm.user_id')
+    .select(['u.email_key', 'u.id'])
+    .where('m.workspace_id', '=', workspaceId)
+    .where('u.email_key', 'in', keys)
+    .execute();
+  return new Map(rows.map((r) => [r.email_key, r.id]));
+}
+
 export async function countOwners(db: Db, workspaceId: string): Promise<number> {
   const row = await db
     .selectFrom('memberships')
@@ -147,6 +164,7 @@ export async function findPolicy(db: Db, workspaceId: string): Promise<Workspace
       maxDetailLevel: row.max_detail_level as DetailLevel,
       defaultDetailLevel: row.default_detail_level as DetailLevel,
       privateDetailsAllowed: flag(row.private_details_allowed),
+      colleagueAvailability: flag(row.colleague_availability),
       allowedClients: row.allowed_clients === null ? null : (JSON.parse(row.allowed_clients) as string[]),
       blockedClients: row.blocked_clients === null ? [] : (JSON.parse(row.blocked_clients) as string[]),
     }
@@ -164,6 +182,7 @@ export async function savePolicy(
     max_detail_level: policy.maxDetailLevel,
     default_detail_level: policy.defaultDetailLevel,
     private_details_allowed: policy.privateDetailsAllowed,
+    colleague_availability: policy.colleagueAvailability,
     allowed_clients: policy.allowedClients === null ? null : JSON.stringify(policy.allowedClients),
     blocked_clients: policy.blockedClients.length === 0 ? null : JSON.stringify(policy.blockedClients),
     updated_at: now,

@@ -236,9 +236,11 @@ export interface SeenRequest {
   protocolVersion: string | null;
   /** The JSON-RPC method of a POST body, if any. */
   rpcMethod: string | undefined;
+  /** A POST's answer as the bytes came (read from a copy of the response): what left the service. */
+  answer: Promise<string> | undefined;
 }
 
-/** A fetch for the SDKs that records every request it makes and how it was answered. */
+/** A fetch for the SDKs that records every request it makes and how it was answered (a POST's answer whole). */
 export function recordingFetch(): { fetchFn: typeof fetch; seen: SeenRequest[] } {
   const seen: SeenRequest[] = [];
   const fetchFn: typeof fetch = async (input, init) => {
@@ -253,12 +255,21 @@ export function recordingFetch(): { fetchFn: typeof fetch; seen: SeenRequest[] }
       }
     }
     const response = await fetch(input, init);
+    // A stream the client aborts ends its copy too: nothing more came.
+    const answer =
+      init?.method === 'POST'
+        ? response
+            .clone()
+            .text()
+            .catch(() => '')
+        : undefined;
     seen.push({
       method: init?.method ?? (input instanceof Request ? input.method : 'GET'),
       path: url.pathname,
       status: response.status,
       protocolVersion: headers.get('mcp-protocol-version'),
       rpcMethod,
+      answer,
     });
     return response;
   };

@@ -293,11 +293,15 @@ function memoryWriter(find: (calendar: ProviderCalendar) => MemoryCalendar): Eve
   };
 }
 
-/** A connected account of the provider's kind holding the calendars; returns their opaque ids in order. */
+/**
+ * A connected account of the provider's kind holding the calendars (only those named in `only`,
+ * when given: each person their own); returns their opaque ids in order.
+ */
 export async function seedMemoryAccount<K extends 'caldav' | 'google'>(
   ctx: AppContext,
   owner: { userId: string; workspaceId: string },
   provider: CalendarProvider<K>,
+  only?: readonly string[],
 ): Promise<string[]> {
   const accountId = newId('acc');
   const credentials =
@@ -309,11 +313,13 @@ export async function seedMemoryAccount<K extends 'caldav' | 'google'>(
     { id: accountId, ...owner, provider: provider.kind, label: `${provider.kind} in memory`, createdAt: 0 },
     ctx.box.seal(JSON.stringify(credentials), accountId),
   );
-  const listed = await provider.listCalendars({
-    accountKey: accountId,
-    credentials,
-    saveCredentials: async () => {},
-  } as never);
+  const listed = (
+    await provider.listCalendars({
+      accountKey: accountId,
+      credentials,
+      saveCredentials: async () => {},
+    } as never)
+  ).filter((c) => only === undefined || only.includes(c.providerCalendarId));
   const stored = await syncCalendars(ctx.db, accountId, listed, 0);
   return listed.map((l) => stored.find((s) => s.providerCalendarId === l.providerCalendarId)!.id);
 }

@@ -12,6 +12,7 @@ import {
   withdrawInvitation,
   workspaceOverview,
 } from '../../src/people/workspaces.ts';
+import { defaultPolicy, parsePolicy } from '../../src/policy/workspacePolicy.ts';
 import { auditOf } from '../../src/store/audit.ts';
 import type { DatabaseHandle } from '../../src/store/database.ts';
 import { findPolicy, roleOf } from '../../src/store/workspaces.ts';
@@ -174,6 +175,7 @@ for (const engine of await enginesUnderTest()) {
           maxDetailLevel: 'titles',
           defaultDetailLevel: 'busy',
           privateDetailsAllowed: 'on',
+          colleagueAvailability: 'off',
           allowedClients: 'client-1\nclient-2\n',
           blockedClients: 'client-3',
         },
@@ -184,6 +186,7 @@ for (const engine of await enginesUnderTest()) {
         maxDetailLevel: 'titles',
         defaultDetailLevel: 'busy',
         privateDetailsAllowed: true,
+        colleagueAvailability: false,
         allowedClients: ['client-1', 'client-2'],
         blockedClients: ['client-3'],
       });
@@ -198,10 +201,18 @@ for (const engine of await enginesUnderTest()) {
       for (const refused of [
         { ...bad, allowedScopes: [], maxDetailLevel: 'x' },
         { ...bad, allowedScopes: [], defaultDetailLevel: 'everything' },
+        { ...bad, allowedScopes: [], colleagueAvailability: 'maybe' },
       ])
         await rejectsWith(updatePolicy(handle.db, clock, teamA, refused, as('owner')), 'invalid_request');
       assert.deepEqual(await findPolicy(handle.db, teamA), policy, 'refusals change nothing');
       assert.equal((await auditOf(handle.db, teamA))[0]?.action, 'policy.updated');
+      // Colleagues' free/busy is on unless a policy says otherwise.
+      assert.equal(defaultPolicy.colleagueAvailability, true);
+      assert.equal(parsePolicy({ ...bad, allowedScopes: [] }).colleagueAvailability, true);
+      assert.equal(
+        parsePolicy({ ...bad, allowedScopes: [], colleagueAvailability: true }).colleagueAvailability,
+        true,
+      );
     });
 
     it('invites an address without an account through a single-use link', async () => {

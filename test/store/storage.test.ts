@@ -136,6 +136,7 @@ for (const engine of await enginesUnderTest()) {
         maxDetailLevel: 'titles' as const,
         defaultDetailLevel: 'busy' as const,
         privateDetailsAllowed: true,
+        colleagueAvailability: false,
         allowedClients: ['client-a', 'https://app.example.com/client.json'],
         blockedClients: ['client-b'],
       };

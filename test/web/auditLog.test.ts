@@ -13,6 +13,7 @@ const policyInput = {
   maxDetailLevel: 'busy',
   defaultDetailLevel: 'titles',
   privateDetailsAllowed: false,
+  colleagueAvailability: 'on',
   allowedClients: '',
   blockedClients: '',
 };
@@ -68,6 +69,7 @@ describe('audit log in words', () => {
       allowedScopes: ['calendar:read', 'calendar:write'],
       maxDetailLevel: 'full',
       defaultDetailLevel: 'full',
+      colleagueAvailability: 'off',
       blockedClients: 'bad-client',
     };
     await updatePolicy(t.ctx.db, t.clock, workspaceId, widerPolicy, as);
@@ -91,7 +93,7 @@ describe('audit log in words', () => {
     assert.match(unchanged!, /Saved the policy without changes$/);
     assert.match(
       widened!,
-      /^\w+ \w+ \d{4}, \d\d:\d\d UTC.*Changed the policy: Create, change and delete events: off → on; Maximum detail: Busy\/free only → Full details; Preselected detail: Titles and times → Full details; Blocked clients: none → bad-client$/,
+      /^\w+ \w+ \d{4}, \d\d:\d\d UTC.*Changed the policy: Create, change and delete events: off → on; Maximum detail: Busy\/free only → Full details; Preselected detail: Titles and times → Full details; Colleagues' free\/busy: on → off; Blocked clients: none → bad-client$/,
     );
     assert.match(narrowed!, /Changed the policy: Maximum detail: Full details → Busy\/free only$/);
     // The name is text, never markup.
@@ -108,6 +110,7 @@ describe('audit log in words', () => {
       maxDetailLevel: 'full',
       defaultDetailLevel: 'full',
       privateDetailsAllowed: false,
+      colleagueAvailability: false,
       allowedClients: null,
       blockedClients: ['bad-client'],
     });
@@ -133,7 +136,7 @@ describe('audit log in words', () => {
     assert.equal(
       words(auditWhat(old!).value),
       // Written before levels were preselected per workspace: they started at titles and times.
-      'Saved the policy: Apps may: read calendars and events; Maximum detail: Busy/free only; Preselected detail: Titles and times; Details of private events: off; Allowed clients: any; Blocked clients: none',
+      "Saved the policy: Apps may: read calendars and events; Maximum detail: Busy/free only; Preselected detail: Titles and times; Details of private events: off; Colleagues' free/busy: on; Allowed clients: any; Blocked clients: none",
     );
     const grant = entry({
       action: 'grant.created',

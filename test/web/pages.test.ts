@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { issueFirstRunToken } from '../../src/people/onboarding.ts';
-import { roleOf } from '../../src/store/workspaces.ts';
+import { findPolicy, roleOf } from '../../src/store/workspaces.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { PageClient } from '../helpers/pageClient.ts';
 import { seedUser, seedWorkspace, testPassword } from '../helpers/seed.ts';
@@ -366,6 +366,18 @@ describe('pages', () => {
       assert.match(
         page.body,
         /<select id="defaultDetailLevel"[^<]*(<option[^>]*>[^<]*<\/option>)*?<option value="busy" selected>/,
+      );
+      // Unticked, colleagues' free/busy is off; ticked again, on.
+      assert.match(page.body, /id="colleagueAvailability" name="colleagueAvailability">/);
+      assert.equal((await findPolicy(t.ctx.db, teamA))?.colleagueAvailability, false);
+      await browser.post(`/admin/workspaces/${teamA}/policy`, {
+        allowedScopes: ['calendar:read'],
+        maxDetailLevel: 'titles',
+        colleagueAvailability: 'on',
+      });
+      assert.match(
+        (await browser.get(`/admin/workspaces/${teamA}`)).body,
+        /id="colleagueAvailability" name="colleagueAvailability" checked>/,
       );
     });
   });

@@ -16,14 +16,17 @@ import { type Providers, providerFor } from '../../providers/registry.ts';
 import {
   type CalendarRecord,
   type ConnectedAccount,
+  calendarsOfAccount,
   deleteAccount,
   findAccount,
   insertAccount,
   sealedCredentialsOf,
   setAccountStatus,
+  setCountingCalendars,
   syncCalendars,
   updateCredentials,
 } from '../../store/connectedAccounts.ts';
+import { reconcileCopies } from '../../store/copyMembership.ts';
 import { checkpointAfterPurge } from '../../store/database.ts';
 import type { Database } from '../../store/schema.ts';
 import { findUserById } from '../../store/users.ts';
@@ -223,6 +226,24 @@ export async function reconnectWithPassword(
 }
 
 /** Removes the account: its credentials, calendars and their copies go with it (none left in SQLite's log). */
+/**
+ * The person's choice of which of an account's calendars count toward their availability to
+ * colleagues (`counting`: calendar ids of the account); busy-only copies follow it at once.
+ */
+export async function chooseCountingCalendars(
+  deps: AccountDeps,
+  userId: string,
+  accountId: string,
+  counting: readonly string[],
+): Promise<void> {
+  const account = await ownAccount(deps, userId, accountId);
+  const ids = new Set((await calendarsOfAccount(deps.db, account.id)).map((c) => c.id));
+  if (counting.some((id) => !ids.has(id))) throw new AppError('not_found', 'No such calendar.');
+  const now = epochMs(deps.clock);
+  await setCountingCalendars(deps.db, account.id, counting, now);
+  await reconcileCopies(deps.db, now);
+}
+
 export async function removeAccount(deps: AccountDeps, userId: string, accountId: string): Promise<void> {
   const account = await ownAccount(deps, userId, accountId);
   await deleteAccount(deps.db, account.id);

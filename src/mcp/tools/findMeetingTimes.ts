@@ -1,4 +1,5 @@
 /** `find_meeting_times`: the earliest free slots for a meeting across calendars, times only. */
+import { attendeesBusy } from '../../calendars/reads/colleagueBusy.ts';
 import { readEvents } from '../../calendars/reads/readEvents.ts';
 import { busyIntervals } from '../../domain/availability.ts';
 import { weekdays } from '../../domain/eventRecurrence.ts';
@@ -14,6 +15,7 @@ import {
 } from '../../domain/meetingTimes.ts';
 import { closedObject } from '../../lib/jsonSchema.ts';
 import type { ToolDefinition } from '../tool.ts';
+import { attendeesSchema, parseAttendees } from './attendeeArguments.ts';
 import {
   type ReadArguments,
   readArgumentSchemas,
@@ -31,6 +33,7 @@ interface MeetingArguments extends ReadArguments {
   tentativeIsBusy?: boolean;
   limit?: number;
   stepMinutes?: StepMinutes;
+  attendees?: string[];
 }
 
 const minutes = (minimum: number, maximum: number, defaultValue?: number) =>
@@ -47,8 +50,8 @@ export const findMeetingTimes: ToolDefinition = {
   name: 'find_meeting_times',
   title: 'Find meeting times',
   description: [
-    'The earliest free slots of durationMinutes in the window across the calendars, in order, not overlapping, no event details.',
-    'A slot lies inside one working period (local times in timeZone, kept across DST changes), starts on a local multiple of stepMinutes at least minimumNoticeMinutes from now, and keeps bufferMinutes clear of busy time on each side.',
+    'The earliest free slots of durationMinutes in the window across the calendars and known attendees (free; others: unknown), in order, not overlapping, no event details.',
+    'A slot lies in one working period (local times in timeZone, across DST changes), starts on a local multiple of stepMinutes, minimumNoticeMinutes or more from now, and keeps bufferMinutes free each side.',
     'Busy: busy, not cancelled events; tentative ones unless tentativeIsBusy is false. truncated: a calendar was not read completely (the text says which), so a slot may not be free.',
     shownTimesRule,
   ].join(' '),
@@ -80,13 +83,15 @@ export const findMeetingTimes: ToolDefinition = {
           ['days', 'start', 'end'],
         ),
         description:
-          "Local HH:MM, start before end (24:00 ends the day); one day's periods do not overlap; days not named have none. Default Monday-Friday 09:00-17:00.",
+          "Local HH:MM, start before end (24:00 ends the day), a day's periods not overlapping; days not named have none. Default Mon-Fri 09:00-17:00.",
       },
       minimumNoticeMinutes: minutes(0, 10080, 0),
       bufferMinutes: minutes(0, 240, 0),
       tentativeIsBusy: { type: 'boolean', default: true },
       limit: minutes(1, 50, 10),
       stepMinutes: { type: 'integer', enum: [...stepChoices], default: 15 },
+      // Said once, on get_availability: the listing stays within its bound.
+      attendees: { type: 'array', items: attendeesSchema.items },
     },
     ['calendarIds', 'start', 'end', 'timeZone', 'durationMinutes'],
   ),
@@ -95,7 +100,16 @@ export const findMeetingTimes: ToolDefinition = {
       ok: { type: 'boolean', const: true },
       slots: {
         type: 'array',
-        items: closedObject({ start: instant, end: instant }, ['start', 'end']),
+        items: closedObject(
+          {
+            start: instant,
+            end: instant,
+            // Attendees' addresses: free for all known ones, nothing said of the unknown ones.
+            free: { type: 'array' },
+            unknown: { type: 'array' },
+          },
+          ['start', 'end'],
+        ),
       },
       truncated: { type: 'boolean' },
     },
@@ -105,6 +119,7 @@ export const findMeetingTimes: ToolDefinition = {
 
   async run(args: MeetingArguments, { principal, calendars, signal }) {
     const request = toReadRequest(args);
+    const asked = parseAttendees(args.attendees);
     const week = parseWorkingHours(args.workingHours ?? defaultWorkingHours, 'workingHours');
     const bufferMinutes = args.bufferMinutes ?? 0;
     // Busy time just outside the window still needs its buffer.
@@ -119,7 +134,21 @@ export const findMeetingTimes: ToolDefinition = {
       { ...request, window: reach },
       { signal, busy: { tentativeIsBusy } },
     );
-    const busy = busyIntervals(read.events, reach, { tentativeIsBusy }, read.busy);
+    const attendees = await attendeesBusy(calendars, principal, asked, {
+      window: reach,
+      timeZone: args.timeZone,
+      tentativeIsBusy,
+    });
+    const theirs = attendees.flatMap((a) => (a.availability === 'known' ? a.busy : []));
+    const busy = busyIntervals(read.events, reach, { tentativeIsBusy }, [...read.busy, ...theirs]);
+    // A slot is free for every attendee whose busy time is known; the others cannot be told.
+    const who =
+      args.attendees === undefined
+        ? {}
+        : {
+            free: attendees.filter((a) => a.availability === 'known').map((a) => a.email),
+            unknown: attendees.filter((a) => a.availability === 'unknown').map((a) => a.email),
+          };
     const now = calendars.clock.now();
     const slots = meetingTimes(busy, {
       window: request.window,
@@ -137,6 +166,7 @@ export const findMeetingTimes: ToolDefinition = {
       slots: slots.map((s) => ({
         start: showInstant(s.start, args.timeZone),
         end: showInstant(s.end, args.timeZone),
+        ...who,
       })),
       truncated: read.excluded.length > 0,
     };

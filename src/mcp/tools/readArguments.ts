@@ -49,7 +49,7 @@ export const readArgumentSchemas = {
     minLength: 1,
     maxLength: maxTimeZoneLength,
     description:
-      "The user's IANA zone (Europe/Berlin) as they confirmed it, never guessed: places all-day and floating times of calendars without a zone (else time_zone_required names them).",
+      "The user's IANA zone (Europe/Berlin) as they confirmed it, never guessed: places all-day and floating times of zoneless calendars (else time_zone_required names them).",
   },
 } as const;
 

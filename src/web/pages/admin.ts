@@ -212,6 +212,8 @@ function policySection(policy: WorkspacePolicy, base: string, csrf: string): Htm
   <select id="defaultDetailLevel" name="defaultDetailLevel">${detailLevels.map((d) => html`<option value="${d}"${d === policy.defaultDetailLevel ? html` selected` : ''}>${detailWords[d]}</option>`)}</select>
   <div class="check"><input type="checkbox" id="privateDetailsAllowed" name="privateDetailsAllowed"${policy.privateDetailsAllowed ? html` checked` : ''}>
   <label class="inline" for="privateDetailsAllowed">Members may share details of private events</label></div>
+  <div class="check"><input type="checkbox" id="colleagueAvailability" name="colleagueAvailability"${policy.colleagueAvailability ? html` checked` : ''}>
+  <label class="inline" for="colleagueAvailability">Members see each other's free/busy (times only)</label></div>
   <label for="allowedClients">Allowed clients (one client ID per line; empty allows any client)</label>
   <textarea id="allowedClients" name="allowedClients" rows="3">${(policy.allowedClients ?? []).join('\n')}</textarea>
   <label for="blockedClients">Blocked clients (one client ID per line; their grants in this workspace end)</label>
@@ -391,6 +393,8 @@ export function registerAdminPages(app: FastifyInstance, ctx: AppContext, auth: 
             maxDetailLevel: form.maxDetailLevel,
             defaultDetailLevel: form.defaultDetailLevel,
             privateDetailsAllowed: form.privateDetailsAllowed,
+            // A checkbox left unticked is not sent: here that says off.
+            colleagueAvailability: form.colleagueAvailability ?? 'off',
             allowedClients: form.allowedClients,
             blockedClients: form.blockedClients,
           },

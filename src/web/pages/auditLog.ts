@@ -75,6 +75,10 @@ function policyChanges(before: AuditDetail, after: AuditDetail): Html[] {
     changes.push(
       html`Details of private events: ${onOff(Boolean(before.privateDetailsAllowed))} → ${onOff(Boolean(after.privateDetailsAllowed))}`,
     );
+  // Entries written before the setting existed had it on.
+  const colleagues = (detail: AuditDetail) => detail.colleagueAvailability !== false;
+  if (colleagues(before) !== colleagues(after))
+    changes.push(html`Colleagues' free/busy: ${onOff(colleagues(before))} → ${onOff(colleagues(after))}`);
   if (texts(before.allowedClients).join('\n') !== texts(after.allowedClients).join('\n'))
     changes.push(
       html`Allowed clients: ${clientList(before.allowedClients, 'any')} → ${clientList(after.allowedClients, 'any')}`,
@@ -94,6 +98,7 @@ function policySaved(detail: AuditDetail): Html[] {
     html`Maximum detail: ${levelWords(detail.maxDetailLevel)}`,
     html`Preselected detail: ${levelWords(detail.defaultDetailLevel ?? 'titles')}`,
     html`Details of private events: ${onOff(Boolean(detail.privateDetailsAllowed))}`,
+    html`Colleagues' free/busy: ${onOff(detail.colleagueAvailability !== false)}`,
     html`Allowed clients: ${clientList(detail.allowedClients, 'any')}`,
     html`Blocked clients: ${clientList(detail.blockedClients, 'none')}`,
   ];

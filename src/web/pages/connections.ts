@@ -7,6 +7,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { forgetGrantsOf, type GrantsDeps } from '../../auth/grants.ts';
 import {
   calendarAddressOf,
+  chooseCountingCalendars,
   connectAccount,
   missesSharedCalendars,
   ownAccount,
@@ -31,6 +32,7 @@ import {
   accountsOf,
   type CalendarRecord,
   calendarsOfAccount,
+  countingCalendars,
   findCalendars,
 } from '../../store/connectedAccounts.ts';
 import type { User } from '../../store/users.ts';
@@ -52,6 +54,7 @@ export const connectionNotices: Record<string, string> = {
   syncBusy: 'The calendar is being synced already; refresh in a moment.',
   syncStarted: 'Sync started; refresh in a moment.',
   notCopied: 'This calendar is not copied: no app has access to it.',
+  availability: 'Your choice of calendars for free/busy was saved.',
 };
 
 const syncNotices: Record<SyncOutcome, string> = {
@@ -60,6 +63,17 @@ const syncNotices: Record<SyncOutcome, string> = {
   busy: 'syncBusy',
   gone: 'notCopied',
 };
+
+/** Which of an account's calendars count toward the person's free/busy for colleagues: one form, one save. */
+async function availabilityForm(ctx: AppContext, calendars: CalendarRecord[], action: string, csrf: string) {
+  const counting = await countingCalendars(
+    ctx.db,
+    calendars.map((c) => c.id),
+  );
+  return html`<details><summary>Free/busy for colleagues</summary><form method="post" action="${action}/availability">${csrfField(csrf)}
+${calendars.map((c) => html`<div class="check"><input type="checkbox" id="counts-${c.id}" name="counting" value="${c.id}"${counting.has(c.id) ? html` checked` : ''}><label class="inline" for="counts-${c.id}">${c.name} counts toward my free/busy</label></div>`)}
+<button type="submit">Save free/busy choice</button></form></details>`;
+}
 
 /** The calendars of one account, each with its copy's state and, when it has a copy, "Sync now". */
 async function calendarList(ctx: AppContext, calendars: CalendarRecord[], action: string, csrf: string) {
@@ -75,7 +89,7 @@ async function calendarList(ctx: AppContext, calendars: CalendarRecord[], action
     const state = copyStateWords(copy, { now, maxAgeMs });
     return html`<li>${c.name}${c.access === 'reader' || c.access === 'freeBusy' ? html` <span class="muted">(read-only)</span>` : ''}
 <div class="copy-state">${state}</div>${copy === undefined ? '' : html`<form class="inline" method="post" action="${action}/${c.id}/sync">${csrfField(csrf)}<button type="submit" aria-label="Sync now: ${c.name}">Sync now</button></form>`}</li>`;
-  })}</ul>`;
+  })}</ul>${await availabilityForm(ctx, calendars, action, csrf)}`;
 }
 
 const addressSources: Record<CalendarAddress['from'], string> = {
@@ -255,6 +269,19 @@ export function registerConnectionRoutes(
         // The person's grants name the account's calendars: looked up again everywhere.
         await forgetGrantsOf(grants, { userId: user.id });
         return 'removed';
+      }),
+  );
+
+  app.post<AccountParams>(
+    '/account/workspaces/:workspaceId/connections/:accountId/calendars/availability',
+    { config: { page: true } },
+    (request, reply) =>
+      act(request, reply, async (user) => {
+        const counting = formOf(request.body).counting;
+        const ids = counting === undefined ? [] : [counting].flat();
+        if (ids.some((id) => typeof id !== 'string')) throw invalidField('counting', 'Choose calendars.');
+        await chooseCountingCalendars(deps, user.id, request.params.accountId, ids as string[]);
+        return 'availability';
       }),
   );
 

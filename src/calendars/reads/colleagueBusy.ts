@@ -1,0 +1,100 @@
+/**
+ * Colleagues' busy time for availability and meeting times: an attendee who is a member of the
+ * caller's workspace, where the policy shares free/busy, gives the busy time of the calendars
+ * they let count, read from their synced copies — times only, never an event. Anyone else is
+ * `unknown`, with the reason.
+ */
+import type { BusySpan } from '../../domain/availability.ts';
+import type { TimeWindow } from '../../domain/window.ts';
+import type { Principal } from '../../policy/principal.ts';
+import { defaultPolicy } from '../../policy/workspacePolicy.ts';
+import { countingCalendarsOf } from '../../store/connectedAccounts.ts';
+import { findPolicy, membersByEmailKey } from '../../store/workspaces.ts';
+import type { CalendarDeps } from '../calendarDeps.ts';
+import { calendarView } from './calendarEvents.ts';
+import { readCopyBusy } from './copyEvents.ts';
+
+/** Why an attendee's availability is not known (a closed list: the tools' schemas enumerate it). */
+export const unknownReasons = ['outside_workspace', 'not_shared', 'not_synced'] as const;
+export type UnknownReason = (typeof unknownReasons)[number];
+
+export interface AttendeeAddress {
+  email: string;
+  /** The case-insensitive key sign-in addresses are stored by. */
+  key: string;
+}
+
+export type AttendeeAvailability =
+  | { email: string; availability: 'known'; busy: BusySpan[] }
+  | { email: string; availability: 'unknown'; reason: UnknownReason };
+
+export async function attendeesBusy(
+  deps: CalendarDeps,
+  principal: Principal,
+  attendees: readonly AttendeeAddress[],
+  request: { window: TimeWindow; timeZone?: string; tentativeIsBusy: boolean },
+): Promise<AttendeeAvailability[]> {
+  const members = await membersByEmailKey(
+    deps.db,
+    principal.workspaceId,
+    attendees.map((a) => a.key),
+  );
+  const unknown = (email: string, reason: UnknownReason): AttendeeAvailability => ({
+    email,
+    availability: 'unknown',
+    reason,
+  });
+  // Read now, not from the grant's cached principal: turned off, it is off for the next answer.
+  const shared =
+    attendees.length > 0 &&
+    ((await findPolicy(deps.db, principal.workspaceId)) ?? defaultPolicy).colleagueAvailability;
+  const answers: AttendeeAvailability[] = [];
+  for (const { email, key } of attendees) {
+    const userId = members.get(key);
+    if (userId === undefined) {
+      answers.push(unknown(email, 'outside_workspace'));
+      continue;
+    }
+    if (!shared) {
+      answers.push(unknown(email, 'not_shared'));
+      continue;
+    }
+    const calendars = await countingCalendarsOf(deps.db, userId, principal.workspaceId);
+    // A person who lets no calendar count shares no availability.
+    if (calendars.length === 0) {
+      answers.push(unknown(email, 'not_shared'));
+      continue;
+    }
+    const copies =
+      deps.copies === undefined
+        ? new Map()
+        : await deps.copies.forRead(
+            calendars.map((c) => c.id),
+            request.window,
+          );
+    // Every counting calendar must answer: one missing would show busy time as free.
+    if (calendars.some((c) => !copies.has(c.id))) {
+      answers.push(unknown(email, 'not_synced'));
+      continue;
+    }
+    const busy: BusySpan[] = [];
+    for (const calendar of calendars) {
+      const view = calendarView(calendar, {
+        detailLevel: 'busy',
+        privateDetails: false,
+        ...(request.timeZone === undefined ? {} : { timeZone: request.timeZone }),
+      });
+      busy.push(
+        ...(await readCopyBusy(
+          deps,
+          view,
+          copies.get(calendar.id)!,
+          request.window,
+          request.tentativeIsBusy,
+        )),
+      );
+    }
+    answers.push({ email, availability: 'known', busy });
+  }
+  return answers;
+}

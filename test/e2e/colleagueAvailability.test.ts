@@ -1,0 +1,240 @@
+/**
+ * Colleagues' free/busy through the real MCP client: three members of a workspace (one with a
+ * calendar that does not count) and an outside address. find_meeting_times finds slots free for
+ * the caller and every known colleague, naming the outsider unknown; get_availability merges
+ * their busy time with the caller's and says who is known and why the others are not. Colleagues'
+ * calendars are read from busy-only copies: no byte of their events' text leaves the service.
+ * Turned off by the workspace, colleagues are `not_shared`; bad addresses are refused.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { defaultPolicy } from '../../src/policy/workspacePolicy.ts';
+import { accountsOf, setCountingCalendars } from '../../src/store/connectedAccounts.ts';
+import { insertMembership, savePolicy } from '../../src/store/workspaces.ts';
+import { startTestApp, type TestApp } from '../helpers/app.ts';
+import { TestClock } from '../helpers/clock.ts';
+import { grantToken } from '../helpers/grantToken.ts';
+import {
+  assertMatchesSchema,
+  type ListedTool,
+  recordingFetch,
+  type SeenRequest,
+  structured,
+  type ToolResult,
+} from '../helpers/mcpSession.ts';
+import {
+  type MemoryCalendar,
+  memoryProvider,
+  occurrence,
+  seedMemoryAccount,
+} from '../helpers/memoryCalendars.ts';
+import { seedUser, seedWorkspace } from '../helpers/seed.ts';
+
+const berlin = 'Europe/Berlin';
+/** Monday 2 March 2026; the clock stands on the Sunday before. */
+const window = { start: '2026-03-02T00:00:00+01:00', end: '2026-03-03T00:00:00+01:00' };
+const secretWords = ['Merger', 'Globex', 'salary', 'Dentist', 'Interview', 'Room 7'];
+const at = (start: string, title: string, more: Record<string, unknown> = {}) =>
+  occurrence({ start: `2026-03-02T${start}:00`, timeZone: berlin, title, ...more });
+
+const calendars = new Map<string, MemoryCalendar>([
+  ['ana', { name: 'Ana work', timeZone: berlin, occurrences: [at('09:00', 'Standup')] }],
+  [
+    'ben',
+    {
+      name: 'Ben work',
+      timeZone: berlin,
+      occurrences: [
+        at('10:00', 'Merger with Globex', {
+          description: 'The salary question',
+          locations: [{ name: 'Room 7' }],
+        }),
+      ],
+    },
+  ],
+  // Ben's, not counting: its 11:00 never makes anyone busy.
+  ['benPrivate', { name: 'Ben private', timeZone: berlin, occurrences: [at('11:00', 'Dentist')] }],
+  ['cleo', { name: 'Cleo work', timeZone: berlin, occurrences: [at('13:00', 'Interview')] }],
+  ['dan', { name: 'Dan work', timeZone: berlin, occurrences: [at('15:00', 'Offsite')] }],
+]);
+
+type Args = Record<string, unknown>;
+
+describe("colleagues' free/busy", () => {
+  let t: TestApp;
+  let client: Client;
+  let seen: SeenRequest[];
+  let workspaceId: string;
+  let anaWork: string;
+  const tools = new Map<string, ListedTool>();
+  const provider = memoryProvider('google', calendars);
+
+  before(async () => {
+    t = await startTestApp({
+      listen: true,
+      providers: { google: provider },
+      clock: new TestClock('2026-03-01T12:00:00Z'),
+    });
+    const ana = await seedUser(t.ctx.db, 'ana@acme.example');
+    const ben = await seedUser(t.ctx.db, 'ben@acme.example');
+    const cleo = await seedUser(t.ctx.db, 'cleo@acme.example');
+    workspaceId = await seedWorkspace(t.ctx.db, 'Acme', [
+      [ana, 'owner'],
+      [ben, 'member'],
+      [cleo, 'member'],
+    ]);
+    [anaWork] = (await seedMemoryAccount(t.ctx, { userId: ana, workspaceId }, provider, ['ana'])) as [string];
+    const [benWork] = await seedMemoryAccount(t.ctx, { userId: ben, workspaceId }, provider, [
+      'ben',
+      'benPrivate',
+    ]);
+    await seedMemoryAccount(t.ctx, { userId: cleo, workspaceId }, provider, ['cleo']);
+    await setCountingCalendars(t.ctx.db, (await accountsOf(t.ctx.db, ben))[0]!.id, [benWork!], 0);
+    // Ana's app reaches her own calendar only; her colleagues' come from busy-only copies.
+    const { token } = await grantToken(t.ctx, {
+      userId: ana,
+      workspaceId,
+      calendars: [{ calendarId: anaWork, detailLevel: 'full' }],
+      resource: 'mcp',
+    });
+    await t.sync.runDue();
+    await t.sync.idle();
+    const recording = recordingFetch();
+    seen = recording.seen;
+    client = new Client({ name: 'colleagues-test', version: '1.0.0' });
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(`${t.ctx.config.baseUrl}/mcp`), {
+        requestInit: { headers: { authorization: `Bearer ${token}` } },
+        fetch: recording.fetchFn,
+      }),
+    );
+    for (const tool of (await client.listTools()).tools) tools.set(tool.name, tool as ListedTool);
+  });
+
+  after(async () => {
+    await client?.close();
+    await t?.close();
+  });
+
+  /** A successful answer, checked against the listed output schema, with the bytes that carried it. */
+  async function call(name: string, args: Args): Promise<{ content: Args; bytes: string }> {
+    const before = seen.length;
+    const result = (await client.callTool({ name, arguments: args })) as unknown as ToolResult;
+    const content = structured(result);
+    assertMatchesSchema(tools.get(name)!.outputSchema, content);
+    const answers = await Promise.all(seen.slice(before).map((s) => s.answer ?? ''));
+    return { content, bytes: answers.join('') };
+  }
+
+  const attendees = ['Ben@Acme.example', 'cleo@acme.example', 'zed@elsewhere.example', 'ben@acme.example'];
+  const hour = (start: string, end: string) => ({
+    start: `2026-03-02T${start}:00+01:00`,
+    end: `2026-03-02T${end}:00+01:00`,
+  });
+
+  it('finds slots free for the caller and every known colleague, the outsider unknown, no text of theirs', async () => {
+    const { content, bytes } = await call('find_meeting_times', {
+      calendarIds: [anaWork],
+      ...window,
+      timeZone: berlin,
+      durationMinutes: 60,
+      attendees,
+    });
+    const who = { free: ['Ben@Acme.example', 'cleo@acme.example'], unknown: ['zed@elsewhere.example'] };
+    assert.deepEqual(content, {
+      ok: true,
+      // Ana 09:00, Ben 10:00, Cleo 13:00; Ben's private 11:00 does not count.
+      slots: [
+        { ...hour('11:00', '12:00'), ...who },
+        { ...hour('12:00', '13:00'), ...who },
+        { ...hour('14:00', '15:00'), ...who },
+        { ...hour('15:00', '16:00'), ...who },
+        { ...hour('16:00', '17:00'), ...who },
+      ],
+      truncated: false,
+    });
+    assert.ok(bytes.includes('zed@elsewhere.example'), 'the answer was recorded');
+    for (const word of [...secretWords, 'Standup'])
+      assert.ok(!bytes.toLowerCase().includes(word.toLowerCase()), `"${word}" left the service`);
+  });
+
+  it('gives busy time merged across the caller and the known colleagues, and who is known', async () => {
+    const { content, bytes } = await call('get_availability', {
+      calendarIds: [anaWork],
+      ...window,
+      timeZone: berlin,
+      attendees,
+    });
+    assert.deepEqual(content, {
+      ok: true,
+      busy: [hour('09:00', '11:00'), hour('13:00', '14:00')],
+      truncated: false,
+      attendees: [
+        { email: 'Ben@Acme.example', availability: 'known' },
+        { email: 'cleo@acme.example', availability: 'known' },
+        { email: 'zed@elsewhere.example', availability: 'unknown', reason: 'outside_workspace' },
+      ],
+    });
+    for (const word of secretWords)
+      assert.ok(!bytes.toLowerCase().includes(word.toLowerCase()), `"${word}" left the service`);
+  });
+
+  it('answers as before without attendees', async () => {
+    const { content } = await call('get_availability', {
+      calendarIds: [anaWork],
+      ...window,
+      timeZone: berlin,
+    });
+    assert.deepEqual(content, { ok: true, busy: [hour('09:00', '10:00')], truncated: false });
+  });
+
+  it('refuses malformed addresses and more than 20, with the field named', async () => {
+    for (const bad of [
+      ['not an address'],
+      ['Ben <ben@acme.example>'],
+      Array.from({ length: 21 }, (_, i) => `p${i}@acme.example`),
+    ]) {
+      const result = (await client.callTool({
+        name: 'get_availability',
+        arguments: { calendarIds: [anaWork], ...window, attendees: bad },
+      })) as unknown as ToolResult;
+      assert.equal(result.isError, true, JSON.stringify(bad));
+      const { error } = JSON.parse(result.content[0]!.text);
+      assert.equal(error.code, 'invalid_request', JSON.stringify(error));
+      assert.equal(error.field, 'attendees', JSON.stringify(error));
+    }
+  });
+
+  it('says not_synced for a colleague whose calendar has no copy yet, never treating it as free', async () => {
+    const dan = await seedUser(t.ctx.db, 'dan@acme.example');
+    await insertMembership(t.ctx.db, { workspaceId, userId: dan, role: 'member', now: 0 });
+    await seedMemoryAccount(t.ctx, { userId: dan, workspaceId }, provider, ['dan']);
+    const { content } = await call('get_availability', {
+      calendarIds: [anaWork],
+      ...window,
+      timeZone: berlin,
+      attendees: ['dan@acme.example'],
+    });
+    assert.deepEqual(content.busy, [hour('09:00', '10:00')]);
+    assert.deepEqual(content.attendees, [
+      { email: 'dan@acme.example', availability: 'unknown', reason: 'not_synced' },
+    ]);
+  });
+
+  it('says not_shared for colleagues when the workspace turns the setting off', async () => {
+    await savePolicy(t.ctx.db, workspaceId, { ...defaultPolicy, colleagueAvailability: false }, 0);
+    const { content } = await call('get_availability', {
+      calendarIds: [anaWork],
+      ...window,
+      timeZone: berlin,
+      attendees,
+    });
+    assert.deepEqual(content.busy, [hour('09:00', '10:00')]);
+    assert.deepEqual(content.attendees, [
+      { email: 'Ben@Acme.example', availability: 'unknown', reason: 'not_shared' },
+      { email: 'cleo@acme.example', availability: 'unknown', reason: 'not_shared' },
+      { email: 'zed@elsewhere.example', availability: 'unknown', reason: 'outside_workspace' },
+    ]);
+  });
+});

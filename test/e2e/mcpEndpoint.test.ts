@@ -45,7 +45,7 @@ const readTools = readToolNames;
  * client checks answers against.
  */
 const modelToolTokens = 9_000;
-const toolListTokens = 11_200;
+const toolListTokens = 11_500;
 
 /** Provider calendar ids; every seeded account holds all of them (under ids of its own). */
 const calendars = new Map<string, MemoryCalendar>([

@@ -90,8 +90,7 @@ export const findMeetingTimes: ToolDefinition = {
       tentativeIsBusy: { type: 'boolean', default: true },
       limit: minutes(1, 50, 10),
       stepMinutes: { type: 'integer', enum: [...stepChoices], default: 15 },
-      // Said once, on get_availability: the listing stays within its bound.
-      attendees: { type: 'array', items: attendeesSchema.items },
+      attendees: { type: 'array', maxItems: attendeesSchema.maxItems, items: attendeesSchema.items },
     },
     ['calendarIds', 'start', 'end', 'timeZone', 'durationMinutes'],
   ),
@@ -105,8 +104,8 @@ export const findMeetingTimes: ToolDefinition = {
             start: instant,
             end: instant,
             // Attendees' addresses: free for all known ones, nothing said of the unknown ones.
-            free: { type: 'array' },
-            unknown: { type: 'array' },
+            free: { type: 'array', items: { type: 'string' } },
+            unknown: { type: 'array', items: { type: 'string' } },
           },
           ['start', 'end'],
         ),

@@ -5,6 +5,8 @@
  * The pages are reached the way people reach them: set-up link, forms, an authorization request.
  */
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { after, before, describe, it } from 'node:test';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { issueFirstRunToken } from '../../src/people/onboarding.ts';
@@ -69,11 +71,37 @@ async function overflowAt(page: Page, width: number): Promise<string[]> {
   });
 }
 
-/** Checks the page as it is now at both widths, saving screenshots when asked. */
+/** axe-core's script, run in the page by the DevTools protocol (the pages' CSP allows no script of ours). */
+const axeSource = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+
+/** What axe-core finds serious or critical on the page at this width: rule, impact and where. */
+async function accessibilityAt(page: Page): Promise<string[]> {
+  await page.evaluate(axeSource);
+  const violations = await page.evaluate(async () => {
+    const { axe } = globalThis as unknown as {
+      axe: {
+        run(): Promise<{
+          violations: Array<{ id: string; impact: string | null; nodes: Array<{ target: unknown[] }> }>;
+        }>;
+      };
+    };
+    return (await axe.run()).violations.map((v) => ({
+      id: v.id,
+      impact: v.impact,
+      targets: v.nodes.map((n) => String(n.target[0])),
+    }));
+  });
+  return violations
+    .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+    .map((v) => `${v.impact} ${v.id}: ${v.targets.slice(0, 3).join(', ')}`);
+}
+
+/** Checks the page as it is now at both widths (overflow, accessibility), saving screenshots when asked. */
 async function checkPage(page: Page, name: string): Promise<void> {
   const problems: string[] = [];
   for (const width of widths) {
     for (const problem of await overflowAt(page, width)) problems.push(`${width} px: ${problem}`);
+    for (const problem of await accessibilityAt(page)) problems.push(`${width} px: ${problem}`);
     if (process.env.SCREENSHOT_DIR)
       await page.screenshot({ path: `${process.env.SCREENSHOT_DIR}/${name}-${width}.png`, fullPage: true });
   }
@@ -148,6 +176,24 @@ describe('every page at 1280 and 390 px in Chromium', { skip }, () => {
     );
     assert.ok(
       problems.some((p) => p.startsWith('<p> "x"')),
+      problems.join('\n'),
+    );
+    await probe.close();
+  });
+
+  it('checks itself: a field without a label and a button without a name fail axe-core', async () => {
+    const probe = await browser.newPage();
+    await probe.goto(`${base}/login`);
+    await probe
+      .locator('main')
+      .evaluate((main) => main.insertAdjacentHTML('beforeend', '<input id="nameless"><button></button>'));
+    const problems = await accessibilityAt(probe);
+    assert.ok(
+      problems.some((p) => p.startsWith('critical label: #nameless')),
+      problems.join('\n'),
+    );
+    assert.ok(
+      problems.some((p) => p.startsWith('critical button-name')),
       problems.join('\n'),
     );
     await probe.close();

@@ -93,6 +93,54 @@ describe('OAuth authorization in Chromium', { skip }, () => {
     await page.waitForURL((url) => url.origin === base && url.pathname.startsWith('/authorize/'));
   }
 
+  /** Presses Tab until the focused element is the one named `name` (its label, or a button's text). */
+  async function tabTo(name: string): Promise<void> {
+    for (let i = 0; i < 80; i++) {
+      await page.keyboard.press('Tab');
+      const focused = await page.evaluate(() => {
+        const { document } = globalThis as unknown as {
+          document: {
+            activeElement: {
+              id: string;
+              textContent: string | null;
+              labels?: Array<{ textContent: string | null }>;
+            } | null;
+          };
+        };
+        const element = document.activeElement;
+        const label = element?.labels?.[0]?.textContent ?? element?.textContent ?? '';
+        return label.trim();
+      });
+      if (focused === name) return;
+    }
+    assert.fail(`Tab never reached "${name}"`);
+  }
+
+  it('walks from sign-in through consent to Allow with the keyboard alone', async () => {
+    const userId = await seedUser(t.ctx.db, 'kay@example.org');
+    const workspaceId = await seedWorkspace(t.ctx.db, 'Keys', [[userId, 'owner']]);
+    await seedCalendars(t.ctx.db, { userId, workspaceId }, [{ name: 'Work' }, { name: 'Family' }]);
+    const attempt = await authorizationUrl(h, await registerClient(h));
+    await page.goto(attempt.url.href);
+    await page.waitForURL((url) => url.origin === base && url.pathname === '/login');
+    await tabTo('Email');
+    await page.keyboard.type('kay@example.org');
+    await tabTo('Password');
+    await page.keyboard.type(testPassword);
+    await page.keyboard.press('Enter');
+    await page.waitForURL((url) => url.origin === base && url.pathname.startsWith('/authorize/'));
+    await tabTo('Work');
+    await page.keyboard.press('Space');
+    assert.equal(await page.getByLabel('Work', { exact: true }).isChecked(), true);
+    await tabTo('Allow');
+    await page.keyboard.press('Enter');
+    // The client's redirect URI is where the code arrives (the route answering it records it).
+    for (let waited = 0; arrivals.length === 0 && waited < 30_000; waited += 100)
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    assert.equal(`${arrivals[0]?.origin}${arrivals[0]?.pathname}`, redirectUri);
+    assert.ok(arrivals[0]!.searchParams.get('code'));
+  });
+
   it('signs in, consents to one calendar at a chosen level, and the client gets an audience-bound token', async () => {
     const userId = await seedUser(t.ctx.db, 'ana@example.org');
     const workspaceId = await seedWorkspace(t.ctx.db, 'Acme', [[userId, 'owner']]);

@@ -194,7 +194,7 @@ export interface CalendarProvider<K extends ProviderKind = ProviderKind> {
   ): Promise<ProviderOccurrence | undefined>;
   /**
    * Other people's busy time as the provider tells this account (Google freeBusy, Graph
-   * getSchedule): times only, keyed by the address asked, lower-cased. An address the provider
+   * getSchedule, a CalDAV schedule outbox): times only, keyed by the address asked, lower-cased. An address the provider
    * cannot tell about is left out. Absent where the provider offers no such lookup.
    */
   freeBusy?(

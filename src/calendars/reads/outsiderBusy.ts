@@ -1,6 +1,6 @@
 /**
  * Busy time of people outside the workspace, as the providers of the caller's own accounts can
- * tell it (Google freeBusy, Graph getSchedule): every account the grant reaches is asked for
+ * tell it (Google freeBusy, Graph getSchedule, a CalDAV schedule outbox): every account the grant reaches is asked for
  * everyone at once, in parallel, within the read deadline. An account that fails or runs out of
  * time tells nothing; it never fails the answer.
  */

@@ -13,6 +13,7 @@ import { connectAccount } from '../../src/calendars/accounts/connectedAccounts.t
 import { createGoogleProvider } from '../../src/providers/google/adapter.ts';
 import { createMicrosoftProvider } from '../../src/providers/microsoft/adapter.ts';
 import { ProviderHttp } from '../../src/providers/providerHttp.ts';
+import { setAccountStatus } from '../../src/store/connectedAccounts.ts';
 import { FakeGoogle } from '../fakes/google.ts';
 import { FakeGraph } from '../fakes/graph.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
@@ -52,6 +53,7 @@ describe("outsiders' free/busy through the caller's accounts", () => {
   let client: Client;
   let seen: SeenRequest[];
   let calendarIds: string[];
+  let accountIds: string[];
   const tools = new Map<string, ListedTool>();
   const memberCalendars = new Map<string, MemoryCalendar>([
     [
@@ -108,6 +110,8 @@ describe("outsiders' free/busy through the caller's accounts", () => {
     t = await startTestApp({
       listen: true,
       clock,
+      // The read deadline (twice this) bounds how long a provider is waited for.
+      env: { PROVIDER_TIMEOUT_MS: '1000' },
       providers: {
         google: createGoogleProvider({ http, config: google.config(), clock }),
         microsoft: createMicrosoftProvider({ http, config: graph.config(), clock }),
@@ -131,6 +135,7 @@ describe("outsiders' free/busy through the caller's accounts", () => {
     const viaGraph = await connectAccount(t.ctx, owner, { kind: 'microsoft', ...tokens, scopes }, 'Work');
     await seedMemoryAccount(t.ctx, { userId: ben, workspaceId }, memoryProvider('caldav', memberCalendars));
     calendarIds = [...viaGoogle.calendars, ...viaGraph.calendars].map((c) => c.id);
+    accountIds = [viaGoogle.account.id, viaGraph.account.id];
     const { token } = await grantToken(t.ctx, {
       userId: ana,
       workspaceId,
@@ -241,6 +246,40 @@ describe("outsiders' free/busy through the caller's accounts", () => {
       { email: 'Gus@Partner.example', availability: 'unknown', reason: 'provider_cannot_tell' },
       { email: 'mia@contoso.example', availability: 'known', source: 'microsoft' },
       { email: 'zed@elsewhere.example', availability: 'unknown', reason: 'provider_cannot_tell' },
+    ]);
+  });
+
+  it('waits for a slow provider no longer than the read deadline, its people unknown', async () => {
+    graph.failNext(1, { method: 'POST', delayMs: 10_000 });
+    const started = performance.now();
+    const { content } = await call('get_availability', {
+      calendarIds,
+      ...window,
+      timeZone: berlin,
+      attendees,
+    });
+    assert.ok(performance.now() - started < 5_000, 'answered within the deadline');
+    assert.deepEqual(content.attendees, [
+      { email: 'ben@acme.example', availability: 'known', source: 'workspace' },
+      { email: 'Gus@Partner.example', availability: 'known', source: 'google' },
+      { email: 'mia@contoso.example', availability: 'unknown', reason: 'provider_cannot_tell' },
+      { email: 'zed@elsewhere.example', availability: 'unknown', reason: 'provider_cannot_tell' },
+    ]);
+  });
+
+  it('says outside_workspace when no account of the caller is there to ask', async () => {
+    for (const id of accountIds) await setAccountStatus(t.ctx.db, id, 'reconnect_required', 'Reconnect.', 0);
+    const { content } = await call('get_availability', {
+      calendarIds,
+      ...window,
+      timeZone: berlin,
+      attendees,
+    });
+    assert.deepEqual(content.attendees, [
+      { email: 'ben@acme.example', availability: 'known', source: 'workspace' },
+      { email: 'Gus@Partner.example', availability: 'unknown', reason: 'outside_workspace' },
+      { email: 'mia@contoso.example', availability: 'unknown', reason: 'outside_workspace' },
+      { email: 'zed@elsewhere.example', availability: 'unknown', reason: 'outside_workspace' },
     ]);
   });
 });

@@ -4,6 +4,8 @@
  * report provider facts (domain/providerFacts.ts) — the core decides ids, visibility and edit
  * rights from them.
  */
+
+import type { BusySpan } from '../domain/availability.ts';
 import type {
   EventFields,
   FollowingSeries,
@@ -190,6 +192,16 @@ export interface CalendarProvider<K extends ProviderKind = ProviderKind> {
     providerEventId: string,
     recurrenceId?: string,
   ): Promise<ProviderOccurrence | undefined>;
+  /**
+   * Other people's busy time as the provider tells this account (Google freeBusy, Graph
+   * getSchedule, a CalDAV schedule outbox): times only, keyed by the address asked, lower-cased. An address the provider
+   * cannot tell about is left out. Absent where the provider offers no such lookup.
+   */
+  freeBusy?(
+    account: AccountAccess<CredentialsOf<K>>,
+    emails: readonly string[],
+    window: TimeWindow,
+  ): Promise<ReadonlyMap<string, BusySpan[]>>;
   /** Present when the provider accepts writes. */
   readonly writer?: EventWriter<K>;
   /** Incremental sync of one calendar into the service's copy (every adapter has one). */

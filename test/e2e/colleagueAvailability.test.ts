@@ -171,9 +171,10 @@ describe("colleagues' free/busy", () => {
       busy: [hour('09:00', '11:00'), hour('13:00', '14:00')],
       truncated: false,
       attendees: [
-        { email: 'Ben@Acme.example', availability: 'known' },
-        { email: 'cleo@acme.example', availability: 'known' },
-        { email: 'zed@elsewhere.example', availability: 'unknown', reason: 'outside_workspace' },
+        { email: 'Ben@Acme.example', availability: 'known', source: 'workspace' },
+        { email: 'cleo@acme.example', availability: 'known', source: 'workspace' },
+        // Ana's account's provider offers no free/busy lookup.
+        { email: 'zed@elsewhere.example', availability: 'unknown', reason: 'provider_cannot_tell' },
       ],
     });
     for (const word of secretWords)
@@ -234,7 +235,7 @@ describe("colleagues' free/busy", () => {
     assert.deepEqual(content.attendees, [
       { email: 'Ben@Acme.example', availability: 'unknown', reason: 'not_shared' },
       { email: 'cleo@acme.example', availability: 'unknown', reason: 'not_shared' },
-      { email: 'zed@elsewhere.example', availability: 'unknown', reason: 'outside_workspace' },
+      { email: 'zed@elsewhere.example', availability: 'unknown', reason: 'provider_cannot_tell' },
     ]);
   });
 });

@@ -10,6 +10,7 @@
  *   google.calendars.changeEvent(calendarId, eventId, { summary: 'x' }); // someone else's change
  *   google.calendars.expireSyncTokens(calendarId);   // next syncToken use answers 410
  *   google.counts.count({ kind: 'events.list' }); google.counts.reset();
+ *   google.freeBusy.set('someone@example.org', [{ start, end }]);  // freeBusy.query can tell about them
  *   google.channels.expire(channelId);          // or advance the shared clock past its expiration
  *   await google.settled();                     // delayed requests handled (or dropped), notifications sent
  *   await google.close();
@@ -23,6 +24,7 @@ import { type GoogleConfig, googleConfig } from '../../src/providers/google/conf
 import { type FakeCalendarSeed, FakeCalendars } from './google/calendar.ts';
 import { FakeChannels } from './google/channels.ts';
 import { RequestCounts } from './google/counts.ts';
+import { FakeFreeBusy } from './google/freeBusy.ts';
 import { type FakeRequest, type FakeResponse, googleError, readRequest, send } from './google/http.ts';
 import { FakeOAuth } from './google/oauth.ts';
 import { apiPrefix, routeOf } from './google/routes.ts';
@@ -91,6 +93,8 @@ export class FakeGoogle {
   readonly calendars: FakeCalendars;
   /** Push channels opened with events.watch, and the notifications sent on them. */
   readonly channels: FakeChannels;
+  /** Other people's busy time, as freeBusy.query tells it. */
+  readonly freeBusy = new FakeFreeBusy();
   /** Every request answered, in order. */
   readonly requests: LoggedRequest[] = [];
   /** Every request received, by kind and method; `reset()` between phases of a test. */
@@ -247,6 +251,7 @@ export class FakeGoogle {
     const denied = this.oauth.check(request.headers.authorization, { write: route.kind === 'write' });
     if (denied !== undefined) return denied;
     if (route.kind === 'stop') return this.channels.stop(request.body);
+    if (route.kind === 'freeBusy') return this.freeBusy.handle(request);
     if (route.kind === 'watch') {
       const calendarId = route.calendarId ?? '';
       return this.calendars.has(calendarId)

@@ -9,6 +9,7 @@
  * token; their events need the `.Shared` scopes the token was granted.
  * For sync: delta queries on calendar views (`graph/delta.ts`), change notifications through
  * webhooks (`graph/subscriptions.ts`) and a count of every request by method and kind.
+ * Other people's free/busy through `getSchedule` (`graph/schedules.ts`).
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -19,6 +20,7 @@ import { badSegment, calendarEvents, notAllowed, notFound } from './graph/events
 import { graphError, json, oauthError, type Reply, send } from './graph/http.ts';
 import { FakeIdentity, type IssuedTokens } from './graph/identity.ts';
 import { type GraphNotice, graphNotices } from './graph/notices.ts';
+import { FakeSchedules } from './graph/schedules.ts';
 import {
   type FakeGraphCalendarSeed,
   type FakeGraphEventSeed,
@@ -34,6 +36,7 @@ import {
 import { findItem, updateItem } from './graph/writes.ts';
 
 export type { IssuedTokens } from './graph/identity.ts';
+export type { FakeScheduleItem } from './graph/schedules.ts';
 export type {
   FakeGraphCalendarSeed,
   FakeGraphEventSeed,
@@ -67,6 +70,7 @@ export type FakeGraphRequestKind =
   | 'delta'
   | 'event'
   | 'write'
+  | 'schedule'
   | 'subscription';
 
 /** What the next requests get instead of a normal answer (`api` requests unless `target` says). */
@@ -122,6 +126,8 @@ export class FakeGraph {
   readonly requests: FakeGraphRequest[] = [];
   /** Every message Exchange would have sent about the writes so far, in order. */
   readonly notices: GraphNotice[] = [];
+  /** Other people's schedules, as getSchedule tells them. */
+  readonly schedules = new FakeSchedules();
   /** Added to every API answer (lets concurrent requests overlap). */
   latencyMs = 0;
   readonly #server: Server;
@@ -435,6 +441,8 @@ export class FakeGraph {
       });
     const [me, collection, ...rest] = segments;
     if (me !== 'me') return badSegment(url);
+    if (collection === 'calendar' && rest.length === 1 && rest[0] === 'getSchedule')
+      return method === 'POST' ? this.schedules.answer(request.body) : notAllowed();
     const readOnly = (reply: () => Reply) => (method === 'GET' ? reply() : notAllowed());
     if (collection === undefined) return readOnly(() => json(this.#me(user)));
 
@@ -563,6 +571,7 @@ function kindOf(method: string, path: string): FakeGraphRequestKind {
   const segments = path.split('/').filter(Boolean);
   if (segments[0] === 'subscriptions') return 'subscription';
   if (segments.at(-1) === 'delta') return 'delta';
+  if (segments.at(-1) === 'getSchedule') return 'schedule';
   if (method !== 'GET') return 'write';
   if (segments.includes('calendarView')) return 'calendarView';
   if (segments.includes('events')) return 'event';

@@ -2,7 +2,8 @@
  * Colleagues' busy time for availability and meeting times: an attendee who is a member of the
  * caller's workspace, where the policy shares free/busy, gives the busy time of the calendars
  * they let count, read from their synced copies — times only, never an event. Anyone else is
- * `unknown`, with the reason.
+ * asked of the providers of the caller's own accounts (outsiderBusy.ts); whoever is not told
+ * about is `unknown`, with the reason.
  */
 import type { BusySpan } from '../../domain/availability.ts';
 import type { TimeWindow } from '../../domain/window.ts';
@@ -13,10 +14,24 @@ import { findPolicy, membersByEmailKey } from '../../store/workspaces.ts';
 import type { CalendarDeps } from '../calendarDeps.ts';
 import { calendarView } from './calendarEvents.ts';
 import { readCopyBusy } from './copyEvents.ts';
+import { outsidersBusy, type ProviderSource } from './outsiderBusy.ts';
 
-/** Why an attendee's availability is not known (a closed list: the tools' schemas enumerate it). */
-export const unknownReasons = ['outside_workspace', 'not_shared', 'not_synced'] as const;
+/**
+ * Why an attendee's availability is not known (a closed list: the tools' schemas enumerate it).
+ * `outside_workspace`: no account of the caller could be asked; `provider_cannot_tell`: those
+ * asked could not say (another organisation, a failure, no such lookup).
+ */
+export const unknownReasons = [
+  'outside_workspace',
+  'not_shared',
+  'not_synced',
+  'provider_cannot_tell',
+] as const;
 export type UnknownReason = (typeof unknownReasons)[number];
+
+/** Where known busy time came from (a closed list as well). */
+export const busySources = ['workspace', 'google', 'microsoft', 'caldav'] as const;
+export type BusySource = 'workspace' | ProviderSource;
 
 export interface AttendeeAddress {
   email: string;
@@ -25,7 +40,7 @@ export interface AttendeeAddress {
 }
 
 export type AttendeeAvailability =
-  | { email: string; availability: 'known'; busy: BusySpan[] }
+  | { email: string; availability: 'known'; source: BusySource; busy: BusySpan[] }
   | { email: string; availability: 'unknown'; reason: UnknownReason };
 
 export async function attendeesBusy(
@@ -48,11 +63,22 @@ export async function attendeesBusy(
   const shared =
     attendees.length > 0 &&
     ((await findPolicy(deps.db, principal.workspaceId)) ?? defaultPolicy).colleagueAvailability;
+  const outsiders = attendees.filter((a) => !members.has(a.key));
+  const outside = outsidersBusy(
+    deps,
+    principal,
+    outsiders.map((a) => a.key),
+    request.window,
+  );
+  outside.catch(() => {}); // awaited below, at the first outsider: not left unhandled meanwhile
   const answers: AttendeeAvailability[] = [];
   for (const { email, key } of attendees) {
     const userId = members.get(key);
     if (userId === undefined) {
-      answers.push(unknown(email, 'outside_workspace'));
+      const { known, asked } = await outside;
+      const told = known.get(key);
+      if (told !== undefined) answers.push({ email, availability: 'known', ...told });
+      else answers.push(unknown(email, asked ? 'provider_cannot_tell' : 'outside_workspace'));
       continue;
     }
     if (!shared) {
@@ -94,7 +120,7 @@ export async function attendeesBusy(
         )),
       );
     }
-    answers.push({ email, availability: 'known', busy });
+    answers.push({ email, availability: 'known', source: 'workspace', busy });
   }
   return answers;
 }

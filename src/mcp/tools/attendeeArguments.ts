@@ -2,6 +2,7 @@
 import {
   type AttendeeAddress,
   type AttendeeAvailability,
+  busySources,
   unknownReasons,
 } from '../../calendars/reads/colleagueBusy.ts';
 import { invalidField } from '../../errors.ts';
@@ -15,7 +16,8 @@ export const attendeesSchema = {
   type: 'array',
   maxItems: maxAttendees,
   items: { type: 'string' },
-  description: "Workspace members' addresses give busy times.",
+  description:
+    "Busy times of workspace members, and of others where the caller's calendar provider tells them.",
 } as const;
 
 export const attendeesAnswerSchema = {
@@ -24,6 +26,7 @@ export const attendeesAnswerSchema = {
     {
       email: { type: 'string' },
       availability: { enum: ['known', 'unknown'] },
+      source: { enum: [...busySources] },
       reason: { enum: [...unknownReasons] },
     },
     ['email', 'availability'],
@@ -47,6 +50,6 @@ export function parseAttendees(input: unknown): AttendeeAddress[] {
 export const attendeesAnswer = (attendees: readonly AttendeeAvailability[]) =>
   attendees.map((a) =>
     a.availability === 'known'
-      ? { email: a.email, availability: a.availability }
+      ? { email: a.email, availability: a.availability, source: a.source }
       : { email: a.email, availability: a.availability, reason: a.reason },
   );

@@ -2,7 +2,8 @@
  * The CalDAV adapter (any RFC 4791 server; tested against Radicale): Basic authentication,
  * the calendar home discovered once and kept in the credentials, calendars from the home,
  * events from calendar-query REPORTs expanded here, writes as conditional PUT/DELETE, sync by
- * sync-collection (or ctag and ETags).
+ * sync-collection (or ctag and ETags), others' free/busy through the schedule outbox where the
+ * server has one (RFC 6638 §5).
  */
 
 import type { ProviderCalendar } from '../../domain/providerFacts.ts';
@@ -22,6 +23,7 @@ import {
   principalScheduling,
 } from './discovery.ts';
 import { getEventIn, listEventsIn } from './events.ts';
+import { caldavFreeBusy } from './freeBusy.ts';
 import { autoSchedules, caldavScheduling } from './scheduling.ts';
 import { createCaldavSync } from './sync.ts';
 import { createCaldavWriter } from './writer.ts';
@@ -145,7 +147,7 @@ export function createCaldavProvider(deps: CaldavDeps): CalendarProvider<'caldav
 
   async function scheduling(account: Account, session: DavSession, calendarUrl: URL) {
     const schedules =
-      (await principalOf(account, session, calendarUrl)).outbox ||
+      (await principalOf(account, session, calendarUrl)).outboxUrl !== undefined ||
       (await remembered(calendarsScheduling, `${account.accountKey} ${calendarUrl.href}`, () =>
         autoSchedules(session, calendarUrl),
       ));
@@ -192,5 +194,16 @@ export function createCaldavProvider(deps: CaldavDeps): CalendarProvider<'caldav
     }),
 
     sync: createCaldavSync({ pool, sessionOf, selfAddresses }),
+
+    async freeBusy(account, emails, window) {
+      const session = sessionOf(account);
+      const home = new URL(account.credentials.calendarHomeUrl ?? (await rediscoverHome(account, session)));
+      const { outboxUrl } = await principalOf(account, session, home);
+      const [organizer] = await selfAddresses(account, session, home);
+      // Without an outbox (Radicale), or an address to ask as, the server cannot tell.
+      if (outboxUrl === undefined || organizer === undefined) return new Map();
+      const now = (deps.clock ?? systemClock).now();
+      return caldavFreeBusy(session, { outboxUrl, organizer, emails, window, now });
+    },
   };
 }

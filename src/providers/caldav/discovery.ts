@@ -114,16 +114,16 @@ export async function discoverCalendarHome(
 export const noServerAt = (session: DavSession, start: URL): AppError =>
   fail(session, 'serverUrl', `No CalDAV server answered at ${start.host}; check the address.`);
 
-/** What the principal says of scheduling: the user's addresses, and whether it has an outbox (RFC 6638 §2.1). */
+/** What the principal says of scheduling: the user's addresses, and its outbox if it has one (RFC 6638 §2.1). */
 export interface PrincipalScheduling {
   addresses: string[];
-  outbox: boolean;
+  outboxUrl?: URL;
 }
 
 /** The calendar-user-address-set and schedule-outbox-URL of the principal that `url` (any resource of the account) names. */
 export async function principalScheduling(session: DavSession, url: URL): Promise<PrincipalScheduling> {
   const principal = await principalAt(session, url);
-  if (principal === undefined) return { addresses: [], outbox: false };
+  if (principal === undefined) return { addresses: [] };
   const answer = await propfind(
     session,
     principal,
@@ -132,8 +132,11 @@ export async function principalScheduling(session: DavSession, url: URL): Promis
     'the principal',
   );
   const props = answer.responses[0]?.props;
+  const outbox = hrefIn(props?.get(propKey(scheduleOutbox)));
   return {
     addresses: addressesOf(props?.get(propKey(calendarUserAddressSet))),
-    outbox: hrefIn(props?.get(propKey(scheduleOutbox))) !== undefined,
+    ...(outbox === undefined
+      ? {}
+      : { outboxUrl: hrefUrl(session, outbox, answer.url, 'the schedule outbox') }),
   };
 }

@@ -221,3 +221,24 @@ function responsesOf(root: XmlElement): DavResponse[] {
 /** The first DAV:href inside a property (current-user-principal, calendar-home-set…). */
 export const hrefIn = (prop: XmlElement | undefined): string | undefined =>
   child(prop, ns.dav, 'href')?.text.trim() || undefined;
+
+/** One recipient of a schedule-response (RFC 6638 §10.2): its address, request-status and reply. */
+export interface ScheduleReply {
+  /** The recipient's href as the server wrote it (`mailto:…`). */
+  recipient: string;
+  requestStatus: string;
+  calendarData: string;
+}
+
+/** The recipients of a CALDAV:schedule-response body; throws when it is not one. */
+export function parseScheduleResponse(xml: string): ScheduleReply[] {
+  const root = parseXml(xml);
+  if (root.ns !== ns.caldav || root.name !== 'schedule-response') {
+    throw new Error(`expected CALDAV:schedule-response, got {${root.ns}}${root.name}`);
+  }
+  return children(root, ns.caldav, 'response').map((response) => ({
+    recipient: hrefIn(child(response, ns.caldav, 'recipient')) ?? '',
+    requestStatus: child(response, ns.caldav, 'request-status')?.text.trim() ?? '',
+    calendarData: child(response, ns.caldav, 'calendar-data')?.text ?? '',
+  }));
+}

@@ -5,6 +5,7 @@ import { nearWindow } from '../nearWindow.ts';
 import type { CalendarProvider } from '../port.ts';
 import { createGoogleClient, type EventPage, type GoogleClient } from './client.ts';
 import { createGoogleEventWrites } from './eventWrites.ts';
+import { googleFreeBusy } from './freeBusy.ts';
 import { mapCalendar, mapEvent, mappingContext } from './mapping.ts';
 import type { GoogleAuthDeps } from './oauth.ts';
 import { createGooglePush } from './push.ts';
@@ -54,6 +55,11 @@ export function createGoogleProvider(deps: GoogleProviderDeps): CalendarProvider
         else if (nearWindow(mapped.occurrence, window)) result.occurrences.push(mapped.occurrence);
       }
       return result;
+    },
+
+    freeBusy(account, emails, window) {
+      const { apiBaseUrl } = deps.config;
+      return googleFreeBusy(sessions.open(account), { apiBaseUrl, clock: deps.clock, emails, window });
     },
 
     async getEvent(account, calendar, providerEventId, recurrenceId) {

@@ -159,3 +159,8 @@ export interface GoogleChannel {
   /** Epoch milliseconds. */
   expiration?: string;
 }
+
+/** freeBusy.query's answer: per calendar id asked, its busy spans, or `errors` (notFound…). */
+export interface GoogleFreeBusy {
+  calendars?: Record<string, { busy?: Array<{ start?: string; end?: string }>; errors?: unknown[] }>;
+}

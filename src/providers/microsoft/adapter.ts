@@ -25,6 +25,7 @@ import { createMailboxes, meFields } from './mailbox.ts';
 import { mapCalendar, mapEvent, mapNear, sharedWithUser } from './mapping.ts';
 import { reachesSharedCalendars } from './oauth.ts';
 import { createMicrosoftPush } from './push.ts';
+import { graphSchedules } from './schedule.ts';
 import { createMicrosoftSync } from './sync.ts';
 import type { GraphCalendar, GraphEvent, GraphUser } from './wire.ts';
 import { createMicrosoftWriter } from './writer.ts';
@@ -44,6 +45,10 @@ export function createMicrosoftProvider(deps: {
     writer: createMicrosoftWriter(client, mailboxes),
     sync: createMicrosoftSync(client),
     push: createMicrosoftPush(client, deps.clock),
+
+    freeBusy(account, emails, window) {
+      return graphSchedules(client, account, emails, window);
+    },
 
     async listCalendars(account) {
       const [me, calendars] = await Promise.all([

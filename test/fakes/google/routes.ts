@@ -14,6 +14,7 @@ export type RequestKind =
   | 'write'
   | 'watch'
   | 'stop'
+  | 'freeBusy'
   | 'other';
 
 export interface Route {
@@ -43,6 +44,7 @@ export function routeOf(method: string, pathname: string): Route {
     if (segments.length === 3) return { kind: 'calendarList' };
     if (segments.length === 4) return { kind: 'calendarList.get', calendarId: fourth };
   }
+  if (first === 'freeBusy' && segments.length === 1 && method === 'POST') return { kind: 'freeBusy' };
   if (first === 'channels' && second === 'stop' && segments.length === 2 && method === 'POST')
     return { kind: 'stop' };
   if (first !== 'calendars' || third !== 'events' || segments.length > 5) return { kind: 'other' };

@@ -1,0 +1,68 @@
+/**
+ * Busy time of people outside the workspace, as the providers of the caller's own accounts can
+ * tell it (Google freeBusy, Graph getSchedule, a CalDAV schedule outbox): every account the grant reaches is asked for
+ * everyone at once, in parallel, within the read deadline. An account that fails or runs out of
+ * time tells nothing; it never fails the answer.
+ */
+import type { BusySpan } from '../../domain/availability.ts';
+import type { TimeWindow } from '../../domain/window.ts';
+import { isAppError } from '../../errors.ts';
+import { waitAtMost } from '../../lib/waitAtMost.ts';
+import type { Principal } from '../../policy/principal.ts';
+import { providerFor } from '../../providers/registry.ts';
+import { accountsOf, findCalendars } from '../../store/connectedAccounts.ts';
+import { withAccount } from '../accounts/connectedAccounts.ts';
+import type { CalendarDeps } from '../calendarDeps.ts';
+
+export type ProviderSource = 'google' | 'microsoft' | 'caldav';
+
+export interface OutsidersBusy {
+  /** By address key: the busy time and the provider that told it. */
+  known: Map<string, { source: ProviderSource; busy: BusySpan[] }>;
+  /** Whether any account was there to ask: if not, nobody outside could have been told. */
+  asked: boolean;
+}
+
+export async function outsidersBusy(
+  deps: CalendarDeps,
+  principal: Principal,
+  keys: readonly string[],
+  window: TimeWindow,
+): Promise<OutsidersBusy> {
+  const known: OutsidersBusy['known'] = new Map();
+  if (keys.length === 0) return { known, asked: false };
+  // Only accounts the person shared a calendar of with this grant act for it.
+  const granted = new Set(
+    (
+      await findCalendars(
+        deps.db,
+        principal.calendars.map((c) => c.calendarId),
+      )
+    ).map((c) => c.accountId),
+  );
+  const accounts = (await accountsOf(deps.db, principal.userId, principal.workspaceId)).filter(
+    (a) => granted.has(a.id) && a.status === 'active',
+  );
+  const answers = await Promise.all(
+    accounts.map(async (account) => {
+      const provider = providerFor(deps.providers, account.provider);
+      if (provider.freeBusy === undefined || account.provider === 'ics') return undefined;
+      const lookup = withAccount(deps, account, (access) => provider.freeBusy!(access, keys, window));
+      try {
+        const told = await waitAtMost(lookup, deps.readDeadlineMs);
+        return told === undefined ? undefined : { source: account.provider, told };
+      } catch (error) {
+        if (!isAppError(error)) deps.onUnexpectedError?.(error);
+        return undefined;
+      }
+    }),
+  );
+  // The first account (oldest) that can tell about a person answers for them.
+  for (const answer of answers) {
+    if (answer === undefined) continue;
+    for (const [key, busy] of answer.told) {
+      if (!known.has(key)) known.set(key, { source: answer.source, busy });
+    }
+  }
+  return { known, asked: accounts.length > 0 };
+}

@@ -1,0 +1,285 @@
+/**
+ * Other people's free/busy through the caller's own accounts, end to end through the real MCP
+ * client: the caller has a Google and a Microsoft account (the fakes, through the real adapters);
+ * one outsider is known through Google's freeBusy, one through Graph's getSchedule, one neither
+ * can tell about, and a workspace member is read from the copies. Each attendee says its source
+ * or why it is unknown; a failing provider makes only its people unknown; the answers' bytes
+ * hold no title, neither the member's nor the one Graph sends with a schedule item.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { connectAccount } from '../../src/calendars/accounts/connectedAccounts.ts';
+import { createGoogleProvider } from '../../src/providers/google/adapter.ts';
+import { createMicrosoftProvider } from '../../src/providers/microsoft/adapter.ts';
+import { ProviderHttp } from '../../src/providers/providerHttp.ts';
+import { setAccountStatus } from '../../src/store/connectedAccounts.ts';
+import { FakeGoogle } from '../fakes/google.ts';
+import { FakeGraph } from '../fakes/graph.ts';
+import { startTestApp, type TestApp } from '../helpers/app.ts';
+import { TestClock } from '../helpers/clock.ts';
+import { grantToken } from '../helpers/grantToken.ts';
+import {
+  assertMatchesSchema,
+  type ListedTool,
+  recordingFetch,
+  type SeenRequest,
+  structured,
+  type ToolResult,
+} from '../helpers/mcpSession.ts';
+import {
+  type MemoryCalendar,
+  memoryProvider,
+  occurrence,
+  seedMemoryAccount,
+} from '../helpers/memoryCalendars.ts';
+import { seedUser, seedWorkspace } from '../helpers/seed.ts';
+
+const berlin = 'Europe/Berlin';
+/** Monday 2 March 2026 (UTC+1); the clock stands on the Sunday before. */
+const window = { start: '2026-03-02T00:00:00+01:00', end: '2026-03-03T00:00:00+01:00' };
+const secretWords = ['Merger', 'Globex', 'Salary', 'Gym', 'Lunch with Gus'];
+const hour = (start: string, end: string) => ({
+  start: `2026-03-02T${start}:00+01:00`,
+  end: `2026-03-02T${end}:00+01:00`,
+});
+
+type Args = Record<string, unknown>;
+
+describe("outsiders' free/busy through the caller's accounts", () => {
+  let google: FakeGoogle;
+  let graph: FakeGraph;
+  let t: TestApp;
+  let client: Client;
+  let seen: SeenRequest[];
+  let calendarIds: string[];
+  let accountIds: string[];
+  const tools = new Map<string, ListedTool>();
+  const memberCalendars = new Map<string, MemoryCalendar>([
+    [
+      'ben',
+      {
+        name: 'Ben work',
+        timeZone: berlin,
+        occurrences: [
+          occurrence({ start: '2026-03-02T10:00:00', timeZone: berlin, title: 'Merger with Globex' }),
+        ],
+      },
+    ],
+  ]);
+
+  before(async () => {
+    const clock = new TestClock('2026-03-01T12:00:00Z');
+    google = await FakeGoogle.start({
+      calendars: [
+        {
+          id: 'ana@acme.example',
+          summary: 'Ana',
+          timeZone: berlin,
+          accessRole: 'owner',
+          primary: true,
+          events: [
+            {
+              id: 'standup',
+              summary: 'Lunch with Gus',
+              start: { dateTime: '2026-03-02T09:00:00+01:00' },
+              end: { dateTime: '2026-03-02T10:00:00+01:00' },
+            },
+          ],
+        },
+      ],
+    });
+    graph = await FakeGraph.start({
+      users: [
+        { email: 'ana@acme.example', calendars: [{ id: 'own', name: 'Calendar', isDefaultCalendar: true }] },
+      ],
+    });
+    google.freeBusy.set('gus@partner.example', [
+      { start: '2026-03-02T10:00:00Z', end: '2026-03-02T11:00:00Z' },
+    ]);
+    graph.schedules.set('mia@contoso.example', [
+      {
+        status: 'busy',
+        start: '2026-03-02T13:00:00Z',
+        end: '2026-03-02T14:00:00Z',
+        subject: 'Salary review',
+      },
+      { status: 'free', start: '2026-03-02T15:00:00Z', end: '2026-03-02T16:00:00Z', subject: 'Gym' },
+    ]);
+    const http = new ProviderHttp({ baseDelayMs: 1, sleep: async () => {} });
+    t = await startTestApp({
+      listen: true,
+      clock,
+      // The read deadline (twice this) bounds how long a provider is waited for.
+      env: { PROVIDER_TIMEOUT_MS: '1000' },
+      providers: {
+        google: createGoogleProvider({ http, config: google.config(), clock }),
+        microsoft: createMicrosoftProvider({ http, config: graph.config(), clock }),
+        caldav: memoryProvider('caldav', memberCalendars),
+      },
+    });
+    const ana = await seedUser(t.ctx.db, 'ana@acme.example');
+    const ben = await seedUser(t.ctx.db, 'ben@acme.example');
+    const workspaceId = await seedWorkspace(t.ctx.db, 'Acme', [
+      [ana, 'owner'],
+      [ben, 'member'],
+    ]);
+    const owner = { userId: ana, workspaceId };
+    const viaGoogle = await connectAccount(
+      t.ctx,
+      owner,
+      { kind: 'google', ...google.oauth.issue() },
+      'Google',
+    );
+    const { scopes, ...tokens } = graph.issueTokens('ana@acme.example');
+    const viaGraph = await connectAccount(t.ctx, owner, { kind: 'microsoft', ...tokens, scopes }, 'Work');
+    await seedMemoryAccount(t.ctx, { userId: ben, workspaceId }, memoryProvider('caldav', memberCalendars));
+    calendarIds = [...viaGoogle.calendars, ...viaGraph.calendars].map((c) => c.id);
+    accountIds = [viaGoogle.account.id, viaGraph.account.id];
+    const { token } = await grantToken(t.ctx, {
+      userId: ana,
+      workspaceId,
+      calendars: calendarIds.map((calendarId) => ({ calendarId, detailLevel: 'busy' as const })),
+      resource: 'mcp',
+    });
+    await t.sync.runDue();
+    await t.sync.idle();
+    const recording = recordingFetch();
+    seen = recording.seen;
+    client = new Client({ name: 'outsiders-test', version: '1.0.0' });
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(`${t.ctx.config.baseUrl}/mcp`), {
+        requestInit: { headers: { authorization: `Bearer ${token}` } },
+        fetch: recording.fetchFn,
+      }),
+    );
+    for (const tool of (await client.listTools()).tools) tools.set(tool.name, tool as ListedTool);
+  });
+
+  after(async () => {
+    await client?.close();
+    await t?.close();
+    await google?.close();
+    await graph?.close();
+  });
+
+  /** A successful answer, checked against the listed output schema, with the bytes that carried it. */
+  async function call(name: string, args: Args): Promise<{ content: Args; bytes: string }> {
+    const before = seen.length;
+    const result = (await client.callTool({ name, arguments: args })) as unknown as ToolResult;
+    const content = structured(result);
+    assertMatchesSchema(tools.get(name)!.outputSchema, content);
+    const answers = await Promise.all(seen.slice(before).map((s) => s.answer ?? ''));
+    return { content, bytes: answers.join('') };
+  }
+
+  const attendees = [
+    'ben@acme.example',
+    'Gus@Partner.example',
+    'mia@contoso.example',
+    'zed@elsewhere.example',
+  ];
+  const noTitles = (bytes: string) => {
+    assert.ok(bytes.includes('zed@elsewhere.example'), 'the answer was recorded');
+    for (const word of secretWords)
+      assert.ok(!bytes.toLowerCase().includes(word.toLowerCase()), `"${word}" left the service`);
+  };
+
+  it('merges the busy time each provider tells with the copies, saying where each came from', async () => {
+    const { content, bytes } = await call('get_availability', {
+      calendarIds,
+      ...window,
+      timeZone: berlin,
+      attendees,
+    });
+    assert.deepEqual(content, {
+      ok: true,
+      // Ana 09:00, Ben 10:00 (copies), Gus 11:00 (Google), Mia 14:00 (Graph; her free 16:00 is not busy).
+      busy: [hour('09:00', '12:00'), hour('14:00', '15:00')],
+      truncated: false,
+      attendees: [
+        { email: 'ben@acme.example', availability: 'known', source: 'workspace' },
+        { email: 'Gus@Partner.example', availability: 'known', source: 'google' },
+        { email: 'mia@contoso.example', availability: 'known', source: 'microsoft' },
+        { email: 'zed@elsewhere.example', availability: 'unknown', reason: 'provider_cannot_tell' },
+      ],
+    });
+    noTitles(bytes);
+  });
+
+  it('finds slots every known attendee can make, the one no provider can tell about unknown', async () => {
+    const { content, bytes } = await call('find_meeting_times', {
+      calendarIds,
+      ...window,
+      timeZone: berlin,
+      durationMinutes: 60,
+      attendees,
+    });
+    const who = {
+      free: ['ben@acme.example', 'Gus@Partner.example', 'mia@contoso.example'],
+      unknown: ['zed@elsewhere.example'],
+    };
+    assert.deepEqual(content, {
+      ok: true,
+      slots: [
+        { ...hour('12:00', '13:00'), ...who },
+        { ...hour('13:00', '14:00'), ...who },
+        { ...hour('15:00', '16:00'), ...who },
+        { ...hour('16:00', '17:00'), ...who },
+      ],
+      truncated: false,
+    });
+    noTitles(bytes);
+  });
+
+  it("makes only a failing provider's people unknown, never the whole answer an error", async () => {
+    google.inject({ status: 503, match: /freeBusy/ });
+    const { content } = await call('get_availability', {
+      calendarIds,
+      ...window,
+      timeZone: berlin,
+      attendees,
+    });
+    assert.deepEqual(content.busy, [hour('09:00', '11:00'), hour('14:00', '15:00')]);
+    assert.deepEqual(content.attendees, [
+      { email: 'ben@acme.example', availability: 'known', source: 'workspace' },
+      { email: 'Gus@Partner.example', availability: 'unknown', reason: 'provider_cannot_tell' },
+      { email: 'mia@contoso.example', availability: 'known', source: 'microsoft' },
+      { email: 'zed@elsewhere.example', availability: 'unknown', reason: 'provider_cannot_tell' },
+    ]);
+  });
+
+  it('waits for a slow provider no longer than the read deadline, its people unknown', async () => {
+    graph.failNext(1, { method: 'POST', delayMs: 10_000 });
+    const started = performance.now();
+    const { content } = await call('get_availability', {
+      calendarIds,
+      ...window,
+      timeZone: berlin,
+      attendees,
+    });
+    assert.ok(performance.now() - started < 5_000, 'answered within the deadline');
+    assert.deepEqual(content.attendees, [
+      { email: 'ben@acme.example', availability: 'known', source: 'workspace' },
+      { email: 'Gus@Partner.example', availability: 'known', source: 'google' },
+      { email: 'mia@contoso.example', availability: 'unknown', reason: 'provider_cannot_tell' },
+      { email: 'zed@elsewhere.example', availability: 'unknown', reason: 'provider_cannot_tell' },
+    ]);
+  });
+
+  it('says outside_workspace when no account of the caller is there to ask', async () => {
+    for (const id of accountIds) await setAccountStatus(t.ctx.db, id, 'reconnect_required', 'Reconnect.', 0);
+    const { content } = await call('get_availability', {
+      calendarIds,
+      ...window,
+      timeZone: berlin,
+      attendees,
+    });
+    assert.deepEqual(content.attendees, [
+      { email: 'ben@acme.example', availability: 'known', source: 'workspace' },
+      { email: 'Gus@Partner.example', availability: 'unknown', reason: 'outside_workspace' },
+      { email: 'mia@contoso.example', availability: 'unknown', reason: 'outside_workspace' },
+      { email: 'zed@elsewhere.example', availability: 'unknown', reason: 'outside_workspace' },
+    ]);
+  });
+});

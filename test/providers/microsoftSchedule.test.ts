@@ -81,4 +81,17 @@ describe('Graph getSchedule', () => {
       code: 'provider_unavailable',
     });
   });
+
+  it('stops reading an answer past its limit', async () => {
+    const items = Array.from({ length: 40_000 }, (_, i) => ({
+      status: 'busy' as const,
+      start: '2026-06-02T09:00:00Z',
+      end: '2026-06-02T10:00:00Z',
+      subject: `Item ${i} with a subject long enough to weigh something`,
+    }));
+    graph.schedules.set('flood@contoso.example', items);
+    await assert.rejects(provider.freeBusy!(account, ['flood@contoso.example'], window), {
+      code: 'payload_too_large',
+    });
+  });
 });

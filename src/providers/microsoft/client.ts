@@ -5,7 +5,7 @@
  */
 import { AppError } from '../../errors.ts';
 import { providerName } from './config.ts';
-import { graphJson, graphPage, graphWriteFailure } from './errors.ts';
+import { graphAnswerText, graphJson, graphPage, graphWriteFailure } from './errors.ts';
 import { type OAuthDeps, refreshTokens } from './oauth.ts';
 import { type GraphWrite, graphGet, graphWrite, type MicrosoftAccount, TokenKeeper } from './session.ts';
 import type { GraphPage } from './wire.ts';
@@ -79,13 +79,14 @@ export class GraphClient {
     account: MicrosoftAccount,
     path: string,
     write: Omit<GraphWrite, 'url'>,
+    maxAnswerBytes?: number,
   ): Promise<T | undefined> {
     const request = { ...write, url: this.url(path, {}) };
     const response = await this.#authorized(account, (token) =>
       graphWrite(this.#deps.http, request, token, account.accountKey),
     );
     if (!response.ok) throw await graphWriteFailure(response);
-    const text = await response.text();
+    const text = await graphAnswerText(response, maxAnswerBytes);
     if (text === '') return undefined;
     try {
       return JSON.parse(text) as T;

@@ -69,16 +69,25 @@ export async function graphWriteFailure(response: Response): Promise<AppError> {
 /** The parsed JSON body of a 2xx answer, or the typed error. */
 export async function graphJson<T>(response: Response): Promise<T> {
   if (!response.ok) throw await graphFailure(response);
-  return (await response.json()) as T;
+  const text = await graphAnswerText(response);
+  try {
+    return JSON.parse(text) as T;
+  } catch (cause) {
+    throw unreadablePage(cause);
+  }
 }
 
-/** Most bytes one page of a collection may take (a few hundred events with long bodies fit). */
+/** Most bytes one answer may take (a page of a few hundred events with long bodies fits). */
 const maxPageBytes = 32 * 1024 * 1024;
+
+/** A 2xx answer's text, read within `maxBytes` (a hostile or broken server costs no more). */
+export const graphAnswerText = (response: Response, maxBytes = maxPageBytes): Promise<string> =>
+  readBoundedText(response, { maxBytes, what: `${providerName}'s answer` });
 
 /** A 2xx page of a collection, read within maxPageBytes, or the typed error. */
 export async function graphPage<T>(response: Response): Promise<GraphPage<T>> {
   if (!response.ok) throw await graphFailure(response);
-  const text = await readBoundedText(response, { maxBytes: maxPageBytes, what: `${providerName}'s answer` });
+  const text = await graphAnswerText(response);
   let page: GraphPage<T>;
   try {
     page = JSON.parse(text) as GraphPage<T>;

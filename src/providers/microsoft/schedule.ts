@@ -27,6 +27,9 @@ const blocking = new Set(['busy', 'tentative', 'oof', 'workingelsewhere']);
 /** Graph's finest availability view; the items, not the view, are what is read. */
 const viewIntervalMinutes = 5;
 
+/** 20 people's items over a month fit many times over; more is a server to stop reading. */
+export const maxScheduleBytes = 4 * 1024 * 1024;
+
 export async function graphSchedules(
   client: GraphClient,
   account: MicrosoftAccount,
@@ -40,15 +43,20 @@ export async function graphSchedules(
     dateTime: instant.toString({ smallestUnit: 'second' }).slice(0, 19),
     timeZone: 'UTC',
   });
-  const answer = await client.write<GraphSchedules>(account, '/me/calendar/getSchedule', {
-    method: 'POST',
-    body: {
-      schedules: emails,
-      startTime: utc(window.start),
-      endTime: utc(window.end),
-      availabilityViewInterval: viewIntervalMinutes,
+  const answer = await client.write<GraphSchedules>(
+    account,
+    '/me/calendar/getSchedule',
+    {
+      method: 'POST',
+      body: {
+        schedules: emails,
+        startTime: utc(window.start),
+        endTime: utc(window.end),
+        availabilityViewInterval: viewIntervalMinutes,
+      },
     },
-  });
+    maxScheduleBytes,
+  );
   for (const schedule of answer?.value ?? []) {
     if (schedule.scheduleId === undefined || schedule.error !== undefined) continue;
     const busy = spansOf(schedule.scheduleItems ?? []);

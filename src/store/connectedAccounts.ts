@@ -164,13 +164,17 @@ export async function setCountingCalendars(
   counting: readonly string[],
   now: number,
 ): Promise<void> {
-  for (const c of await calendarsOfAccount(db, accountId)) {
-    await db
-      .updateTable('calendars')
-      .set({ counts_for_availability: counting.includes(c.id), updated_at: now })
-      .where('id', '=', c.id)
-      .execute();
-  }
+  await db.transaction().execute(async (trx) => {
+    for (const counts of [true, false]) {
+      let update = trx
+        .updateTable('calendars')
+        .set({ counts_for_availability: counts, updated_at: now })
+        .where('account_id', '=', accountId);
+      if (counting.length > 0) update = update.where('id', counts ? 'in' : 'not in', counting);
+      else if (counts) continue;
+      await update.execute();
+    }
+  });
 }
 
 /** The ids of a person's calendars in a workspace first listed after a moment. */

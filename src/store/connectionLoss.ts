@@ -60,7 +60,8 @@ const rethrow = (error: unknown): never => {
 /**
  * The pool as Kysely uses it, its failures of connection turned into `service_unavailable`.
  * `onLost` hears a connection dying outside a query (once per spell: until a connection is made
- * again); without a listener there, Node would end the process on pg's 'error' event.
+ * again); without a listener there, Node would end the process on pg's 'error' event. Every
+ * statement passes here, so here too a reused one gets its name (store/reusedStatements.ts).
  */
 export function guardedPool(pool: pg.Pool, onLost: (error: unknown) => void): PostgresPool {
   let told = false;

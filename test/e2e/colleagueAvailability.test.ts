@@ -8,27 +8,21 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import type { Client } from '@modelcontextprotocol/client';
 import { defaultPolicy } from '../../src/policy/workspacePolicy.ts';
 import { accountsOf, setCountingCalendars } from '../../src/store/connectedAccounts.ts';
 import { insertMembership, savePolicy } from '../../src/store/workspaces.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { TestClock } from '../helpers/clock.ts';
 import { grantToken } from '../helpers/grantToken.ts';
-import {
-  assertMatchesSchema,
-  type ListedTool,
-  recordingFetch,
-  type SeenRequest,
-  structured,
-  type ToolResult,
-} from '../helpers/mcpSession.ts';
+import type { ToolResult } from '../helpers/mcpSession.ts';
 import {
   type MemoryCalendar,
   memoryProvider,
   occurrence,
   seedMemoryAccount,
 } from '../helpers/memoryCalendars.ts';
+import { type RecordedClient, recordedClient } from '../helpers/recordedClient.ts';
 import { seedUser, seedWorkspace } from '../helpers/seed.ts';
 
 const berlin = 'Europe/Berlin';
@@ -64,10 +58,9 @@ type Args = Record<string, unknown>;
 describe("colleagues' free/busy", () => {
   let t: TestApp;
   let client: Client;
-  let seen: SeenRequest[];
+  let mcp: RecordedClient;
   let workspaceId: string;
   let anaWork: string;
-  const tools = new Map<string, ListedTool>();
   const provider = memoryProvider('google', calendars);
 
   before(async () => {
@@ -100,32 +93,16 @@ describe("colleagues' free/busy", () => {
     });
     await t.sync.runDue();
     await t.sync.idle();
-    const recording = recordingFetch();
-    seen = recording.seen;
-    client = new Client({ name: 'colleagues-test', version: '1.0.0' });
-    await client.connect(
-      new StreamableHTTPClientTransport(new URL(`${t.ctx.config.baseUrl}/mcp`), {
-        requestInit: { headers: { authorization: `Bearer ${token}` } },
-        fetch: recording.fetchFn,
-      }),
-    );
-    for (const tool of (await client.listTools()).tools) tools.set(tool.name, tool as ListedTool);
+    mcp = await recordedClient(`${t.ctx.config.baseUrl}/mcp`, token, 'colleagues-test');
+    client = mcp.client;
   });
 
   after(async () => {
-    await client?.close();
+    await mcp?.close();
     await t?.close();
   });
 
-  /** A successful answer, checked against the listed output schema, with the bytes that carried it. */
-  async function call(name: string, args: Args): Promise<{ content: Args; bytes: string }> {
-    const before = seen.length;
-    const result = (await client.callTool({ name, arguments: args })) as unknown as ToolResult;
-    const content = structured(result);
-    assertMatchesSchema(tools.get(name)!.outputSchema, content);
-    const answers = await Promise.all(seen.slice(before).map((s) => s.answer ?? ''));
-    return { content, bytes: answers.join('') };
-  }
+  const call = (name: string, args: Args) => mcp.call(name, args);
 
   const attendees = ['Ben@Acme.example', 'cleo@acme.example', 'zed@elsewhere.example', 'ben@acme.example'];
   const hour = (start: string, end: string) => ({

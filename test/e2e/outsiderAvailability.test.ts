@@ -8,7 +8,6 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { connectAccount } from '../../src/calendars/accounts/connectedAccounts.ts';
 import { createGoogleProvider } from '../../src/providers/google/adapter.ts';
 import { createMicrosoftProvider } from '../../src/providers/microsoft/adapter.ts';
@@ -20,19 +19,12 @@ import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { TestClock } from '../helpers/clock.ts';
 import { grantToken } from '../helpers/grantToken.ts';
 import {
-  assertMatchesSchema,
-  type ListedTool,
-  recordingFetch,
-  type SeenRequest,
-  structured,
-  type ToolResult,
-} from '../helpers/mcpSession.ts';
-import {
   type MemoryCalendar,
   memoryProvider,
   occurrence,
   seedMemoryAccount,
 } from '../helpers/memoryCalendars.ts';
+import { type RecordedClient, recordedClient } from '../helpers/recordedClient.ts';
 import { seedUser, seedWorkspace } from '../helpers/seed.ts';
 
 const berlin = 'Europe/Berlin';
@@ -50,11 +42,9 @@ describe("outsiders' free/busy through the caller's accounts", () => {
   let google: FakeGoogle;
   let graph: FakeGraph;
   let t: TestApp;
-  let client: Client;
-  let seen: SeenRequest[];
+  let mcp: RecordedClient;
   let calendarIds: string[];
   let accountIds: string[];
-  const tools = new Map<string, ListedTool>();
   const memberCalendars = new Map<string, MemoryCalendar>([
     [
       'ben',
@@ -144,34 +134,17 @@ describe("outsiders' free/busy through the caller's accounts", () => {
     });
     await t.sync.runDue();
     await t.sync.idle();
-    const recording = recordingFetch();
-    seen = recording.seen;
-    client = new Client({ name: 'outsiders-test', version: '1.0.0' });
-    await client.connect(
-      new StreamableHTTPClientTransport(new URL(`${t.ctx.config.baseUrl}/mcp`), {
-        requestInit: { headers: { authorization: `Bearer ${token}` } },
-        fetch: recording.fetchFn,
-      }),
-    );
-    for (const tool of (await client.listTools()).tools) tools.set(tool.name, tool as ListedTool);
+    mcp = await recordedClient(`${t.ctx.config.baseUrl}/mcp`, token, 'outsiders-test');
   });
 
   after(async () => {
-    await client?.close();
+    await mcp?.close();
     await t?.close();
     await google?.close();
     await graph?.close();
   });
 
-  /** A successful answer, checked against the listed output schema, with the bytes that carried it. */
-  async function call(name: string, args: Args): Promise<{ content: Args; bytes: string }> {
-    const before = seen.length;
-    const result = (await client.callTool({ name, arguments: args })) as unknown as ToolResult;
-    const content = structured(result);
-    assertMatchesSchema(tools.get(name)!.outputSchema, content);
-    const answers = await Promise.all(seen.slice(before).map((s) => s.answer ?? ''));
-    return { content, bytes: answers.join('') };
-  }
+  const call = (name: string, args: Args) => mcp.call(name, args);
 
   const attendees = [
     'ben@acme.example',

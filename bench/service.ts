@@ -18,12 +18,6 @@ export interface ServiceOptions {
 }
 
 export async function service(providers: AppContext['providers'], options: ServiceOptions = {}) {
-  const handle = openDatabase(
-    options.databaseUrl === undefined
-      ? { sqlitePath: options.sqlitePath ?? ':memory:' }
-      : { databaseUrl: options.databaseUrl },
-  );
-  await migrateToLatest(handle);
   // One grant sends every request: its per-minute budget must not be what is measured. The
   // copies stay fresh through the run (a stale one would be synced by the reads measured).
   const config = loadConfig({
@@ -32,7 +26,17 @@ export async function service(providers: AppContext['providers'], options: Servi
     GRANT_REQUESTS_PER_MINUTE: '10000000',
     SYNC_MAX_AGE_SECONDS: '86400',
     SYNC_HORIZON_PAST_DAYS: '3650',
+    // The embedded database's reader threads, as the environment says (to compare settings).
+    ...(process.env.SQLITE_READ_THREADS === undefined
+      ? {}
+      : { SQLITE_READ_THREADS: process.env.SQLITE_READ_THREADS }),
   });
+  const handle = openDatabase(
+    options.databaseUrl === undefined
+      ? { sqlitePath: options.sqlitePath ?? ':memory:', readThreads: config.sqliteReadThreads }
+      : { databaseUrl: options.databaseUrl },
+  );
+  await migrateToLatest(handle);
   const secretKey = options.secretKey ?? randomBytes(32);
   const ctx: AppContext = {
     config,

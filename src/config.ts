@@ -16,6 +16,8 @@ export interface Config {
   /** Redis for the per-grant request budget shared by the instances; absent → PostgreSQL (or memory on SQLite). */
   redisUrl: string | undefined;
   dataDir: string;
+  /** Embedded database: reader threads (store/sqliteReaders.ts). */
+  sqliteReadThreads: number;
   /** 32-byte key for cookie/CSRF MACs and encryption at rest; absent → a per-install key file (not in production). */
   secretKey: Buffer | undefined;
   logLevel: LogLevel;
@@ -166,6 +168,7 @@ export function loadConfig(env: Env): Config {
     databaseUrl,
     redisUrl,
     dataDir: read('DATA_DIR'),
+    sqliteReadThreads: read('SQLITE_READ_THREADS'),
     secretKey,
     logLevel,
     trustProxy,

@@ -33,6 +33,7 @@ import { copiesSummary } from './store/calendarCopies.ts';
 import { engineOf, migrateToLatest, openConfiguredDatabase, ping } from './store/database.ts';
 import { countGrantRequest } from './store/grantBudgetWindows.ts';
 import { listenForNotices, type NoticeListener, noticeChannels } from './store/notices.ts';
+import { readerThreads } from './store/sqliteReaders.ts';
 import { syncSettings } from './sync/horizon.ts';
 import { createPushUpkeep } from './sync/push.ts';
 import { createPushNotices } from './sync/pushNotices.ts';
@@ -169,7 +170,8 @@ export async function assemble(given: AppContext, options: BuildOptions = {}): P
     // Two provider timeouts: room for one retry of an idempotent read, and no more.
     readDeadlineMs: 2 * ctx.config.providerTimeoutMs,
     copies: sync,
-    copyReadsAtOnce: engineOf(ctx.db) === 'postgres' ? 4 : 1,
+    // Reads wait on the server or on reader threads: a few at once keep them all busy.
+    copyReadsAtOnce: engineOf(ctx.db) === 'postgres' ? 4 : Math.max(1, 2 * readerThreads(ctx.db)),
   };
   const app = await buildApp(
     ctx,

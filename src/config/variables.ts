@@ -73,6 +73,11 @@ export const configVariables = {
     read: text,
     doc: 'where the embedded database and, outside production, the generated key live',
   },
+  SQLITE_READ_THREADS: {
+    default: '2',
+    read: wholeNumber(0, 16),
+    doc: 'embedded database: threads that run the heavy reads (windows, searches, busy time) beside the request thread; 0 runs them on it',
+  },
   SECRET_KEY: {
     shown: 'unset: generated into `$DATA_DIR/secret.key`',
     read: secretKey,

@@ -11,6 +11,7 @@ import type { OffsetStep } from '../domain/time/localOffsets.ts';
 import { busyTitle } from '../domain/visibility.ts';
 import { numberParameter, reused } from './reusedStatements.ts';
 import { type Database, flag } from './schema.ts';
+import { readOffLoop } from './sqliteReaders.ts';
 
 type Db = Kysely<Database>;
 
@@ -224,14 +225,15 @@ export async function copyBusy(
   conditions.push(sql`is_free = 0`, sql`status <> 'cancelled'`);
   if (!query.tentativeIsBusy) conditions.push(sql`status <> 'tentative'`);
   // Instants and floating times each a range of the read index.
-  const busy = async (kind: RawBuilder<boolean>) =>
-    (
-      await reused(
+  const busy = (kind: RawBuilder<boolean>) =>
+    readOffLoop(
+      db,
+      reused(
         sql<{ s: number | string; e: number | string; floating: number }>`
         select ${start} as s, ${end} as e, floating from copy_occurrences
         where ${sql.join([...conditions, kind], sql` and `)}`,
-      ).execute(db)
-    ).rows;
+      ).compile(db),
+    );
   const rows = [...(await busy(sql`floating = 0`)), ...(await busy(sql`floating in (1, 2)`))];
   return rows.map((r) => ({ startMs: Number(r.s), endMs: Number(r.e), floating: r.floating !== 0 }));
 }
@@ -269,9 +271,10 @@ export async function copyRows(db: Db, query: CopyQuery): Promise<{ rows: CopyPl
   // Only the places (from the index alone), counted only for a search (a count over the sorted
   // rows costs more than the sort the limit keeps short): the read chooses its page among every
   // calendar's places, and reads only those rows whole.
-  const places = async (where: RawBuilder<boolean>[], placedStart: RawBuilder<number>, counted: boolean) =>
-    (
-      await reused(
+  const places = (where: RawBuilder<boolean>[], placedStart: RawBuilder<number>, counted: boolean) =>
+    readOffLoop(
+      db,
+      reused(
         sql<{
           id: number | string;
           placed_start: number | string;
@@ -282,8 +285,8 @@ export async function copyRows(db: Db, query: CopyQuery): Promise<{ rows: CopyPl
         select id, ${placedStart} as placed_start, floating, occurrence_id ${counted ? sql`, count(*) over () as total` : sql``}
         from copy_occurrences where ${sql.join(where, sql` and `)}
         order by placed_start, ${byId} ${limit}`,
-      ).execute(db)
-    ).rows;
+      ).compile(db),
+    );
   const asPlace = (r: {
     id: number | string;
     placed_start: number | string;
@@ -316,11 +319,14 @@ export async function copyRows(db: Db, query: CopyQuery): Promise<{ rows: CopyPl
 export async function copiedRows(db: Db, rowIds: readonly number[]): Promise<Map<number, CopiedRow>> {
   const held = new Map<number, CopiedRow>();
   for (let i = 0; i < rowIds.length; i += 500) {
-    const rows = await db
-      .selectFrom('copy_occurrences')
-      .select(['id', 'event_id', 'data'])
-      .where('id', 'in', rowIds.slice(i, i + 500))
-      .execute();
+    const rows = await readOffLoop(
+      db,
+      db
+        .selectFrom('copy_occurrences')
+        .select(['id', 'event_id', 'data'])
+        .where('id', 'in', rowIds.slice(i, i + 500))
+        .compile(),
+    );
     for (const r of rows) held.set(Number(r.id), { eventId: r.event_id, data: r.data });
   }
   return held;

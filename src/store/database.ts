@@ -10,6 +10,7 @@ import { migrations } from './migrations/index.ts';
 import { NodeSqliteDialect } from './nodeSqliteDialect.ts';
 import { pgDriver } from './pgDriver.ts';
 import type { Database } from './schema.ts';
+import { attachReaders, sqliteReaders } from './sqliteReaders.ts';
 
 export type Engine = 'sqlite' | 'postgres';
 
@@ -25,6 +26,8 @@ export interface DatabaseOptions {
   /** SQLite file path, or ':memory:'. */
   sqlitePath?: string;
   maxConnections?: number;
+  /** SQLite in a file: threads for the heavy reads (store/sqliteReaders.ts); 0 reads on the one connection. */
+  readThreads?: number;
   /** PostgreSQL: a connection died outside a query (told once per spell; the pool connects afresh). */
   onConnectionLost?: (error: unknown) => void;
 }
@@ -65,7 +68,18 @@ export function openDatabase(options: DatabaseOptions): DatabaseHandle {
       return sqlite;
     }),
   });
-  return { db, engine: 'sqlite', close: () => db.destroy() };
+  const threads = path === ':memory:' ? 0 : (options.readThreads ?? 0);
+  if (threads === 0) return { db, engine: 'sqlite', close: () => db.destroy() };
+  const readers = sqliteReaders(path, threads);
+  attachReaders(db, readers);
+  return {
+    db,
+    engine: 'sqlite',
+    close: async () => {
+      await readers.close();
+      await db.destroy();
+    },
+  };
 }
 
 function openPostgres(url: string, options: DatabaseOptions): DatabaseHandle {
@@ -111,10 +125,10 @@ export async function ping(handle: DatabaseHandle): Promise<void> {
 
 /** The database the configuration names: PostgreSQL when DATABASE_URL is set, else the embedded file. */
 export function openConfiguredDatabase(
-  config: { databaseUrl: string | undefined; dataDir: string },
+  config: { databaseUrl: string | undefined; dataDir: string; sqliteReadThreads: number },
   onConnectionLost?: (error: unknown) => void,
 ): DatabaseHandle {
   return config.databaseUrl !== undefined
     ? openDatabase({ databaseUrl: config.databaseUrl, ...(onConnectionLost && { onConnectionLost }) })
-    : openDatabase({ sqlitePath: sqlitePathIn(config.dataDir) });
+    : openDatabase({ sqlitePath: sqlitePathIn(config.dataDir), readThreads: config.sqliteReadThreads });
 }

@@ -7,9 +7,13 @@
  * sync reports the same occurrences as their live listing.
  */
 import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { ProviderOccurrence } from '../../src/domain/providerFacts.ts';
 import type { CalendarProvider } from '../../src/providers/port.ts';
+import { openDatabase } from '../../src/store/database.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { grantToken } from '../helpers/grantToken.ts';
 import { callToolRaw } from '../helpers/mcpSession.ts';
@@ -162,8 +166,15 @@ describe('store ≡ live', () => {
   const google = counted(memoryProvider('google', googleCalendars));
   const dav = counted(memoryProvider('caldav', davCalendars));
 
+  const dir = mkdtempSync(join(tmpdir(), 'store-live-'));
+
   before(async () => {
-    t = await startTestApp({ listen: true, providers: { google: google.provider, caldav: dav.provider } });
+    // The database as the service opens it: a file whose heavy reads run on reader threads.
+    t = await startTestApp({
+      listen: true,
+      providers: { google: google.provider, caldav: dav.provider },
+      database: openDatabase({ sqlitePath: join(dir, 'db.sqlite'), readThreads: 2 }),
+    });
     const userId = await seedUser(t.ctx.db, 'same@example.test');
     const workspaceId = await seedWorkspace(t.ctx.db, 'Same', [[userId, 'owner']]);
     const googleIds = await seedMemoryAccount(t.ctx, { userId, workspaceId }, google.provider);
@@ -179,7 +190,10 @@ describe('store ≡ live', () => {
       mcp: (await grantToken(t.ctx, { userId, workspaceId, calendars, resource: 'mcp' })).token,
     };
   });
-  after(() => t.close());
+  after(async () => {
+    await t.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
 
   /** Every query of the contract, answered as the surfaces answer it. */
   async function answers(): Promise<unknown[]> {

@@ -5,6 +5,9 @@
  * fails when another file drops its schema in the middle of it. PostgreSQL being down skips loudly outside CI; in CI it fails.
  */
 import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import pg from 'pg';
 import { type DatabaseHandle, migrateToLatest, openDatabase } from '../../src/store/database.ts';
 
@@ -31,6 +34,8 @@ export function postgresProblem(): Promise<string | undefined> {
 
 export interface EngineUnderTest {
   name: 'sqlite' | 'postgres';
+  /** The name, and how the engine is opened where it differs from the service's default. */
+  label: string;
   /** A fresh, migrated, empty database. */
   open(): Promise<DatabaseHandle>;
   /** Set when this engine cannot run here (never in CI: there it throws instead). */
@@ -74,20 +79,44 @@ export async function postgresSkip(what: string): Promise<string | undefined> {
   return problem;
 }
 
-export async function enginesUnderTest(): Promise<EngineUnderTest[]> {
+/**
+ * Both engines; with `sqliteReaders`, SQLite a second time as a file read by reader threads
+ * (store/sqliteReaders.ts), as the service opens it.
+ */
+export async function enginesUnderTest(
+  options: { sqliteReaders?: boolean } = {},
+): Promise<EngineUnderTest[]> {
   const problem = await postgresSkip('PostgreSQL storage tests');
-  return [
-    {
-      name: 'sqlite',
-      skip: undefined,
-      open: async () => {
-        const handle = openDatabase({ sqlitePath: ':memory:' });
-        await migrateToLatest(handle);
-        return handle;
-      },
+  const sqlite = (label: string, open: () => DatabaseHandle): EngineUnderTest => ({
+    name: 'sqlite',
+    label,
+    skip: undefined,
+    open: async () => {
+      const handle = open();
+      await migrateToLatest(handle);
+      return handle;
     },
+  });
+  return [
+    sqlite('sqlite', () => openDatabase({ sqlitePath: ':memory:' })),
+    ...(options.sqliteReaders === true
+      ? [
+          sqlite('sqlite, reader threads', () => {
+            const dir = mkdtempSync(join(tmpdir(), 'engine-'));
+            const handle = openDatabase({ sqlitePath: join(dir, 'db.sqlite'), readThreads: 2 });
+            return {
+              ...handle,
+              close: async () => {
+                await handle.close();
+                rmSync(dir, { recursive: true, force: true });
+              },
+            };
+          }),
+        ]
+      : []),
     {
       name: 'postgres',
+      label: 'postgres',
       skip: problem,
       open: async () => {
         const handle = await freshPostgres();

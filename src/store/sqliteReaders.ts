@@ -1,0 +1,111 @@
+/**
+ * Reader threads for the embedded database. `node:sqlite` is synchronous: a read of a window of
+ * thousands of copied rows would hold the event loop for its whole time, and every request
+ * waiting behind it. The heavy, repeated reads (a copy's places, busy time and page rows) go to
+ * threads with their own read-only connections to the same file (WAL: each read sees the last
+ * commit), so the loop stays free and, on a machine with cores to spare, reads run side by side.
+ * An in-memory database has no file to share: its reads stay on the one connection.
+ */
+import type { SQLInputValue } from 'node:sqlite';
+import { Worker } from 'node:worker_threads';
+import type { CompiledQuery, Kysely } from 'kysely';
+import type { Database } from './schema.ts';
+import type { ReadAnswer, ReadQuery } from './sqliteReaderThread.ts';
+
+export interface SqliteReaders {
+  readonly threads: number;
+  /** The rows of one read-only statement. */
+  run(text: string, parameters: readonly unknown[]): Promise<unknown[]>;
+  close(): Promise<void>;
+}
+
+interface Reader {
+  worker: Worker;
+  waiting: Map<number, { resolve(rows: unknown[]): void; reject(error: Error): void }>;
+}
+
+const asSqliteValue = (value: unknown): SQLInputValue =>
+  value === undefined ? null : typeof value === 'boolean' ? (value ? 1 : 0) : (value as SQLInputValue);
+
+/** `count` threads reading the database file at `path`, started when first asked. */
+export function sqliteReaders(path: string, count: number): SqliteReaders {
+  const readers: (Reader | undefined)[] = Array.from({ length: count });
+  let nextId = 0;
+  let closed = false;
+
+  function start(slot: number): Reader {
+    const worker = new Worker(new URL('./sqliteReaderThread.ts', import.meta.url), { workerData: { path } });
+    // A reader with nothing to do never keeps the process alive.
+    worker.unref();
+    const reader: Reader = { worker, waiting: new Map() };
+    worker.on('message', (answer: ReadAnswer) => {
+      const waiting = reader.waiting.get(answer.id);
+      if (waiting === undefined) return;
+      reader.waiting.delete(answer.id);
+      if (reader.waiting.size === 0) worker.unref();
+      if ('rows' in answer) waiting.resolve(answer.rows);
+      else waiting.reject(new Error(answer.error));
+    });
+    // A thread that died fails only the reads it held; the next read starts another.
+    const fail = (error: Error) => {
+      if (readers[slot] === reader) readers[slot] = undefined;
+      for (const waiting of reader.waiting.values()) waiting.reject(error);
+      reader.waiting.clear();
+    };
+    worker.on('error', fail);
+    worker.on('exit', (code) => fail(new Error(`SQLite reader thread exited (${code})`)));
+    readers[slot] = reader;
+    return reader;
+  }
+
+  /** The thread with the fewest reads waiting (started if it is not running). */
+  function leastBusy(): Reader {
+    let best: Reader | undefined;
+    for (let slot = 0; slot < count; slot++) {
+      const reader = readers[slot] ?? start(slot);
+      if (best === undefined || reader.waiting.size < best.waiting.size) best = reader;
+      if (best.waiting.size === 0) break;
+    }
+    return best!;
+  }
+
+  return {
+    threads: count,
+    run(text, parameters) {
+      if (closed) return Promise.reject(new Error('SQLite readers closed'));
+      const reader = leastBusy();
+      const id = nextId++;
+      return new Promise<unknown[]>((resolve, reject) => {
+        reader.waiting.set(id, { resolve, reject });
+        reader.worker.ref();
+        const query: ReadQuery = { id, sql: text, parameters: parameters.map(asSqliteValue) };
+        reader.worker.postMessage(query);
+      });
+    },
+    async close() {
+      closed = true;
+      await Promise.all(readers.map((reader) => reader?.worker.terminate()));
+    },
+  };
+}
+
+/** The reader threads of each embedded database that has them. */
+const readersOf = new WeakMap<Kysely<Database>, SqliteReaders>();
+
+export function attachReaders(db: Kysely<Database>, readers: SqliteReaders): void {
+  readersOf.set(db, readers);
+}
+
+/** How many reader threads the database has (0: its reads run on its connection). */
+export const readerThreads = (db: Kysely<Database>): number => readersOf.get(db)?.threads ?? 0;
+
+/**
+ * Runs a read-only statement off the event loop where the database has reader threads, else on
+ * its connection. Only for reads that may see the last commit rather than an open transaction's
+ * own writes: never inside a transaction.
+ */
+export async function readOffLoop<R>(db: Kysely<Database>, compiled: CompiledQuery<R>): Promise<R[]> {
+  const readers = readersOf.get(db);
+  if (readers === undefined) return (await db.executeQuery(compiled)).rows;
+  return (await readers.run(compiled.sql, compiled.parameters)) as R[];
+}

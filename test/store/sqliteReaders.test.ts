@@ -1,0 +1,127 @@
+/**
+ * The embedded database's reader threads (store/sqliteReaders.ts): the same rows as the
+ * connection, the last commit and never an open transaction's writes, the event loop free while
+ * they read, a failed read failing alone, and nothing left running once closed.
+ */
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { sql } from 'kysely';
+import { type DatabaseHandle, openDatabase } from '../../src/store/database.ts';
+import { readerThreads, readOffLoop } from '../../src/store/sqliteReaders.ts';
+
+/** A read that keeps SQLite busy for a while: ~2 million rows counted. */
+const longRead = sql<{
+  n: number;
+}>`with recursive r(i) as (select 1 union all select i + 1 from r where i < 2000000)
+  select count(*) as n from r`;
+
+/** Turns of the event loop while `work` runs. */
+async function turnsDuring(work: () => Promise<unknown>): Promise<number> {
+  let turns = 0;
+  let going = true;
+  const turn = () => {
+    turns += 1;
+    if (going) setImmediate(turn);
+  };
+  setImmediate(turn);
+  await work();
+  going = false;
+  return turns;
+}
+
+describe('SQLite reader threads', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'sqlite-readers-'));
+  let handle: DatabaseHandle;
+  before(async () => {
+    handle = openDatabase({ sqlitePath: join(dir, 'db.sqlite'), readThreads: 2 });
+    await sql`create table t (id integer primary key, name text not null)`.execute(handle.db);
+    await sql`insert into t (name) values ('a'), ('b'), ('c')`.execute(handle.db);
+  });
+  after(async () => {
+    await handle.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('answers with the rows the connection gives, parameters bound', async () => {
+    const query = sql<{ id: number; name: string }>`select id, name from t where id >= ${2} order by id`;
+    assert.equal(readerThreads(handle.db), 2);
+    const offLoop = await readOffLoop(handle.db, query.compile(handle.db));
+    // The connection's rows have no prototype; the threads' come as plain objects.
+    const onConnection = (await query.execute(handle.db)).rows.map((row) => ({ ...row }));
+    assert.deepEqual(offLoop, onConnection);
+    assert.deepEqual(offLoop, [
+      { id: 2, name: 'b' },
+      { id: 3, name: 'c' },
+    ]);
+  });
+
+  it('sees the last commit, never the writes of a transaction still open', async () => {
+    const names = async () =>
+      (
+        await readOffLoop(handle.db, sql<{ name: string }>`select name from t order by id`.compile(handle.db))
+      ).map((r) => r.name);
+    await handle.db.transaction().execute(async (trx) => {
+      await sql`insert into t (name) values ('open')`.execute(trx);
+      assert.deepEqual(await names(), ['a', 'b', 'c']);
+    });
+    assert.deepEqual(await names(), ['a', 'b', 'c', 'open']);
+  });
+
+  it('leaves the event loop free while it reads (the connection holds it)', async () => {
+    const offLoop = await turnsDuring(() => readOffLoop(handle.db, longRead.compile(handle.db)));
+    const onConnection = await turnsDuring(() => longRead.execute(handle.db));
+    assert.ok(offLoop > 10, `the loop turned ${offLoop} times during a read off it`);
+    assert.ok(onConnection <= 2, `the loop turned ${onConnection} times during a read on the connection`);
+  });
+
+  it('reads side by side: a short read is not queued behind a long one', async () => {
+    let longDone = false;
+    const long = readOffLoop(handle.db, longRead.compile(handle.db)).then(() => {
+      longDone = true;
+    });
+    await readOffLoop(handle.db, sql`select 1 as one`.compile(handle.db));
+    assert.equal(longDone, false, 'the short read waited for the long one');
+    await long;
+  });
+
+  it('fails a bad read alone; the next one is answered', async () => {
+    await assert.rejects(
+      readOffLoop(handle.db, sql`select * from no_such_table`.compile(handle.db)),
+      /no such table/,
+    );
+    assert.equal(
+      (await readOffLoop(handle.db, sql<{ n: number }>`select count(*) as n from t`.compile(handle.db)))[0]
+        ?.n,
+      4,
+    );
+  });
+
+  it('refuses to write, even a statement that tries', async () => {
+    await assert.rejects(
+      readOffLoop(handle.db, sql`insert into t (name) values ('x')`.compile(handle.db)),
+      /readonly|read-only|query_only/i,
+    );
+  });
+
+  it('an in-memory database has none: its reads run on the connection', async () => {
+    const memory = openDatabase({ sqlitePath: ':memory:', readThreads: 2 });
+    try {
+      assert.equal(readerThreads(memory.db), 0);
+      const rows = await readOffLoop(memory.db, sql<{ seven: number }>`select 7 as seven`.compile(memory.db));
+      assert.deepEqual({ ...rows[0] }, { seven: 7 });
+    } finally {
+      await memory.close();
+    }
+  });
+
+  it('once closed, refuses reads', async () => {
+    const other = openDatabase({ sqlitePath: join(dir, 'other.sqlite'), readThreads: 1 });
+    await sql`create table u (id integer)`.execute(other.db);
+    await readOffLoop(other.db, sql`select * from u`.compile(other.db));
+    await other.close();
+    await assert.rejects(readOffLoop(other.db, sql`select * from u`.compile(other.db)), /closed/);
+  });
+});

@@ -18,6 +18,8 @@ import {
 import { storageFull } from './storageFull.ts';
 
 const statementCacheSize = 256;
+/** Work on the connection between two turns of the event loop. */
+const sliceMs = 10;
 
 export class NodeSqliteDialect implements Dialect {
   readonly #open: () => DatabaseSync;
@@ -94,6 +96,8 @@ class NodeSqliteConnection implements DatabaseConnection {
   readonly #db: DatabaseSync;
   /** Prepared statements by SQL, each with whether it returns rows (asked once: the answer allocates). */
   readonly #statements = new Map<string, { statement: StatementSync; returnsRows: boolean }>();
+  /** When the loop last had a turn between this connection's statements. */
+  #turnAt = performance.now();
 
   constructor(db: DatabaseSync) {
     this.#db = db;
@@ -118,6 +122,12 @@ class NodeSqliteConnection implements DatabaseConnection {
   }
 
   async executeQuery<R>(query: CompiledQuery): Promise<QueryResult<R>> {
+    // Statements awaited one after another settle as microtasks: a transaction of many would
+    // hold the event loop from its first to its last. After each slice of work, one turn.
+    if (performance.now() - this.#turnAt > sliceMs) {
+      await new Promise(setImmediate);
+      this.#turnAt = performance.now();
+    }
     try {
       return this.#execute(query);
     } catch (error) {

@@ -9,6 +9,7 @@ import type { ProviderOccurrence } from '../domain/providerFacts.ts';
 import { foldText } from '../domain/search.ts';
 import type { OffsetStep } from '../domain/time/localOffsets.ts';
 import { busyTitle } from '../domain/visibility.ts';
+import { unpackOccurrence } from './packedOccurrence.ts';
 import { numberParameter, reused } from './reusedStatements.ts';
 import { type Database, flag } from './schema.ts';
 import { readOffLoop } from './sqliteReaders.ts';
@@ -107,7 +108,7 @@ export async function occurrencesNear(
     .where('start_ms', '>=', window.startMs - day - longestMs)
     .where('start_ms', '<', window.endMs + day)
     .execute();
-  return rows.map((r) => JSON.parse(r.data) as ProviderOccurrence);
+  return rows.map((r) => unpackOccurrence(r.data));
 }
 
 /** One read of one copy: the window, how floating times are placed, and what of its rows is wanted. */
@@ -137,10 +138,10 @@ export interface CopyPlace {
   occurrenceId: string;
 }
 
-/** What a read makes an event of: the sealed event id and the occurrence as JSON. */
+/** What a read makes an event of: the sealed event id and the occurrence. */
 export interface CopiedRow {
   eventId: string;
-  data: string;
+  occurrence: ProviderOccurrence;
 }
 
 /** Floating and all-day times lie within 14 hours of their local time read as UTC, in every zone. */
@@ -327,7 +328,8 @@ export async function copiedRows(db: Db, rowIds: readonly number[]): Promise<Map
         .where('id', 'in', rowIds.slice(i, i + 500))
         .compile(),
     );
-    for (const r of rows) held.set(Number(r.id), { eventId: r.event_id, data: r.data });
+    for (const r of rows)
+      held.set(Number(r.id), { eventId: r.event_id, occurrence: unpackOccurrence(r.data) });
   }
   return held;
 }

@@ -13,6 +13,7 @@ import type { ProviderOccurrence } from '../domain/providerFacts.ts';
 import { foldText } from '../domain/search.ts';
 import { forCopy } from '../domain/visibility.ts';
 import { LeaseLost } from './copyLeases.ts';
+import { packOccurrence } from './packedOccurrence.ts';
 import { type Database, flag } from './schema.ts';
 
 type Db = Kysely<Database>;
@@ -84,11 +85,14 @@ export async function applyBatch(db: Db, batch: AppliedBatch): Promise<WrittenBa
         .where('calendar_id', '=', batch.calendarId)
         .execute();
     }
-    const rows = batch.upserts.flatMap((u) =>
-      u.occurrences.map((o) => occurrenceRow(batch.calendarId, u.key, o, copied, batch.ids)),
-    );
     let bytes = 0;
-    for (const row of rows) bytes += row.data.length;
+    const rows = batch.upserts.flatMap((u) =>
+      u.occurrences.map((o) => {
+        const { row, jsonBytes } = occurrenceRow(batch.calendarId, u.key, o, copied, batch.ids);
+        bytes += jsonBytes;
+        return row;
+      }),
+    );
     if (batch.bytes.spent + bytes > batch.bytes.limit) throw syncBoundExceeded('bytes', batch.bytes.limit);
     const items = [
       ...batch.upserts.map((u) => ({ key: u.key, version: u.version, skipped: null })),
@@ -214,7 +218,7 @@ async function unchangedItems(
   trx: Trx,
   batch: AppliedBatch,
   items: ItemRow[],
-  rows: ReturnType<typeof occurrenceRow>[],
+  rows: OccurrenceRow[],
 ): Promise<Set<string>> {
   const held = new Map<string, { version: string; skipped: string | null }>();
   for (let i = 0; i < items.length; i += 500) {
@@ -263,9 +267,15 @@ function rowsByItem(
   shape: Record<string, unknown> | undefined = rows[0],
 ): Map<string, string[]> {
   const columns = Object.keys(shape ?? {}).sort();
-  // The engines give numbers, bigints, numeric strings and booleans back in their own ways.
+  // The engines give numbers, bigints, numeric strings, booleans and bytes back in their own ways.
   const plain = (value: unknown) =>
-    typeof value === 'boolean' ? String(Number(value)) : value === null ? null : String(value);
+    typeof value === 'boolean'
+      ? String(Number(value))
+      : value === null
+        ? null
+        : value instanceof Uint8Array
+          ? Buffer.from(value.buffer, value.byteOffset, value.byteLength).toString('base64')
+          : String(value);
   const byItem = new Map<string, string[]>();
   for (const row of rows) {
     const key = String(row.item_key);
@@ -297,7 +307,7 @@ async function stageBatch(
   written: {
     generation: number;
     items: { key: string; version: string; skipped: string | null }[];
-    rows: ReturnType<typeof occurrenceRow>[];
+    rows: OccurrenceRow[];
   },
 ): Promise<void> {
   const { calendarId } = batch;
@@ -457,10 +467,13 @@ const occurrenceColumns = [
   'status',
 ] as const;
 
+type OccurrenceRow = ReturnType<typeof occurrenceRow>['row'];
+
 /**
  * A row of copy_occurrences, holding what a read's query needs as it is: floating and all-day
- * times read as UTC (a read places them in its zone), the sealed ids, privacy and free/busy, and
- * the folded text per field group.
+ * times read as UTC (a read places them in its zone), the sealed ids, privacy and free/busy, the
+ * folded text per field group, and the occurrence packed (store/packedOccurrence.ts); with the
+ * size of its JSON, what a sync's byte bound counts.
  */
 function occurrenceRow(
   calendarId: string,
@@ -477,12 +490,13 @@ function occurrenceRow(
   const end = start.add(duration);
   const withDays = duration.years || duration.months || duration.weeks || duration.days;
   const sealed = sealedIds(calendarId, kept, ids);
-  return {
+  const json = JSON.stringify(kept);
+  const row = {
     calendar_id: calendarId,
     item_key: itemKey,
     start_ms: start.epochMilliseconds,
     end_ms: end.epochMilliseconds,
-    data: JSON.stringify(kept),
+    data: packOccurrence(json),
     title_text: foldText(kept.title ?? ''),
     body_text: foldText(
       [kept.description ?? '', ...(kept.categories ?? []), ...(kept.keywords ?? [])].join('\n'),
@@ -494,6 +508,7 @@ function occurrenceRow(
     is_free: kept.freeBusyStatus === 'free' ? 1 : 0,
     status: kept.status,
   };
+  return { row, jsonBytes: json.length };
 }
 
 export async function failuresSoFar(db: Db, calendarId: string): Promise<number> {

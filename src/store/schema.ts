@@ -253,8 +253,8 @@ export interface CopyOccurrencesTable {
   item_key: string;
   start_ms: number;
   end_ms: number;
-  /** The ProviderOccurrence as JSON. */
-  data: string;
+  /** The ProviderOccurrence packed (store/packedOccurrence.ts); rows written before: its JSON. */
+  data: string | Uint8Array;
   title_text: string;
   body_text: string;
   /** Sealed when copied (calendars/eventIds.ts): a read returns them as they are. */
@@ -285,7 +285,7 @@ export interface CopyStagedOccurrencesTable {
   item_key: string;
   start_ms: number;
   end_ms: number;
-  data: string;
+  data: string | Uint8Array;
   title_text: string;
   body_text: string;
   /** Sealed when copied (calendars/eventIds.ts): a read returns them as they are. */

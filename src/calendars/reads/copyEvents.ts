@@ -6,7 +6,6 @@
  */
 import type { BusySpan } from '../../domain/availability.ts';
 import { type CalendarView, type Ordered, type PlacedEvent, placedEvent } from '../../domain/occurrences.ts';
-import type { ProviderOccurrence } from '../../domain/providerFacts.ts';
 import { localOffsets } from '../../domain/time/localOffsets.ts';
 import { AppError } from '../../errors.ts';
 import { narrowRights } from '../../policy/eventRights.ts';
@@ -125,8 +124,7 @@ export async function readCopy(
       event: { calendarId: view.calendarId, occurrenceId: row.occurrenceId },
       rowId: row.rowId,
       complete(copied) {
-        const occurrence = JSON.parse(copied.data) as ProviderOccurrence;
-        const placed = placedEvent(occurrence, view, {
+        const placed = placedEvent(copied.occurrence, view, {
           eventId: copied.eventId,
           occurrenceId: row.occurrenceId,
         });

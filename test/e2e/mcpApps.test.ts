@@ -8,7 +8,8 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { EXTENSION_ID, RESOURCE_MIME_TYPE } from '@modelcontextprotocol/ext-apps/server';
-import type { Scope } from '../../src/policy/workspacePolicy.ts';
+import { defaultPolicy, type Scope } from '../../src/policy/workspacePolicy.ts';
+import { savePolicy } from '../../src/store/workspaces.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { TestClock } from '../helpers/clock.ts';
 import { grantToken } from '../helpers/grantToken.ts';
@@ -44,6 +45,12 @@ describe('MCP Apps views', () => {
   const clientWith = async (scopes: Scope[]) => {
     const userId = await seedUser(t.ctx.db, `u${clients.length}@example.org`);
     const workspaceId = await seedWorkspace(t.ctx.db, `W${clients.length}`, [[userId, 'owner']]);
+    await savePolicy(
+      t.ctx.db,
+      workspaceId,
+      { ...defaultPolicy, allowedScopes: ['calendar:read', 'calendar:write'] },
+      0,
+    );
     const [work] = (await seedMemoryAccount(
       t.ctx,
       { userId, workspaceId },

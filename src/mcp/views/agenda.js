@@ -4,15 +4,16 @@
  * stay "Busy": masking happened before the result was made).
  */
 
-/** "1 h 30 min", "2 days" of an ISO 8601 duration (P1DT2H, PT45M, P1W). */
+/** "1 h 30 min", "2 days" of an ISO 8601 duration (P1DT2H, PT90M, P1W). */
 function lengthInWords(duration) {
   const [, weeks, days, hours, minutes] =
     /^P(?:(\d+)W)?(?:(\d+)D)?(?:T(?:(\d+)H)?(?:(\d+)M)?)?/.exec(duration ?? '') ?? [];
   const allDays = Number(weeks ?? 0) * 7 + Number(days ?? 0);
+  const allMinutes = Number(hours ?? 0) * 60 + Number(minutes ?? 0);
   return [
     allDays > 0 ? `${allDays} ${allDays === 1 ? 'day' : 'days'}` : undefined,
-    hours ? `${Number(hours)} h` : undefined,
-    minutes ? `${Number(minutes)} min` : undefined,
+    allMinutes >= 60 ? `${Math.floor(allMinutes / 60)} h` : undefined,
+    allMinutes % 60 > 0 ? `${allMinutes % 60} min` : undefined,
   ]
     .filter(Boolean)
     .join(' ');

@@ -38,6 +38,11 @@ function busyDays(answer, view) {
       el('h2', {}, dayHeading(day, locale)),
       dayBar(day, intervals),
       el(
+        'p',
+        { class: 'hours', 'aria-hidden': 'true' },
+        ['00:00', '06:00', '12:00', '18:00', '24:00'].map((h) => el('span', {}, h)),
+      ),
+      el(
         'ul',
         { class: 'times' },
         intervals.map((b) => el('li', {}, `Busy ${span(b.start, b.end, locale)}`)),
@@ -46,7 +51,12 @@ function busyDays(answer, view) {
   );
   const unknown = (answer.attendees ?? []).filter((a) => a.availability === 'unknown').map((a) => a.email);
   return [
-    el('header', {}, el('h1', {}, 'Busy times'), el('p', { class: 'quiet' }, 'Free outside these times.')),
+    el(
+      'header',
+      {},
+      el('h1', {}, 'Busy times'),
+      el('p', { class: 'quiet' }, 'Free outside these times. To pick a time, ask for meeting times.'),
+    ),
     days.length > 0 ? days : el('p', { class: 'quiet' }, 'Free for the whole window.'),
     unknown.length > 0 ? el('p', { class: 'quiet' }, `Not known: ${unknown.join(', ')}.`) : undefined,
   ];
@@ -56,7 +66,10 @@ function busyDays(answer, view) {
 const newKey = () =>
   `slot-${Array.from(crypto.getRandomValues(new Uint8Array(12)), (b) => b.toString(16).padStart(2, '0')).join('')}`;
 
-/** The form under the slots: title, calendar (when several were asked about), and the request. */
+/**
+ * The form under the slots: title, calendar (when several were asked about), and the request.
+ * Not a <form>: a host's sandbox may leave out allow-forms, which stops a submission outright.
+ */
 function pickForm(view) {
   const calendarIds = view.input()?.calendarIds ?? [];
   const status = el('p', { class: 'status', role: 'status' });
@@ -72,10 +85,10 @@ function pickForm(view) {
     { id: 'calendar', name: 'calendar' },
     calendarIds.map((id) => el('option', { value: id }, id)),
   );
-  const submit = el('button', { type: 'submit', class: 'primary' }, 'Create event');
+  const submit = el('button', { type: 'button', class: 'primary' }, 'Create event');
   const chosen = el('p', { class: 'chosen' });
   const form = el(
-    'form',
+    'section',
     { class: 'pick', hidden: true, 'aria-label': 'Create an event in the chosen slot' },
     chosen,
     el('label', { for: 'title' }, 'Title'),
@@ -86,8 +99,28 @@ function pickForm(view) {
   );
   let slot;
   let key;
-  form.addEventListener('submit', async (event) => {
-    event.preventDefault();
+  let named = false;
+  /** The calendars' names instead of their ids, asked of list_calendars once; read-only ones cannot be chosen. */
+  const nameCalendars = async () => {
+    named = true;
+    const listed = (await view.callTool('list_calendars', {}))?.structuredContent?.calendars ?? [];
+    for (const option of [...calendar.options]) {
+      const found = listed.find((c) => c.id === option.value);
+      if (found === undefined) continue;
+      option.textContent = found.name;
+      option.disabled = found.readOnly === true;
+    }
+    calendar.selectedIndex = [...calendar.options].findIndex((o) => !o.disabled);
+  };
+  title.addEventListener('keydown', (event) => {
+    if (event.key === 'Enter') submit.click();
+  });
+  submit.addEventListener('click', async () => {
+    if (title.value.trim() === '') {
+      status.textContent = 'Give the event a title.';
+      title.focus();
+      return;
+    }
     submit.disabled = true;
     status.textContent = 'Asking to create the event…';
     const input = view.input() ?? {};
@@ -128,6 +161,7 @@ function pickForm(view) {
       status.textContent = '';
       chosen.textContent = `${dayHeading(dayOf(slot.start), view.locale())}, ${span(slot.start, slot.end, view.locale())}`;
       title.focus();
+      if (!named && calendarIds.length > 1) nameCalendars().catch(() => {});
     },
   };
 }

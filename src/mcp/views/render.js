@@ -9,14 +9,18 @@ function el(tag, attributes, ...children) {
   const element = document.createElement(tag);
   for (const [key, value] of Object.entries(attributes ?? {}))
     if (value !== undefined && value !== false) element.setAttribute(key, value === true ? '' : value);
-  element.append(...children.flat().filter((c) => c !== undefined && c !== null));
+  element.append(...present(children));
   return element;
 }
+
+/** Children as given: nested lists flattened, absent ones (undefined) left out. */
+const present = (children) =>
+  children.flat(Number.POSITIVE_INFINITY).filter((c) => c !== undefined && c !== null);
 
 const viewRoot = () => document.getElementById('view');
 
 function show(...children) {
-  viewRoot().replaceChildren(...children);
+  viewRoot().replaceChildren(...present(children));
 }
 
 function showProblem(text) {

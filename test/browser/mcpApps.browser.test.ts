@@ -14,7 +14,7 @@ import type { Browser } from 'playwright-core';
 import { defaultPolicy } from '../../src/policy/workspacePolicy.ts';
 import { savePolicy } from '../../src/store/workspaces.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
-import { type ShownView, showView } from '../helpers/appHost.ts';
+import { type ShownView, showView, type ViewShown } from '../helpers/appHost.ts';
 import { chromiumMissing, launchChromium } from '../helpers/browser.ts';
 import { TestClock } from '../helpers/clock.ts';
 import { grantToken } from '../helpers/grantToken.ts';
@@ -124,7 +124,7 @@ describe('MCP Apps views in Chromium', { skip }, () => {
   async function shown(
     tool: string,
     input: Record<string, unknown>,
-    options: { canCallTools?: boolean; width?: number } = {},
+    options: { callTool?: ViewShown['callTool'] | null; width?: number } = {},
   ): Promise<ShownView> {
     const listed = (await client.listTools()).tools.find((x) => x.name === tool);
     const uri = (listed!._meta!.ui as { resourceUri: string }).resourceUri;
@@ -137,7 +137,7 @@ describe('MCP Apps views in Chromium', { skip }, () => {
       csp: view._meta.ui.csp,
       input,
       result,
-      ...(options.canCallTools === false ? {} : { callTool }),
+      ...(options.callTool === null ? {} : { callTool: options.callTool ?? callTool }),
       ...(options.width === undefined ? {} : { width: options.width }),
     });
     pages.push(host);
@@ -255,12 +255,31 @@ describe('MCP Apps views in Chromium', { skip }, () => {
     const host = await shown(
       'find_meeting_times',
       { calendarIds: [work], ...window, durationMinutes: 30, limit: 2 },
-      { canCallTools: false },
+      { callTool: null },
     );
     const view = host.view.locator('main');
     await view.getByText('This host cannot create events from here.').waitFor();
     assert.equal(await view.getByRole('button').count(), 0);
     assert.equal(await view.locator('.slots li').count(), 2);
+  });
+
+  it('asks for a title, and says so when the host does not make the call: nothing is created', async () => {
+    const declined = async (): Promise<CallToolResult> => {
+      throw new Error('The person said no');
+    };
+    const input = { calendarIds: [work], ...window, durationMinutes: 30, limit: 1 };
+    const host = await shown('find_meeting_times', input, { callTool: declined });
+    const view = host.view.locator('main');
+    await view.locator('button.slot').first().click();
+    await view.getByRole('button', { name: 'Create event' }).click();
+    await view.getByText('Give the event a title.').waitFor();
+    assert.equal(host.calls.length, 0);
+    await view.getByLabel('Title').fill('Lunch');
+    await view.getByLabel('Title').press('Enter');
+    await view.getByText('The event was not created: The person said no').waitFor();
+    assert.equal(host.calls.length, 1);
+    assert.equal(await view.getByRole('button', { name: 'Create event' }).isEnabled(), true);
+    assert.equal(calendars.get('work')!.occurrences.filter((o) => o.title === 'Lunch').length, 0);
   });
 
   it('shows an error result as its message', async () => {

@@ -79,9 +79,12 @@ function startView(name, render) {
     protocolVersion: '2026-01-26',
     appInfo: { name, version: '1.0.0' },
     appCapabilities: { availableDisplayModes: ['inline'] },
-  }).then((result) => {
-    state.hostCapabilities = result?.hostCapabilities ?? {};
-    applyContext(result?.hostContext ?? {});
-    post({ method: 'ui/notifications/initialized', params: {} });
-  });
+  }).then(
+    (result) => {
+      state.hostCapabilities = result?.hostCapabilities ?? {};
+      applyContext(result?.hostContext ?? {});
+      post({ method: 'ui/notifications/initialized', params: {} });
+    },
+    () => showProblem('The host did not start this view.'),
+  );
 }

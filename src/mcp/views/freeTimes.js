@@ -134,11 +134,7 @@ function pickForm(view) {
         idempotencyKey: key,
       });
       if (result?.isError) {
-        let message = 'The event was not created.';
-        try {
-          message = JSON.parse(result.content[0].text).error.message;
-        } catch {}
-        status.textContent = message;
+        status.textContent = errorMessage(result, 'The event was not created.');
       } else {
         const made = result?.structuredContent?.event ?? {};
         status.textContent = `Created “${made.title ?? title.value}”, ${dayHeading(dayOf(slot.start), view.locale())} ${span(slot.start, slot.end, view.locale())}.`;

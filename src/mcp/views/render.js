@@ -33,15 +33,20 @@ function showProblem(text) {
  */
 function answerOf(result) {
   if (result?.isError) {
-    let message = 'The request failed.';
-    try {
-      message = JSON.parse(result.content[0].text).error.message;
-    } catch {}
-    showProblem(message);
+    showProblem(errorMessage(result, 'The request failed.'));
     return undefined;
   }
   const notes = (result?.content ?? []).slice(1).flatMap((c) => (c.type === 'text' ? [c.text] : []));
   return { answer: result?.structuredContent ?? {}, notes };
+}
+
+/** The message of an error result (`{"error":{"code","message"}}` in its first text part). */
+function errorMessage(result, otherwise) {
+  try {
+    return JSON.parse(result.content[0].text).error.message ?? otherwise;
+  } catch {
+    return otherwise;
+  }
 }
 
 const notesList = (notes) =>

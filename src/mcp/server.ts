@@ -58,6 +58,8 @@ export function createMcpServer(deps: McpDeps, principal: Principal, signal?: Ab
   server.setRequestHandler('tools/list', async () => ({ tools: permitted.map(listing) }));
   server.setRequestHandler('resources/list', async () => ({ resources: views.map(listedView) }));
   server.setRequestHandler('resources/read', async (request) => readView(views, request.params.uri));
+  // Part of the resources capability, which clients may ask for; the views have no templates.
+  server.setRequestHandler('resources/templates/list', async () => ({ resourceTemplates: [] }));
   server.setRequestHandler('tools/call', async (request, ctx) => {
     const tool = permitted.find((t) => t.name === request.params.name);
     // Unknown and not-permitted tools alike: the list is the contract.

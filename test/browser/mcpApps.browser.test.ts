@@ -178,6 +178,15 @@ describe('MCP Apps views in Chromium', { skip }, () => {
     await screenshot(host, 'agenda');
     await host.page.setViewportSize({ width: 390, height: 600 });
     await screenshot(host, 'agenda-390');
+    await host.bridge.sendHostContextChange({ theme: 'dark' });
+    const frame = host.page.frames().find((f) => f.url() === 'https://views.test/view')!;
+    await frame.waitForFunction(() => {
+      const { document } = globalThis as unknown as {
+        document: { documentElement: { style: { colorScheme: string } } };
+      };
+      return document.documentElement.style.colorScheme === 'dark';
+    });
+    await screenshot(host, 'agenda-dark');
     onlyHostAndView(host);
   });
 

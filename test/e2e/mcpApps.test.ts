@@ -105,6 +105,10 @@ describe('MCP Apps views', () => {
     );
   });
 
+  it('has no resource templates', async () => {
+    assert.deepEqual((await reader.listResourceTemplates()).resourceTemplates, []);
+  });
+
   it('names a view in the listing of the four tools that have one, and no other', async () => {
     const { tools } = await reader.listTools();
     const named = Object.fromEntries(

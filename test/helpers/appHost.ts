@@ -77,6 +77,8 @@ export interface ShownView {
   requests: string[];
   /** The tools/call requests the view made, as the host received them. */
   calls: CallToolRequest['params'][];
+  /** The host's side, to tell the view more (host-context-changed). */
+  bridge: AppBridge;
 }
 
 export interface ViewShown {
@@ -129,5 +131,5 @@ export async function showView(browser: Browser, shown: ViewShown): Promise<Show
   await initialized;
   await bridge.sendToolInput({ arguments: shown.input });
   await bridge.sendToolResult(shown.result);
-  return { page, view: page.frameLocator('iframe'), requests, calls };
+  return { page, view: page.frameLocator('iframe'), requests, calls, bridge };
 }

@@ -233,7 +233,8 @@ describe('MCP Apps views in Chromium', { skip }, () => {
     await view.getByLabel('Title').fill('Coffee with Bo');
     // The view names the calendars by asking list_calendars through the host.
     await view.getByRole('option', { name: 'Work' }).waitFor({ state: 'attached' });
-    await view.getByLabel('Calendar').selectOption({ label: 'Work' });
+    assert.equal(await view.getByRole('option', { name: 'Private' }).isDisabled(), true, 'busy times only');
+    assert.equal(await view.getByLabel('Calendar').inputValue(), work);
     await view.getByRole('button', { name: 'Create event' }).click();
     await view.getByText('Created “Coffee with Bo”, Mon 2 Mar 12:00 – 13:00.').waitFor();
     await screenshot(host, 'slot-created');
@@ -272,7 +273,7 @@ describe('MCP Apps views in Chromium', { skip }, () => {
     assert.equal(await view.locator('.slots li').count(), 2);
   });
 
-  it('asks for a title, and says so when the host does not make the call: nothing is created', async () => {
+  it('asks for a title, says so when the host does not make the call, and keeps one key per request', async () => {
     const declined = async (): Promise<CallToolResult> => {
       throw new Error('The person said no');
     };
@@ -287,7 +288,15 @@ describe('MCP Apps views in Chromium', { skip }, () => {
     await view.getByLabel('Title').press('Enter');
     await view.getByText('The event was not created: The person said no').waitFor();
     assert.equal(host.calls.length, 1);
-    assert.equal(await view.getByRole('button', { name: 'Create event' }).isEnabled(), true);
+    // Asked again, the same request carries the same key (never a second event); a changed one another.
+    await view.getByRole('button', { name: 'Create event' }).click();
+    await view.getByLabel('Title').fill('Lunch with Cy');
+    await view.getByRole('button', { name: 'Create event' }).click();
+    while (host.calls.length < 3) await new Promise((resolve) => setTimeout(resolve, 20));
+    const keys = host.calls.map((c) => c.arguments?.idempotencyKey);
+    assert.equal(keys.length, 3);
+    assert.equal(keys[1], keys[0]);
+    assert.notEqual(keys[2], keys[0]);
     assert.equal(calendars.get('work')!.occurrences.filter((o) => o.title === 'Lunch').length, 0);
   });
 

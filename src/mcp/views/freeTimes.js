@@ -2,8 +2,8 @@
  * Free and busy times: get_availability's busy intervals on a bar per day, and
  * find_meeting_times' slots to pick. A slot picked, given a title, asks the host to call
  * create_event (the host may ask the person first); the event is made in a calendar the tool
- * was asked about, at the slot's times in the zone it was asked in, with a key of its own so a
- * repeated request never makes a second event.
+ * was asked about, at the slot's times in the zone it was asked in, with an idempotency key per
+ * request so the same request repeated never makes a second event.
  */
 
 const minutesOf = (time) => Number(time.slice(11, 13)) * 60 + Number(time.slice(14, 16));
@@ -62,7 +62,7 @@ function busyDays(answer, view) {
   ];
 }
 
-/** A key create_event takes (letters and digits), new for each slot picked. */
+/** An idempotency key create_event takes (letters, digits and a dash). */
 const newKey = () =>
   `slot-${Array.from(crypto.getRandomValues(new Uint8Array(12)), (b) => b.toString(16).padStart(2, '0')).join('')}`;
 
@@ -98,9 +98,18 @@ function pickForm(view) {
     status,
   );
   let slot;
-  let key;
+  /** One key per distinct request: a repeat is the same event, a changed request another. */
+  const keys = new Map();
+  const withKey = (args) => {
+    const request = JSON.stringify(args);
+    if (!keys.has(request)) keys.set(request, newKey());
+    return { ...args, idempotencyKey: keys.get(request) };
+  };
   let named = false;
-  /** The calendars' names instead of their ids, asked of list_calendars once; read-only ones cannot be chosen. */
+  /**
+   * The calendars' names instead of their ids, asked of list_calendars once; those the event
+   * cannot be written to (read-only, or shared as busy times only) cannot be chosen.
+   */
   const nameCalendars = async () => {
     named = true;
     const listed = (await view.callTool('list_calendars', {}))?.structuredContent?.calendars ?? [];
@@ -108,7 +117,7 @@ function pickForm(view) {
       const found = listed.find((c) => c.id === option.value);
       if (found === undefined) continue;
       option.textContent = found.name;
-      option.disabled = found.readOnly === true;
+      option.disabled = found.readOnly === true || found.detailLevel === 'busy';
     }
     calendar.selectedIndex = [...calendar.options].findIndex((o) => !o.disabled);
   };
@@ -125,14 +134,16 @@ function pickForm(view) {
     status.textContent = 'Asking to create the event…';
     const input = view.input() ?? {};
     try {
-      const result = await view.callTool('create_event', {
-        calendarId: calendar.value || calendarIds[0],
-        title: title.value.trim(),
-        start: slot.start,
-        end: slot.end,
-        ...(input.timeZone === undefined ? {} : { timeZone: input.timeZone }),
-        idempotencyKey: key,
-      });
+      const result = await view.callTool(
+        'create_event',
+        withKey({
+          calendarId: calendar.value || calendarIds[0],
+          title: title.value.trim(),
+          start: slot.start,
+          end: slot.end,
+          ...(input.timeZone === undefined ? {} : { timeZone: input.timeZone }),
+        }),
+      );
       if (result?.isError) {
         status.textContent = errorMessage(result, 'The event was not created.');
       } else {
@@ -149,7 +160,6 @@ function pickForm(view) {
   return {
     form,
     choose(picked) {
-      if (picked !== slot) key = newKey();
       slot = picked;
       form.hidden = false;
       form.classList.remove('done');

@@ -228,6 +228,7 @@ describe('MCP Apps views in Chromium', { skip }, () => {
     assert.equal(await slots.count(), 6);
     await screenshot(host, 'slots');
 
+    assert.equal(await view.getByLabel('Title').isVisible(), false, 'no form before a slot is picked');
     await slots.first().click();
     assert.equal(await slots.first().getAttribute('aria-pressed'), 'true');
     await view.getByLabel('Title').fill('Coffee with Bo');

@@ -1,8 +1,10 @@
 /**
  * One MCP server instance per request, for one principal: the low-level SDK server with our own
  * tool table, so the listed schemas are the enforced ones and every tool error carries a stable
- * code. Tools the token's scopes do not cover are neither listed nor callable.
+ * code. Tools the token's scopes do not cover are neither listed nor callable, and their MCP Apps
+ * views (views/views.ts) are neither listed nor readable.
  */
+import { EXTENSION_ID } from '@modelcontextprotocol/ext-apps/server';
 import { ProtocolError, ProtocolErrorCode, Server, type Tool } from '@modelcontextprotocol/server';
 import type { CalendarDeps } from '../calendars/calendarDeps.ts';
 import { isAppError } from '../errors.ts';
@@ -13,6 +15,7 @@ import type { ToolDefinition } from './tool.ts';
 import { checkToolInput } from './toolInput.ts';
 import { errorResult, successResult } from './toolResult.ts';
 import { tools } from './tools/index.ts';
+import { listedView, readView } from './views/views.ts';
 
 export interface McpDeps {
   calendars: CalendarDeps;
@@ -33,16 +36,30 @@ const listing = (tool: ToolDefinition): Tool => ({
   inputSchema: tool.inputSchema as Tool['inputSchema'],
   outputSchema: tool.outputSchema as Tool['outputSchema'],
   annotations: tool.annotations,
+  // Hosts without MCP Apps ignore _meta: their listing and every result stay as they were.
+  ...(tool.view === undefined ? {} : { _meta: { ui: { resourceUri: tool.view.uri } } }),
 });
 
 /** `signal`: aborted when the HTTP request's connection closes before its answer. */
 export function createMcpServer(deps: McpDeps, principal: Principal, signal?: AbortSignal): Server {
   const permitted = tools.filter((tool) => tool.scopes.every((s) => principal.scopes.includes(s)));
+  const views = [...new Set(permitted.flatMap((tool) => (tool.view === undefined ? [] : [tool.view])))];
   const server = new Server(
     { name: 'calendar-access-service', version: deps.version },
-    { capabilities: { tools: { listChanged: false } }, instructions },
+    {
+      capabilities: {
+        tools: { listChanged: false },
+        resources: { listChanged: false },
+        extensions: { [EXTENSION_ID]: {} },
+      },
+      instructions,
+    },
   );
   server.setRequestHandler('tools/list', async () => ({ tools: permitted.map(listing) }));
+  server.setRequestHandler('resources/list', async () => ({ resources: views.map(listedView) }));
+  server.setRequestHandler('resources/read', async (request) => readView(views, request.params.uri));
+  // Part of the resources capability, which clients may ask for; the views have no templates.
+  server.setRequestHandler('resources/templates/list', async () => ({ resourceTemplates: [] }));
   server.setRequestHandler('tools/call', async (request, ctx) => {
     const tool = permitted.find((t) => t.name === request.params.name);
     // Unknown and not-permitted tools alike: the list is the contract.

@@ -8,6 +8,7 @@ import type { CalendarDeps } from '../calendars/calendarDeps.ts';
 import type { Principal } from '../policy/principal.ts';
 import type { Scope } from '../policy/workspacePolicy.ts';
 import type { Confirm } from './confirmation.ts';
+import type { View } from './views/views.ts';
 
 export type JsonSchema = Record<string, unknown>;
 
@@ -42,6 +43,8 @@ export interface ToolDefinition {
     idempotentHint?: boolean;
     openWorldHint: boolean;
   };
+  /** The MCP Apps view a host that supports Apps may show the result in (listed as `_meta.ui`). */
+  view?: View;
   // biome-ignore lint/suspicious/noExplicitAny: each tool narrows its own input, which inputSchema has checked.
   run(input: any, context: ToolContext): Promise<ToolOutcome>;
 }

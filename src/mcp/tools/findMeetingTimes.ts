@@ -15,6 +15,7 @@ import {
 } from '../../domain/meetingTimes.ts';
 import { closedObject } from '../../lib/jsonSchema.ts';
 import type { ToolDefinition } from '../tool.ts';
+import { freeTimesView } from '../views/views.ts';
 import { attendeesSchema, parseAttendees } from './attendeeArguments.ts';
 import {
   type ReadArguments,
@@ -115,6 +116,7 @@ export const findMeetingTimes: ToolDefinition = {
     ['ok', 'slots', 'truncated'],
   ),
   annotations: { readOnlyHint: true, openWorldHint: true },
+  view: freeTimesView,
 
   async run(args: MeetingArguments, { principal, calendars, signal }) {
     const request = toReadRequest(args);

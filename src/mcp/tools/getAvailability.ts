@@ -5,6 +5,7 @@ import { busyIntervals } from '../../domain/availability.ts';
 import { showInstant } from '../../domain/eventTiming.ts';
 import { closedObject } from '../../lib/jsonSchema.ts';
 import type { ToolDefinition } from '../tool.ts';
+import { freeTimesView } from '../views/views.ts';
 import {
   attendeesAnswer,
   attendeesAnswerSchema,
@@ -49,6 +50,7 @@ export const getAvailability: ToolDefinition = {
     ['ok', 'busy', 'truncated'],
   ),
   annotations: { readOnlyHint: true, openWorldHint: true },
+  view: freeTimesView,
 
   async run(args: ReadArguments & { attendees?: string[] }, { principal, calendars, signal }) {
     const request = toReadRequest(args);

@@ -4,6 +4,7 @@ import { readEvents } from '../../calendars/reads/readEvents.ts';
 import { eventSchema } from '../../domain/eventSchema.ts';
 import { closedObject } from '../../lib/jsonSchema.ts';
 import type { ToolDefinition } from '../tool.ts';
+import { agendaView } from '../views/views.ts';
 import {
   type ReadArguments,
   readArgumentSchemas,
@@ -59,6 +60,7 @@ export const listEvents: ToolDefinition = {
     ['ok', 'termine', 'truncated'],
   ),
   annotations: { readOnlyHint: true, openWorldHint: true },
+  view: agendaView,
 
   async run(args: ListArguments, { principal, calendars, secretKey, signal }) {
     const request = toReadRequest(args);

@@ -5,6 +5,7 @@ import { fieldsSearchedAt, queryWords, type SearchableField, searchableFields } 
 import { invalidField } from '../../errors.ts';
 import { closedObject } from '../../lib/jsonSchema.ts';
 import type { ToolDefinition } from '../tool.ts';
+import { agendaView } from '../views/views.ts';
 import {
   type ReadArguments,
   readArgumentSchemas,
@@ -65,6 +66,7 @@ export const searchEvents: ToolDefinition = {
     ['ok', 'termine', 'matched', 'truncated', 'searchedFields'],
   ),
   annotations: { readOnlyHint: true, openWorldHint: true },
+  view: agendaView,
 
   async run(args: SearchArguments, { principal, calendars, signal }) {
     const words = queryWords(args.query);

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { sql } from 'kysely';
 import { type DatabaseHandle, openDatabase } from '../../src/store/database.ts';
-import { readerThreads, readOffLoop } from '../../src/store/sqliteReaders.ts';
+import { readerThreads, readOffLoop, sqliteReaders } from '../../src/store/sqliteReaders.ts';
 
 /** A read that keeps SQLite busy for a while: ~2 million rows counted. */
 const longRead = sql<{
@@ -114,6 +114,16 @@ describe('SQLite reader threads', () => {
       assert.deepEqual({ ...rows[0] }, { seven: 7 });
     } finally {
       await memory.close();
+    }
+  });
+
+  it('a thread that dies fails the reads it held, never leaves them waiting; the next read starts another', async () => {
+    const readers = sqliteReaders(join(dir, 'missing', 'none.sqlite'), 1);
+    try {
+      await assert.rejects(readers.run('select 1', []), /unable to open/);
+      await assert.rejects(readers.run('select 1', []), /unable to open/);
+    } finally {
+      await readers.close();
     }
   });
 

@@ -74,7 +74,7 @@ export const configVariables = {
     doc: 'where the embedded database and, outside production, the generated key live',
   },
   SQLITE_READ_THREADS: {
-    default: '2',
+    default: '1',
     read: wholeNumber(0, 16),
     doc: 'embedded database: threads that run the heavy reads (windows, searches, busy time) beside the request thread; 0 runs them on it',
   },

@@ -34,7 +34,11 @@ export function sqliteReaders(path: string, count: number): SqliteReaders {
   let closed = false;
 
   function start(slot: number): Reader {
-    const worker = new Worker(new URL('./sqliteReaderThread.ts', import.meta.url), { workerData: { path } });
+    const worker = new Worker(new URL('./sqliteReaderThread.ts', import.meta.url), {
+      workerData: { path },
+      // A reader holds one answer at a time, a page or a window's places: a bounded heap.
+      resourceLimits: { maxOldGenerationSizeMb: 64 },
+    });
     // A reader with nothing to do never keeps the process alive.
     worker.unref();
     const reader: Reader = { worker, waiting: new Map() };

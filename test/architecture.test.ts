@@ -38,6 +38,7 @@ const allowed: Record<string, string[]> = {
   'cli/': ['auth/', 'providers/', 'mail/', ...surface],
   'cli.ts': ['cli/'],
   'main.ts': ['*'],
+  'start.ts': ['main.ts', 'people/', 'lib/', 'config.ts'],
 };
 
 function sourceFiles(dir: string): string[] {

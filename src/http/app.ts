@@ -2,7 +2,7 @@
 import cookie from '@fastify/cookie';
 import formbody from '@fastify/formbody';
 import rateLimit from '@fastify/rate-limit';
-import Fastify, { type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import helmet from 'helmet';
 import { registerAuthorizationRoutes } from '../auth/routes.ts';
 import type { Authorization } from '../auth/setup.ts';
@@ -16,17 +16,10 @@ import { registerPages } from '../web/pages/index.ts';
 import { registerVisitor } from '../web/visitor.ts';
 import { registerErrorHandling } from './errorHandling.ts';
 import { type PushHooks, registerHooks } from './hooks.ts';
-import { loggerOptions, requestIdOptions } from './logging.ts';
+import { requestIdOptions } from './logging.ts';
 import { registerMetricsEndpoint } from './metricsEndpoint.ts';
 import { registerOps } from './ops.ts';
 import { registerRequestMetrics } from './requestMetrics.ts';
-
-export interface BuildOptions {
-  /** Pass false to silence request logs (tests). */
-  logger?: boolean;
-  /** Where log lines go; standard output by default. */
-  logStream?: { write(line: string): void };
-}
 
 /** What the surfaces share besides the context. */
 export interface AppParts {
@@ -41,17 +34,12 @@ export interface AppParts {
 export async function buildApp(
   ctx: AppContext,
   parts: AppParts,
-  options: BuildOptions = {},
+  /** The logger main.ts built (logging.ts#createLogger); none: nothing is logged (tests, the bench). */
+  log: FastifyBaseLogger | undefined,
 ): Promise<FastifyInstance> {
   const { auth, calendars, version } = parts;
   const app = Fastify({
-    logger:
-      options.logger === false
-        ? false
-        : {
-            ...loggerOptions(ctx.config.logLevel),
-            ...(options.logStream ? { stream: options.logStream } : {}),
-          },
+    ...(log === undefined ? { logger: false } : { loggerInstance: log }),
     ...requestIdOptions,
     trustProxy: ctx.config.trustProxy,
     bodyLimit: 1024 * 1024,

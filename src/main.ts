@@ -14,7 +14,9 @@ import {
   type RequestCounter,
   withFallback,
 } from './auth/grantBudget.ts';
+import { endGrants } from './auth/grants.ts';
 import { type Authorization, startAuthorization } from './auth/setup.ts';
+import { clientRegistry } from './auth/workspaceClients.ts';
 import type { CalendarDeps } from './calendars/calendarDeps.ts';
 import { createEventIds } from './calendars/eventIds.ts';
 import type { Config } from './config.ts';
@@ -26,6 +28,7 @@ import { epochMs, systemClock } from './lib/clock.ts';
 import { createSecretBox } from './lib/encryption.ts';
 import { createMetrics } from './lib/metrics.ts';
 import { loadOrCreateKeyFile } from './lib/secretKeyFile.ts';
+import type { AdministrationDeps } from './people/administrationPorts.ts';
 import { createCalendarAdapters } from './providers/adapters.ts';
 import { copiesSummary } from './store/calendarCopies.ts';
 import {
@@ -120,6 +123,16 @@ export async function assemble(given: AppContext, options: AssembleOptions = {})
     createGrantBudget(counter, ctx.clock, ctx.config.grantRequestsPerMinute),
   );
   const notices = listenToOtherInstances(ctx, auth, log);
+  const administration: AdministrationDeps = {
+    db: ctx.db,
+    clock: ctx.clock,
+    linkBase: () => ctx.config.baseUrl,
+    mailer: ctx.mailer,
+    onMailFailure: (failure) => log?.warn({ mail: failure }, 'invitation e-mail not sent'),
+    endGrants: (grantIds) => endGrants(auth.grants, grantIds),
+    forgetGrants: auth.grants.forget,
+    clients: clientRegistry(auth.grants.provider),
+  };
   const account = { db: ctx.db, clock: ctx.clock, box: ctx.box, providers: ctx.providers };
   // Providers notify only https addresses.
   const pushAddress =
@@ -177,6 +190,7 @@ export async function assemble(given: AppContext, options: AssembleOptions = {})
     {
       auth,
       calendars,
+      administration,
       version: serviceVersion,
       ...(upkeep && push ? { push: { notices: push, upkeep } } : {}),
     },

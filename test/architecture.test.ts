@@ -26,7 +26,7 @@ const allowed: Record<string, string[]> = {
   'store/': ['policy/', ...core, 'config.ts'],
   'providers/': [...core, 'config.ts'],
   'mail/': ['lib/', 'errors.ts', 'config.ts'],
-  'people/': services,
+  'people/': ['mail/', ...services],
   'calendars/': ['providers/', ...services],
   'sync/': ['calendars/', 'providers/', ...services],
   'context.ts': ['providers/', 'mail/', ...services],

@@ -10,6 +10,7 @@ import type { CalendarDeps } from '../calendars/calendarDeps.ts';
 import type { AppContext } from '../context.ts';
 import { AppError } from '../errors.ts';
 import { registerMcpRoutes } from '../mcp/routes.ts';
+import type { AdministrationDeps } from '../people/administrationPorts.ts';
 import { registerRestRoutes } from '../rest/routes.ts';
 import { registerPageInputCheck } from '../web/pageInput.ts';
 import { registerPages } from '../web/pages/index.ts';
@@ -25,6 +26,8 @@ import { registerRequestMetrics } from './requestMetrics.ts';
 export interface AppParts {
   auth: Authorization;
   calendars: CalendarDeps;
+  /** Workspace administration with its ports (mailer, the ends of grants, the client registry). */
+  administration: AdministrationDeps;
   /** The service's version, shown to MCP clients in the server info. */
   version: string;
   /** Change notifications from the providers (absent when push is off: no https address). */
@@ -83,7 +86,7 @@ export async function buildApp(
   registerAuthorizationRoutes(app, auth.server, ctx.config.clientRegistrationsPerMinute);
   registerRestRoutes(app, ctx, auth, calendars);
   await registerMcpRoutes(app, ctx, auth, calendars, version);
-  registerPages(app, ctx, auth, calendars.copies);
+  registerPages(app, ctx, auth, parts.administration, calendars.copies);
   if (parts.push !== undefined) await registerHooks(app, parts.push);
   return app;
 }

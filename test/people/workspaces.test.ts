@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { AppError } from '../../src/errors.ts';
 import { acceptInvitation, findInvitation } from '../../src/people/onboarding.ts';
-import { updatePolicy } from '../../src/people/policyChanges.ts';
+import { blockClient, updatePolicy } from '../../src/people/policyChanges.ts';
 import { workspaceOverview } from '../../src/people/workspaceOverview.ts';
 import {
   addMember,
@@ -13,6 +13,7 @@ import {
   withdrawInvitation,
 } from '../../src/people/workspaces.ts';
 import { defaultPolicy, parsePolicy } from '../../src/policy/workspacePolicy.ts';
+import { insertGrant, liveGrantIds } from '../../src/store/accessGrants.ts';
 import { auditOf } from '../../src/store/audit.ts';
 import type { DatabaseHandle } from '../../src/store/database.ts';
 import { findPolicy, roleOf } from '../../src/store/workspaces.ts';
@@ -292,6 +293,37 @@ for (const engine of await enginesUnderTest()) {
       const token = result.kind === 'invited' ? tokenOf(result.link) : '';
       clock.advance({ hours: 7 * 24 });
       await rejectsWith(findInvitation(handle.db, clock, token), 'not_found');
+    });
+
+    it("blocks an app through the policy's rules, ending its grants there; a saved policy has the others looked up again", async () => {
+      const grant = (id: string, clientId: string) =>
+        insertGrant(handle.db, {
+          id,
+          userId: ids.ownerB!,
+          workspaceId: teamB,
+          clientId,
+          clientName: clientId,
+          scopes: ['calendar:read'],
+          privateDetails: false,
+          calendars: [],
+          createdAt: 0,
+        });
+      await grant('grt_blocked', 'app-1');
+      await grant('grt_other', 'app-2');
+      await rejectsWith(blockClient(service, teamB, 'not an id', as('ownerB')), 'invalid_request');
+      assert.deepEqual((await findPolicy(handle.db, teamB))?.blockedClients, []);
+      assert.equal(await blockClient(service, teamB, 'app-1', as('ownerB')), 1);
+      assert.deepEqual((await findPolicy(handle.db, teamB))?.blockedClients, ['app-1']);
+      assert.ok(service.ended.includes('grt_blocked'));
+      assert.deepEqual(await liveGrantIds(handle.db, { workspaceId: teamB }), ['grt_other']);
+      assert.deepEqual((await auditOf(handle.db, teamB))[0]?.detail, {
+        client: 'app-1',
+        clientName: 'app-1',
+        grantsEnded: 1,
+      });
+      const forgotten = service.forgotten.length;
+      await updatePolicy(service, teamB, { ...defaultPolicy, allowedClients: '' }, as('ownerB'));
+      assert.deepEqual(service.forgotten.slice(forgotten), ['grt_other']);
     });
   });
 }

@@ -49,7 +49,7 @@ export async function service(providers: AppContext['providers'], options: Servi
     metrics: createMetrics(),
     ping: () => ping(handle),
   };
-  const { app, sync } = await assemble(ctx, { logger: false });
+  const { app, sync } = await assemble(ctx);
   const url = await app.listen({ host: '127.0.0.1', port: 0 });
   return {
     ctx,

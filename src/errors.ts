@@ -106,9 +106,62 @@ export const errorCatalogue = {
 
 export type ErrorCode = keyof typeof errorCatalogue;
 
+/**
+ * The second level of a code: `details.reason` names which case of it an error is. Clients read
+ * it and so does the services' own control flow (`writes/settle.ts`: no blind retry of a write),
+ * so it is one closed list: a reason not declared here fails typecheck.
+ */
+export const reasonCatalogue = {
+  timeout: 'The provider, or a sync, did not finish within its deadline.',
+  network: 'The provider could not be reached (name lookup or connection failed).',
+  cut_off: 'The answer broke off before its end.',
+  too_large: 'The answer, or the sync, is larger than this service reads.',
+  rate_limited: "The provider's rate or usage limit was reached: a definite refusal, nothing was changed.",
+  server_error: 'The provider answered with a server error.',
+  bad_request: 'The provider refused the request as not valid.',
+  bad_response: 'The provider answered success with something its API does not describe.',
+  unreadable: 'The provider sent an answer or an event this service cannot read.',
+  unexpected_answer: 'The server answered with a status its protocol does not lead one to expect.',
+  other_origin: 'The server pointed to another origin, where the credentials are never sent.',
+  private_address: 'The address is private or local, which this service does not contact.',
+  not_calendar_data: 'The feed is not iCalendar data.',
+  too_many_redirects: 'The feed redirected too many times.',
+  missing: 'The provider has no such item.',
+  gone: 'The provider deleted the item, or forgot a sync position.',
+  occurrence: 'The series has no occurrence at that time.',
+  forbidden: 'The provider denied the account access to the item.',
+  read_only: 'The provider does not let the account change the calendar.',
+  conflict: 'The provider reports a conflicting change.',
+  sync_state_lost: 'The provider lost its place in the listing.',
+  lease_lost: "Another instance took over the calendar's sync.",
+  scope: "The account's grant at the provider no longer holds calendar access.",
+  grant_refused: 'The provider refused the account grant (`error` names its code).',
+  no_refresh_token: 'The provider granted no offline access.',
+  scope_not_granted: 'The person did not grant calendar access at the provider.',
+  token_rejected: 'The provider rejected an access token it had just issued.',
+  oauth_error: "The provider's sign-in failed otherwise (`error` names its code).",
+  version: 'The event changed since it was read.',
+  exists: 'The provider already has an event with this id.',
+  changed_since_read:
+    'Fields changed since the client read them (`fields` names them, `current` shows them).',
+  idempotency_key_reused: 'The idempotency key was used for a different event.',
+  unexpected: 'The write failed in a way the provider did not describe.',
+  day_not_in_every_month: 'The repeating event starts on a day some months lack.',
+  series_date_change: 'Moving a series to another day needs its rule restated.',
+} as const satisfies Record<string, string>;
+
+export type ErrorReason = keyof typeof reasonCatalogue;
+
+/** What an error carries beyond its code: `reason` from the catalogue, other members free. */
+export type ErrorDetails = { reason?: ErrorReason } & Record<string, unknown>;
+
+/** The error's reason, when it is an AppError that gives one. */
+export const reasonOf = (error: unknown): ErrorReason | undefined =>
+  error instanceof AppError ? error.details?.reason : undefined;
+
 export interface AppErrorOptions {
   /** Extra, non-secret members for the wire body (e.g. `field`, `retryAfter`). */
-  details?: Record<string, unknown>;
+  details?: ErrorDetails;
   cause?: unknown;
   /** Seconds; surfaces turn it into a `Retry-After` header. */
   retryAfter?: number;
@@ -119,7 +172,7 @@ export interface AppErrorOptions {
 export class AppError extends Error {
   readonly code: ErrorCode;
   readonly status: number;
-  readonly details: Record<string, unknown> | undefined;
+  readonly details: ErrorDetails | undefined;
   readonly retryAfter: number | undefined;
   readonly challenge: string | undefined;
 

@@ -1,7 +1,8 @@
 /**
- * Composition root: configuration → secret key → database → calendar adapters → authorization →
- * application → server. `assemble` is the one place the parts are put together; the tests and
- * benchmarks use it too, so what they run is what `npm start` runs.
+ * Composition root: logger → secret key → database → calendar adapters → authorization →
+ * application. `assemble` is the one place the parts are put together; the tests and benchmarks
+ * use it too, so what they run is what `npm start` runs. The process around it (signals, the
+ * sweeper, listening, the first-run link) is start.ts's.
  */
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
@@ -13,24 +14,30 @@ import {
   type RequestCounter,
   withFallback,
 } from './auth/grantBudget.ts';
+import { endGrants } from './auth/grants.ts';
 import { type Authorization, startAuthorization } from './auth/setup.ts';
+import { clientRegistry } from './auth/workspaceClients.ts';
 import type { CalendarDeps } from './calendars/calendarDeps.ts';
 import { createEventIds } from './calendars/eventIds.ts';
-import { type Config, ConfigError, loadConfig, withPort } from './config.ts';
+import type { Config } from './config.ts';
 import type { AppContext } from './context.ts';
-import { type BuildOptions, buildApp } from './http/app.ts';
+import { buildApp } from './http/app.ts';
+import { createLogger } from './http/logging.ts';
 import { buildMetricsServer } from './http/metricsEndpoint.ts';
 import { epochMs, systemClock } from './lib/clock.ts';
 import { createSecretBox } from './lib/encryption.ts';
-import { watchEventLoopStalls } from './lib/eventLoopStalls.ts';
-import { freePort } from './lib/freePort.ts';
 import { createMetrics } from './lib/metrics.ts';
 import { loadOrCreateKeyFile } from './lib/secretKeyFile.ts';
-import { sweep, sweepIntervalMs } from './people/housekeeping.ts';
-import { issueFirstRunToken } from './people/onboarding.ts';
+import type { AdministrationDeps } from './people/administrationPorts.ts';
 import { createCalendarAdapters } from './providers/adapters.ts';
 import { copiesSummary } from './store/calendarCopies.ts';
-import { engineOf, migrateToLatest, openConfiguredDatabase, ping } from './store/database.ts';
+import {
+  type DatabaseHandle,
+  engineOf,
+  migrateToLatest,
+  openConfiguredDatabase,
+  ping,
+} from './store/database.ts';
 import { countGrantRequest } from './store/grantBudgetWindows.ts';
 import { listenForNotices, type NoticeListener, noticeChannels } from './store/notices.ts';
 import { readerThreads } from './store/sqliteReaders.ts';
@@ -40,14 +47,15 @@ import { createPushNotices } from './sync/pushNotices.ts';
 import { createSyncService, type SyncService } from './sync/syncService.ts';
 import { sitePages } from './web/sitePages.ts';
 
-const exitConfigError = 78; // EX_CONFIG
-/** Closing waits for requests in flight and a running sync; past this, the process exits regardless. */
-const shutdownBoundMs = 10_000;
-
 /** The service's version, as package.json says; MCP clients see it in the server info. */
 const serviceVersion = (
   JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }
 ).version;
+
+export interface AssembleOptions {
+  /** The logger, built before anything that logs; none: nothing is logged (tests, the bench). */
+  log?: FastifyBaseLogger;
+}
 
 export interface Assembled {
   app: FastifyInstance;
@@ -79,25 +87,21 @@ function grantCounter(
  * with `SMTP_URL`, the mailer. The SMTP and Redis clients are loaded only when configured, as
  * the PostgreSQL driver is (store/pgDriver.ts): a service that does not use them does not hold them.
  */
-export async function assemble(given: AppContext, options: BuildOptions = {}): Promise<Assembled> {
+export async function assemble(given: AppContext, options: AssembleOptions = {}): Promise<Assembled> {
+  const { log } = options;
   const mail = given.config.mail;
   const mailer =
     given.mailer ??
     (mail === undefined ? undefined : (await import('./mail/smtpMailer.ts')).createSmtpMailer(mail));
   const withMail: AppContext = mailer === undefined ? given : { ...given, mailer };
-  let log: FastifyBaseLogger | undefined;
-  const redisFailed = (error: unknown) => log?.warn({ err: error }, 'Redis connection failed');
-  // Told before the logger exists (a first attempt that failed): logged once it does.
-  let earlyRedisError: unknown;
   const redisUrl = given.config.redisUrl;
   const redis =
     redisUrl === undefined
       ? undefined
       : await import('./auth/redisCounter.ts').then(({ connectRedis, redisCounter }) => {
-          const connection = connectRedis(redisUrl, (error) => {
-            if (log === undefined) earlyRedisError = error;
-            else redisFailed(error);
-          });
+          const connection = connectRedis(redisUrl, (error) =>
+            log?.warn({ err: error }, 'Redis connection failed'),
+          );
           return { ...connection, counter: redisCounter(connection.client, 'calendar-access:') };
         });
   // The first requests are counted in Redis too, unless it does not answer at once.
@@ -119,7 +123,17 @@ export async function assemble(given: AppContext, options: BuildOptions = {}): P
     sitePages(ctx),
     createGrantBudget(counter, ctx.clock, ctx.config.grantRequestsPerMinute),
   );
-  const notices = listenToOtherInstances(ctx, auth, () => log);
+  const notices = listenToOtherInstances(ctx, auth, log);
+  const administration: AdministrationDeps = {
+    db: ctx.db,
+    clock: ctx.clock,
+    linkBase: () => ctx.config.baseUrl,
+    mailer: ctx.mailer,
+    onMailFailure: (failure) => log?.warn({ mail: failure }, 'invitation e-mail not sent'),
+    endGrants: (grantIds) => endGrants(auth.grants, grantIds),
+    forgetGrants: auth.grants.forget,
+    clients: clientRegistry(auth.grants.provider),
+  };
   const account = { db: ctx.db, clock: ctx.clock, box: ctx.box, providers: ctx.providers };
   // Providers notify only https addresses.
   const pushAddress =
@@ -178,13 +192,12 @@ export async function assemble(given: AppContext, options: BuildOptions = {}): P
     {
       auth,
       calendars,
+      administration,
       version: serviceVersion,
       ...(upkeep && push ? { push: { notices: push, upkeep } } : {}),
     },
-    options,
+    log,
   );
-  log = app.log;
-  if (earlyRedisError !== undefined) redisFailed(earlyRedisError);
   ctx.metrics.readCopyHealth(async () => {
     const { copies, failing, oldestSyncedAt } = await copiesSummary(ctx.db);
     const ageMs = oldestSyncedAt === null ? 0 : Math.max(0, epochMs(ctx.clock) - oldestSyncedAt);
@@ -209,13 +222,11 @@ export async function assemble(given: AppContext, options: BuildOptions = {}): P
 function listenToOtherInstances(
   ctx: AppContext,
   auth: Authorization,
-  log: () => FastifyBaseLogger | undefined,
+  log: FastifyBaseLogger | undefined,
 ): NoticeListener | undefined {
   if (engineOf(ctx.db) !== 'postgres' || ctx.config.databaseUrl === undefined) return undefined;
   const reloadKeys = () =>
-    void auth
-      .reloadKeys()
-      .catch((error: unknown) => log()?.error({ err: error }, 'signing keys not reloaded'));
+    void auth.reloadKeys().catch((error: unknown) => log?.error({ err: error }, 'signing keys not reloaded'));
   return listenForNotices(ctx.config.databaseUrl, {
     onNotice(channel, payload) {
       if (channel === noticeChannels.grantEnded) auth.verifier.forget(payload);
@@ -225,101 +236,41 @@ function listenToOtherInstances(
       auth.verifier.forgetAll();
       reloadKeys();
     },
-    onError: (error) =>
-      log()?.warn({ err: error }, 'notices from other instances not received; reconnecting'),
+    onError: (error) => log?.warn({ err: error }, 'notices from other instances not received; reconnecting'),
   });
 }
 
-async function start(loaded: Config): Promise<void> {
-  // PORT=0: the port is chosen now, so the links, the issuer and the set-up link name the real one.
-  const config = loaded.port === 0 ? withPort(loaded, await freePort(loaded.host)) : loaded;
+/** The service a process runs: the application, its database and its logger. */
+export interface Service extends Assembled {
+  database: DatabaseHandle;
+  log: FastifyBaseLogger;
+}
+
+/**
+ * The service on its configuration: the logger first, then the secret key, the database
+ * (migrated), the calendar adapters and the application.
+ */
+export async function compose(config: Config): Promise<Service> {
+  const log = createLogger(config.logLevel);
   const secretKey = config.secretKey ?? loadOrCreateKeyFile(config.dataDir);
-  let log: FastifyBaseLogger | undefined;
   // Told while the service runs; before (migrating), a lost connection fails the start itself.
   const database = openConfiguredDatabase(config, (error) =>
-    log?.warn({ err: error }, 'database connection lost'),
+    log.warn({ err: error }, 'database connection lost'),
   );
   await migrateToLatest(database);
   const metrics = createMetrics();
-  const { app, sync, metricsServer } = await assemble({
-    config,
-    db: database.db,
-    clock: systemClock,
-    secretKey,
-    box: createSecretBox(secretKey),
-    ...createCalendarAdapters(config, systemClock, {}, metrics.providerCall),
-    metrics,
-    ping: () => ping(database),
-  });
-  log = app.log;
-  const stopStallWatch = watchEventLoopStalls((delayMs) =>
-    app.log.warn({ delayMs: Math.round(delayMs) }, 'event loop stalled'),
+  const assembled = await assemble(
+    {
+      config,
+      db: database.db,
+      clock: systemClock,
+      secretKey,
+      box: createSecretBox(secretKey),
+      ...createCalendarAdapters(config, systemClock, {}, metrics.providerCall),
+      metrics,
+      ping: () => ping(database),
+    },
+    { log },
   );
-
-  const sweeper = setInterval(() => {
-    sweep(database.db, systemClock).catch((error: unknown) =>
-      app.log.error({ err: error }, 'housekeeping failed'),
-    );
-  }, sweepIntervalMs);
-  sweeper.unref();
-
-  const shutdown = async (signal: string) => {
-    app.log.info({ signal }, 'shutting down');
-    setTimeout(() => {
-      app.log.error({ signal, boundMs: shutdownBoundMs }, 'shutdown took too long: exiting now');
-      process.exit(1);
-    }, shutdownBoundMs).unref();
-    clearInterval(sweeper);
-    stopStallWatch();
-    try {
-      await app.close();
-      await database.close();
-    } catch (error) {
-      app.log.error({ err: error }, 'shutdown failed');
-      process.exit(1);
-    }
-    process.exit(0);
-  };
-  process.once('SIGINT', () => void shutdown('SIGINT'));
-  process.once('SIGTERM', () => void shutdown('SIGTERM'));
-
-  await app.listen({ host: config.host, port: config.port });
-  const metricsAt =
-    metricsServer !== undefined && config.metrics.listen !== undefined
-      ? `, metrics at ${await metricsServer.listen(config.metrics.listen)}/metrics`
-      : '';
-  sync.start(config.sync.roundSeconds * 1000);
-  const storage = database.engine === 'sqlite' ? `embedded SQLite in ${config.dataDir}` : 'PostgreSQL';
-  process.stdout.write(
-    `Calendar Access Service (${config.environment}) on ${config.baseUrl}, storage: ${storage}${metricsAt}\n`,
-  );
-
-  const token = await issueFirstRunToken(database.db, systemClock);
-  if (token !== undefined) {
-    process.stdout.write(
-      [
-        '',
-        'No one has an account yet. To create the first owner and workspace, open this',
-        'single-use link within 24 hours (a restart issues a new one):',
-        '',
-        `  ${config.baseUrl}/setup?token=${token}`,
-        '',
-        'or use the CLI: npm run cli -- user create --email you@example.com --password …',
-        '',
-      ].join('\n'),
-    );
-  }
-}
-
-if (import.meta.main) {
-  try {
-    await start(loadConfig(process.env));
-  } catch (error) {
-    if (error instanceof ConfigError) {
-      process.stderr.write(`${error.message}\n`);
-      process.exit(exitConfigError);
-    }
-    process.stderr.write(`Failed to start: ${error instanceof Error ? error.message : String(error)}\n`);
-    process.exit(1);
-  }
+  return { ...assembled, database, log };
 }

@@ -26,7 +26,7 @@ const allowed: Record<string, string[]> = {
   'store/': ['policy/', ...core, 'config.ts'],
   'providers/': [...core, 'config.ts'],
   'mail/': ['lib/', 'errors.ts', 'config.ts'],
-  'people/': services,
+  'people/': ['mail/', ...services],
   'calendars/': ['providers/', ...services],
   'sync/': ['calendars/', 'providers/', ...services],
   'context.ts': ['providers/', 'mail/', ...services],
@@ -38,6 +38,7 @@ const allowed: Record<string, string[]> = {
   'cli/': ['auth/', 'providers/', 'mail/', ...surface],
   'cli.ts': ['cli/'],
   'main.ts': ['*'],
+  'start.ts': ['main.ts', 'people/', 'lib/', 'config.ts'],
 };
 
 function sourceFiles(dir: string): string[] {

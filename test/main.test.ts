@@ -22,7 +22,7 @@ function start(env: Record<string, string>): {
   /** The first match of `pattern` in the output, as soon as it is printed; rejects if the process ends first. */
   printed: (pattern: RegExp) => Promise<RegExpExecArray>;
 } {
-  const child = spawn(process.execPath, ['src/main.ts'], {
+  const child = spawn(process.execPath, ['src/start.ts'], {
     env: { PATH: process.env.PATH, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

@@ -1,7 +1,7 @@
 /**
  * Grants as people see them: what a consent offers, recording it (the authorization server's
- * grant and ours, one id), changing its calendars later, revoking one, and an admin switching a
- * client off in a workspace.
+ * grant and ours, one id), changing its calendars later, revoking one; and ending grants, for
+ * workspace administration too (a member removed, an app blocked).
  * Revocation removes the refresh tokens and codes at once and tells the verifiers' caches (every
  * instance's); so do the changes that end a grant's access without revoking it.
  */
@@ -10,15 +10,12 @@ import type Provider from 'oidc-provider';
 import { AppError } from '../errors.ts';
 import { type Clock, epochMs } from '../lib/clock.ts';
 import { tokenHash } from '../lib/secrets.ts';
-import { type Actor, removeMember, requireAdmin } from '../people/workspaces.ts';
 import { type ConsentChoice, type ConsentOffer, checkConsent, consentOffer } from '../policy/consent.ts';
 import { clientPermitted, type Scope, type WorkspacePolicy } from '../policy/workspacePolicy.ts';
 import {
   type AccessGrant,
-  clientNameIn,
   findGrant,
   insertGrant,
-  liveGrantIds,
   markGrantsRevoked,
   replaceGrantCalendars,
 } from '../store/accessGrants.ts';
@@ -35,14 +32,7 @@ import { checkpointAfterPurge } from '../store/database.ts';
 import { deleteRecord, deleteRecordsOfGrant } from '../store/oauthRecords.ts';
 import type { Database } from '../store/schema.ts';
 import { homeWorkspaceOf } from '../store/workspaceClients.ts';
-import {
-  findPolicy,
-  findWorkspace,
-  roleOf,
-  savePolicy,
-  type Workspace,
-  workspacesOf,
-} from '../store/workspaces.ts';
+import { findPolicy, findWorkspace, roleOf, type Workspace, workspacesOf } from '../store/workspaces.ts';
 import type { Resources } from './resources.ts';
 
 type Db = Kysely<Database>;
@@ -268,7 +258,8 @@ function grantedAccounts(offer: WorkspaceOffer, calendars: ReadonlyArray<{ calen
 /** What carries a grant's access: an ended grant's go at once (access tokens are JWTs, unstored). */
 const grantTokenModels = ['AuthorizationCode', 'RefreshToken', 'AccessToken'] as const;
 
-async function endGrants(deps: GrantsDeps, grantIds: readonly string[]): Promise<void> {
+/** Ends grants: their codes and refresh tokens deleted, every instance told (also the admin's port). */
+export async function endGrants(deps: GrantsDeps, grantIds: readonly string[]): Promise<void> {
   for (const id of grantIds) {
     await deleteRecordsOfGrant(deps.db, id, grantTokenModels);
     await deleteRecord(deps.db, 'Grant', tokenHash(id));
@@ -276,30 +267,6 @@ async function endGrants(deps: GrantsDeps, grantIds: readonly string[]): Promise
   // The copies no grant reaches any more were deleted with the revocation: none left in the log.
   if (grantIds.length > 0) await checkpointAfterPurge(deps.db);
   await deps.forget(grantIds);
-}
-
-/**
- * An admin removes a member (people/workspaces.ts#removeMember: their accounts here go, their
- * grants here are revoked); the grants' tokens go too, and every instance is told.
- */
-export async function removeMemberEndingGrants(
-  deps: GrantsDeps,
-  workspaceId: string,
-  userId: string,
-  actor: Actor,
-): Promise<void> {
-  await endGrants(deps, await removeMember(deps.db, deps.clock, workspaceId, userId, actor));
-}
-
-/**
- * After a change that ends access without revoking the grant (an account removed, a workspace
- * policy changed): the grants concerned are looked up again at once.
- */
-export async function forgetGrantsOf(
-  deps: GrantsDeps,
-  filter: { userId: string; workspaceId?: string } | { workspaceId: string },
-): Promise<void> {
-  await deps.forget(await liveGrantIds(deps.db, filter));
 }
 
 /** A person revokes one of their grants. Someone else's grant is not found, like a missing one. */
@@ -319,45 +286,4 @@ export async function revokeGrant(deps: GrantsDeps, userId: string, grantId: str
     at: now,
   });
   await endGrants(deps, ended);
-}
-
-/** An admin switches a client off in a workspace: it is blocked and every grant to it ends. */
-export async function blockClient(
-  deps: GrantsDeps,
-  actorUserId: string,
-  workspaceId: string,
-  clientId: string,
-): Promise<number> {
-  const now = epochMs(deps.clock);
-  const ended = await deps.db.transaction().execute(async (trx) => {
-    await requireAdmin(trx, workspaceId, { userId: actorUserId });
-    const policy = await findPolicy(trx, workspaceId);
-    if (policy === undefined) throw new AppError('not_found', 'No such workspace.');
-    if (!policy.blockedClients.includes(clientId)) {
-      await savePolicy(
-        trx,
-        workspaceId,
-        { ...policy, blockedClients: [...policy.blockedClients, clientId] },
-        now,
-      );
-    }
-    const clientName = await clientNameIn(trx, workspaceId, clientId);
-    const ids = await markGrantsRevoked(
-      trx,
-      { workspaceId, clientId },
-      'client blocked in the workspace',
-      now,
-    );
-    await recordAudit(trx, {
-      workspaceId,
-      actorUserId,
-      action: 'client.blocked',
-      targetUserId: null,
-      detail: { client: clientId, clientName, grantsEnded: ids.length },
-      at: now,
-    });
-    return ids;
-  });
-  await endGrants(deps, ended);
-  return ended.length;
 }

@@ -10,14 +10,12 @@ import { systemClock } from '../lib/clock.ts';
 import { createSecretBox } from '../lib/encryption.ts';
 import { isId } from '../lib/ids.ts';
 import { loadOrCreateKeyFile } from '../lib/secretKeyFile.ts';
-import { sendWithin } from '../mail/delivery.ts';
-import { invitationMessage } from '../mail/messages.ts';
 import { createSmtpMailer } from '../mail/smtpMailer.ts';
 import { createUser } from '../people/accounts.ts';
 import { emailKey } from '../people/email.ts';
-import { invitationLink, passwordResetLink } from '../people/links.ts';
+import { passwordResetLink } from '../people/links.ts';
 import { issuePasswordReset } from '../people/passwordReset.ts';
-import { addMember, createWorkspace, invitationTtlMs } from '../people/workspaces.ts';
+import { addMember, createWorkspace } from '../people/workspaces.ts';
 import { createCalendarAdapters } from '../providers/adapters.ts';
 import { backupSqlite } from '../store/backup.ts';
 import {
@@ -138,8 +136,7 @@ async function runCommand(
     case 'workspace create': {
       const ownerId = await resolveUserId(handle, required(values, 'owner'));
       const workspace = await createWorkspace(
-        handle.db,
-        clock,
+        { db: handle.db, clock },
         { name: required(values, 'name'), ownerId },
         'system',
       );
@@ -147,41 +144,28 @@ async function runCommand(
       return;
     }
     case 'workspace add-member': {
+      const mailer = config.mail === undefined ? undefined : createSmtpMailer(config.mail);
       const result = await addMember(
-        handle.db,
-        clock,
+        {
+          db: handle.db,
+          clock,
+          linkBase: () => linkBase(config, io),
+          mailer,
+          onMailFailure: (failure) =>
+            io.err(
+              `The invitation e-mail could not be sent (${failure.code ?? 'failed'}${failure.responseCode ? ` ${failure.responseCode}` : ''}).`,
+            ),
+        },
         required(values, 'workspace'),
         { email: required(values, 'email'), role: required(values, 'role') },
         'system',
-      );
-      if (result.kind === 'added') {
-        io.out(result.userId);
-        return;
-      }
-      const link = invitationLink(linkBase(config, io), result.invitationToken);
-      if (config.mail !== undefined) {
-        const mailer = createSmtpMailer(config.mail);
-        const message = invitationMessage({
-          ...result,
-          to: result.email,
-          baseUrl: config.baseUrl,
-          link,
-          validForMs: invitationTtlMs,
-        });
-        const mailed = await sendWithin(mailer, message, (failure) =>
-          io.err(
-            `The invitation e-mail could not be sent (${failure.code ?? 'failed'}${failure.responseCode ? ` ${failure.responseCode}` : ''}).`,
-          ),
+      ).finally(() => mailer?.close());
+      if (result.kind === 'added') io.out(result.userId);
+      else if (result.mailed === true)
+        io.out(
+          `No account uses that address; an invitation (single use, 7 days) was e-mailed to ${result.email}.`,
         );
-        mailer.close();
-        if (mailed) {
-          io.out(
-            `No account uses that address; an invitation (single use, 7 days) was e-mailed to ${result.email}.`,
-          );
-          return;
-        }
-      }
-      io.out(`No account uses that address; invitation link (single use, 7 days): ${link}`);
+      else io.out(`No account uses that address; invitation link (single use, 7 days): ${result.link}`);
       return;
     }
     case 'account connect-caldav':

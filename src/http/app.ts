@@ -2,7 +2,7 @@
 import cookie from '@fastify/cookie';
 import formbody from '@fastify/formbody';
 import rateLimit from '@fastify/rate-limit';
-import Fastify, { type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import helmet from 'helmet';
 import { registerAuthorizationRoutes } from '../auth/routes.ts';
 import type { Authorization } from '../auth/setup.ts';
@@ -10,28 +10,24 @@ import type { CalendarDeps } from '../calendars/calendarDeps.ts';
 import type { AppContext } from '../context.ts';
 import { AppError } from '../errors.ts';
 import { registerMcpRoutes } from '../mcp/routes.ts';
+import type { AdministrationDeps } from '../people/administrationPorts.ts';
 import { registerRestRoutes } from '../rest/routes.ts';
 import { registerPageInputCheck } from '../web/pageInput.ts';
 import { registerPages } from '../web/pages/index.ts';
 import { registerVisitor } from '../web/visitor.ts';
 import { registerErrorHandling } from './errorHandling.ts';
 import { type PushHooks, registerHooks } from './hooks.ts';
-import { loggerOptions, requestIdOptions } from './logging.ts';
+import { requestIdOptions } from './logging.ts';
 import { registerMetricsEndpoint } from './metricsEndpoint.ts';
 import { registerOps } from './ops.ts';
 import { registerRequestMetrics } from './requestMetrics.ts';
-
-export interface BuildOptions {
-  /** Pass false to silence request logs (tests). */
-  logger?: boolean;
-  /** Where log lines go; standard output by default. */
-  logStream?: { write(line: string): void };
-}
 
 /** What the surfaces share besides the context. */
 export interface AppParts {
   auth: Authorization;
   calendars: CalendarDeps;
+  /** Workspace administration with its ports (mailer, the ends of grants, the client registry). */
+  administration: AdministrationDeps;
   /** The service's version, shown to MCP clients in the server info. */
   version: string;
   /** Change notifications from the providers (absent when push is off: no https address). */
@@ -41,17 +37,12 @@ export interface AppParts {
 export async function buildApp(
   ctx: AppContext,
   parts: AppParts,
-  options: BuildOptions = {},
+  /** The logger main.ts built (logging.ts#createLogger); none: nothing is logged (tests, the bench). */
+  log: FastifyBaseLogger | undefined,
 ): Promise<FastifyInstance> {
   const { auth, calendars, version } = parts;
   const app = Fastify({
-    logger:
-      options.logger === false
-        ? false
-        : {
-            ...loggerOptions(ctx.config.logLevel),
-            ...(options.logStream ? { stream: options.logStream } : {}),
-          },
+    ...(log === undefined ? { logger: false } : { loggerInstance: log }),
     ...requestIdOptions,
     trustProxy: ctx.config.trustProxy,
     bodyLimit: 1024 * 1024,
@@ -95,7 +86,7 @@ export async function buildApp(
   registerAuthorizationRoutes(app, auth.server, ctx.config.clientRegistrationsPerMinute);
   registerRestRoutes(app, ctx, auth, calendars);
   await registerMcpRoutes(app, ctx, auth, calendars, version);
-  registerPages(app, ctx, auth, calendars.copies);
+  registerPages(app, ctx, auth, parts.administration, calendars.copies);
   if (parts.push !== undefined) await registerHooks(app, parts.push);
   return app;
 }

@@ -1,6 +1,7 @@
 /** Logger options: JSON lines, request ids, and no secret ever written (headers, tokens, passwords). */
 import { randomUUID } from 'node:crypto';
 import type { FastifyRequest } from 'fastify';
+import { type Logger, pino } from 'pino';
 import type { LogLevel } from '../config.ts';
 
 // Query parameters that can carry credentials or single-use links.
@@ -26,7 +27,7 @@ export function redactUrl(url: string): string {
   return `${url.slice(0, q)}?${params.toString()}`;
 }
 
-export function loggerOptions(level: LogLevel) {
+function loggerOptions(level: LogLevel) {
   return {
     level,
     redact: {
@@ -52,6 +53,14 @@ export function loggerOptions(level: LogLevel) {
     },
   };
 }
+
+/**
+ * The service's one logger, built before anything that logs: the composition root hands it to
+ * Fastify and to what runs beside the requests (Redis, notices, syncs). JSON lines to standard
+ * output unless `stream` is given.
+ */
+export const createLogger = (level: LogLevel, stream?: { write(line: string): void }): Logger =>
+  pino(loggerOptions(level), stream);
 
 export const requestIdOptions = {
   requestIdHeader: false as const,

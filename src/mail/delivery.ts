@@ -18,11 +18,13 @@ export function mailFailure(error: unknown): { code?: string; responseCode?: num
   };
 }
 
+export type MailFailure = ReturnType<typeof mailFailure>;
+
 /** True once the server accepted the message; false on failure (handed to `onFailure`) or past `mailWaitMs`. */
 export async function sendWithin(
   mailer: Mailer,
   message: MailMessage,
-  onFailure: (failure: ReturnType<typeof mailFailure>) => void,
+  onFailure: (failure: MailFailure) => void,
 ): Promise<boolean> {
   const sent = mailer.send(message).then(
     () => true,

@@ -1,90 +1,51 @@
 /**
- * Workspace administration: creating workspaces, managing members and policy. Every change is
- * authorised against the actor's role in that very workspace and audited in the same transaction.
- * `system` is the operator at the CLI, who needs no membership.
+ * Workspace administration: creating workspaces, its members and invitations. Every change is
+ * authorised against the actor's role in that very workspace (workspaceAccess.ts) and audited
+ * in the same transaction; what follows it outside the database (an invitation e-mailed, ended
+ * grants' tokens) goes through the ports main.ts gives (administrationPorts.ts).
  */
 
-import type { Kysely } from 'kysely';
 import { AppError } from '../errors.ts';
-import { type Clock, epochMs } from '../lib/clock.ts';
+import { epochMs } from '../lib/clock.ts';
 import { newId } from '../lib/ids.ts';
 import { randomToken, tokenHash } from '../lib/secrets.ts';
 import { requiredText } from '../lib/text.ts';
-import { assertMayChangeMembership, canAdminister, parseRole, type Role } from '../policy/roles.ts';
-import {
-  defaultPolicy,
-  type PolicyInput,
-  parsePolicy,
-  type WorkspacePolicy,
-} from '../policy/workspacePolicy.ts';
+import { assertMayChangeMembership, parseRole, type Role } from '../policy/roles.ts';
+import { defaultPolicy } from '../policy/workspacePolicy.ts';
 import { liveGrantIds, markGrantsRevoked } from '../store/accessGrants.ts';
-import { auditOf, recordAudit } from '../store/audit.ts';
+import { recordAudit } from '../store/audit.ts';
 import { accountsOf, deleteAccount } from '../store/connectedAccounts.ts';
-import { reconcileCopies } from '../store/copyMembership.ts';
 import { checkpointAfterPurge } from '../store/database.ts';
-import {
-  consumeToken,
-  insertOneTimeToken,
-  type PendingInvitation,
-  pendingInvitations,
-} from '../store/oneTimeTokens.ts';
-import type { Database } from '../store/schema.ts';
+import { consumeToken, insertOneTimeToken, pendingInvitations } from '../store/oneTimeTokens.ts';
 import { findUserByEmailKey, findUserById } from '../store/users.ts';
 import {
   countOwners,
   deleteMembership,
-  findPolicy,
   findWorkspace,
   insertMembership,
   insertWorkspace,
-  listMembers,
-  lockWorkspace,
   roleOf,
-  savePolicy,
   updateMembershipRole,
   type Workspace,
 } from '../store/workspaces.ts';
+import type { AdministrationDeps } from './administrationPorts.ts';
 import { parseEmail } from './email.ts';
+import { mailInvitation } from './invitationMail.ts';
+import { invitationLink } from './links.ts';
+import { type Actor, actorId, actorRole, requireAdmin } from './workspaceAccess.ts';
 
-type Db = Kysely<Database>;
-export type Actor = { userId: string } | 'system';
+type Store = Pick<AdministrationDeps, 'db' | 'clock'>;
 
-export const invitationTtlMs = 7 * 24 * 3_600_000;
-
-const actorId = (actor: Actor): string | null => (actor === 'system' ? null : actor.userId);
-
-const notFound = () => new AppError('not_found', 'No such workspace.');
-
-/**
- * The actor's role, or not_found for non-members: outsiders cannot learn that a workspace exists.
- * Locks the workspace for the rest of the transaction, so concurrent changes are serialised.
- */
-async function actorRole(db: Db, workspaceId: string, actor: Actor): Promise<Role | undefined> {
-  if ((await lockWorkspace(db, workspaceId)) === undefined) throw notFound();
-  if (actor === 'system') return 'owner';
-  const role = await roleOf(db, workspaceId, actor.userId);
-  if (role === undefined) throw notFound();
-  return role;
-}
-
-/** The actor's role when they may administer the workspace; locks it like `actorRole`. */
-export async function requireAdmin(db: Db, workspaceId: string, actor: Actor): Promise<Role> {
-  const role = await actorRole(db, workspaceId, actor);
-  if (role === undefined || !canAdminister(role)) {
-    throw new AppError('forbidden', 'Only workspace owners and admins can do this.');
-  }
-  return role;
-}
+const invitationTtlMs = 7 * 24 * 3_600_000;
 
 export async function createWorkspace(
-  db: Db,
-  clock: Clock,
+  deps: Store,
   input: { name: unknown; ownerId: string },
   actor: Actor,
 ): Promise<Workspace> {
   const name = requiredText(input.name, 'name', 'a workspace name');
-  const now = epochMs(clock);
-  return db.transaction().execute(async (trx) => {
+  const now = epochMs(deps.clock);
+  return deps.db.transaction().execute(async (trx) => {
     if ((await findUserById(trx, input.ownerId)) === undefined)
       throw new AppError('not_found', 'No such user.');
     const workspace = { id: newId('ws'), name, createdAt: now };
@@ -102,59 +63,34 @@ export async function createWorkspace(
   });
 }
 
-export interface WorkspaceOverview {
-  workspace: Workspace;
-  role: Role;
-  members: Awaited<ReturnType<typeof listMembers>>;
-  invitations: PendingInvitation[];
-  policy: WorkspacePolicy;
-  audit: Awaited<ReturnType<typeof auditOf>>;
-}
-
-export async function workspaceOverview(
-  db: Db,
-  clock: Clock,
-  workspaceId: string,
-  actor: Actor,
-): Promise<WorkspaceOverview> {
-  const role = await requireAdmin(db, workspaceId, actor);
-  const [workspace, members, invitations, policy, audit] = await Promise.all([
-    findWorkspace(db, workspaceId),
-    listMembers(db, workspaceId),
-    pendingInvitations(db, workspaceId, epochMs(clock)),
-    findPolicy(db, workspaceId),
-    auditOf(db, workspaceId),
-  ]);
-  return { workspace: workspace!, role, members, invitations, policy: policy ?? defaultPolicy, audit };
-}
-
 export type AddMemberResult =
   | { kind: 'added'; userId: string }
   | {
       kind: 'invited';
-      invitationToken: string;
-      /** What an invitation e-mail says. */
       email: string;
-      role: Role;
-      workspaceName: string;
-      expiresAt: number;
+      /** The single-use link; whoever invited passes it on unless it was e-mailed. */
+      link: string;
+      /** Whether the invitation was e-mailed; undefined where no mail is sent. */
+      mailed: boolean | undefined;
     };
+
+type Invited = { email: string; role: Role; token: string; expiresAt: number; workspaceName: string };
 
 /**
  * Adds an existing account by e-mail, or — when there is none — creates a single-use invitation
- * link (valid 7 days) to be e-mailed or passed on; accepting it creates the account and membership.
+ * link (valid 7 days) and e-mails it where mail is sent; accepting it creates the account and
+ * membership.
  */
 export async function addMember(
-  db: Db,
-  clock: Clock,
+  deps: Pick<AdministrationDeps, 'db' | 'clock' | 'linkBase' | 'mailer' | 'onMailFailure'>,
   workspaceId: string,
   input: { email: unknown; role: unknown },
   actor: Actor,
 ): Promise<AddMemberResult> {
   const { email, key } = parseEmail(input.email);
   const role = parseRole(input.role);
-  const now = epochMs(clock);
-  return db.transaction().execute(async (trx) => {
+  const now = epochMs(deps.clock);
+  const outcome = await deps.db.transaction().execute(async (trx) => {
     assertMayChangeMembership(await actorRole(trx, workspaceId, actor), undefined, role);
     const user = await findUserByEmailKey(trx, key);
     if (user === undefined) {
@@ -182,7 +118,9 @@ export async function addMember(
         at: now,
       });
       const workspaceName = (await findWorkspace(trx, workspaceId))!.name;
-      return { kind: 'invited', invitationToken: token, email, role, workspaceName, expiresAt };
+      const inviter = actor === 'system' ? undefined : await findUserById(trx, actor.userId);
+      const invited: Invited = { email, role, token, expiresAt, workspaceName };
+      return { kind: 'invite' as const, invited, inviter };
     }
     if ((await roleOf(trx, workspaceId, user.id)) !== undefined) {
       throw new AppError('already_exists', `${user.email} is already a member of this workspace.`, {
@@ -198,8 +136,20 @@ export async function addMember(
       detail: { role },
       at: now,
     });
-    return { kind: 'added', userId: user.id };
+    return { kind: 'added' as const, userId: user.id };
   });
+  if (outcome.kind === 'added') return outcome;
+  const { invited, inviter } = outcome;
+  const baseUrl = deps.linkBase();
+  const link = invitationLink(baseUrl, invited.token);
+  const mailed = await mailInvitation(deps, {
+    ...invited,
+    inviter: inviter && `${inviter.name} (${inviter.email})`,
+    baseUrl,
+    link,
+    validForMs: invitationTtlMs,
+  });
+  return { kind: 'invited', email: invited.email, link, mailed };
 }
 
 /**
@@ -207,14 +157,13 @@ export async function addMember(
  * withdraw such an invitation; one that is no longer pending (accepted, expired) is not found.
  */
 export async function withdrawInvitation(
-  db: Db,
-  clock: Clock,
+  deps: Store,
   workspaceId: string,
   invitationHash: unknown,
   actor: Actor,
 ): Promise<void> {
-  const now = epochMs(clock);
-  await db.transaction().execute(async (trx) => {
+  const now = epochMs(deps.clock);
+  await deps.db.transaction().execute(async (trx) => {
     const actorsRole = await requireAdmin(trx, workspaceId, actor);
     const invitation = (await pendingInvitations(trx, workspaceId, now)).find(
       (i) => i.tokenHash === invitationHash,
@@ -235,14 +184,14 @@ export async function withdrawInvitation(
   });
 }
 
-async function currentRole(db: Db, workspaceId: string, userId: string): Promise<Role> {
+async function currentRole(db: Store['db'], workspaceId: string, userId: string): Promise<Role> {
   const role = await roleOf(db, workspaceId, userId);
   if (role === undefined) throw new AppError('not_found', 'No such member.');
   return role;
 }
 
 async function assertOwnerRemains(
-  db: Db,
+  db: Store['db'],
   workspaceId: string,
   from: Role,
   to: Role | undefined,
@@ -253,16 +202,15 @@ async function assertOwnerRemains(
 }
 
 export async function changeRole(
-  db: Db,
-  clock: Clock,
+  deps: Store,
   workspaceId: string,
   userId: string,
   newRole: unknown,
   actor: Actor,
 ): Promise<void> {
   const role = parseRole(newRole);
-  const now = epochMs(clock);
-  await db.transaction().execute(async (trx) => {
+  const now = epochMs(deps.clock);
+  await deps.db.transaction().execute(async (trx) => {
     const actorsRole = await requireAdmin(trx, workspaceId, actor);
     const from = await currentRole(trx, workspaceId, userId);
     assertMayChangeMembership(actorsRole, from, role);
@@ -283,18 +231,17 @@ export async function changeRole(
 /**
  * Removes a member with what they brought into this workspace, in one transaction: their grants
  * here end, and their connected accounts here go with their sealed credentials, calendars,
- * copies and push channels (their accounts in other workspaces stay). Resolves with the ended
- * grants, for the authorization side to forget.
+ * copies and push channels (their accounts in other workspaces stay). The ended grants' tokens
+ * go too, and every instance is told.
  */
 export async function removeMember(
-  db: Db,
-  clock: Clock,
+  deps: Pick<AdministrationDeps, 'db' | 'clock' | 'endGrants'>,
   workspaceId: string,
   userId: string,
   actor: Actor,
-): Promise<string[]> {
-  const now = epochMs(clock);
-  const ended = await db.transaction().execute(async (trx) => {
+): Promise<void> {
+  const now = epochMs(deps.clock);
+  const ended = await deps.db.transaction().execute(async (trx) => {
     const actorsRole = await requireAdmin(trx, workspaceId, actor);
     const from = await currentRole(trx, workspaceId, userId);
     assertMayChangeMembership(actorsRole, from, undefined);
@@ -315,35 +262,6 @@ export async function removeMember(
     return grants;
   });
   // Their calendars' copies went with their accounts: no text of them stays in SQLite's log.
-  await checkpointAfterPurge(db);
-  return ended;
-}
-
-export async function updatePolicy(
-  db: Db,
-  clock: Clock,
-  workspaceId: string,
-  input: PolicyInput,
-  actor: Actor,
-): Promise<WorkspacePolicy> {
-  const policy = parsePolicy(input);
-  const now = epochMs(clock);
-  const shared = await db.transaction().execute(async (trx) => {
-    await requireAdmin(trx, workspaceId, actor);
-    const before = (await findPolicy(trx, workspaceId)) ?? defaultPolicy;
-    await savePolicy(trx, workspaceId, policy, now);
-    await recordAudit(trx, {
-      workspaceId,
-      actorUserId: actorId(actor),
-      action: 'policy.updated',
-      targetUserId: null,
-      // The policy before, so that the log can say what changed.
-      detail: { ...policy, before: { ...before } },
-      at: now,
-    });
-    return before.colleagueAvailability;
-  });
-  // Busy-only copies follow the setting at once: off, those no app reaches are deleted now.
-  if (shared !== policy.colleagueAvailability) await reconcileCopies(db, now);
-  return policy;
+  await checkpointAfterPurge(deps.db);
+  await deps.endGrants(ended);
 }

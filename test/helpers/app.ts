@@ -3,6 +3,7 @@ import { randomBytes } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import { type Config, loadConfig } from '../../src/config.ts';
 import type { AppContext } from '../../src/context.ts';
+import { createLogger } from '../../src/http/logging.ts';
 import { createSecretBox } from '../../src/lib/encryption.ts';
 import type { GuardedFetchOptions } from '../../src/lib/guardedFetch.ts';
 import { createMetrics } from '../../src/lib/metrics.ts';
@@ -94,7 +95,9 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
   };
   const { app, sync, metricsServer } = await assemble(
     ctx,
-    logLines ? { logStream: { write: (line: string) => void logLines.push(line) } } : { logger: false },
+    logLines
+      ? { log: createLogger(config.logLevel, { write: (line: string) => void logLines.push(line) }) }
+      : {},
   );
   extraRoutes?.(app);
   await app.ready();

@@ -1,5 +1,5 @@
 /**
- * The service as `npm start` runs it, in a process of its own (`node src/main.ts` on the test
+ * The service as `npm start` runs it, in a process of its own (`node src/start.ts` on the test
  * runner's Node): for tests of several instances on one database. Its JSON log lines are kept
  * parsed; everything it wrote is kept for failure messages.
  */
@@ -21,7 +21,7 @@ export interface ServiceProcess {
 const root = fileURLToPath(new URL('../..', import.meta.url));
 
 export function startService(env: Record<string, string>): ServiceProcess {
-  const child = spawn(process.execPath, ['src/main.ts'], {
+  const child = spawn(process.execPath, ['src/start.ts'], {
     cwd: root,
     env: { PATH: process.env.PATH ?? '', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -10,6 +10,7 @@ import { resolveSession, startSession } from '../../src/people/sessions.ts';
 import { addMember } from '../../src/people/workspaces.ts';
 import { insertOAuthState } from '../../src/store/connectedAccounts.ts';
 import { migrateToLatest, openDatabase } from '../../src/store/database.ts';
+import { testAdministration } from '../helpers/administration.ts';
 import { TestClock } from '../helpers/clock.ts';
 import { seedUser, seedWorkspace, testPassword } from '../helpers/seed.ts';
 
@@ -134,7 +135,7 @@ describe('housekeeping', () => {
     const link = await issueFirstRunToken(h.db, c);
     assert.equal(link, undefined, 'users exist, so no first-run link');
     const ws = await seedWorkspace(h.db, 'W', [[id, 'owner']]);
-    await addMember(h.db, c, ws, { email: 'x@example.org', role: 'member' }, 'system');
+    await addMember(testAdministration(h.db, c), ws, { email: 'x@example.org', role: 'member' }, 'system');
     const flow = {
       userId: id,
       workspaceId: ws,

@@ -3,22 +3,26 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { AppError } from '../../src/errors.ts';
 import { acceptInvitation, findInvitation } from '../../src/people/onboarding.ts';
+import { blockClient, updatePolicy } from '../../src/people/policyChanges.ts';
+import { workspaceOverview } from '../../src/people/workspaceOverview.ts';
 import {
   addMember,
   changeRole,
   createWorkspace,
   removeMember,
-  updatePolicy,
   withdrawInvitation,
-  workspaceOverview,
 } from '../../src/people/workspaces.ts';
 import { defaultPolicy, parsePolicy } from '../../src/policy/workspacePolicy.ts';
+import { insertGrant, liveGrantIds } from '../../src/store/accessGrants.ts';
 import { auditOf } from '../../src/store/audit.ts';
 import type { DatabaseHandle } from '../../src/store/database.ts';
 import { findPolicy, roleOf } from '../../src/store/workspaces.ts';
+import { testAdministration } from '../helpers/administration.ts';
 import { TestClock } from '../helpers/clock.ts';
 import { enginesUnderTest } from '../helpers/databases.ts';
 import { seedUser, seedWorkspace } from '../helpers/seed.ts';
+
+const tokenOf = (link: string) => new URL(link).searchParams.get('token') ?? '';
 
 const rejectsWith = (promise: Promise<unknown>, code: string) =>
   assert.rejects(promise, (error: unknown) => error instanceof AppError && error.code === code);
@@ -31,8 +35,11 @@ for (const engine of await enginesUnderTest()) {
     let teamA: string;
     let teamB: string;
 
+    let service: ReturnType<typeof testAdministration>;
+
     before(async () => {
       handle = await engine.open();
+      service = testAdministration(handle.db, clock);
       for (const name of ['owner', 'admin', 'member', 'outsider', 'ownerB', 'newbie', 'second']) {
         ids[name] = await seedUser(handle.db, `${name}@example.org`);
       }
@@ -48,12 +55,7 @@ for (const engine of await enginesUnderTest()) {
     const as = (name: string) => ({ userId: ids[name]! });
 
     it('creates a workspace with its owner, default policy and an audit entry', async () => {
-      const ws = await createWorkspace(
-        handle.db,
-        clock,
-        { name: ' Research ', ownerId: ids.second! },
-        'system',
-      );
+      const ws = await createWorkspace(service, { name: ' Research ', ownerId: ids.second! }, 'system');
       assert.equal(ws.name, 'Research');
       assert.equal(await roleOf(handle.db, ws.id, ids.second!), 'owner');
       assert.deepEqual((await findPolicy(handle.db, ws.id))?.allowedScopes, ['calendar:read']);
@@ -62,78 +64,74 @@ for (const engine of await enginesUnderTest()) {
         ['workspace.created'],
       );
       await rejectsWith(
-        createWorkspace(handle.db, clock, { name: '', ownerId: ids.second! }, 'system'),
+        createWorkspace(service, { name: '', ownerId: ids.second! }, 'system'),
         'invalid_request',
       );
-      await rejectsWith(
-        createWorkspace(handle.db, clock, { name: 'X', ownerId: 'usr_nope' }, 'system'),
-        'not_found',
-      );
+      await rejectsWith(createWorkspace(service, { name: 'X', ownerId: 'usr_nope' }, 'system'), 'not_found');
     });
 
     it('lets owners and admins see the workspace; members get 403, outsiders 404', async () => {
-      assert.equal((await workspaceOverview(handle.db, clock, teamA, as('admin'))).members.length, 3);
-      await rejectsWith(workspaceOverview(handle.db, clock, teamA, as('member')), 'forbidden');
-      await rejectsWith(workspaceOverview(handle.db, clock, teamA, as('outsider')), 'not_found');
-      await rejectsWith(workspaceOverview(handle.db, clock, 'ws_doesnotexist', as('outsider')), 'not_found');
+      assert.equal((await workspaceOverview(service, teamA, as('admin'))).members.length, 3);
+      await rejectsWith(workspaceOverview(service, teamA, as('member')), 'forbidden');
+      await rejectsWith(workspaceOverview(service, teamA, as('outsider')), 'not_found');
+      await rejectsWith(workspaceOverview(service, 'ws_doesnotexist', as('outsider')), 'not_found');
     });
 
     it('never lets an admin of one workspace act on another', async () => {
       await rejectsWith(
-        addMember(handle.db, clock, teamB, { email: 'admin@example.org', role: 'owner' }, as('owner')),
+        addMember(service, teamB, { email: 'admin@example.org', role: 'owner' }, as('owner')),
         'not_found',
       );
-      await rejectsWith(changeRole(handle.db, clock, teamB, ids.ownerB!, 'member', as('admin')), 'not_found');
-      await rejectsWith(removeMember(handle.db, clock, teamB, ids.ownerB!, as('owner')), 'not_found');
+      await rejectsWith(changeRole(service, teamB, ids.ownerB!, 'member', as('admin')), 'not_found');
+      await rejectsWith(removeMember(service, teamB, ids.ownerB!, as('owner')), 'not_found');
       const policy = {
         allowedScopes: ['calendar:read'],
         maxDetailLevel: 'busy',
         privateDetailsAllowed: false,
         allowedClients: '',
       };
-      await rejectsWith(updatePolicy(handle.db, clock, teamB, policy, as('admin')), 'not_found');
+      await rejectsWith(updatePolicy(service, teamB, policy, as('admin')), 'not_found');
       // …and a member id from workspace B is not reachable through workspace A.
-      await rejectsWith(changeRole(handle.db, clock, teamA, ids.ownerB!, 'member', as('owner')), 'not_found');
+      await rejectsWith(changeRole(service, teamA, ids.ownerB!, 'member', as('owner')), 'not_found');
       assert.equal(await roleOf(handle.db, teamB, ids.ownerB!), 'owner');
       assert.equal((await auditOf(handle.db, teamB)).length, 0);
     });
 
     it('keeps members out of admin actions', async () => {
       await rejectsWith(
-        addMember(handle.db, clock, teamA, { email: 'newbie@example.org', role: 'member' }, as('member')),
+        addMember(service, teamA, { email: 'newbie@example.org', role: 'member' }, as('member')),
         'forbidden',
       );
-      await rejectsWith(changeRole(handle.db, clock, teamA, ids.member!, 'admin', as('member')), 'forbidden');
-      await rejectsWith(removeMember(handle.db, clock, teamA, ids.admin!, as('member')), 'forbidden');
+      await rejectsWith(changeRole(service, teamA, ids.member!, 'admin', as('member')), 'forbidden');
+      await rejectsWith(removeMember(service, teamA, ids.admin!, as('member')), 'forbidden');
       assert.equal(await roleOf(handle.db, teamA, ids.member!), 'member');
     });
 
     it('lets admins manage members and admins, but only owners touch owners', async () => {
       await rejectsWith(
-        addMember(handle.db, clock, teamA, { email: 'newbie@example.org', role: 'owner' }, as('admin')),
+        addMember(service, teamA, { email: 'newbie@example.org', role: 'owner' }, as('admin')),
         'forbidden',
       );
-      await rejectsWith(changeRole(handle.db, clock, teamA, ids.owner!, 'admin', as('admin')), 'forbidden');
-      await rejectsWith(changeRole(handle.db, clock, teamA, ids.member!, 'owner', as('admin')), 'forbidden');
-      await rejectsWith(removeMember(handle.db, clock, teamA, ids.owner!, as('admin')), 'forbidden');
+      await rejectsWith(changeRole(service, teamA, ids.owner!, 'admin', as('admin')), 'forbidden');
+      await rejectsWith(changeRole(service, teamA, ids.member!, 'owner', as('admin')), 'forbidden');
+      await rejectsWith(removeMember(service, teamA, ids.owner!, as('admin')), 'forbidden');
       const added = await addMember(
-        handle.db,
-        clock,
+        service,
         teamA,
         { email: 'NEWBIE@example.org', role: 'member' },
         as('admin'),
       );
       assert.deepEqual(added, { kind: 'added', userId: ids.newbie });
       await rejectsWith(
-        addMember(handle.db, clock, teamA, { email: 'newbie@example.org', role: 'admin' }, as('admin')),
+        addMember(service, teamA, { email: 'newbie@example.org', role: 'admin' }, as('admin')),
         'already_exists',
       );
-      await changeRole(handle.db, clock, teamA, ids.newbie!, 'admin', as('admin'));
+      await changeRole(service, teamA, ids.newbie!, 'admin', as('admin'));
       assert.equal(await roleOf(handle.db, teamA, ids.newbie!), 'admin');
-      await removeMember(handle.db, clock, teamA, ids.newbie!, as('admin'));
+      await removeMember(service, teamA, ids.newbie!, as('admin'));
       assert.equal(await roleOf(handle.db, teamA, ids.newbie!), undefined);
       await rejectsWith(
-        addMember(handle.db, clock, teamA, { email: 'x@example.org', role: 'boss' }, as('owner')),
+        addMember(service, teamA, { email: 'x@example.org', role: 'boss' }, as('owner')),
         'invalid_request',
       );
       const actions = (await auditOf(handle.db, teamA)).map((a) => a.action);
@@ -141,10 +139,10 @@ for (const engine of await enginesUnderTest()) {
     });
 
     it('never leaves a workspace without an owner', async () => {
-      await rejectsWith(changeRole(handle.db, clock, teamA, ids.owner!, 'admin', as('owner')), 'conflict');
-      await rejectsWith(removeMember(handle.db, clock, teamA, ids.owner!, as('owner')), 'conflict');
-      await changeRole(handle.db, clock, teamA, ids.admin!, 'owner', as('owner'));
-      await changeRole(handle.db, clock, teamA, ids.owner!, 'admin', as('owner'));
+      await rejectsWith(changeRole(service, teamA, ids.owner!, 'admin', as('owner')), 'conflict');
+      await rejectsWith(removeMember(service, teamA, ids.owner!, as('owner')), 'conflict');
+      await changeRole(service, teamA, ids.admin!, 'owner', as('owner'));
+      await changeRole(service, teamA, ids.owner!, 'admin', as('owner'));
       assert.equal(await roleOf(handle.db, teamA, ids.owner!), 'admin');
       assert.equal(await roleOf(handle.db, teamA, ids.admin!), 'owner');
     });
@@ -157,8 +155,8 @@ for (const engine of await enginesUnderTest()) {
         [b, 'owner'],
       ]);
       const results = await Promise.allSettled([
-        changeRole(handle.db, clock, ws, b, 'member', { userId: a }),
-        changeRole(handle.db, clock, ws, a, 'member', { userId: b }),
+        changeRole(service, ws, b, 'member', { userId: a }),
+        changeRole(service, ws, a, 'member', { userId: b }),
       ]);
       assert.deepEqual(results.map((r) => r.status).sort(), ['fulfilled', 'rejected']);
       const roles = [await roleOf(handle.db, ws, a), await roleOf(handle.db, ws, b)].sort();
@@ -167,8 +165,7 @@ for (const engine of await enginesUnderTest()) {
 
     it('validates and saves the policy, audited', async () => {
       const policy = await updatePolicy(
-        handle.db,
-        clock,
+        service,
         teamA,
         {
           allowedScopes: ['calendar:write', 'calendar:read', 'calendar:write'],
@@ -197,13 +194,13 @@ for (const engine of await enginesUnderTest()) {
         privateDetailsAllowed: false,
         allowedClients: '',
       };
-      await rejectsWith(updatePolicy(handle.db, clock, teamA, bad, as('owner')), 'invalid_request');
+      await rejectsWith(updatePolicy(service, teamA, bad, as('owner')), 'invalid_request');
       for (const refused of [
         { ...bad, allowedScopes: [], maxDetailLevel: 'x' },
         { ...bad, allowedScopes: [], defaultDetailLevel: 'everything' },
         { ...bad, allowedScopes: [], colleagueAvailability: 'maybe' },
       ])
-        await rejectsWith(updatePolicy(handle.db, clock, teamA, refused, as('owner')), 'invalid_request');
+        await rejectsWith(updatePolicy(service, teamA, refused, as('owner')), 'invalid_request');
       assert.deepEqual(await findPolicy(handle.db, teamA), policy, 'refusals change nothing');
       assert.equal((await auditOf(handle.db, teamA))[0]?.action, 'policy.updated');
       // Colleagues' free/busy is on unless a policy says otherwise.
@@ -217,14 +214,13 @@ for (const engine of await enginesUnderTest()) {
 
     it('invites an address without an account through a single-use link', async () => {
       const result = await addMember(
-        handle.db,
-        clock,
+        service,
         teamA,
         { email: 'Fresh@Example.org', role: 'member' },
         as('owner'),
       );
       assert.equal(result.kind, 'invited');
-      const token = result.kind === 'invited' ? result.invitationToken : '';
+      const token = result.kind === 'invited' ? tokenOf(result.link) : '';
       assert.deepEqual(await findInvitation(handle.db, clock, token), {
         email: 'Fresh@Example.org',
         workspaceName: 'Team A',
@@ -251,13 +247,13 @@ for (const engine of await enginesUnderTest()) {
       const owner = as('admin');
       const admin = as('owner');
       const invite = async (email: string, role: string) => {
-        const result = await addMember(handle.db, clock, teamA, { email, role }, owner);
-        return result.kind === 'invited' ? result.invitationToken : '';
+        const result = await addMember(service, teamA, { email, role }, owner);
+        return result.kind === 'invited' ? tokenOf(result.link) : '';
       };
       const bossLink = await invite('boss@example.org', 'owner');
       const palLink = await invite('pal@example.org', 'member');
       const pending = async () =>
-        (await workspaceOverview(handle.db, clock, teamA, admin)).invitations.filter((i) =>
+        (await workspaceOverview(service, teamA, admin)).invitations.filter((i) =>
           ['boss@example.org', 'pal@example.org'].includes(i.email),
         );
       const listed = await pending();
@@ -271,36 +267,63 @@ for (const engine of await enginesUnderTest()) {
         ],
       );
 
-      await rejectsWith(
-        withdrawInvitation(handle.db, clock, teamA, pal!.tokenHash, as('member')),
-        'forbidden',
-      );
-      await rejectsWith(withdrawInvitation(handle.db, clock, teamA, boss!.tokenHash, admin), 'forbidden');
-      await rejectsWith(withdrawInvitation(handle.db, clock, 'ws_other', pal!.tokenHash, admin), 'not_found');
-      await withdrawInvitation(handle.db, clock, teamA, pal!.tokenHash, admin);
+      await rejectsWith(withdrawInvitation(service, teamA, pal!.tokenHash, as('member')), 'forbidden');
+      await rejectsWith(withdrawInvitation(service, teamA, boss!.tokenHash, admin), 'forbidden');
+      await rejectsWith(withdrawInvitation(service, 'ws_other', pal!.tokenHash, admin), 'not_found');
+      await withdrawInvitation(service, teamA, pal!.tokenHash, admin);
       await rejectsWith(findInvitation(handle.db, clock, palLink), 'not_found');
-      await rejectsWith(withdrawInvitation(handle.db, clock, teamA, pal!.tokenHash, admin), 'not_found');
+      await rejectsWith(withdrawInvitation(service, teamA, pal!.tokenHash, admin), 'not_found');
       const [entry] = await auditOf(handle.db, teamA);
       assert.equal(entry?.action, 'member.invitation_withdrawn');
       assert.deepEqual(entry?.detail, { email: 'pal@example.org', role: 'member' });
       assert.equal(entry?.actorUserId, ids.owner);
 
-      await withdrawInvitation(handle.db, clock, teamA, boss!.tokenHash, owner);
+      await withdrawInvitation(service, teamA, boss!.tokenHash, owner);
       await rejectsWith(findInvitation(handle.db, clock, bossLink), 'not_found');
       assert.deepEqual(await pending(), []);
     });
 
     it('lets invitations expire', async () => {
       const result = await addMember(
-        handle.db,
-        clock,
+        service,
         teamA,
         { email: 'late@example.org', role: 'member' },
         as('owner'),
       );
-      const token = result.kind === 'invited' ? result.invitationToken : '';
+      const token = result.kind === 'invited' ? tokenOf(result.link) : '';
       clock.advance({ hours: 7 * 24 });
       await rejectsWith(findInvitation(handle.db, clock, token), 'not_found');
+    });
+
+    it("blocks an app through the policy's rules, ending its grants there; a saved policy has the others looked up again", async () => {
+      const grant = (id: string, clientId: string) =>
+        insertGrant(handle.db, {
+          id,
+          userId: ids.ownerB!,
+          workspaceId: teamB,
+          clientId,
+          clientName: clientId,
+          scopes: ['calendar:read'],
+          privateDetails: false,
+          calendars: [],
+          createdAt: 0,
+        });
+      await grant('grt_blocked', 'app-1');
+      await grant('grt_other', 'app-2');
+      await rejectsWith(blockClient(service, teamB, 'not an id', as('ownerB')), 'invalid_request');
+      assert.deepEqual((await findPolicy(handle.db, teamB))?.blockedClients, []);
+      assert.equal(await blockClient(service, teamB, 'app-1', as('ownerB')), 1);
+      assert.deepEqual((await findPolicy(handle.db, teamB))?.blockedClients, ['app-1']);
+      assert.ok(service.ended.includes('grt_blocked'));
+      assert.deepEqual(await liveGrantIds(handle.db, { workspaceId: teamB }), ['grt_other']);
+      assert.deepEqual((await auditOf(handle.db, teamB))[0]?.detail, {
+        client: 'app-1',
+        clientName: 'app-1',
+        grantsEnded: 1,
+      });
+      const forgotten = service.forgotten.length;
+      await updatePolicy(service, teamB, { ...defaultPolicy, allowedClients: '' }, as('ownerB'));
+      assert.deepEqual(service.forgotten.slice(forgotten), ['grt_other']);
     });
   });
 }

@@ -654,7 +654,7 @@ describe('Google Calendar adapter', () => {
     google.oauth.expireAccessTokens();
     google.oauth.revokeRefreshTokens();
     const from = google.requests.length;
-    await rejects(provider.listCalendars(account), 'reconnect_required', { reason: 'invalid_grant' });
+    await rejects(provider.listCalendars(account), 'reconnect_required', { reason: 'grant_refused' });
     assert.deepEqual(
       google.requests.slice(from).map((r) => `${r.url.split('?')[0]} ${r.status}`),
       ['/calendar/v3/users/me/calendarList 401', '/token 400'],

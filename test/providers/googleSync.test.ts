@@ -372,7 +372,7 @@ describe('Google Calendar sync', () => {
     const revoked = connected();
     google.oauth.expireAccessTokens();
     google.oauth.revokeRefreshTokens();
-    await rejectsWith(drain(sync(undefined, revoked)), 'reconnect_required', { reason: 'invalid_grant' });
+    await rejectsWith(drain(sync(undefined, revoked)), 'reconnect_required', { reason: 'grant_refused' });
   });
 
   it('never sends a parameter Google forbids with syncToken (the fake would answer 400)', () => {

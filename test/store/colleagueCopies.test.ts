@@ -6,13 +6,14 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { updatePolicy } from '../../src/people/workspaces.ts';
+import { updatePolicy } from '../../src/people/policyChanges.ts';
 import { defaultPolicy } from '../../src/policy/workspacePolicy.ts';
 import { insertGrant, markGrantsRevoked } from '../../src/store/accessGrants.ts';
 import { setCountingCalendars } from '../../src/store/connectedAccounts.ts';
 import { reconcileCopies } from '../../src/store/copyMembership.ts';
 import type { DatabaseHandle } from '../../src/store/database.ts';
 import { deleteMembership, insertMembership, savePolicy } from '../../src/store/workspaces.ts';
+import { testAdministration } from '../helpers/administration.ts';
 import { TestClock } from '../helpers/clock.ts';
 import { enginesUnderTest } from '../helpers/databases.ts';
 import { seedCalendars, seedUser, seedWorkspace } from '../helpers/seed.ts';
@@ -87,7 +88,7 @@ for (const engine of await enginesUnderTest()) {
     it('drops them when the workspace turns the setting off, and makes them again when on', async () => {
       // Saved by an admin, the copies follow at once, before any round.
       const off = { ...defaultPolicy, colleagueAvailability: false, allowedClients: '' };
-      await updatePolicy(handle.db, new TestClock(), workspaceId, off, { userId: pia });
+      await updatePolicy(testAdministration(handle.db, new TestClock()), workspaceId, off, { userId: pia });
       assert.deepEqual(await copies(), { Work: 'full' });
       await savePolicy(handle.db, workspaceId, defaultPolicy, 0);
       await reconcile();

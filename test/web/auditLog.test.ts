@@ -1,9 +1,11 @@
 /** The admin page's audit log in words: who did what to whom, what a policy change changed, and when. */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { changeRole, removeMember, updatePolicy } from '../../src/people/workspaces.ts';
+import { updatePolicy } from '../../src/people/policyChanges.ts';
+import { changeRole, removeMember } from '../../src/people/workspaces.ts';
 import { type AuditEntry, auditOf, recordAudit } from '../../src/store/audit.ts';
 import { auditWhat, auditWho } from '../../src/web/pages/auditLog.ts';
+import { testAdministration } from '../helpers/administration.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { PageClient } from '../helpers/pageClient.ts';
 import { seedUser, seedWorkspace, testPassword } from '../helpers/seed.ts';
@@ -62,7 +64,8 @@ describe('audit log in words', () => {
 
   it('says what a policy change changed, who changed roles, and when, on the admin page', async () => {
     const as = { userId: owner };
-    await updatePolicy(t.ctx.db, t.clock, workspaceId, policyInput, as);
+    const admin = testAdministration(t.ctx.db, t.clock);
+    await updatePolicy(admin, workspaceId, policyInput, as);
     t.clock.advance({ minutes: 5 });
     const widerPolicy: typeof policyInput = {
       ...policyInput,
@@ -72,11 +75,11 @@ describe('audit log in words', () => {
       colleagueAvailability: 'off',
       blockedClients: 'bad-client',
     };
-    await updatePolicy(t.ctx.db, t.clock, workspaceId, widerPolicy, as);
+    await updatePolicy(admin, workspaceId, widerPolicy, as);
     // Saved again as it is: an entry that says nothing changed.
-    await updatePolicy(t.ctx.db, t.clock, workspaceId, widerPolicy, as);
-    await changeRole(t.ctx.db, t.clock, workspaceId, colleague, 'admin', as);
-    await removeMember(t.ctx.db, t.clock, workspaceId, colleague, as);
+    await updatePolicy(admin, workspaceId, widerPolicy, as);
+    await changeRole(admin, workspaceId, colleague, 'admin', as);
+    await removeMember(admin, workspaceId, colleague, as);
 
     const browser = new PageClient(t.app);
     await browser.signIn('olga@example.org', testPassword);

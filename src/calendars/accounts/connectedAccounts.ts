@@ -13,6 +13,7 @@ import { newId } from '../../lib/ids.ts';
 import { reachesSharedCalendars } from '../../providers/microsoft/oauth.ts';
 import type { AccountAccess, CalendarAddress, Credentials } from '../../providers/port.ts';
 import { type Providers, providerFor } from '../../providers/registry.ts';
+import { liveGrantIds } from '../../store/accessGrants.ts';
 import {
   type CalendarRecord,
   type ConnectedAccount,
@@ -244,8 +245,17 @@ export async function chooseCountingCalendars(
   await reconcileCopies(deps.db, now);
 }
 
-export async function removeAccount(deps: AccountDeps, userId: string, accountId: string): Promise<void> {
+/**
+ * The person removes one of their accounts. Their grants name its calendars: every instance
+ * looks them up again (`forgetGrants`, the authorization side's port).
+ */
+export async function removeAccount(
+  deps: AccountDeps & { forgetGrants(grantIds: readonly string[]): Promise<void> },
+  userId: string,
+  accountId: string,
+): Promise<void> {
   const account = await ownAccount(deps, userId, accountId);
   await deleteAccount(deps.db, account.id);
   await checkpointAfterPurge(deps.db);
+  await deps.forgetGrants(await liveGrantIds(deps.db, { userId }));
 }

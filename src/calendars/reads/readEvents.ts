@@ -17,7 +17,7 @@ import {
 } from '../../domain/occurrences.ts';
 import type { ReadRequest } from '../../domain/readRequest.ts';
 import { matchesWords } from '../../domain/search.ts';
-import { AppError, isAppError } from '../../errors.ts';
+import { AppError, type ErrorReason, isAppError } from '../../errors.ts';
 import { narrowRights } from '../../policy/eventRights.ts';
 import type { Principal } from '../../policy/principal.ts';
 import type { CalendarDeps } from '../calendarDeps.ts';
@@ -78,7 +78,7 @@ function staleReason(failureReason: string | null): ExclusionReason {
 }
 
 /** Reasons the adapters give (`details.reason`) that are passed on as they are. */
-const providerReasons = new Set<string>([
+const providerReasons = new Set<ErrorReason>([
   'too_large',
   'not_calendar_data',
   'cut_off',
@@ -90,7 +90,7 @@ const providerReasons = new Set<string>([
 export function exclusionReason(error: unknown): ExclusionReason | undefined {
   if (!isAppError(error)) return undefined;
   const reason = error.details?.reason;
-  if (typeof reason === 'string' && providerReasons.has(reason)) return reason as ExclusionReason;
+  if (reason !== undefined && providerReasons.has(reason)) return reason as ExclusionReason;
   switch (error.code) {
     case 'reconnect_required':
     case 'time_zone_required':

@@ -7,7 +7,7 @@
  */
 
 import type { ProviderCalendar } from '../../domain/providerFacts.ts';
-import { AppError, invalidField, isAppError } from '../../errors.ts';
+import { AppError, type ErrorReason, invalidField, reasonOf } from '../../errors.ts';
 import { type Clock, systemClock } from '../../lib/clock.ts';
 import { isEmailAddress } from '../../lib/email.ts';
 import { createExpansionPool, type ExpansionPool } from '../expansionPool.ts';
@@ -48,7 +48,7 @@ export interface CaldavConnection {
 }
 
 /** Failures below HTTP: a closed port, a port that speaks something else or nothing, a broken answer. */
-const unreachable = new Set(['network', 'timeout', 'cut_off']);
+const unreachable = new Set<ErrorReason>(['network', 'timeout', 'cut_off']);
 
 /**
  * Checks what a person typed when connecting a CalDAV account: discovers the calendar home and
@@ -90,8 +90,8 @@ export async function connectCaldav(
       calendars: await listCalendarsAt(session, calendarHomeUrl),
     };
   } catch (error) {
-    const reason = isAppError(error) ? error.details?.reason : undefined;
-    if (typeof reason === 'string' && unreachable.has(reason)) throw noServerAt(session, start);
+    const reason = reasonOf(error);
+    if (reason !== undefined && unreachable.has(reason)) throw noServerAt(session, start);
     throw error;
   }
 }

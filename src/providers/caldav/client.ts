@@ -57,7 +57,7 @@ async function checkHop(session: DavSession, next: URL, from: URL | undefined): 
     await assertPublicHost(next, 'CALDAV_ALLOW_PRIVATE_NETWORKS');
   } catch (error) {
     if (!(isAppError(error) && error.code === 'invalid_request')) throw error;
-    const details = { reason: 'private_address' };
+    const details = { reason: 'private_address' } as const;
     throw session.mode === 'connect'
       ? new AppError('invalid_request', error.message, { details: { field: 'serverUrl', ...details } })
       : new AppError('provider_unavailable', error.message, { details });

@@ -2,7 +2,7 @@
  * Calendar API failures as typed errors. Google signals rate limits with 403 as well as 429
  * (reasons in the `usageLimits` domain); ProviderHttp already retried 429/5xx for reads.
  */
-import { AppError } from '../../errors.ts';
+import { AppError, type ErrorReason } from '../../errors.ts';
 import { retryAfterMs } from '../providerHttp.ts';
 import { providerName } from './config.ts';
 import type { GoogleErrorBody } from './wire.ts';
@@ -19,7 +19,7 @@ export async function googleFailure(response: Response, now: Temporal.Instant): 
   const errors = body.error?.errors ?? [];
   const reasons = errors.map((error) => error.reason ?? '');
   const status = response.status;
-  const details = (reason: string) => ({ details: { reason, status, googleReason: reasons[0] } });
+  const details = (reason: ErrorReason) => ({ details: { reason, status, googleReason: reasons[0] } });
 
   if (status === 400) {
     return new AppError('invalid_request', `${providerName} rejected the request.`, details('bad_request'));

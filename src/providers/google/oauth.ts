@@ -4,7 +4,7 @@
  * again, so 400/401 from the token endpoint become `reconnect_required`.
  */
 import { createHash, randomUUID } from 'node:crypto';
-import { AppError } from '../../errors.ts';
+import { AppError, type ErrorDetails } from '../../errors.ts';
 import type { Clock } from '../../lib/clock.ts';
 import type { OAuthTokens } from '../port.ts';
 import type { ProviderHttp } from '../providerHttp.ts';
@@ -79,12 +79,12 @@ export async function exchangeGoogleCode(
     false,
   );
   if (typeof body.refresh_token !== 'string') {
-    throw reconnect('Google did not grant offline access.', 'no_refresh_token');
+    throw reconnect('Google did not grant offline access.', { reason: 'no_refresh_token' });
   }
   const scopes = typeof body.scope === 'string' ? body.scope.split(' ').filter(Boolean) : [];
   // Granular consent lets people untick the calendar; such a connection would be useless.
   if (scopes.length > 0 && !scopes.includes(calendarScope)) {
-    throw reconnect('Calendar access was not granted.', 'scope_not_granted');
+    throw reconnect('Calendar access was not granted.', { reason: 'scope_not_granted' });
   }
   return {
     tokens: tokensFrom(deps.clock, body, body.refresh_token),
@@ -130,7 +130,10 @@ async function tokenRequest(
   const body = (await response.json().catch(() => ({}))) as TokenResponse;
   if (response.status === 400 || response.status === 401) {
     const error = typeof body.error === 'string' ? body.error : 'rejected';
-    throw reconnect(`Google refused the grant (${error}); connect the account again.`, error);
+    throw reconnect(`Google refused the grant (${error}); connect the account again.`, {
+      reason: 'grant_refused',
+      error,
+    });
   }
   if (!response.ok) {
     throw new AppError('provider_unavailable', `Google sign-in failed (HTTP ${response.status}).`, {
@@ -169,5 +172,5 @@ function emailFromIdToken(idToken: unknown, clientId: string): string | undefine
   }
 }
 
-const reconnect = (message: string, reason: string) =>
-  new AppError('reconnect_required', message, { details: { reason } });
+const reconnect = (message: string, details: ErrorDetails) =>
+  new AppError('reconnect_required', message, { details });

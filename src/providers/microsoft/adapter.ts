@@ -124,10 +124,14 @@ function readable(
   return result.occurrence;
 }
 
-const unreadable = (reason: string) =>
-  new AppError('provider_unavailable', `${providerName} returned an event this service cannot read.`, {
-    details: { reason },
-  });
+const unreadable = (problem: string) =>
+  new AppError(
+    'provider_unavailable',
+    `${providerName} returned an event this service cannot read (${problem}).`,
+    {
+      details: { reason: 'unreadable' },
+    },
+  );
 
 /** Near the series' first start (to within a day: all-day masters come in their own zone). */
 function seriesStart(master: GraphEvent): Temporal.Instant | undefined {

@@ -148,7 +148,7 @@ async function tokenRequest(
       'reconnect_required',
       'Microsoft refused the account grant; connect the account again.',
       {
-        details: { reason: body.error },
+        details: { reason: 'grant_refused', error: body.error },
       },
     );
   }

@@ -1,34 +1,22 @@
 /**
- * Workspace administration pages. Authorisation lives in the services (people/workspaces, auth):
+ * Workspace administration pages. Authorisation lives in the administration service (people/):
  * a member gets 403, a non-member 404 — the pages only render and route.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { blockClient, forgetGrantsOf, removeMemberEndingGrants } from '../../auth/grants.ts';
-import type { Authorization } from '../../auth/setup.ts';
-import {
-  type RegisteredClient,
-  registerWorkspaceClient,
-  type WorkspaceClientView,
-  workspaceClients,
-} from '../../auth/workspaceClients.ts';
 import type { AppContext } from '../../context.ts';
 import { detailLevels } from '../../domain/detailLevels.ts';
 import { invalidField } from '../../errors.ts';
-import { sendWithin } from '../../mail/delivery.ts';
-import { invitationMessage } from '../../mail/messages.ts';
-import { invitationLink } from '../../people/links.ts';
+import type { AdministrationDeps, RegisteredClient } from '../../people/administrationPorts.ts';
+import { blockClient, updatePolicy } from '../../people/policyChanges.ts';
+import { registerApp } from '../../people/workspaceApps.ts';
 import {
-  addMember,
-  changeRole,
-  invitationTtlMs,
-  updatePolicy,
+  type WorkspaceClientView,
   type WorkspaceOverview,
-  withdrawInvitation,
   workspaceOverview,
-} from '../../people/workspaces.ts';
+} from '../../people/workspaceOverview.ts';
+import { addMember, changeRole, removeMember, withdrawInvitation } from '../../people/workspaces.ts';
 import { canAdminister, roles } from '../../policy/roles.ts';
 import { scopes, type WorkspacePolicy } from '../../policy/workspacePolicy.ts';
-import { type GrantMetadata, liveGrantMetadataOfWorkspace } from '../../store/accessGrants.ts';
 import type { User } from '../../store/users.ts';
 import { workspacesOf } from '../../store/workspaces.ts';
 import { correctable, type Form, formOf, sendHtml } from '../forms.ts';
@@ -67,11 +55,6 @@ interface Messages {
   registered?: RegisteredClient;
   /** The register form as submitted, shown again with the error. */
   draft?: Form;
-}
-
-interface Apps {
-  grants: GrantMetadata[];
-  clients: WorkspaceClientView[];
 }
 
 function roleSelect(id: string, selected: string, actorRole: string): Html {
@@ -223,7 +206,7 @@ function policySection(policy: WorkspacePolicy, base: string, csrf: string): Htm
 </section>`;
 }
 
-function workspaceBody(view: WorkspaceOverview, apps: Apps, csrf: string, messages: Messages): Html {
+function workspaceBody(view: WorkspaceOverview, csrf: string, messages: Messages): Html {
   const base = `/admin/workspaces/${view.workspace.id}`;
   return html`
 ${messages.invitation ? invitationNotice(messages.invitation) : ''}
@@ -232,20 +215,15 @@ ${messages.registered ? registeredNotice(messages.registered) : ''}
 <div class="panels">
 ${membersSection(view, base, csrf)}
 ${policySection(view.policy, base, csrf)}
-${workspaceAppsSection(apps.grants, base, csrf)}
-${registeredAppsSection(apps.clients, base, csrf, messages.draft)}
+${workspaceAppsSection(view.grants, base, csrf)}
+${registeredAppsSection(view.clients, base, csrf, messages.draft)}
 ${auditLogSection(view.audit)}
 </div>`;
 }
 
-export function registerAdminPages(app: FastifyInstance, ctx: AppContext, auth: Authorization): void {
+export function registerAdminPages(app: FastifyInstance, ctx: AppContext, admin: AdministrationDeps): void {
   const render = async (request: FastifyRequest, user: User, workspaceId: string, messages: Messages) => {
-    // The overview authorises; only then are the workspace's grants and apps read.
-    const view = await workspaceOverview(ctx.db, ctx.clock, workspaceId, { userId: user.id });
-    const apps = {
-      grants: await liveGrantMetadataOfWorkspace(ctx.db, workspaceId),
-      clients: await workspaceClients(auth.grants, workspaceId),
-    };
+    const view = await workspaceOverview(admin, workspaceId, { userId: user.id });
     const csrf = request.visitor.csrfToken;
     return page(
       {
@@ -256,7 +234,7 @@ export function registerAdminPages(app: FastifyInstance, ctx: AppContext, auth: 
         error: messages.error,
         wide: true,
       },
-      workspaceBody(view, apps, csrf, messages),
+      workspaceBody(view, csrf, messages),
     );
   };
 
@@ -314,29 +292,13 @@ export function registerAdminPages(app: FastifyInstance, ctx: AppContext, auth: 
       action(request, reply, request.params.workspaceId, async (user) => {
         const form = formOf(request.body);
         const result = await addMember(
-          ctx.db,
-          ctx.clock,
+          admin,
           request.params.workspaceId,
           { email: form.email, role: form.role },
           { userId: user.id },
         );
         if (result.kind === 'added') return 'added';
-        const { baseUrl } = ctx.config;
-        const link = invitationLink(baseUrl, result.invitationToken);
-        const message = invitationMessage({
-          ...result,
-          to: result.email,
-          inviter: `${user.name} (${user.email})`,
-          baseUrl,
-          link,
-          validForMs: invitationTtlMs,
-        });
-        const mailed =
-          ctx.mailer &&
-          (await sendWithin(ctx.mailer, message, (failure) =>
-            request.log.warn({ mail: failure }, 'invitation e-mail not sent'),
-          ));
-        return { invitation: { email: result.email, link, mailed } };
+        return { invitation: result };
       }),
   );
 
@@ -346,9 +308,7 @@ export function registerAdminPages(app: FastifyInstance, ctx: AppContext, auth: 
     (request, reply) =>
       action(request, reply, request.params.workspaceId, async (user) => {
         const { workspaceId, userId } = request.params;
-        await changeRole(ctx.db, ctx.clock, workspaceId, userId, formOf(request.body).role, {
-          userId: user.id,
-        });
+        await changeRole(admin, workspaceId, userId, formOf(request.body).role, { userId: user.id });
         return 'role';
       }),
   );
@@ -359,7 +319,7 @@ export function registerAdminPages(app: FastifyInstance, ctx: AppContext, auth: 
     (request, reply) =>
       action(request, reply, request.params.workspaceId, async (user) => {
         const { workspaceId, userId } = request.params;
-        await removeMemberEndingGrants(auth.grants, workspaceId, userId, { userId: user.id });
+        await removeMember(admin, workspaceId, userId, { userId: user.id });
         // Having left the workspace, the admin can no longer see its page.
         return userId === user.id ? { location: '/account' } : 'removed';
       }),
@@ -371,9 +331,7 @@ export function registerAdminPages(app: FastifyInstance, ctx: AppContext, auth: 
     (request, reply) =>
       action(request, reply, request.params.workspaceId, async (user) => {
         const { workspaceId } = request.params;
-        await withdrawInvitation(ctx.db, ctx.clock, workspaceId, formOf(request.body).invitation, {
-          userId: user.id,
-        });
+        await withdrawInvitation(admin, workspaceId, formOf(request.body).invitation, { userId: user.id });
         return 'withdrawn';
       }),
   );
@@ -385,8 +343,7 @@ export function registerAdminPages(app: FastifyInstance, ctx: AppContext, auth: 
       action(request, reply, request.params.workspaceId, async (user) => {
         const form = formOf(request.body);
         await updatePolicy(
-          ctx.db,
-          ctx.clock,
+          admin,
           request.params.workspaceId,
           {
             allowedScopes: form.allowedScopes,
@@ -400,8 +357,6 @@ export function registerAdminPages(app: FastifyInstance, ctx: AppContext, auth: 
           },
           { userId: user.id },
         );
-        // Scopes, levels and blocked clients apply to the grants already given, at once.
-        await forgetGrantsOf(auth.grants, { workspaceId: request.params.workspaceId });
         return 'policy';
       }),
   );
@@ -415,7 +370,7 @@ export function registerAdminPages(app: FastifyInstance, ctx: AppContext, auth: 
         const clientId = formOf(request.body).clientId;
         if (typeof clientId !== 'string' || clientId.trim() === '')
           throw invalidField('clientId', 'Choose the app to block.');
-        const ended = await blockClient(auth.grants, user.id, workspaceId, clientId.trim());
+        const ended = await blockClient(admin, workspaceId, clientId.trim(), { userId: user.id });
         return { location: `/admin/workspaces/${workspaceId}?notice=blocked&ended=${ended}` };
       }),
   );
@@ -431,14 +386,10 @@ export function registerAdminPages(app: FastifyInstance, ctx: AppContext, auth: 
         request.params.workspaceId,
         async (user) => {
           const registration = { name: form.name, redirectUris: form.redirectUris, kind: form.type };
-          const actor = { userId: user.id };
           return {
-            registered: await registerWorkspaceClient(
-              auth.grants,
-              request.params.workspaceId,
-              registration,
-              actor,
-            ),
+            registered: await registerApp(admin, request.params.workspaceId, registration, {
+              userId: user.id,
+            }),
           };
         },
         form,

@@ -4,7 +4,7 @@
  * the state of its synced copy and "Sync now".
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { forgetGrantsOf, type GrantsDeps } from '../../auth/grants.ts';
+import type { GrantsDeps } from '../../auth/grants.ts';
 import {
   calendarAddressOf,
   chooseCountingCalendars,
@@ -265,9 +265,7 @@ export function registerConnectionRoutes(
     { config: { page: true } },
     (request, reply) =>
       act(request, reply, async (user) => {
-        await removeAccount(deps, user.id, request.params.accountId);
-        // The person's grants name the account's calendars: looked up again everywhere.
-        await forgetGrantsOf(grants, { userId: user.id });
+        await removeAccount({ ...deps, forgetGrants: grants.forget }, user.id, request.params.accountId);
         return 'removed';
       }),
   );

@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { Authorization } from '../../auth/setup.ts';
 import type { CalendarCopies } from '../../calendars/copies.ts';
 import type { AppContext } from '../../context.ts';
+import type { AdministrationDeps } from '../../people/administrationPorts.ts';
 import { registerAccountPages } from './account.ts';
 import { registerAdminPages } from './admin.ts';
 import { registerAuthorizePages } from './authorize.ts';
@@ -15,6 +16,7 @@ export function registerPages(
   app: FastifyInstance,
   ctx: AppContext,
   auth: Authorization,
+  administration: AdministrationDeps,
   copies: CalendarCopies | undefined,
 ): void {
   registerIcon(app);
@@ -22,6 +24,6 @@ export function registerPages(
   registerOnboardingPages(app, ctx);
   registerPasswordResetPages(app, ctx);
   registerAccountPages(app, ctx, auth, copies);
-  registerAdminPages(app, ctx, auth);
+  registerAdminPages(app, ctx, administration);
   registerAuthorizePages(app, ctx, auth);
 }

@@ -28,6 +28,7 @@ import {
   type PendingInvitation,
   pendingInvitations,
 } from '../store/oneTimeTokens.ts';
+import { roomsOf, type StoredRoom } from '../store/rooms.ts';
 import type { Database } from '../store/schema.ts';
 import { findUserByEmailKey, findUserById } from '../store/users.ts';
 import {
@@ -108,6 +109,7 @@ export interface WorkspaceOverview {
   members: Awaited<ReturnType<typeof listMembers>>;
   invitations: PendingInvitation[];
   policy: WorkspacePolicy;
+  rooms: StoredRoom[];
   audit: Awaited<ReturnType<typeof auditOf>>;
 }
 
@@ -118,14 +120,23 @@ export async function workspaceOverview(
   actor: Actor,
 ): Promise<WorkspaceOverview> {
   const role = await requireAdmin(db, workspaceId, actor);
-  const [workspace, members, invitations, policy, audit] = await Promise.all([
+  const [workspace, members, invitations, policy, rooms, audit] = await Promise.all([
     findWorkspace(db, workspaceId),
     listMembers(db, workspaceId),
     pendingInvitations(db, workspaceId, epochMs(clock)),
     findPolicy(db, workspaceId),
+    roomsOf(db, workspaceId),
     auditOf(db, workspaceId),
   ]);
-  return { workspace: workspace!, role, members, invitations, policy: policy ?? defaultPolicy, audit };
+  return {
+    workspace: workspace!,
+    role,
+    members,
+    invitations,
+    policy: policy ?? defaultPolicy,
+    rooms,
+    audit,
+  };
 }
 
 export type AddMemberResult =

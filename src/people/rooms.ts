@@ -119,8 +119,8 @@ export async function importRooms(
   await db.transaction().execute(async (trx) => {
     await requireAdmin(trx, workspaceId, actor);
     const present = await roomsOf(trx, workspaceId);
-    const kept = new Set(present.filter((r) => r.source === 'admin').map((r) => emailKey(r.email)));
-    const known = new Set(present.map((r) => emailKey(r.email)));
+    const kept = new Set(present.filter((r) => r.source === 'admin').map((r) => r.key));
+    const known = new Set(present.map((r) => r.key));
     const fresh = [...byKey.values()].filter((room) => !kept.has(room.key));
     await assertRoomForMore(trx, workspaceId, fresh.filter((room) => !known.has(room.key)).length);
     for (const room of fresh) await saveRoom(trx, workspaceId, room, now);

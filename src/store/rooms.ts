@@ -6,17 +6,21 @@ import type { Database } from './schema.ts';
 type Db = Kysely<Database>;
 
 export interface StoredRoom extends Room {
+  /** The case-insensitive key of its address. */
+  key: string;
   /** `admin`, or the provider it was filled from. */
   source: string;
 }
 
 const toRoom = (row: {
+  email_key: string;
   email: string;
   name: string;
   capacity: number | null;
   features: string;
   source: string;
 }): StoredRoom => ({
+  key: row.email_key,
   email: row.email,
   name: row.name,
   ...(row.capacity === null ? {} : { capacity: Number(row.capacity) }),

@@ -20,7 +20,10 @@ export function googleRooms(entries: readonly GoogleCalendarListEntry[]): Room[]
         email: entry.id,
         name: name || text || entry.id,
         ...(capacity === undefined || Number(capacity) === 0 ? {} : { capacity: Number(capacity) }),
-        features: (features ?? '').split(',').filter((f) => f.trim() !== ''),
+        features: (features ?? '')
+          .split(',')
+          .map((f) => f.trim())
+          .filter((f) => f !== ''),
       };
     });
 }

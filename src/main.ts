@@ -16,6 +16,7 @@ import {
 import { type Authorization, startAuthorization } from './auth/setup.ts';
 import type { CalendarDeps } from './calendars/calendarDeps.ts';
 import { createEventIds } from './calendars/eventIds.ts';
+import { BusyLookups } from './calendars/reads/busyLookups.ts';
 import { type Config, ConfigError, loadConfig, withPort } from './config.ts';
 import type { AppContext } from './context.ts';
 import { type BuildOptions, buildApp } from './http/app.ts';
@@ -170,6 +171,7 @@ export async function assemble(given: AppContext, options: BuildOptions = {}): P
     readDeadlineMs: 2 * ctx.config.providerTimeoutMs,
     copies: sync,
     copyReadsAtOnce: engineOf(ctx.db) === 'postgres' ? 4 : 1,
+    busyLookups: new BusyLookups(ctx.clock),
   };
   const app = await buildApp(
     ctx,

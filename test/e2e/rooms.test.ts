@@ -15,6 +15,7 @@ import { addRoom, importRooms } from '../../src/people/rooms.ts';
 import { defaultPolicy, type Scope } from '../../src/policy/workspacePolicy.ts';
 import { createGoogleProvider } from '../../src/providers/google/adapter.ts';
 import { createMicrosoftProvider } from '../../src/providers/microsoft/adapter.ts';
+import { microsoftScopes } from '../../src/providers/microsoft/oauth.ts';
 import { ProviderHttp } from '../../src/providers/providerHttp.ts';
 import { roomsOf } from '../../src/store/rooms.ts';
 import { savePolicy } from '../../src/store/workspaces.ts';
@@ -151,7 +152,11 @@ describe('rooms: listed, found free with the attendees, booked', () => {
     await savePolicy(t.ctx.db, workspaceId, { ...defaultPolicy, allowedScopes: allowed }, 0);
     const owner = { userId: ana, workspaceId };
     const viaGoogle = await connectAccount(t.ctx, owner, { kind: 'google', ...google.oauth.issue() }, 'G');
-    const { scopes, ...tokens } = graph.issueTokens('ana@acme.example');
+    // An administrator consented to Place.Read.All for this account.
+    const { scopes, ...tokens } = graph.issueTokens('ana@acme.example', [
+      ...microsoftScopes,
+      'Place.Read.All',
+    ]);
     const viaGraph = await connectAccount(t.ctx, owner, { kind: 'microsoft', ...tokens, scopes }, 'Work');
     const caldav = memoryProvider('caldav', memberCalendars);
     await seedMemoryAccount(t.ctx, { userId: ben, workspaceId }, caldav, ['ben']);
@@ -317,8 +322,8 @@ describe('rooms: listed, found free with the attendees, booked', () => {
     );
   });
 
-  it('books the room on Graph as a resource attendee and the location', async () => {
-    await call('create_event', {
+  it('books the room on Graph as a resource attendee and the location, on create and on update', async () => {
+    const { content } = await call('create_event', {
       calendarId: graphCalendar,
       title: 'Review',
       ...hour('16:00', '17:00'),
@@ -331,6 +336,21 @@ describe('rooms: listed, found free with the attendees, booked', () => {
       locationEmailAddress: orion,
       locationType: 'conferenceRoom',
     });
+
+    const event = content.event as Args;
+    const writes = graph.requests.length;
+    await call('update_event', {
+      eventId: event.eventId,
+      seen: { title: 'Review' },
+      rooms: ['nook@acme.example'],
+      notifyAttendees: true,
+    });
+    const patch = graph.requests.slice(writes).find((r) => r.method === 'PATCH')!.body as Args;
+    assert.deepEqual(patch.attendees, [
+      { type: 'resource', emailAddress: { address: orion, name: 'Orion' } },
+      { type: 'resource', emailAddress: { address: 'nook@acme.example', name: 'Nook' } },
+    ]);
+    assert.equal((patch.location as Args).locationEmailAddress, 'nook@acme.example');
   });
 
   it('refuses bad input with a stable code each, writing nothing', async () => {

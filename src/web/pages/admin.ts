@@ -250,11 +250,11 @@ ${rooms.map(
 <h3>Add a room</h3>
 <form method="post" action="${base}/rooms">
   ${csrfField(csrf)}
-  <label for="room-name">Name</label>
+  <label for="room-name">Room name</label>
   <input id="room-name" name="name" type="text" required>
-  <label for="room-email">Email (the room's calendar address)</label>
+  <label for="room-email">Its calendar's e-mail address</label>
   <input id="room-email" name="email" type="email" required>
-  <label for="room-capacity">Seats</label>
+  <label for="room-capacity">Seats (optional)</label>
   <input id="room-capacity" name="capacity" type="number" min="1" max="${maxRoomCapacity}">
   <label for="room-features">Features (comma-separated, e.g. video, whiteboard)</label>
   <input id="room-features" name="features" type="text">

@@ -204,8 +204,8 @@ export interface CalendarProvider<K extends ProviderKind = ProviderKind> {
     window: TimeWindow,
   ): Promise<ReadonlyMap<string, BusySpan[]>>;
   /**
-   * The rooms this account can book (Graph places, Google resource calendars). Absent where the
-   * provider lists none.
+   * The rooms this account can book (Graph places, Google resource calendars, CalDAV principals
+   * of type ROOM). Absent where the provider lists none.
    */
   listRooms?(account: AccountAccess<CredentialsOf<K>>): Promise<Room[]>;
   /** Present when the provider accepts writes. */

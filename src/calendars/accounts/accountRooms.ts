@@ -1,7 +1,8 @@
 /**
  * The rooms a person's own accounts in a workspace can list (Graph places, Google resource
- * calendars), each marked with its provider. An account that cannot list rooms (CalDAV, ICS), is
- * not active, or fails, adds none; how many failed is said so the page can tell.
+ * calendars, CalDAV principals of type ROOM), each marked with its provider. An account that
+ * cannot list rooms (ICS), is not active, or fails, adds none; how many failed is said so the
+ * page can tell.
  */
 import type { Room } from '../../domain/rooms.ts';
 import { isAppError } from '../../errors.ts';

@@ -261,7 +261,7 @@ ${rooms.map(
   <div><button type="submit">Add room</button></div>
 </form>
 <h3>From your calendar accounts</h3>
-<p class="muted">Adds the rooms your Microsoft accounts (places) and Google accounts (resource calendars) list; rooms added by hand stay as they are.</p>
+<p class="muted">Adds the rooms your calendar accounts list (Microsoft 365 places, Google resource calendars, CalDAV room principals); rooms added by hand stay as they are.</p>
 <form method="post" action="${base}/rooms/import">${csrfField(csrf)}<div><button type="submit">Fill from providers</button></div></form>
 </section>`;
 }

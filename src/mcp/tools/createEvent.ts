@@ -35,7 +35,7 @@ export const createEvent: ToolDefinition = {
     'Creates one event and returns it as it now is.',
     timesRule,
     "With recurrence, it is the first occurrence of a series repeating every interval days, weeks (on daysOfWeek), months (on start's day, or weekdayPosition such as the last friday) or years (on start's date), count times, until a date, or without end, at the same local time in timeZone across DST changes; each occurrence ends before the next starts; the answer shows the first. Monthly on days 29-31 and yearly on 29 February are refused: use weekdayPosition.",
-    'Pass an idempotencyKey (unique per intended event, e.g. a UUID): a repeat with the same key and arguments returns the same event, never a second one, so repeating after a timeout is safe.',
+    'Pass an idempotencyKey (unique per intended event, e.g. a UUID): a repeat with the same key and arguments returns the same event, so repeating after a timeout is safe.',
     outcomeRule,
   ].join(' '),
   scopes: ['calendar:write'],

@@ -60,7 +60,7 @@ export const findMeetingTimes: ToolDefinition = {
     'The earliest free slots of durationMinutes in the window across the calendars and known attendees (free; others: unknown), in order, not overlapping, no event details.',
     'A slot lies in one working period (local times in timeZone, across DST changes), starts on a local multiple of stepMinutes, minimumNoticeMinutes or more from now, and keeps bufferMinutes free each side.',
     'Busy: busy, not cancelled events; tentative ones unless tentativeIsBusy is false. truncated: a calendar was not read completely (the text says which), so a slot may not be free.',
-    "Times: RFC 3339 with timeZone's offset. rooms: each slot names a free one.",
+    'rooms: each slot names a free one.',
   ].join(' '),
   scopes: ['calendar:read'],
   inputSchema: closedObject(

@@ -9,7 +9,7 @@ export const listRooms: ToolDefinition = {
   name: 'list_rooms',
   title: 'List rooms',
   description:
-    "The workspace's rooms with at least minCapacity seats and every feature, smallest first. Book one by email (rooms of create_event, update_event).",
+    'Rooms with at least minCapacity seats and every feature, smallest first; book by email (rooms of create_event, update_event).',
   scopes: ['calendar:rooms'],
   inputSchema: closedObject(roomNeedsProperties),
   outputSchema: closedObject(

@@ -5,20 +5,18 @@
  */
 import type { Kysely } from 'kysely';
 import { maxRoomFeatures, parseCapacity, parseFeatures, parseRoomName, type Room } from '../domain/rooms.ts';
-import { AppError, invalidField } from '../errors.ts';
+import { AppError, invalidField, isAppError } from '../errors.ts';
 import { type Clock, epochMs } from '../lib/clock.ts';
 import { recordAudit } from '../store/audit.ts';
 import { countRooms, deleteRoom, roomsOf, saveRoom } from '../store/rooms.ts';
 import type { Database } from '../store/schema.ts';
 import { emailKey, parseEmail } from './email.ts';
-import { type Actor, requireAdmin } from './workspaces.ts';
+import { type Actor, actorId, requireAdmin } from './workspaces.ts';
 
 type Db = Kysely<Database>;
 
 /** Enough for a large office; a list a tool can read whole. */
 export const maxRoomsPerWorkspace = 500;
-
-const actorId = (actor: Actor) => (actor === 'system' ? null : actor.userId);
 
 async function assertRoomForMore(db: Db, workspaceId: string, adding: number): Promise<void> {
   if ((await countRooms(db, workspaceId)) + adding > maxRoomsPerWorkspace)
@@ -111,8 +109,9 @@ export async function importRooms(
         source: room.source,
         ...(capacity === undefined ? {} : { capacity }),
       });
-    } catch {
+    } catch (error) {
       // A room the provider describes in a way the list cannot hold is left out.
+      if (!isAppError(error)) throw error;
     }
   }
   const now = epochMs(clock);

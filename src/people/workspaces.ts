@@ -52,7 +52,8 @@ export type Actor = { userId: string } | 'system';
 
 export const invitationTtlMs = 7 * 24 * 3_600_000;
 
-const actorId = (actor: Actor): string | null => (actor === 'system' ? null : actor.userId);
+/** The audit log's actor: a member, or null for the operator. */
+export const actorId = (actor: Actor): string | null => (actor === 'system' ? null : actor.userId);
 
 const notFound = () => new AppError('not_found', 'No such workspace.');
 

@@ -272,6 +272,33 @@ describe('rooms: listed, found free with the attendees, booked', () => {
     noTitles(bytes);
   });
 
+  it('says so when no room fits, or none that fits can be told about: no slot without a room', async () => {
+    const meeting = { calendarIds, ...window, timeZone: berlin, durationMinutes: 60 };
+    const none = await call('find_meeting_times', { ...meeting, rooms: { minCapacity: 100 } });
+    assert.deepEqual(none.content.slots, []);
+    assert.match(none.bytes, /No room of the workspace has minCapacity seats/);
+    // Graph failing, its rooms (Nook, Orion) are not told about: only Atlas is ever offered.
+    const rooms = { features: ['video'], minCapacity: 2 };
+    t.clock.advance({ seconds: 61 });
+    graph.failNext(1, { method: 'POST', status: 503 });
+    const some = await call('find_meeting_times', { ...meeting, rooms });
+    // Ana is busy at 9, Atlas at 14 and 16; Nook and Orion would be free then, but nobody says so.
+    assert.deepEqual(some.content.slots, [
+      { ...hour('10:00', '11:00'), room: atlas },
+      { ...hour('11:00', '12:00'), room: atlas },
+      { ...hour('12:00', '13:00'), room: atlas },
+      { ...hour('13:00', '14:00'), room: atlas },
+      { ...hour('15:00', '16:00'), room: atlas },
+    ]);
+    t.clock.advance({ seconds: 61 });
+    graph.failNext(1, { method: 'POST', status: 503 });
+    google.inject({ status: 503, match: /freeBusy/ });
+    const untold = await call('find_meeting_times', { ...meeting, rooms });
+    assert.deepEqual(untold.content.slots, []);
+    assert.match(untold.bytes, /No fitting room's free\/busy could be told/);
+    t.clock.advance({ seconds: 61 });
+  });
+
   it('best effort (requireAll false): the slots where fewest are busy, each saying who is', async () => {
     const { content, bytes } = await call('find_meeting_times', {
       calendarIds,

@@ -200,6 +200,14 @@ export const findMeetingTimes: ToolDefinition = {
       }),
       truncated: read.excluded.length > 0,
     };
-    return withReadNotes(structured, read, now);
+    const outcome = withReadNotes(structured, read, now);
+    // No slot for want of a room says so: the room is what is missing, not the time.
+    const roomless =
+      needs === undefined || roomBusy.some((room) => room.busy !== undefined)
+        ? undefined
+        : rooms.length === 0
+          ? 'No room of the workspace has minCapacity seats and every feature asked (list_rooms shows them).'
+          : "No fitting room's free/busy could be told by the user's calendar providers, so no slot names a room.";
+    return roomless === undefined ? outcome : { ...outcome, notes: [...(outcome.notes ?? []), roomless] };
   },
 };

@@ -6,7 +6,9 @@
  * 1,000 events (bench/seed.ts); each is compared with its own baseline. Then an organisation of
  * up to 50 such people on SQLite and on PostgreSQL (bench/multiUser.ts): reads going round them,
  * cold reads, concurrent clients, a sync with no change, memory and bytes per event, and a CalDAV
- * account's first sync over HTTP. BENCH_SECONDS, BENCH_USERS and BENCH_SYNCED_USERS shorten it.
+ * account's first sync over HTTP; and find_meeting_times with 10 attendees and a room
+ * (bench/meetingRooms.ts, which runs alone too). BENCH_SECONDS, BENCH_USERS and
+ * BENCH_SYNCED_USERS shorten it.
  */
 import { spawnSync } from 'node:child_process';
 import { availableParallelism, loadavg } from 'node:os';
@@ -29,6 +31,7 @@ import {
   type Target,
   toolResult,
 } from './measure.ts';
+import { meetingRoomsBench } from './meetingRooms.ts';
 import { type MultiUserReport, multiUserBench } from './multiUser.ts';
 import {
   benchProvider,
@@ -106,7 +109,7 @@ checkEvents('GET /v1/events', answers.restEvents);
 await savePolicy(
   ctx.db,
   owner.workspaceId,
-  { ...defaultPolicy, allowedScopes: ['calendar:read', 'calendar:write', 'calendar:rsvp'] },
+  { ...defaultPolicy, allowedScopes: ['calendar:read', 'calendar:write', 'calendar:rsvp', 'calendar:rooms'] },
   0,
 );
 const writeToken = (
@@ -121,7 +124,7 @@ const everyScope = (
     ...owner,
     calendars,
     resource: 'mcp',
-    scopes: ['calendar:read', 'calendar:write', 'calendar:rsvp'],
+    scopes: ['calendar:read', 'calendar:write', 'calendar:rsvp', 'calendar:rooms'],
   })
 ).token;
 const listing = toolResult(
@@ -269,6 +272,9 @@ if ((await postgresSkip('the multi-user rows on PostgreSQL')) === undefined) eng
 const organisations: MultiUserReport[] = [];
 for (const engine of engines) organisations.push(await multiUserBench(engine));
 for (const organisation of organisations) rows.push(...organisation.rows);
+// A meeting with 10 attendees and a room, outsiders asked of a provider answering in 50 ms.
+const meetingRooms = await meetingRoomsBench();
+rows.push(...meetingRooms.rows);
 
 const size = (a: Answer) => `${(Buffer.byteLength(a.body) / 1024).toFixed(1)} KiB`;
 const out = (line: string) => process.stdout.write(`${line}\n`);
@@ -337,6 +343,7 @@ const bars: Array<[string, string, boolean]> = [
     updateRow.requestsPerSecond >= 0.05 * baseE.requestsPerSecond,
   ],
   ...organisations.flatMap((organisation) => organisation.bars),
+  ...meetingRooms.bars,
 ];
 out('');
 out(
@@ -347,5 +354,6 @@ out(
     `after one change ${figures.incrementalMs.toFixed(1)} ms in ${figures.incrementalRequests}`,
 );
 for (const line of organisations.flatMap((organisation) => organisation.lines)) out(line);
+for (const line of meetingRooms.lines) out(line);
 for (const [bar, value, held] of bars) out(`${held ? 'ok    ' : 'BROKEN'} ${bar}: ${value}`);
 if (bars.some(([, , held]) => !held)) process.exitCode = 1;

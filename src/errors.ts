@@ -26,6 +26,10 @@ export const errorCatalogue = {
     status: 400,
     message: "This calendar has no time zone of its own: give the user's IANA time zone (none is guessed).",
   },
+  unknown_room: {
+    status: 400,
+    message: 'This address is not a room of the workspace: rooms come from list_rooms.',
+  },
   invalid_credentials: { status: 401, message: 'The e-mail address or password is not right.' },
   invalid_token: { status: 401, message: 'The access token is not valid for this resource.' },
   unauthenticated: { status: 401, message: 'Send an access token for this resource as a Bearer token.' },

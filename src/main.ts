@@ -19,6 +19,7 @@ import { type Authorization, startAuthorization } from './auth/setup.ts';
 import { clientRegistry } from './auth/workspaceClients.ts';
 import type { CalendarDeps } from './calendars/calendarDeps.ts';
 import { createEventIds } from './calendars/eventIds.ts';
+import { BusyLookups } from './calendars/reads/busyLookups.ts';
 import type { Config } from './config.ts';
 import type { AppContext } from './context.ts';
 import { buildApp } from './http/app.ts';
@@ -186,6 +187,7 @@ export async function assemble(given: AppContext, options: AssembleOptions = {})
     copies: sync,
     // Reads wait on the server or on reader threads: a few at once keep them all busy.
     copyReadsAtOnce: engineOf(ctx.db) === 'postgres' ? 4 : Math.max(1, 2 * readerThreads(ctx.db)),
+    busyLookups: new BusyLookups(ctx.clock),
   };
   const app = await buildApp(
     ctx,

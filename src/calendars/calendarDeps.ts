@@ -2,6 +2,7 @@
 import type { AccountDeps } from './accounts/connectedAccounts.ts';
 import type { CalendarCopies } from './copies.ts';
 import type { EventIdCodec } from './eventIds.ts';
+import type { BusyLookups } from './reads/busyLookups.ts';
 
 export interface CalendarDeps extends AccountDeps {
   ids: EventIdCodec;
@@ -11,6 +12,8 @@ export interface CalendarDeps extends AccountDeps {
    */
   readDeadlineMs: number;
   copies?: CalendarCopies;
+  /** Others' busy time the providers told each grant lately, not asked again (absent: always asked). */
+  busyLookups?: BusyLookups;
   /**
    * Copies one read asks at once (default 1): PostgreSQL answers several calendars' queries in
    * parallel while the loop waits; SQLite's queries run on the loop, so one after another.

@@ -32,6 +32,8 @@ export interface Guest {
   email: string;
   name?: string;
   optional: boolean;
+  /** A room of the workspace, booked as a resource attendee (its name is the room's). */
+  room?: true;
 }
 
 export interface GuestChanges {

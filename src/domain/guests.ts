@@ -31,6 +31,8 @@ export interface GuestInput {
   email: string;
   name?: string;
   optional?: boolean;
+  /** Set by the service for a room of the workspace, never by a client. */
+  room?: true;
 }
 
 const keyOf = (email: string) => email.toLowerCase();
@@ -62,7 +64,12 @@ export function parseGuests(field: string, items: readonly GuestInput[]): Guest[
     if (name !== undefined && name.length > maxGuestNameLength) {
       throw invalidField(field, `A guest's name has at most ${maxGuestNameLength} characters.`);
     }
-    return { email: address(field, item.email), ...(name ? { name } : {}), optional: item.optional === true };
+    return {
+      email: address(field, item.email),
+      ...(name ? { name } : {}),
+      optional: item.optional === true,
+      ...(item.room ? { room: true as const } : {}),
+    };
   });
   unique(
     field,

@@ -81,6 +81,8 @@ export interface MeetingQuery {
   bufferMinutes: number;
   stepMinutes: StepMinutes;
   limit: number;
+  /** A further condition a slot free of `busy` must meet (a room free then); default any. */
+  accept?: (slot: Span) => boolean;
 }
 
 const nsPerMinute = 60_000_000_000n;
@@ -144,14 +146,15 @@ export function meetingTimes(busy: readonly Span[], query: MeetingQuery): Span[]
     while (start + duration <= until && slots.length < query.limit) {
       const end = start + duration;
       while (next < blocked.length && blocked[next]!.end <= start) next += 1;
-      if (next < blocked.length && blocked[next]!.start < end) {
+      const slot = {
+        start: Temporal.Instant.fromEpochNanoseconds(start),
+        end: Temporal.Instant.fromEpochNanoseconds(end),
+      };
+      if ((next < blocked.length && blocked[next]!.start < end) || query.accept?.(slot) === false) {
         start += step;
         continue;
       }
-      slots.push({
-        start: Temporal.Instant.fromEpochNanoseconds(start),
-        end: Temporal.Instant.fromEpochNanoseconds(end),
-      });
+      slots.push(slot);
       start += afterSlot;
     }
     // Candidates never go back in time (a DST gap can reorder periods), so the pointer stays right.

@@ -1,6 +1,7 @@
 /**
  * What the admin page shows of a workspace, read in one call that authorises first: members,
- * pending invitations, the policy, the audit log, the apps with access and those registered here.
+ * pending invitations, the policy, the rooms, the audit log, the apps with access and those
+ * registered here.
  */
 import { epochMs } from '../lib/clock.ts';
 import type { Role } from '../policy/roles.ts';
@@ -8,6 +9,7 @@ import { defaultPolicy, type WorkspacePolicy } from '../policy/workspacePolicy.t
 import { type GrantMetadata, liveGrantMetadataOfWorkspace } from '../store/accessGrants.ts';
 import { auditOf } from '../store/audit.ts';
 import { type PendingInvitation, pendingInvitations } from '../store/oneTimeTokens.ts';
+import { roomsOf, type StoredRoom } from '../store/rooms.ts';
 import { workspaceClientsOf } from '../store/workspaceClients.ts';
 import { findPolicy, findWorkspace, listMembers, type Workspace } from '../store/workspaces.ts';
 import type { AdministrationDeps, ClientKind } from './administrationPorts.ts';
@@ -21,6 +23,7 @@ export interface WorkspaceOverview {
   members: Awaited<ReturnType<typeof listMembers>>;
   invitations: PendingInvitation[];
   policy: WorkspacePolicy;
+  rooms: StoredRoom[];
   audit: Awaited<ReturnType<typeof auditOf>>;
   /** The live grants here, as metadata only (calendar names never leave the store). */
   grants: GrantMetadata[];
@@ -34,11 +37,12 @@ export async function workspaceOverview(
   actor: Actor,
 ): Promise<WorkspaceOverview> {
   const role = await requireAdmin(deps.db, workspaceId, actor);
-  const [workspace, members, invitations, policy, audit, grants, clients] = await Promise.all([
+  const [workspace, members, invitations, policy, rooms, audit, grants, clients] = await Promise.all([
     findWorkspace(deps.db, workspaceId),
     listMembers(deps.db, workspaceId),
     pendingInvitations(deps.db, workspaceId, epochMs(deps.clock)),
     findPolicy(deps.db, workspaceId),
+    roomsOf(deps.db, workspaceId),
     auditOf(deps.db, workspaceId),
     liveGrantMetadataOfWorkspace(deps.db, workspaceId),
     appsOf(deps, workspaceId),
@@ -49,6 +53,7 @@ export async function workspaceOverview(
     members,
     invitations,
     policy: policy ?? defaultPolicy,
+    rooms,
     audit,
     grants,
     clients,

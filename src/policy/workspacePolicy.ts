@@ -2,7 +2,7 @@
 import { type DetailLevel, detailLevels, isDetailLevel } from '../domain/detailLevels.ts';
 import { invalidField } from '../errors.ts';
 
-export const scopes = ['calendar:read', 'calendar:write', 'calendar:rsvp'] as const;
+export const scopes = ['calendar:read', 'calendar:write', 'calendar:rsvp', 'calendar:rooms'] as const;
 export type Scope = (typeof scopes)[number];
 
 export interface WorkspacePolicy {

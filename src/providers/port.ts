@@ -23,6 +23,7 @@ import type {
   ProviderOccurrence,
   SkippedItem,
 } from '../domain/providerFacts.ts';
+import type { Room } from '../domain/rooms.ts';
 import type { TimeWindow } from '../domain/window.ts';
 
 export interface OAuthTokens {
@@ -202,6 +203,11 @@ export interface CalendarProvider<K extends ProviderKind = ProviderKind> {
     emails: readonly string[],
     window: TimeWindow,
   ): Promise<ReadonlyMap<string, BusySpan[]>>;
+  /**
+   * The rooms this account can book (Graph places, Google resource calendars, CalDAV principals
+   * of type ROOM). Absent where the provider lists none.
+   */
+  listRooms?(account: AccountAccess<CredentialsOf<K>>): Promise<Room[]>;
   /** Present when the provider accepts writes. */
   readonly writer?: EventWriter<K>;
   /** Incremental sync of one calendar into the service's copy (every adapter has one). */

@@ -20,7 +20,10 @@ export type AuditAction =
   | 'grant.changed'
   | 'grant.revoked'
   | 'client.blocked'
-  | 'client.registered';
+  | 'client.registered'
+  | 'room.added'
+  | 'room.removed'
+  | 'rooms.imported';
 
 export type AuditValue = string | number | boolean | null | readonly AuditValue[] | AuditDetail;
 export interface AuditDetail {

@@ -51,6 +51,19 @@ export interface WorkspacePoliciesTable {
   updated_at: number;
 }
 
+export interface WorkspaceRoomsTable {
+  workspace_id: string;
+  email_key: string;
+  email: string;
+  name: string;
+  capacity: number | null;
+  /** JSON list of words. */
+  features: string;
+  /** `admin`, or the provider it was filled from. */
+  source: string;
+  updated_at: number;
+}
+
 export interface AuditLogTable {
   id: Generated<number>;
   workspace_id: string | null;
@@ -342,6 +355,7 @@ export interface Database {
   workspaces: WorkspacesTable;
   memberships: MembershipsTable;
   workspace_policies: WorkspacePoliciesTable;
+  workspace_rooms: WorkspaceRoomsTable;
   audit_log: AuditLogTable;
   one_time_tokens: OneTimeTokensTable;
   sign_in_failures: SignInFailuresTable;

@@ -8,6 +8,7 @@ export const scopeWords: Record<Scope, string> = {
   'calendar:read': 'Read calendars and events',
   'calendar:write': 'Create, change and delete events',
   'calendar:rsvp': 'Respond to invitations',
+  'calendar:rooms': "Find and book the workspace's rooms",
 };
 
 export const detailWords: Record<DetailLevel, string> = {

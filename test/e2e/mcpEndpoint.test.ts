@@ -167,7 +167,10 @@ describe('/mcp endpoint rules', () => {
     await savePolicy(
       t.ctx.db,
       writers,
-      { ...defaultPolicy, allowedScopes: ['calendar:read', 'calendar:write', 'calendar:rsvp'] },
+      {
+        ...defaultPolicy,
+        allowedScopes: ['calendar:read', 'calendar:write', 'calendar:rsvp', 'calendar:rooms'],
+      },
       0,
     );
     ana = await seedAccount(anaId, acme);
@@ -280,7 +283,7 @@ describe('/mcp endpoint rules', () => {
       const metadataUrl = `${base}/.well-known/oauth-protected-resource/mcp`;
       assert.equal(
         reply.headers.get('www-authenticate'),
-        `Bearer resource_metadata="${metadataUrl}", scope="calendar:read calendar:write calendar:rsvp"`,
+        `Bearer resource_metadata="${metadataUrl}", scope="calendar:read calendar:write calendar:rsvp calendar:rooms"`,
       );
       assert.deepEqual(
         reply.body,
@@ -371,10 +374,10 @@ describe('/mcp endpoint rules', () => {
       const all = await tokenFor(
         anaWriters,
         [anaWriters.work],
-        ['calendar:read', 'calendar:write', 'calendar:rsvp'],
+        ['calendar:read', 'calendar:write', 'calendar:rsvp', 'calendar:rooms'],
       );
       const tools = await listToolsRaw(mcp, all);
-      assert.equal(tools.length, readTools.length + 4);
+      assert.equal(tools.length, readTools.length + 5);
       const tokens = Buffer.byteLength(JSON.stringify({ tools })) / 4;
       assert.ok(tokens < toolListTokens, `tools/list is about ${Math.round(tokens)} tokens`);
       const forModel = tools.map(({ name, description, inputSchema }) => ({

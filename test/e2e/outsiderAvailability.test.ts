@@ -3,7 +3,8 @@
  * client: the caller has a Google and a Microsoft account (the fakes, through the real adapters);
  * one outsider is known through Google's freeBusy, one through Graph's getSchedule, one neither
  * can tell about, and a workspace member is read from the copies. Each attendee says its source
- * or why it is unknown; a failing provider makes only its people unknown; the answers' bytes
+ * or why it is unknown; what a provider told is kept for a minute per grant; a failing provider
+ * makes only its people unknown; the answers' bytes
  * hold no title, neither the member's nor the one Graph sends with a schedule item.
  */
 import assert from 'node:assert/strict';
@@ -205,7 +206,23 @@ describe("outsiders' free/busy through the caller's accounts", () => {
     noTitles(bytes);
   });
 
+  it('asks the providers once for calls repeated within a minute, again after it', async () => {
+    const asked = () =>
+      google.counts.count({ kind: 'freeBusy' }) + (graph.requestCounts()['POST schedule'] ?? 0);
+    const ask = () => call('get_availability', { calendarIds, ...window, timeZone: berlin, attendees });
+    const first = await ask();
+    const before = asked();
+    const again = await ask();
+    assert.equal(asked(), before, 'nothing asked again');
+    assert.deepEqual(again.content, first.content);
+    t.clock.advance({ seconds: 61 });
+    await ask();
+    assert.equal(asked(), before + 2, 'each provider asked once more');
+  });
+
   it("makes only a failing provider's people unknown, never the whole answer an error", async () => {
+    // Past the minute answers are kept for.
+    t.clock.advance({ seconds: 61 });
     google.inject({ status: 503, match: /freeBusy/ });
     const { content } = await call('get_availability', {
       calendarIds,
@@ -223,6 +240,7 @@ describe("outsiders' free/busy through the caller's accounts", () => {
   });
 
   it('waits for a slow provider no longer than the read deadline, its people unknown', async () => {
+    t.clock.advance({ seconds: 61 });
     graph.failNext(1, { method: 'POST', delayMs: 10_000 });
     const started = performance.now();
     const { content } = await call('get_availability', {

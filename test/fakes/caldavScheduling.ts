@@ -5,7 +5,9 @@
  * schedule-outbox-URL); a VFREEBUSY request POSTed to the outbox by its owner is answered with a
  * CALDAV:schedule-response (§5, §10.2): per ATTENDEE `2.0;Success` and a VFREEBUSY reply with
  * the periods set by the test, or `3.7;Invalid calendar user` for an address it does not know.
- * An ORGANIZER other than the owner is refused (403), as §5 asks.
+ * An ORGANIZER other than the owner is refused (403), as §5 asks. Its principals are searched
+ * (RFC 3744 §9.4 principal-property-search in `/principals/`): the rooms set by the test
+ * (calendar-user-type ROOM) and, as a server matching substrings might, a RESOURCE that is none.
  *
  *   const server = await startSchedulingServer({ username, password, address: 'ana@example.org' });
  *   server.people.set('gus@partner.example', [{ start, end, fbtype: 'BUSY-TENTATIVE' }]);
@@ -32,12 +34,15 @@ export interface SchedulingServer {
   people: Map<string, FreeBusyPeriod[]>;
   /** The iCalendar bodies POSTed to the outbox, in order. */
   posted: string[];
+  /** Room principals: address → display name. */
+  rooms: Map<string, string>;
   close(): Promise<void>;
 }
 
 const principalPath = '/principals/owner/';
 const homePath = '/calendars/owner/';
 const outboxPath = '/principals/owner/outbox/';
+const principalsPath = '/principals/';
 
 export async function startSchedulingServer(account: {
   username: string;
@@ -46,6 +51,7 @@ export async function startSchedulingServer(account: {
 }): Promise<SchedulingServer> {
   const people = new Map<string, FreeBusyPeriod[]>();
   const posted: string[] = [];
+  const rooms = new Map<string, string>();
   const server: LoopbackServer = await startHttpServer((request, response) => {
     void answer(request, response).catch(() => response.writeHead(500).end());
   });
@@ -60,6 +66,8 @@ export async function startSchedulingServer(account: {
     }
     const path = new URL(request.url ?? '/', 'http://fake').pathname;
     if (request.method === 'PROPFIND') return void xml(response, 207, propfind(path, body));
+    if (request.method === 'REPORT' && path === principalsPath && body.includes('principal-property-search'))
+      return void xml(response, 207, principalSearch(body));
     if (request.method === 'POST' && path === outboxPath) {
       posted.push(body);
       const reply = schedule(body);
@@ -75,12 +83,37 @@ export async function startSchedulingServer(account: {
       'calendar-home-set': `<c:calendar-home-set><d:href>${homePath}</d:href></c:calendar-home-set>`,
       'calendar-user-address-set': `<c:calendar-user-address-set><d:href>mailto:${account.address}</d:href><d:href>${principalPath}</d:href></c:calendar-user-address-set>`,
       'schedule-outbox-URL': `<c:schedule-outbox-URL><d:href>${outboxPath}</d:href></c:schedule-outbox-URL>`,
+      'principal-collection-set': `<d:principal-collection-set><d:href>${principalsPath}</d:href></d:principal-collection-set>`,
     };
     const props = Object.entries(known)
       .filter(([name]) => new RegExp(`[:<]${name}[\\s/>]`).test(body))
       .map(([, prop]) => prop)
       .join('');
     return `<?xml version="1.0" encoding="utf-8"?><d:multistatus xmlns:d="DAV:" xmlns:c="urn:ietf:params:xml:ns:caldav"><d:response><d:href>${path}</d:href><d:propstat><d:prop>${props}</d:prop><d:status>HTTP/1.1 200 OK</d:status></d:propstat></d:response></d:multistatus>`;
+  }
+
+  /** The principals whose calendar-user-type contains the match: the rooms, and a projector. */
+  function principalSearch(body: string): string {
+    const match = /<d:match>([^<]*)<\/d:match>/.exec(body)?.[1] ?? '';
+    const principals = [
+      ...[...rooms].map(([address, name], i) => ({
+        path: `/principals/room${i}/`,
+        address,
+        name,
+        type: 'ROOM',
+      })),
+      {
+        path: '/principals/projector/',
+        address: 'projector@example.org',
+        name: 'Projector',
+        type: 'RESOURCE',
+      },
+    ].filter((p) => p.type.includes(match));
+    const responses = principals.map(
+      (p) =>
+        `<d:response><d:href>${p.path}</d:href><d:propstat><d:prop><d:displayname>${p.name}</d:displayname><c:calendar-user-type>${p.type}</c:calendar-user-type><c:calendar-user-address-set><d:href>mailto:${p.address}</d:href><d:href>${p.path}</d:href></c:calendar-user-address-set></d:prop><d:status>HTTP/1.1 200 OK</d:status></d:propstat></d:response>`,
+    );
+    return `<?xml version="1.0" encoding="utf-8"?><d:multistatus xmlns:d="DAV:" xmlns:c="urn:ietf:params:xml:ns:caldav">${responses.join('')}</d:multistatus>`;
   }
 
   /** The schedule-response for a VFREEBUSY request; undefined when its organizer is not the owner. */
@@ -133,6 +166,7 @@ export async function startSchedulingServer(account: {
     calendarHomeUrl: new URL(homePath, server.url).href,
     people,
     posted,
+    rooms,
     close: () => server.close(),
   };
 }

@@ -11,6 +11,8 @@
  *   google.calendars.expireSyncTokens(calendarId);   // next syncToken use answers 410
  *   google.counts.count({ kind: 'events.list' }); google.counts.reset();
  *   google.freeBusy.set('someone@example.org', [{ start, end }]);  // freeBusy.query can tell about them
+ *   // a room: a calendar seeded with an id ending in @resource.calendar.google.com, e.g. a
+ *   // freeBusyReader one named "HQ-1-Atlas (6) [video]", its busy time set as above
  *   google.channels.expire(channelId);          // or advance the shared clock past its expiration
  *   await google.settled();                     // delayed requests handled (or dropped), notifications sent
  *   await google.close();

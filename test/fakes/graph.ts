@@ -9,7 +9,8 @@
  * token; their events need the `.Shared` scopes the token was granted.
  * For sync: delta queries on calendar views (`graph/delta.ts`), change notifications through
  * webhooks (`graph/subscriptions.ts`) and a count of every request by method and kind.
- * Other people's free/busy through `getSchedule` (`graph/schedules.ts`).
+ * Other people's free/busy through `getSchedule` (`graph/schedules.ts`); rooms through `places`
+ * (with Place.Read.All only).
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -128,6 +129,8 @@ export class FakeGraph {
   readonly notices: GraphNotice[] = [];
   /** Other people's schedules, as getSchedule tells them. */
   readonly schedules = new FakeSchedules();
+  /** The organisation's rooms, as `GET /places/microsoft.graph.room` lists them (Graph's `room` resource). */
+  readonly rooms: Array<Record<string, unknown>> = [];
   /** Added to every API answer (lets concurrent requests overlap). */
   latencyMs = 0;
   readonly #server: Server;
@@ -439,6 +442,12 @@ export class FakeGraph {
         calendarIds: user.calendars.map((calendar) => calendar.id),
         apiBaseUrl: this.apiBaseUrl,
       });
+    if (segments.join('/') === 'places/microsoft.graph.room') {
+      // Listing places needs Place.Read.All, which an administrator consents to.
+      if (!this.identity.accessScopes.get(accessToken ?? '')?.includes('Place.Read.All'))
+        return graphError(403, 'ErrorAccessDenied', 'Access is denied. Check credentials and try again.');
+      return method === 'GET' ? this.#page(url, this.rooms) : notAllowed();
+    }
     const [me, collection, ...rest] = segments;
     if (me !== 'me') return badSegment(url);
     if (collection === 'calendar' && rest.length === 1 && rest[0] === 'getSchedule')

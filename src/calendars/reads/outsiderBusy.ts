@@ -1,8 +1,9 @@
 /**
  * Busy time of people outside the workspace, as the providers of the caller's own accounts can
  * tell it (Google freeBusy, Graph getSchedule, a CalDAV schedule outbox): every account the grant reaches is asked for
- * everyone at once, in parallel, within the read deadline. An account that fails or runs out of
- * time tells nothing; it never fails the answer.
+ * everyone at once, in parallel, within the read deadline; what an account told this grant in the
+ * last minute is not asked again (busyLookups.ts). An account that fails or runs out of time tells
+ * nothing more; it never fails the answer.
  */
 import type { BusySpan } from '../../domain/availability.ts';
 import type { TimeWindow } from '../../domain/window.ts';
@@ -47,13 +48,21 @@ export async function outsidersBusy(
     accounts.map(async (account) => {
       const provider = providerFor(deps.providers, account.provider);
       if (provider.freeBusy === undefined || account.provider === 'ics') return undefined;
-      const lookup = withAccount(deps, account, (access) => provider.freeBusy!(access, keys, window));
+      const scope = { grantId: principal.grantId, accountId: account.id, window };
+      const { kept, missing } = deps.busyLookups?.find(scope, keys) ?? { kept: new Map(), missing: keys };
+      const told = new Map<string, BusySpan[]>();
+      for (const [key, busy] of kept) if (busy !== undefined) told.set(key, busy);
+      if (missing.length === 0) return { source: account.provider, told };
+      const lookup = withAccount(deps, account, (access) => provider.freeBusy!(access, missing, window));
       try {
-        const told = await waitAtMost(lookup, deps.readDeadlineMs);
-        return told === undefined ? undefined : { source: account.provider, told };
+        const fresh = await waitAtMost(lookup, deps.readDeadlineMs);
+        if (fresh === undefined) return kept.size === 0 ? undefined : { source: account.provider, told };
+        deps.busyLookups?.keep(scope, missing, fresh);
+        for (const [key, busy] of fresh) told.set(key, busy);
+        return { source: account.provider, told };
       } catch (error) {
         if (!isAppError(error)) deps.onUnexpectedError?.(error);
-        return undefined;
+        return kept.size === 0 ? undefined : { source: account.provider, told };
       }
     }),
   );

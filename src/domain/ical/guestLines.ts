@@ -40,6 +40,8 @@ export function applyGuests(
       // Quotes and line breaks are written as RFC 6868 says (calendarText.ts), never raw.
       if (guest.name !== undefined) attendee.setParameter('cn', guest.name);
       attendee.setParameter('role', guest.optional ? 'OPT-PARTICIPANT' : 'REQ-PARTICIPANT');
+      // RFC 5545 §3.2.3: a room is a calendar user of its own type (RFC 6638 servers book it).
+      if (guest.room) attendee.setParameter('cutype', 'ROOM');
       attendee.setParameter('partstat', 'NEEDS-ACTION');
       attendee.setParameter('rsvp', 'TRUE');
       event.addProperty(attendee);

@@ -16,8 +16,7 @@ export const attendeesSchema = {
   type: 'array',
   maxItems: maxAttendees,
   items: { type: 'string' },
-  description:
-    "Busy times of workspace members, and of others where the caller's calendar provider tells them.",
+  description: "Members' busy times, and others' where the user's calendar provider tells them.",
 } as const;
 
 export const attendeesAnswerSchema = {

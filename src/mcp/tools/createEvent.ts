@@ -6,6 +6,7 @@ import { type GuestInput, parseGuests } from '../../domain/guests.ts';
 import { closedObject } from '../../lib/jsonSchema.ts';
 import type { ToolDefinition } from '../tool.ts';
 import { guestListSchema, guestsAnswerSchema } from './guestArguments.ts';
+import { bookedRoomsSchema, roomGuests } from './roomArguments.ts';
 import {
   type ChangeArguments,
   changesOf,
@@ -23,6 +24,7 @@ interface CreateArguments extends ChangeArguments {
   recurrence?: RecurrenceInput;
   conference?: boolean;
   attendees?: GuestInput[];
+  rooms?: string[];
   idempotencyKey?: string;
 }
 
@@ -33,7 +35,7 @@ export const createEvent: ToolDefinition = {
     'Creates one event and returns it as it now is.',
     timesRule,
     "With recurrence, it is the first occurrence of a series repeating every interval days, weeks (on daysOfWeek), months (on start's day, or weekdayPosition such as the last friday) or years (on start's date), count times, until a date, or without end, at the same local time in timeZone across DST changes; each occurrence ends before the next starts; the answer shows the first. Monthly on days 29-31 and yearly on 29 February are refused: use weekdayPosition.",
-    'Pass an idempotencyKey (unique per intended event, e.g. a UUID): a repeat with the same key and arguments returns the same event, never a second one, so repeating after a timeout is safe.',
+    'Pass an idempotencyKey (unique per intended event, e.g. a UUID): a repeat with the same key and arguments returns the same event, so repeating after a timeout is safe.',
     outcomeRule,
   ].join(' '),
   scopes: ['calendar:write'],
@@ -61,9 +63,8 @@ export const createEvent: ToolDefinition = {
       recurrence: {
         ...writeArgumentSchemas.recurrence,
       },
-      attendees: guestListSchema(
-        "Guests to invite (never the user's own address); the answer's guests says whether the calendar invited them.",
-      ),
+      attendees: guestListSchema("Guests to invite (never the user's own address)."),
+      rooms: bookedRoomsSchema,
       idempotencyKey: {
         type: 'string',
         minLength: 1,
@@ -91,6 +92,10 @@ export const createEvent: ToolDefinition = {
 
   async run(args: CreateArguments, { principal, calendars }) {
     const { timing, description, location, ...fields } = changesOf(args);
+    const guests = [
+      ...(args.attendees ?? []),
+      ...(await roomGuests(args.rooms, 'rooms', { principal, calendars })),
+    ];
     const result = await create(calendars, principal, {
       ...fields,
       // Empty texts are simply left out of a new event.
@@ -101,7 +106,9 @@ export const createEvent: ToolDefinition = {
       timing: timing!,
       ...(args.recurrence === undefined ? {} : { recurrence: args.recurrence }),
       ...(args.conference === true ? { conference: true } : {}),
-      ...(args.attendees === undefined ? {} : { attendees: parseGuests('attendees', args.attendees) }),
+      ...(args.attendees === undefined && args.rooms === undefined
+        ? {}
+        : { attendees: parseGuests('attendees', guests) }),
       ...(args.idempotencyKey === undefined ? {} : { idempotencyKey: args.idempotencyKey }),
     });
     return eventOutcome(result);

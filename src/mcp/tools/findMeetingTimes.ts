@@ -1,6 +1,7 @@
 /** `find_meeting_times`: the earliest free slots for a meeting across calendars, times only. */
-import { attendeesBusy } from '../../calendars/reads/colleagueBusy.ts';
+import { type AttendeeAvailability, attendeesBusy } from '../../calendars/reads/colleagueBusy.ts';
 import { readEvents } from '../../calendars/reads/readEvents.ts';
+import { workspaceRooms } from '../../calendars/rooms.ts';
 import { busyIntervals } from '../../domain/availability.ts';
 import { weekdays } from '../../domain/eventRecurrence.ts';
 import { showInstant } from '../../domain/eventTiming.ts';
@@ -13,17 +14,15 @@ import {
   stepChoices,
   type WorkingHoursInput,
 } from '../../domain/meetingTimes.ts';
+import { roomNeeds } from '../../domain/rooms.ts';
+import { bestSlots, freeRoom, slotPeople } from '../../domain/slotPeople.ts';
 import { closedObject } from '../../lib/jsonSchema.ts';
+import { emailKey } from '../../people/email.ts';
 import type { ToolDefinition } from '../tool.ts';
 import { freeTimesView } from '../views/views.ts';
 import { attendeesSchema, parseAttendees } from './attendeeArguments.ts';
-import {
-  type ReadArguments,
-  readArgumentSchemas,
-  shownTimesRule,
-  toReadRequest,
-  withReadNotes,
-} from './readArguments.ts';
+import { type ReadArguments, readArgumentSchemas, toReadRequest, withReadNotes } from './readArguments.ts';
+import { roomNeedsProperties } from './roomArguments.ts';
 
 interface MeetingArguments extends ReadArguments {
   timeZone: string;
@@ -35,7 +34,14 @@ interface MeetingArguments extends ReadArguments {
   limit?: number;
   stepMinutes?: StepMinutes;
   attendees?: string[];
+  requireAll?: boolean;
+  rooms?: { minCapacity?: number; features?: string[] };
 }
+
+/** Rooms asked about per call: with 20 attendees, within one provider lookup's bounds. */
+const maxRoomsAsked = 10;
+/** Best effort ranks the earliest slots free for the caller, this many at most. */
+const bestEffortCandidates = 200;
 
 const minutes = (minimum: number, maximum: number, defaultValue?: number) =>
   ({
@@ -46,6 +52,7 @@ const minutes = (minimum: number, maximum: number, defaultValue?: number) =>
   }) as const;
 const localTime = { type: 'string', pattern: localTimePattern } as const;
 const instant = { type: 'string' } as const;
+const addresses = { type: 'array', items: { type: 'string' } } as const;
 
 export const findMeetingTimes: ToolDefinition = {
   name: 'find_meeting_times',
@@ -54,7 +61,7 @@ export const findMeetingTimes: ToolDefinition = {
     'The earliest free slots of durationMinutes in the window across the calendars and known attendees (free; others: unknown), in order, not overlapping, no event details.',
     'A slot lies in one working period (local times in timeZone, across DST changes), starts on a local multiple of stepMinutes, minimumNoticeMinutes or more from now, and keeps bufferMinutes free each side.',
     'Busy: busy, not cancelled events; tentative ones unless tentativeIsBusy is false. truncated: a calendar was not read completely (the text says which), so a slot may not be free.',
-    shownTimesRule,
+    'rooms: each slot names a free one.',
   ].join(' '),
   scopes: ['calendar:read'],
   inputSchema: closedObject(
@@ -92,6 +99,12 @@ export const findMeetingTimes: ToolDefinition = {
       limit: minutes(1, 50, 10),
       stepMinutes: { type: 'integer', enum: [...stepChoices], default: 15 },
       attendees: { type: 'array', maxItems: attendeesSchema.maxItems, items: attendeesSchema.items },
+      requireAll: {
+        type: 'boolean',
+        default: true,
+        description: 'false: slots where fewest attendees are busy.',
+      },
+      rooms: closedObject(roomNeedsProperties),
     },
     ['calendarIds', 'start', 'end', 'timeZone', 'durationMinutes'],
   ),
@@ -104,9 +117,11 @@ export const findMeetingTimes: ToolDefinition = {
           {
             start: instant,
             end: instant,
-            // Attendees' addresses: free for all known ones, nothing said of the unknown ones.
-            free: { type: 'array', items: { type: 'string' } },
-            unknown: { type: 'array', items: { type: 'string' } },
+            // Attendees' addresses: free, busy (best effort only), nothing said of the unknown ones.
+            free: addresses,
+            unknown: addresses,
+            busy: addresses,
+            room: { type: 'string' },
           },
           ['start', 'end'],
         ),
@@ -121,6 +136,10 @@ export const findMeetingTimes: ToolDefinition = {
   async run(args: MeetingArguments, { principal, calendars, signal }) {
     const request = toReadRequest(args);
     const asked = parseAttendees(args.attendees);
+    const needs = args.rooms === undefined ? undefined : roomNeeds(args.rooms);
+    // The smallest fitting rooms are asked about, as many as one lookup may name besides the attendees.
+    const rooms =
+      needs === undefined ? [] : (await workspaceRooms(calendars, principal, needs)).slice(0, maxRoomsAsked);
     const week = parseWorkingHours(args.workingHours ?? defaultWorkingHours, 'workingHours');
     const bufferMinutes = args.bufferMinutes ?? 0;
     // Busy time just outside the window still needs its buffer.
@@ -135,23 +154,26 @@ export const findMeetingTimes: ToolDefinition = {
       { ...request, window: reach },
       { signal, busy: { tentativeIsBusy } },
     );
-    const attendees = await attendeesBusy(calendars, principal, asked, {
-      window: reach,
-      timeZone: args.timeZone,
-      tentativeIsBusy,
+    // Rooms are asked of the same lookups as the attendees outside the workspace, at once.
+    const told = await attendeesBusy(
+      calendars,
+      principal,
+      [...asked, ...rooms.map((room) => ({ email: room.email, key: emailKey(room.email) }))],
+      { window: reach, timeZone: args.timeZone, tentativeIsBusy },
+    );
+    const knownBusy = (a: AttendeeAvailability) => ({
+      email: a.email,
+      ...(a.availability === 'known' ? { busy: a.busy } : {}),
     });
-    const theirs = attendees.flatMap((a) => (a.availability === 'known' ? a.busy : []));
+    const people = told.slice(0, asked.length).map(knownBusy);
+    const roomBusy = told.slice(asked.length).map(knownBusy);
+    const requireAll = args.requireAll ?? true;
+    // All: a slot is free for every attendee whose busy time is known. Best effort: for the caller.
+    const theirs = requireAll ? people.flatMap((p) => p.busy ?? []) : [];
     const busy = busyIntervals(read.events, reach, { tentativeIsBusy }, [...read.busy, ...theirs]);
-    // A slot is free for every attendee whose busy time is known; the others cannot be told.
-    const who =
-      args.attendees === undefined
-        ? {}
-        : {
-            free: attendees.filter((a) => a.availability === 'known').map((a) => a.email),
-            unknown: attendees.filter((a) => a.availability === 'unknown').map((a) => a.email),
-          };
     const now = calendars.clock.now();
-    const slots = meetingTimes(busy, {
+    const limit = args.limit ?? 10;
+    const candidates = meetingTimes(busy, {
       window: request.window,
       timeZone: args.timeZone,
       week,
@@ -160,17 +182,34 @@ export const findMeetingTimes: ToolDefinition = {
       noticeMinutes: args.minimumNoticeMinutes ?? 0,
       bufferMinutes,
       stepMinutes: args.stepMinutes ?? 15,
-      limit: args.limit ?? 10,
+      limit: requireAll ? limit : bestEffortCandidates,
+      ...(needs === undefined ? {} : { accept: (slot) => freeRoom(roomBusy, slot) !== undefined }),
     });
+    const slots = requireAll ? candidates : bestSlots(candidates, people, limit);
     const structured = {
       ok: true,
-      slots: slots.map((s) => ({
-        start: showInstant(s.start, args.timeZone),
-        end: showInstant(s.end, args.timeZone),
-        ...who,
-      })),
+      slots: slots.map((slot) => {
+        const who = slotPeople(people, slot);
+        const room = freeRoom(roomBusy, slot);
+        return {
+          start: showInstant(slot.start, args.timeZone),
+          end: showInstant(slot.end, args.timeZone),
+          ...(args.attendees === undefined
+            ? {}
+            : { free: who.free, unknown: who.unknown, ...(requireAll ? {} : { busy: who.busy }) }),
+          ...(room === undefined ? {} : { room }),
+        };
+      }),
       truncated: read.excluded.length > 0,
     };
-    return withReadNotes(structured, read, now);
+    const outcome = withReadNotes(structured, read, now);
+    // No slot for want of a room says so: the room is what is missing, not the time.
+    const roomless =
+      needs === undefined || roomBusy.some((room) => room.busy !== undefined)
+        ? undefined
+        : rooms.length === 0
+          ? 'No room of the workspace has minCapacity seats and every feature asked (list_rooms shows them).'
+          : "No fitting room's free/busy could be told by the user's calendar providers, so no slot names a room.";
+    return roomless === undefined ? outcome : { ...outcome, notes: [...(outcome.notes ?? []), roomless] };
   },
 };

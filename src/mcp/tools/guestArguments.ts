@@ -37,8 +37,7 @@ export const notifyAttendeesSchema = {
 } as const;
 
 export const guestsAnswerSchema = {
-  description:
-    'When the write concerns guests: their addresses, and whether the calendar told them (false: nobody was; the user may want to).',
+  description: 'Guests the write concerns, and whether the calendar told them (false: nobody was).',
   ...closedObject({ notified: { type: 'boolean' }, emails: { type: 'array', items: { type: 'string' } } }, [
     'notified',
     'emails',
@@ -70,9 +69,12 @@ export const guestArgumentSchemas = {
   notifyAttendees: notifyAttendeesSchema,
 };
 
-/** The guest changes an update asks for; undefined when it names none. */
-export function guestChangesOf(args: GuestArguments): GuestChanges | undefined {
-  const add = parseGuests('addAttendees', args.addAttendees ?? []);
+/** The guest changes an update asks for, with the rooms it books; undefined when it names none. */
+export function guestChangesOf(
+  args: GuestArguments,
+  rooms: readonly GuestInput[] = [],
+): GuestChanges | undefined {
+  const add = parseGuests('addAttendees', [...(args.addAttendees ?? []), ...rooms]);
   const remove = parseAddresses('removeAttendees', args.removeAttendees ?? []);
   return add.length + remove.length === 0 ? undefined : { add, remove };
 }

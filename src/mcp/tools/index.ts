@@ -9,6 +9,7 @@ import { getEvent } from './getEvent.ts';
 import { getEventGuests } from './getEventGuests.ts';
 import { listCalendars } from './listCalendars.ts';
 import { listEvents } from './listEvents.ts';
+import { listRooms } from './listRooms.ts';
 import { respondToEvent } from './respondToEvent.ts';
 import { searchEvents } from './searchEvents.ts';
 import { updateEvent } from './updateEvent.ts';
@@ -21,6 +22,7 @@ export const tools: readonly ToolDefinition[] = [
   getEvent,
   getAvailability,
   findMeetingTimes,
+  listRooms,
   getEventGuests,
   createEvent,
   updateEvent,

@@ -12,6 +12,7 @@ import {
   notifyRule,
   withGuestsAnswer,
 } from './guestArguments.ts';
+import { bookedRoomsSchema, roomGuests } from './roomArguments.ts';
 import {
   addressOf,
   type ChangeArguments,
@@ -27,6 +28,7 @@ import {
 
 interface UpdateArguments extends ChangeArguments, GuestArguments {
   eventId: string;
+  rooms?: string[];
   recurrence?: RecurrenceInput;
   seen: SeenValues;
   occurrenceId?: string;
@@ -64,6 +66,7 @@ export const updateEvent: ToolDefinition = {
       },
       seen: seenSchema,
       ...guestArgumentSchemas,
+      rooms: bookedRoomsSchema,
     },
     ['eventId', 'seen'],
   ),
@@ -71,7 +74,7 @@ export const updateEvent: ToolDefinition = {
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: true },
 
   async run(args: UpdateArguments, { principal, calendars }) {
-    const guests = guestChangesOf(args);
+    const guests = guestChangesOf(args, await roomGuests(args.rooms, 'rooms', { principal, calendars }));
     const changes = {
       ...changesOf(args),
       ...(guests === undefined ? {} : { guests }),
@@ -80,7 +83,7 @@ export const updateEvent: ToolDefinition = {
     if (Object.keys(changes).length === 0) {
       throw invalidField(
         'arguments',
-        'Give at least one field to change (title, description, location, start and end, freeBusyStatus, privacy, alerts, recurrence, addAttendees, removeAttendees).',
+        'Give at least one field to change (title, description, location, start and end, freeBusyStatus, privacy, alerts, recurrence, addAttendees, removeAttendees, rooms).',
       );
     }
     const result = await update(calendars, principal, {

@@ -68,7 +68,7 @@ export const writeArgumentSchemas = {
       ['offset'],
     ),
     description:
-      'All reminders ([] removes them): offset before the start as read (-PT15M, -P1D; at most -P28D), action display (default) or email. Microsoft 365: one display reminder; CalDAV: display only.',
+      'All reminders ([] removes them): offset before the start (-PT15M, -P1D; at most -P28D), action display (default) or email. Microsoft 365: one display reminder; CalDAV: display only.',
   },
   /** A series' rule, without its description (each tool says what it does there). */
   recurrence: closedObject(
@@ -137,7 +137,7 @@ export const seenSchema = {
   }),
   description:
     // What a changed event answers (a conflict) is said by update_event and delete_event.
-    'The event as you read it, copied from the read tools: the fields you change (start and duration to move it), null where it had none.',
+    'The event as read (copied from the read tools): the fields you change (start and duration to move it), null where it had none.',
 } as const;
 
 /** How update, delete and respond name their event. */
@@ -153,7 +153,7 @@ export const splitAddressSchemas = {
   scope: {
     ...writeArgumentSchemas.scope,
     enum: [...writeArgumentSchemas.scope.enum, 'following'],
-    description: `${writeArgumentSchemas.scope.description} "following" (with occurrenceId) that one and the later ones, split off the series.`,
+    description: `${writeArgumentSchemas.scope.description} "following" (with occurrenceId) it and the later ones, split off.`,
   },
 };
 

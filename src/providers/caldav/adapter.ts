@@ -24,6 +24,7 @@ import {
 } from './discovery.ts';
 import { getEventIn, listEventsIn } from './events.ts';
 import { caldavFreeBusy } from './freeBusy.ts';
+import { caldavRooms } from './rooms.ts';
 import { autoSchedules, caldavScheduling } from './scheduling.ts';
 import { createCaldavSync } from './sync.ts';
 import { createCaldavWriter } from './writer.ts';
@@ -194,6 +195,14 @@ export function createCaldavProvider(deps: CaldavDeps): CalendarProvider<'caldav
     }),
 
     sync: createCaldavSync({ pool, sessionOf, selfAddresses }),
+
+    async listRooms(account) {
+      const session = sessionOf(account);
+      return caldavRooms(
+        session,
+        new URL(account.credentials.calendarHomeUrl ?? (await rediscoverHome(account, session))),
+      );
+    },
 
     async freeBusy(account, emails, window) {
       const session = sessionOf(account);

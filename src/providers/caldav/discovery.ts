@@ -12,6 +12,7 @@ const currentUserPrincipal: PropName = [ns.dav, 'current-user-principal'];
 const calendarHomeSet: PropName = [ns.caldav, 'calendar-home-set'];
 const calendarUserAddressSet: PropName = [ns.caldav, 'calendar-user-address-set'];
 const scheduleOutbox: PropName = [ns.caldav, 'schedule-outbox-URL'];
+const principalCollectionSet: PropName = [ns.dav, 'principal-collection-set'];
 
 export function parseServerUrl(input: string): URL {
   const url = URL.parse(input.trim());
@@ -53,7 +54,7 @@ const notCaldavHere = (error: unknown): boolean =>
  * The e-mail addresses among a calendar-user-address-set's hrefs (`mailto:` URIs); others, such
  * as the principal's own URL that Radicale gives, name no one a guest could be.
  */
-function addressesOf(set: XmlElement | undefined): string[] {
+export function addressesOf(set: XmlElement | undefined): string[] {
   return children(set, ns.dav, 'href')
     .map((href) => href.text.trim())
     .filter((href) => /^mailto:/i.test(href))
@@ -139,4 +140,14 @@ export async function principalScheduling(session: DavSession, url: URL): Promis
       ? {}
       : { outboxUrl: hrefUrl(session, outbox, answer.url, 'the schedule outbox') }),
   };
+}
+
+/** The collections of principals that the principal of `url` names (RFC 3744 §5.8), where principals are searched. */
+export async function principalCollections(session: DavSession, url: URL): Promise<URL[]> {
+  const principal = await principalAt(session, url);
+  if (principal === undefined) return [];
+  const answer = await propfind(session, principal, '0', [principalCollectionSet], 'the principal');
+  return children(answer.responses[0]?.props.get(propKey(principalCollectionSet)), ns.dav, 'href').map(
+    (href) => hrefUrl(session, href.text.trim(), answer.url, 'the principals'),
+  );
 }

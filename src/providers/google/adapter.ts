@@ -9,6 +9,7 @@ import { googleFreeBusy } from './freeBusy.ts';
 import { mapCalendar, mapEvent, mappingContext } from './mapping.ts';
 import type { GoogleAuthDeps } from './oauth.ts';
 import { createGooglePush } from './push.ts';
+import { googleRooms } from './rooms.ts';
 import { createGoogleSessions, type GoogleAccount } from './session.ts';
 import { createGoogleSync } from './sync.ts';
 import type { GoogleEvent } from './wire.ts';
@@ -55,6 +56,10 @@ export function createGoogleProvider(deps: GoogleProviderDeps): CalendarProvider
         else if (nearWindow(mapped.occurrence, window)) result.occurrences.push(mapped.occurrence);
       }
       return result;
+    },
+
+    async listRooms(account) {
+      return googleRooms(await clientFor(account).calendarList());
     },
 
     freeBusy(account, emails, window) {

@@ -19,6 +19,8 @@ export function googleAttendees(current: readonly GoogleAttendee[], changes: Gue
         email: guest.email,
         ...(guest.name === undefined ? {} : { displayName: guest.name }),
         ...(guest.optional ? { optional: true } : {}),
+        // A room is booked as a resource: Google's room calendar answers for it.
+        ...(guest.room ? { resource: true } : {}),
       }),
     ),
   ];

@@ -25,6 +25,7 @@ import { createMailboxes, meFields } from './mailbox.ts';
 import { mapCalendar, mapEvent, mapNear, sharedWithUser } from './mapping.ts';
 import { reachesSharedCalendars } from './oauth.ts';
 import { createMicrosoftPush } from './push.ts';
+import { graphRooms } from './rooms.ts';
 import { graphSchedules } from './schedule.ts';
 import { createMicrosoftSync } from './sync.ts';
 import type { GraphCalendar, GraphEvent, GraphUser } from './wire.ts';
@@ -48,6 +49,10 @@ export function createMicrosoftProvider(deps: {
 
     freeBusy(account, emails, window) {
       return graphSchedules(client, account, emails, window);
+    },
+
+    listRooms(account) {
+      return graphRooms(client, account);
     },
 
     async listCalendars(account) {

@@ -4,9 +4,9 @@
  * and what Graph does with them: an organizer's new event, change or deletion always reaches
  * its attendees — Graph offers no way to keep it from them.
  */
-import type { GuestChanges } from '../../domain/eventChanges.ts';
+import type { EventFields, GuestChanges } from '../../domain/eventChanges.ts';
 import type { GuestScheduling } from '../../domain/guests.ts';
-import type { GraphAttendee } from './wire.ts';
+import type { GraphAttendee, GraphLocation } from './wire.ts';
 
 export function graphAttendees(current: readonly GraphAttendee[], changes: GuestChanges): GraphAttendee[] {
   const removed = new Set(changes.remove.map((email) => email.toLowerCase()));
@@ -16,11 +16,27 @@ export function graphAttendees(current: readonly GraphAttendee[], changes: Guest
       .map(({ type, emailAddress }) => ({ type: type ?? 'required', emailAddress })),
     ...changes.add.map(
       (guest): GraphAttendee => ({
-        type: guest.optional ? 'optional' : 'required',
+        type: guest.room ? 'resource' : guest.optional ? 'optional' : 'required',
         emailAddress: { address: guest.email, ...(guest.name === undefined ? {} : { name: guest.name }) },
       }),
     ),
   ];
+}
+
+/**
+ * The location a booked room gives a write that sets none of its own: the room mailbox is then
+ * both a resource attendee and the place, as Outlook books a room.
+ */
+export function withRoomLocation(fields: EventFields): { location?: GraphLocation } {
+  const room = fields.guests?.add.find((guest) => guest.room);
+  if (room === undefined || fields.location !== undefined) return {};
+  return {
+    location: {
+      displayName: room.name ?? room.email,
+      locationEmailAddress: room.email,
+      locationType: 'conferenceRoom',
+    },
+  };
 }
 
 export const graphScheduling = (mailbox: string | undefined): GuestScheduling => ({

@@ -53,6 +53,9 @@ export interface GraphDateTimeTimeZone {
 
 export interface GraphLocation {
   displayName?: string | null;
+  /** A room mailbox's address, with locationType conferenceRoom. */
+  locationEmailAddress?: string | null;
+  locationType?: string | null;
   coordinates?: { latitude?: number | null; longitude?: number | null } | null;
 }
 

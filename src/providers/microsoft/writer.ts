@@ -12,7 +12,7 @@ import type { EventWriter } from '../port.ts';
 import type { GraphClient } from './client.ts';
 import { providerName } from './config.ts';
 import { calendarPath, eventPath, findInstance } from './eventLookup.ts';
-import { graphAttendees, graphScheduling } from './guests.ts';
+import { graphAttendees, graphScheduling, withRoomLocation } from './guests.ts';
 import type { Mailboxes } from './mailbox.ts';
 import type { MicrosoftAccount } from './session.ts';
 import { graphProperties, graphRecurrence } from './toWire.ts';
@@ -91,6 +91,7 @@ export function createMicrosoftWriter(client: GraphClient, mailboxes: Mailboxes)
             : {}),
           // Graph sends the invitations itself when the organizer creates an event with attendees.
           ...(event.guests === undefined ? {} : { attendees: graphAttendees([], event.guests) }),
+          ...withRoomLocation(event),
           transactionId: uid,
           singleValueExtendedProperties: [{ id: uidProperty, value: uid }],
         },
@@ -124,6 +125,7 @@ export function createMicrosoftWriter(client: GraphClient, mailboxes: Mailboxes)
         // The collection as Graph holds it now; the If-Match below refuses the PATCH if it moved on.
         const now = await client.get<Pick<GraphEvent, 'attendees'>>(account, path, { $select: 'attendees' });
         body.attendees = graphAttendees(now.attendees ?? [], changes.guests);
+        Object.assign(body, withRoomLocation(changes));
       }
       await client.write(account, path, { method: 'PATCH', body, changeKey: target.version });
     },

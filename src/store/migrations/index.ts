@@ -17,6 +17,7 @@ import * as m0014 from './0014_copy_read_index_covers_reads.ts';
 import * as m0015 from './0015_workspace_default_level.ts';
 import * as m0016 from './0016_event_write_new_series.ts';
 import * as m0017 from './0017_colleague_availability.ts';
+import * as m0018 from './0018_workspace_rooms.ts';
 import * as m0019 from './0019_packed_occurrences.ts';
 
 export const migrations: Record<string, Migration> = {
@@ -37,5 +38,6 @@ export const migrations: Record<string, Migration> = {
   '0015_workspace_default_level': m0015,
   '0016_event_write_new_series': m0016,
   '0017_colleague_availability': m0017,
+  '0018_workspace_rooms': m0018,
   '0019_packed_occurrences': m0019,
 };

@@ -3,11 +3,14 @@
  * a member gets 403, a non-member 404 — the pages only render and route.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { accountRooms } from '../../calendars/accounts/accountRooms.ts';
 import type { AppContext } from '../../context.ts';
 import { detailLevels } from '../../domain/detailLevels.ts';
+import { maxRoomCapacity } from '../../domain/rooms.ts';
 import { invalidField } from '../../errors.ts';
 import type { AdministrationDeps, RegisteredClient } from '../../people/administrationPorts.ts';
 import { blockClient, updatePolicy } from '../../people/policyChanges.ts';
+import { addRoom, importRooms, removeRoom } from '../../people/rooms.ts';
 import { registerApp } from '../../people/workspaceApps.ts';
 import {
   type WorkspaceClientView,
@@ -17,6 +20,7 @@ import {
 import { addMember, changeRole, removeMember, withdrawInvitation } from '../../people/workspaces.ts';
 import { canAdminister, roles } from '../../policy/roles.ts';
 import { scopes, type WorkspacePolicy } from '../../policy/workspacePolicy.ts';
+import type { StoredRoom } from '../../store/rooms.ts';
 import type { User } from '../../store/users.ts';
 import { workspacesOf } from '../../store/workspaces.ts';
 import { correctable, type Form, formOf, sendHtml } from '../forms.ts';
@@ -33,6 +37,8 @@ const notices: Record<string, string> = {
   removed: 'The member was removed.',
   withdrawn: 'The invitation was withdrawn: its link no longer works.',
   policy: 'The policy was saved.',
+  room: 'The room was saved.',
+  roomRemoved: 'The room was removed.',
 };
 
 /** Blocking says how many grants it ended; the count travels in the redirect. */
@@ -127,6 +133,7 @@ function invitationNotice(invitation: NonNullable<Messages['invitation']>): Html
 const sections = [
   ['members', 'Members'],
   ['policy', 'Policy'],
+  ['rooms', 'Rooms'],
   ['apps', 'Apps with access'],
   ['registered', 'Registered apps'],
   ['audit', 'Audit log'],
@@ -206,6 +213,42 @@ function policySection(policy: WorkspacePolicy, base: string, csrf: string): Htm
 </section>`;
 }
 
+/** The room list: each room with Remove, the form to add one, and filling it from the providers. */
+function roomsSection(rooms: readonly StoredRoom[], base: string, csrf: string): Html {
+  return html`<section id="rooms" class="panel">
+<h2>Rooms</h2>
+${
+  rooms.length === 0
+    ? html`<p>No room listed yet.</p>`
+    : html`<div class="scroll"><table class="stack"><thead><tr><th>Room</th><th>Seats</th><th>Features</th><th></th></tr></thead><tbody>
+${rooms.map(
+  (
+    r,
+  ) => html`<tr><td>${r.name}<br><span class="muted">${r.email}</span></td><td>${r.capacity ?? '–'}</td><td>${r.features.join(', ')}</td>
+<td><form class="inline" method="post" action="${base}/rooms/remove">${csrfField(csrf)}<input type="hidden" name="email" value="${r.email}">
+<button type="submit" aria-label="Remove the room ${r.email}">Remove</button></form></td></tr>`,
+)}
+</tbody></table></div>`
+}
+<h3>Add a room</h3>
+<form method="post" action="${base}/rooms">
+  ${csrfField(csrf)}
+  <label for="room-name">Room name</label>
+  <input id="room-name" name="name" type="text" required>
+  <label for="room-email">Its calendar's e-mail address</label>
+  <input id="room-email" name="email" type="email" required>
+  <label for="room-capacity">Seats (optional)</label>
+  <input id="room-capacity" name="capacity" type="number" min="1" max="${maxRoomCapacity}">
+  <label for="room-features">Features (comma-separated, e.g. video, whiteboard)</label>
+  <input id="room-features" name="features" type="text">
+  <div><button type="submit">Add room</button></div>
+</form>
+<h3>From your calendar accounts</h3>
+<p class="muted">Adds the rooms your calendar accounts list (Microsoft 365 places, Google resource calendars, CalDAV room principals); rooms added by hand stay as they are.</p>
+<form method="post" action="${base}/rooms/import">${csrfField(csrf)}<div><button type="submit">Fill from providers</button></div></form>
+</section>`;
+}
+
 function workspaceBody(view: WorkspaceOverview, csrf: string, messages: Messages): Html {
   const base = `/admin/workspaces/${view.workspace.id}`;
   return html`
@@ -215,6 +258,7 @@ ${messages.registered ? registeredNotice(messages.registered) : ''}
 <div class="panels">
 ${membersSection(view, base, csrf)}
 ${policySection(view.policy, base, csrf)}
+${roomsSection(view.rooms, base, csrf)}
 ${workspaceAppsSection(view.grants, base, csrf)}
 ${registeredAppsSection(view.clients, base, csrf, messages.draft)}
 ${auditLogSection(view.audit)}
@@ -358,6 +402,52 @@ export function registerAdminPages(app: FastifyInstance, ctx: AppContext, admin:
           { userId: user.id },
         );
         return 'policy';
+      }),
+  );
+
+  app.post<WorkspaceParams>(
+    '/admin/workspaces/:workspaceId/rooms',
+    { config: { page: true } },
+    (request, reply) =>
+      action(request, reply, request.params.workspaceId, async (user) => {
+        const { email, name, capacity, features } = formOf(request.body);
+        await addRoom(
+          admin,
+          request.params.workspaceId,
+          { email, name, capacity, features },
+          {
+            userId: user.id,
+          },
+        );
+        return 'room';
+      }),
+  );
+
+  app.post<WorkspaceParams>(
+    '/admin/workspaces/:workspaceId/rooms/remove',
+    { config: { page: true } },
+    (request, reply) =>
+      action(request, reply, request.params.workspaceId, async (user) => {
+        await removeRoom(admin, request.params.workspaceId, formOf(request.body).email, {
+          userId: user.id,
+        });
+        return 'roomRemoved';
+      }),
+  );
+
+  app.post<WorkspaceParams>(
+    '/admin/workspaces/:workspaceId/rooms/import',
+    { config: { page: true } },
+    (request, reply) =>
+      action(request, reply, request.params.workspaceId, async (user) => {
+        const owner = { userId: user.id, workspaceId: request.params.workspaceId };
+        const { listed, failed } = await importRooms(admin, owner.workspaceId, owner, () =>
+          accountRooms(ctx, owner),
+        );
+        const rooms = listed === 1 ? '1 room' : `${listed} rooms`;
+        const unanswered =
+          failed === 0 ? '' : ` ${failed === 1 ? 'One account' : `${failed} accounts`} could not list rooms.`;
+        return { notice: `Your calendar accounts listed ${rooms}.${unanswered}` };
       }),
   );
 

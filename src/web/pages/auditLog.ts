@@ -170,6 +170,14 @@ export function auditWhat(entry: AuditEntry): Html {
     }
     case 'client.registered':
       return html`Registered ${app(detail)} (${text(detail.kind) ?? ''})`;
+    case 'room.added':
+      return html`Added the room ${text(detail.name) ?? ''} (${text(detail.email) ?? ''})`;
+    case 'room.removed':
+      return html`Removed the room ${text(detail.email) ?? ''}`;
+    case 'rooms.imported': {
+      const count = typeof detail.count === 'number' ? detail.count : 0;
+      return html`Filled the room list from calendar providers: ${count === 1 ? '1 room' : `${count} rooms`}`;
+    }
   }
 }
 

@@ -95,7 +95,7 @@ export async function buildApp(
   registerAuthorizationRoutes(app, auth.server, ctx.config.clientRegistrationsPerMinute);
   registerRestRoutes(app, ctx, auth, calendars);
   await registerMcpRoutes(app, ctx, auth, calendars, version);
-  registerPages(app, ctx, auth, calendars.copies);
+  registerPages(app, ctx, auth, calendars);
   if (parts.push !== undefined) await registerHooks(app, parts.push);
   return app;
 }

@@ -1,6 +1,6 @@
 /**
  * Connected apps: the OAuth grants a person gave, with calendars and levels, a page to change
- * which calendars each sees and a way to end each (a section of the account page), and a
+ * which calendars each sees and a way to end each (the account page's "Your assistants"), and a
  * workspace's grants as its admins see them — metadata and counts only, since admins must not
  * learn about people's calendars.
  */
@@ -15,6 +15,7 @@ import { correctable, formOf, sendHtml } from '../forms.ts';
 import { type Html, html } from '../html.ts';
 import { csrfField, page } from '../layout.ts';
 import { requireUser } from '../visitor.ts';
+import { type ReaderTime, timeTag } from '../when.ts';
 import { detailWords, scopeWords } from '../words.ts';
 import { calendarChoiceFields, choiceOf } from './calendarChoice.ts';
 
@@ -29,27 +30,31 @@ export const utcTime = (ms: number): string =>
 
 const lastUsed = (ms: number | null): string => (ms === null ? 'never' : utcTime(ms));
 
-/** The person's live grants, each with a Change link and a Revoke button. */
-export async function connectedAppsSection(ctx: AppContext, user: User, csrf: string): Promise<Html> {
+/** The person's live grants, one card each: what it may do, its calendars, Change and Revoke. */
+export async function assistantsSection(
+  ctx: AppContext,
+  user: User,
+  csrf: string,
+  time: ReaderTime,
+): Promise<Html> {
   const grants = await liveGrantsOfUser(ctx.db, user.id);
-  if (grants.length === 0) return html`<p>No app has access to your calendars.</p>`;
+  if (grants.length === 0)
+    return html`<p>No assistant has access to your calendars yet: the steps below show how to add one.</p>`;
   const names = new Map<string, string>();
   for (const id of new Set(grants.map((g) => g.workspaceId))) {
     names.set(id, (await findWorkspace(ctx.db, id))?.name ?? id);
   }
-  return html`<table class="stack"><thead><tr><th>App</th><th>Workspace</th><th>May</th><th>Calendars</th><th>When (UTC)</th><th></th></tr></thead><tbody>
-${grants.map((g) => {
-  const workspace = names.get(g.workspaceId)!;
-  return html`<tr><td>${g.clientName}<br><code>${g.clientId}</code></td>
-<td>${workspace}</td>
-<td><ul>${g.scopes.map((s) => html`<li>${scopeWords[s]}</li>`)}</ul>
-<p>Private event details: ${g.privateDetails ? 'shared' : 'not shared'}</p></td>
-<td>${g.calendars.length === 0 ? html`<span class="muted">No calendars</span>` : html`<ul>${g.calendars.map((c, i) => html`<li>${g.calendarNames[i]}: ${detailWords[c.detailLevel]}</li>`)}</ul>`}</td>
-<td>Connected ${utcTime(g.createdAt)}<br>Last used ${lastUsed(g.lastUsedAt)}</td>
-<td><a href="/account/apps/${g.id}" aria-label="Change what ${g.clientName} sees in ${workspace}">Change</a>
-<form class="inline" method="post" action="/account/apps/${g.id}/revoke">${csrfField(csrf)}<button type="submit" aria-label="Revoke ${g.clientName} in ${workspace}">Revoke</button></form></td></tr>`;
-})}
-</tbody></table>`;
+  return html`<div class="cards">${grants.map((g) => {
+    const workspace = names.get(g.workspaceId)!;
+    return html`<article class="card" aria-labelledby="app-${g.id}">
+<h3 id="app-${g.id}">${g.clientName}</h3>
+<p class="muted">In ${workspace} · last used ${g.lastUsedAt === null ? 'never' : timeTag(g.lastUsedAt, time)} · allowed ${timeTag(g.createdAt, time)}</p>
+<dl class="facts"><dt>May</dt><dd>${g.scopes.map((s) => scopeWords[s]).join('; ')}${g.privateDetails ? '; details of private events' : ''}</dd>
+<dt>Calendars</dt><dd>${g.calendars.length === 0 ? html`<span class="muted">None</span>` : html`<ul class="plain">${g.calendars.map((c, i) => html`<li>${g.calendarNames[i]}: <strong>${detailWords[c.detailLevel]}</strong></li>`)}</ul>`}</dd></dl>
+<div class="actions"><a class="button secondary" href="/account/apps/${g.id}" aria-label="Change what ${g.clientName} sees in ${workspace}">Change</a>
+<form method="post" action="/account/apps/${g.id}/revoke">${csrfField(csrf)}<button type="submit" class="danger" aria-label="Revoke ${g.clientName} in ${workspace}">Revoke</button></form></div>
+</article>`;
+  })}</div>`;
 }
 
 type GrantParams = { Params: { grantId: string } };

@@ -98,14 +98,16 @@ describe('connected apps', () => {
 
       const browser = await signedIn('ana');
       const account = await browser.get('/account');
-      assert.match(account.body, /<h2>Connected apps<\/h2>/);
-      assert.match(account.body, new RegExp(`Planner Bot<br><code>${client.client_id}</code>`));
-      assert.match(account.body, /<td>Acme<\/td>/);
-      assert.match(account.body, /<li>Read calendars and events<\/li>/);
-      assert.match(account.body, /<li>Work: Titles and times<\/li>/);
-      assert.match(account.body, /<li>Family: Busy\/free only<\/li>/);
-      assert.match(account.body, /Private event details: not shared/);
-      assert.match(account.body, /Connected 2026-03-29T00:30Z<br>Last used 2026-03-29T00:30Z/);
+      assert.match(account.body, /<h2>Your assistants<\/h2>/);
+      const card = /<article class="card"[\s\S]*?<\/article>/.exec(account.body)?.[0] ?? '';
+      assert.match(card, /<h3 id="app-[^"]+">Planner Bot<\/h3>/);
+      assert.doesNotMatch(card, new RegExp(client.client_id), 'names, not ids');
+      assert.match(card, /In Acme · last used <time datetime="2026-03-29T00:30:00Z" title="2026-03-29T00:30\+00:00">just now<\/time>/);
+      assert.match(card, /<dt>May<\/dt><dd>Read calendars and events<\/dd>/);
+      assert.match(card, /<li>Work: <strong>Titles and times<\/strong><\/li>/);
+      assert.match(card, /<li>Family: <strong>Busy\/free only<\/strong><\/li>/);
+      assert.match(card, /aria-label="Change what Planner Bot sees in Acme">Change<\/a>/);
+      assert.match(card, /class="danger" aria-label="Revoke Planner Bot in Acme">Revoke<\/button>/);
 
       const grantId = await grantIdOf('ana', client.client_id);
       const revoked = await browser.post(`/account/apps/${grantId}/revoke`, {});

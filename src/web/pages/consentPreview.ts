@@ -42,14 +42,25 @@ function nextWeek({ now, zone }: ReaderTime) {
   return { start: now, end };
 }
 
+/** A description's first line, cut to what fits a line of the panel. */
+const excerpt = (text: string): string => {
+  const line = text.trim().split('\n')[0]!;
+  return line.length > 80 ? `${line.slice(0, 79)}…` : line;
+};
+
 function eventLine(placed: PlacedEvent, read: EventsRead, names: Map<string, string>, zone: string): Html {
   const { event } = placed;
   const level = read.levels.get(event.calendarId);
   const start = Temporal.Instant.fromEpochNanoseconds(placed.startNs).toZonedDateTimeISO(zone);
   const end = Temporal.Instant.fromEpochNanoseconds(placed.endNs).toZonedDateTimeISO(zone);
   const slot = event.showWithoutTime ? 'All day' : `${clockTime(start)}–${clockTime(end)}`;
-  const place = event.locations?.[0]?.name;
-  return html`<li><span class="slot">${slot}</span> <span${level === 'busy' ? html` class="busy"` : ''}>${event.title}</span>${place === undefined ? '' : html` <span class="muted">· ${place}</span>`} <span class="muted">(${names.get(event.calendarId)})</span></li>`;
+  // What each level adds, as far as one line shows it: a place (titles), a description and call links (full).
+  const more = [
+    event.locations?.[0]?.name,
+    event.description === undefined ? undefined : excerpt(event.description),
+    event.virtualLocations === undefined ? undefined : 'video call link',
+  ].filter((part) => part !== undefined && part !== '');
+  return html`<li><span class="slot">${slot}</span> <span${level === 'busy' ? html` class="busy"` : ''}>${event.title}</span>${more.map((part) => html` <span class="muted">· ${part}</span>`)} <span class="muted">(${names.get(event.calendarId)})</span></li>`;
 }
 
 function days(read: EventsRead, names: Map<string, string>, zone: string): Html {

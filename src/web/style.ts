@@ -35,6 +35,7 @@ header nav{display:flex;gap:var(--space-4);margin-left:auto;align-items:center}
 main{max-width:64rem;margin:0 auto var(--space-6);padding:0 var(--space-5)}main.wide{max-width:84rem}
 .muted{color:var(--muted)}small,.small{font-size:var(--step--1)}
 code{overflow-wrap:anywhere}
+[hidden]{display:none!important}
 .sr-only{position:absolute;width:1px;height:1px;overflow:hidden;clip-path:inset(50%);white-space:nowrap}
 :focus-visible{outline:3px solid var(--focus);outline-offset:2px}
 `;
@@ -67,6 +68,7 @@ const blocks = `
 .card{padding:var(--space-2) var(--space-4) var(--space-4)}.card h3{margin-top:var(--space-2)}
 dl.facts{display:grid;grid-template-columns:auto 1fr;gap:var(--space-1) var(--space-4);margin:var(--space-3) 0}dl.facts dt{font-weight:600}dl.facts dd{margin:0}
 ul.plain{list-style:none;padding:0;margin:0}ul.calendars li{margin-bottom:var(--space-2)}
+button.small,.inline button.small{padding:0 var(--space-2);margin:var(--space-1) 0 0;font-size:var(--step--1)}
 dl.levels dt{font-weight:600}dl.levels dd{margin:0 0 var(--space-2) var(--space-4)}
 table{border-collapse:collapse;width:100%}td,th{text-align:left;padding:var(--space-2);border-bottom:1px solid var(--line);vertical-align:top;overflow-wrap:break-word}th{font-size:var(--step--1);color:var(--muted)}
 .toc ul{display:flex;flex-wrap:wrap;gap:var(--space-1) var(--space-5);list-style:none;padding:0;margin:var(--space-4) 0 var(--space-5)}td select{width:auto}
@@ -74,8 +76,8 @@ table{border-collapse:collapse;width:100%}td,th{text-align:left;padding:var(--sp
 .panel{padding:0 var(--space-5) var(--space-5);scroll-margin-top:var(--space-4)}.panel.wide{grid-column:1/-1}
 .scroll{overflow-x:auto}table.audit td:first-child{white-space:nowrap}
 .consent{display:grid;grid-template-columns:repeat(auto-fit,minmax(min(100%,24rem),1fr));gap:var(--space-5);align-items:start}
-.preview{background:var(--surface);border:1px solid var(--border);border-radius:var(--radius);padding:0 var(--space-4) var(--space-4)}
-.preview h3{margin-top:var(--space-3)}.preview ol{list-style:none;padding:0;margin:0 0 var(--space-3)}.preview li{padding:var(--space-1) 0;border-bottom:1px solid var(--line)}
+.consent>form{min-width:0}.preview{position:sticky;top:var(--space-4);background:var(--surface);border:1px solid var(--border);border-radius:var(--radius);padding:0 var(--space-4) var(--space-4)}
+.preview h2{margin-top:var(--space-4)}.preview h3{margin-top:var(--space-3)}.preview ol{list-style:none;padding:0;margin:0 0 var(--space-3)}.preview li{padding:var(--space-1) 0;border-bottom:1px solid var(--line)}
 .preview .slot{font-variant-numeric:tabular-nums;margin-right:var(--space-2)}.preview .busy{color:var(--muted);font-style:italic}
 `;
 

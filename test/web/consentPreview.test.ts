@@ -89,7 +89,7 @@ describe('consent preview', () => {
     const { body } = await consentPage();
     assert.match(
       body,
-      /<button type="submit" class="primary">Allow<\/button>\s*<button type="submit" class="secondary" form="deny">Deny<\/button>\s*<button type="submit" formaction="[^"]+\/preview">Preview<\/button>/,
+      /<button type="submit" class="primary" form="consent">Allow<\/button>\s*<button type="submit" class="secondary" form="deny">Deny<\/button>\s*<button type="submit" form="consent" formaction="[^"]+\/preview">Preview<\/button>/,
     );
     assert.match(body, /<script src="\/consent-preview.js" defer><\/script>/);
     assert.match(panel(body), /<h2 id="preview-title">What Planner will see<\/h2>/);

@@ -2,7 +2,7 @@
 // Preview address (what the Preview button does without script) and its answer's panel shown.
 const form = document.querySelector('form[data-preview]');
 if (form !== null) {
-  const button = form.querySelector('button[formaction]');
+  const button = document.querySelector(`button[form="${form.id}"][formaction]`);
   if (button !== null) button.hidden = true;
   let latest = 0;
   form.addEventListener('change', async () => {

@@ -149,17 +149,17 @@ ${
   offer.calendars.length === 0
     ? html`<p>You have no calendars connected in this workspace yet. <a href="/account">Connect a calendar</a>, then come back to this page.</p>${denyForm}`
     : html`<div class="consent">
-<form method="post" action="${action}/consent" data-preview="${action}/preview">
+<form method="post" action="${action}/consent" id="consent" data-preview="${action}/preview">
   ${csrfField(csrf)}
   <input type="hidden" name="workspace" value="${offer.workspace.id}">
   ${calendarChoiceFields(offer, chosen)}
-  <div class="actions">
-    <button type="submit" class="primary">Allow</button>
-    <button type="submit" class="secondary" form="deny">Deny</button>
-    <button type="submit" formaction="${action}/preview">Preview</button>
-  </div>
 </form>
 ${preview}
+</div>
+<div class="actions">
+  <button type="submit" class="primary" form="consent">Allow</button>
+  <button type="submit" class="secondary" form="deny">Deny</button>
+  <button type="submit" form="consent" formaction="${action}/preview">Preview</button>
 </div>
 <form id="deny" method="post" action="${action}/deny">${csrfField(csrf)}</form>`
 }`,

@@ -25,11 +25,7 @@ export function calendarChoiceFields(offer: WorkspaceOffer, current?: CurrentCho
     })),
   );
   // The level follows its checkbox in the page (CSS, no script): shown once the calendar is ticked.
-  return html`<p>What each detail level shares of an event:</p>
-  <dl id="levels" class="levels">${levelShares().map(
-    ({ level, shares }) => html`<dt>${detailWords[level]}</dt><dd>${shares}.</dd>`,
-  )}</dl>
-  <fieldset><legend>Calendars it may see</legend>
+  return html`<fieldset><legend>Calendars it may see</legend>
   ${rows.map(({ account, calendar, offered, chosen }) => {
     // A level chosen before the policy or the provider allowed less shows as what is read now.
     const selected = chosen === undefined ? offered.defaultLevel : lowerDetail(chosen, offered.maxLevel);
@@ -48,7 +44,11 @@ export function calendarChoiceFields(offer: WorkspaceOffer, current?: CurrentCho
       ? html`<div><input type="checkbox" id="privateDetails" name="privateDetails"${current?.privateDetails ? html` checked` : ''}>
   <label class="inline" for="privateDetails">Include details of private events</label></div>`
       : ''
-  }`;
+  }
+  <p>What each detail level shares of an event:</p>
+  <dl id="levels" class="levels">${levelShares().map(
+    ({ level, shares }) => html`<dt>${detailWords[level]}</dt><dd>${shares}.</dd>`,
+  )}</dl>`;
 }
 
 /** The choice a submitted form makes: the ticked calendars with their levels. */

@@ -94,7 +94,7 @@ async function calendarList(
     const copy = copies.get(c.id);
     const state = copyStateWords(copy, { time, maxAgeMs });
     return html`<li>${c.name}${c.access === 'reader' || c.access === 'freeBusy' ? html` <span class="muted">(read-only)</span>` : ''}
-<div class="copy-state">${state}</div>${copy === undefined ? '' : html`<form class="inline" method="post" action="${action}/${c.id}/sync">${csrfField(csrf)}<button type="submit" aria-label="Sync now: ${c.name}">Sync now</button></form>`}</li>`;
+<div class="copy-state">${state}</div>${copy === undefined ? '' : html`<form class="inline" method="post" action="${action}/${c.id}/sync">${csrfField(csrf)}<button type="submit" class="small" aria-label="Sync now: ${c.name}">Sync now</button></form>`}</li>`;
   })}</ul>${await availabilityForm(ctx, calendars, action, csrf)}`;
 }
 

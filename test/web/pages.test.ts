@@ -330,7 +330,7 @@ describe('pages', () => {
       assert.match(page.body, /newcomer@example.org/);
       assert.match(
         page.body,
-        /<td>admin <span class="muted">\(admin@example.org\)<\/span><\/td><td>Added newcomer <span class="muted">\(newcomer@example.org\)<\/span> as member<\/td>/,
+        /<td data-label="Who">admin <span class="muted">\(admin@example.org\)<\/span><\/td><td data-label="What">Added newcomer <span class="muted">\(newcomer@example.org\)<\/span> as member<\/td>/,
       );
       assert.equal(await roleOf(t.ctx.db, teamA, newcomer), 'member');
     });
@@ -386,7 +386,7 @@ describe('pages', () => {
       assert.ok(pendingLink, 'invitation link shown');
       const admin = await browser.get(`/admin/workspaces/${teamA}`);
       const row =
-        /<tr><td>maybe@example.org<br><span class="muted">by owner@example.org<\/span><\/td>\s*<td>admin<\/td><td>2026-04-05T00:30Z<\/td>[\s\S]*?name="invitation" value="([^"]+)"[\s\S]*?aria-label="Withdraw the invitation of maybe@example.org">Withdraw<\/button>/.exec(
+        /<tr><td data-label="Invited">maybe@example.org<br><span class="muted">by owner@example.org<\/span><\/td>\s*<td data-label="Role">admin<\/td><td data-label="Link valid until \(UTC\)">2026-04-05T00:30Z<\/td>[\s\S]*?name="invitation" value="([^"]+)"[\s\S]*?aria-label="Withdraw the invitation of maybe@example.org">Withdraw<\/button>/.exec(
           admin.body,
         );
       assert.ok(row, 'the pending invitation is listed with Withdraw');
@@ -397,7 +397,7 @@ describe('pages', () => {
       assert.equal(withdrawn.statusCode, 303);
       const after = await browser.get(withdrawn.headers.location as string);
       assert.match(after.body, /The invitation was withdrawn: its link no longer works\./);
-      assert.doesNotMatch(after.body, /<tr><td>maybe@example.org/);
+      assert.doesNotMatch(after.body, /<tr><td data-label="Invited">maybe@example.org/);
       assert.match(after.body, /Withdrew the invitation of maybe@example.org as admin/);
       const again = await browser.post(`/admin/workspaces/${teamA}/invitations/withdraw`, {
         invitation: row[1]!,

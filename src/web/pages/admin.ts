@@ -102,9 +102,11 @@ ${
     ? html`<p>No app registered here yet.</p>`
     : html`<div class="scroll"><table class="stack"><thead><tr><th>App</th><th>Type</th><th>Redirect URIs</th><th>Registered (UTC)</th></tr></thead><tbody>
 ${clients.map(
-  (c) => html`<tr><td>${c.name}<br><code>${c.clientId}</code></td><td>${c.kind ?? 'removed'}</td>
-<td><ul>${c.redirectUris.map((uri) => html`<li><code>${uri}</code></li>`)}</ul></td>
-<td>${utcTime(c.createdAt)}${c.createdByEmail ? html`<br><span class="muted">by ${c.createdByEmail}</span>` : ''}</td></tr>`,
+  (
+    c,
+  ) => html`<tr><td data-label="App">${c.name}<br><code>${c.clientId}</code></td><td data-label="Type">${c.kind ?? 'removed'}</td>
+<td data-label="Redirect URIs"><ul>${c.redirectUris.map((uri) => html`<li><code>${uri}</code></li>`)}</ul></td>
+<td data-label="Registered (UTC)">${utcTime(c.createdAt)}${c.createdByEmail ? html`<br><span class="muted">by ${c.createdByEmail}</span>` : ''}</td></tr>`,
 )}
 </tbody></table></div>`
 }
@@ -153,12 +155,12 @@ const sections = [
 function pendingInvitationsPart(view: WorkspaceOverview, base: string, csrf: string): Html {
   if (view.invitations.length === 0) return html``;
   return html`<h3 id="invitations">Pending invitations</h3>
-<div class="scroll"><table class="stack"><thead><tr><th>Invited</th><th>Role</th><th>Link valid until (UTC)</th><th></th></tr></thead><tbody>
+<div class="scroll"><table class="stack"><thead><tr><th>Invited</th><th>Role</th><th>Link valid until (UTC)</th><th><span class="sr-only">Withdraw</span></th></tr></thead><tbody>
 ${view.invitations.map(
   (
     i,
-  ) => html`<tr><td>${i.email}${i.invitedBy === null ? '' : html`<br><span class="muted">by ${i.invitedBy}</span>`}</td>
-<td>${i.role}</td><td>${utcTime(i.expiresAt)}</td>
+  ) => html`<tr><td data-label="Invited">${i.email}${i.invitedBy === null ? '' : html`<br><span class="muted">by ${i.invitedBy}</span>`}</td>
+<td data-label="Role">${i.role}</td><td data-label="Link valid until (UTC)">${utcTime(i.expiresAt)}</td>
 <td><form class="inline" method="post" action="${base}/invitations/withdraw">${csrfField(csrf)}<input type="hidden" name="invitation" value="${i.tokenHash}">
 <button type="submit" aria-label="Withdraw the invitation of ${i.email}">Withdraw</button></form></td></tr>`,
 )}
@@ -168,10 +170,10 @@ ${view.invitations.map(
 function membersSection(view: WorkspaceOverview, base: string, csrf: string): Html {
   return html`<section id="members" class="panel">
 <h2>Members</h2>
-<div class="scroll"><table class="stack"><thead><tr><th>Member</th><th>Role</th><th></th></tr></thead><tbody>
+<div class="scroll"><table class="stack"><thead><tr><th>Member</th><th>Role</th><th><span class="sr-only">Remove</span></th></tr></thead><tbody>
 ${view.members.map(
-  (m) => html`<tr><td>${m.name}<br><span class="muted">${m.email}</span></td>
-<td><form class="inline" method="post" action="${base}/members/${m.userId}/role">${csrfField(csrf)}
+  (m) => html`<tr><td data-label="Member">${m.name}<br><span class="muted">${m.email}</span></td>
+<td data-label="Role"><form class="inline" method="post" action="${base}/members/${m.userId}/role">${csrfField(csrf)}
 <label class="sr-only" for="role-${m.userId}">Role of ${m.email}</label>${roleSelect(`role-${m.userId}`, m.role, view.role)}
 <button type="submit">Change role</button></form></td>
 <td><form class="inline" method="post" action="${base}/members/${m.userId}/remove">${csrfField(csrf)}

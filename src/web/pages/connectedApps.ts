@@ -1,5 +1,5 @@
 /**
- * Connected apps: the OAuth grants a person gave, with calendars and levels, a page to change
+ * The apps a person allowed: the OAuth grants a person gave, with calendars and levels, a page to change
  * which calendars each sees and a way to end each (the account page's "Your assistants"), and a
  * workspace's grants as its admins see them — metadata and counts only, since admins must not
  * learn about people's calendars.
@@ -121,10 +121,12 @@ ${
     ? html`<p>No app has access to calendars in this workspace.</p>`
     : html`<div class="scroll"><table class="stack"><thead><tr><th>Member</th><th>App</th><th>May</th><th>Calendars</th><th>When (UTC)</th></tr></thead><tbody>
 ${grants.map(
-  (g) => html`<tr><td>${g.userEmail}</td><td>${g.clientName}<br><code>${g.clientId}</code></td>
-<td><ul>${g.scopes.map((s) => html`<li>${scopeWords[s]}</li>`)}</ul></td>
-<td>${g.calendarCount}</td>
-<td>Connected ${utcTime(g.createdAt)}<br>Last used ${lastUsed(g.lastUsedAt)}</td></tr>`,
+  (
+    g,
+  ) => html`<tr><td data-label="Member">${g.userEmail}</td><td data-label="App">${g.clientName}<br><code>${g.clientId}</code></td>
+<td data-label="May"><ul>${g.scopes.map((s) => html`<li>${scopeWords[s]}</li>`)}</ul></td>
+<td data-label="Calendars">${g.calendarCount}</td>
+<td data-label="When (UTC)">Connected ${utcTime(g.createdAt)}<br>Last used ${lastUsed(g.lastUsedAt)}</td></tr>`,
 )}
 </tbody></table></div>
 <h3>Block an app</h3>

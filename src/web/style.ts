@@ -73,7 +73,7 @@ dl.levels dt{font-weight:600}dl.levels dd{margin:0 0 var(--space-2) var(--space-
 table{border-collapse:collapse;width:100%}td,th{text-align:left;padding:var(--space-2);border-bottom:1px solid var(--line);vertical-align:top;overflow-wrap:break-word}th{font-size:var(--step--1);color:var(--muted)}
 .toc ul{display:flex;flex-wrap:wrap;gap:var(--space-1) var(--space-5);list-style:none;padding:0;margin:var(--space-4) 0 var(--space-5)}td select{width:auto}
 .panels{display:grid;grid-template-columns:repeat(auto-fit,minmax(min(100%,32rem),1fr));gap:var(--space-5);align-items:start}
-.panel{padding:0 var(--space-5) var(--space-5);scroll-margin-top:var(--space-4)}.panel.wide{grid-column:1/-1}
+.panel{padding:0 var(--space-5) var(--space-5);scroll-margin-top:var(--space-4)}.panel>h2:first-child,.card>h3:first-child{margin-top:var(--space-4)}.panel.wide{grid-column:1/-1}
 .scroll{overflow-x:auto}table.audit td:first-child{white-space:nowrap}
 .consent{display:grid;grid-template-columns:repeat(auto-fit,minmax(min(100%,24rem),1fr));gap:var(--space-5);align-items:start}
 .consent>form{min-width:0}.preview{position:sticky;top:var(--space-4);background:var(--surface);border:1px solid var(--border);border-radius:var(--radius);padding:0 var(--space-4) var(--space-4)}

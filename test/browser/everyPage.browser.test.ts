@@ -96,7 +96,7 @@ async function accessibilityAt(page: Page): Promise<string[]> {
     .map((v) => `${v.impact} ${v.id}: ${v.targets.slice(0, 3).join(', ')}`);
 }
 
-/** Checks the page as it is now at both widths (overflow, accessibility), saving screenshots when asked. */
+/** Checks the page as it is now at both widths (overflow, accessibility) and in dark colours, saving screenshots when asked. */
 async function checkPage(page: Page, name: string): Promise<void> {
   const problems: string[] = [];
   for (const width of widths) {
@@ -105,6 +105,12 @@ async function checkPage(page: Page, name: string): Promise<void> {
     if (process.env.SCREENSHOT_DIR)
       await page.screenshot({ path: `${process.env.SCREENSHOT_DIR}/${name}-${width}.png`, fullPage: true });
   }
+  // The dark colours (the system's setting) are checked too: contrast above all.
+  await page.emulateMedia({ colorScheme: 'dark' });
+  for (const problem of await accessibilityAt(page)) problems.push(`dark: ${problem}`);
+  if (process.env.SCREENSHOT_DIR)
+    await page.screenshot({ path: `${process.env.SCREENSHOT_DIR}/${name}-dark.png`, fullPage: true });
+  await page.emulateMedia({ colorScheme: 'light' });
   assert.deepEqual(problems, [], `${name} (${page.url()})`);
 }
 

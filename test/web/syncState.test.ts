@@ -143,7 +143,10 @@ describe('sync state on the account page', () => {
     const page = await ana.get('/account?notice=synced');
     assert.match(page.body, /role="status">The calendar was synced\./);
     assert.equal(stateOf(page.body, 'Work'), 'Synced just now (1 item)');
-    assert.match(page.body, new RegExp(`<time datetime="${t.clock.now().toString().replace('.', '\\.')}" title="`));
+    assert.match(
+      page.body,
+      new RegExp(`<time datetime="${t.clock.now().toString().replace('.', '\\.')}" title="`),
+    );
     assert.equal(stateOf(page.body, 'Team'), 'First sync pending', 'only the calendar asked for');
   });
 
@@ -163,10 +166,7 @@ describe('sync state on the account page', () => {
       gate = undefined;
     }
     assert.equal(await t.sync.syncNow(ids.slow), 'synced', 'the sync went on and joins here');
-    assert.equal(
-      stateOf((await ana.get('/account')).body, 'Slow'),
-      'Synced just now (2 items)',
-    );
+    assert.equal(stateOf((await ana.get('/account')).body, 'Slow'), 'Synced just now (2 items)');
   });
 
   it('tells the time since the last sync by the clock of the service', async () => {
@@ -202,10 +202,7 @@ describe('sync state on the account page', () => {
   it('calls a copy stale when its next sync is overdue by more than a read tolerates', async () => {
     t.clock.advance({ minutes: 4 });
     const page = await ana.get('/account');
-    assert.equal(
-      stateOf(page.body, 'Work'),
-      'Stale: synced 7 min ago (1 item), the next sync is overdue',
-    );
+    assert.equal(stateOf(page.body, 'Work'), 'Stale: synced 7 min ago (1 item), the next sync is overdue');
     assert.match(
       stateOf(page.body, 'Team'),
       /^Sync failing since 7 min ago: /,

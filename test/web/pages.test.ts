@@ -386,7 +386,7 @@ describe('pages', () => {
       assert.ok(pendingLink, 'invitation link shown');
       const admin = await browser.get(`/admin/workspaces/${teamA}`);
       const row =
-        /<tr><td data-label="Invited">maybe@example.org<br><span class="muted">by owner@example.org<\/span><\/td>\s*<td data-label="Role">admin<\/td><td data-label="Link valid until \(UTC\)">2026-04-05T00:30Z<\/td>[\s\S]*?name="invitation" value="([^"]+)"[\s\S]*?aria-label="Withdraw the invitation of maybe@example.org">Withdraw<\/button>/.exec(
+        /<tr><td data-label="Invited">maybe@example.org<br><span class="muted">by owner@example.org<\/span><\/td>\s*<td data-label="Role">admin<\/td><td data-label="Link valid until"><time datetime="2026-04-05T00:30:00Z" title="2026-04-05T00:30\+00:00">5 Apr 00:30<\/time><\/td>[\s\S]*?name="invitation" value="([^"]+)"[\s\S]*?aria-label="Withdraw the invitation of maybe@example.org">Withdraw<\/button>/.exec(
           admin.body,
         );
       assert.ok(row, 'the pending invitation is listed with Withdraw');

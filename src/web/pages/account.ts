@@ -6,7 +6,6 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Authorization } from '../../auth/setup.ts';
 import type { CalendarCopies } from '../../calendars/copies.ts';
-import { personZone } from '../../calendars/personZone.ts';
 import type { AppContext } from '../../context.ts';
 import { liveGrantsOfUser } from '../../store/accessGrants.ts';
 import { accountsOf } from '../../store/connectedAccounts.ts';
@@ -15,6 +14,7 @@ import { workspacesOf } from '../../store/workspaces.ts';
 import { sendHtml } from '../forms.ts';
 import { html } from '../html.ts';
 import { page } from '../layout.ts';
+import { readerTime } from '../readerTime.ts';
 import { requireUser } from '../visitor.ts';
 import { appWritesSection } from './appWrites.ts';
 import { assistantsSection, connectedAppNotices, registerConnectedAppRoutes } from './connectedApps.ts';
@@ -42,7 +42,7 @@ export function registerAccountPages(
     { connectForm, ...messages }: { notice?: string; error?: string; connectForm?: ConnectFormState },
   ) => {
     const csrf = request.visitor.csrfToken;
-    const time = { now: ctx.clock.now(), zone: await personZone(ctx.db, user.id) };
+    const time = await readerTime(ctx, user.id);
     const workspaces = await workspacesOf(ctx.db, user.id);
     const connections = await Promise.all(
       workspaces.map((w) => connectionsSection(ctx, user, w, csrf, time, connectForm)),

@@ -34,10 +34,12 @@ import { workspacesOf } from '../../store/workspaces.ts';
 import { correctable, type Form, formOf, sendHtml } from '../forms.ts';
 import { type Html, html } from '../html.ts';
 import { csrfField, page } from '../layout.ts';
+import { readerTime } from '../readerTime.ts';
 import { requireUser } from '../visitor.ts';
+import { type ReaderTime, timeTag } from '../when.ts';
 import { detailWords, scopeWords } from '../words.ts';
 import { auditLogSection } from './auditLog.ts';
-import { utcTime, workspaceAppsSection } from './connectedApps.ts';
+import { workspaceAppsSection } from './connectedApps.ts';
 
 const notices: Record<string, string> = {
   added: 'The member was added.',
@@ -93,6 +95,7 @@ function registeredAppsSection(
   base: string,
   csrf: string,
   draft: Form | undefined,
+  time: ReaderTime,
 ): Html {
   const type = draftText(draft, 'type') === 'confidential' ? 'confidential' : 'public';
   return html`<section id="registered" class="panel wide">
@@ -100,13 +103,13 @@ function registeredAppsSection(
 ${
   clients.length === 0
     ? html`<p>No app registered here yet.</p>`
-    : html`<div class="scroll"><table class="stack"><thead><tr><th>App</th><th>Type</th><th>Redirect URIs</th><th>Registered (UTC)</th></tr></thead><tbody>
+    : html`<div class="scroll"><table class="stack"><thead><tr><th>App</th><th>Type</th><th>Redirect URIs</th><th>Registered</th></tr></thead><tbody>
 ${clients.map(
   (
     c,
   ) => html`<tr><td data-label="App">${c.name}<br><code>${c.clientId}</code></td><td data-label="Type">${c.kind ?? 'removed'}</td>
 <td data-label="Redirect URIs"><ul>${c.redirectUris.map((uri) => html`<li><code>${uri}</code></li>`)}</ul></td>
-<td data-label="Registered (UTC)">${utcTime(c.createdAt)}${c.createdByEmail ? html`<br><span class="muted">by ${c.createdByEmail}</span>` : ''}</td></tr>`,
+<td data-label="Registered">${timeTag(c.createdAt, time)}${c.createdByEmail ? html`<br><span class="muted">by ${c.createdByEmail}</span>` : ''}</td></tr>`,
 )}
 </tbody></table></div>`
 }
@@ -152,22 +155,22 @@ const sections = [
 ] as const;
 
 /** Invitations not yet accepted, each with Withdraw (the link then stops working). */
-function pendingInvitationsPart(view: WorkspaceOverview, base: string, csrf: string): Html {
+function pendingInvitationsPart(view: WorkspaceOverview, base: string, csrf: string, time: ReaderTime): Html {
   if (view.invitations.length === 0) return html``;
   return html`<h3 id="invitations">Pending invitations</h3>
-<div class="scroll"><table class="stack"><thead><tr><th>Invited</th><th>Role</th><th>Link valid until (UTC)</th><th><span class="sr-only">Withdraw</span></th></tr></thead><tbody>
+<div class="scroll"><table class="stack"><thead><tr><th>Invited</th><th>Role</th><th>Link valid until</th><th><span class="sr-only">Withdraw</span></th></tr></thead><tbody>
 ${view.invitations.map(
   (
     i,
   ) => html`<tr><td data-label="Invited">${i.email}${i.invitedBy === null ? '' : html`<br><span class="muted">by ${i.invitedBy}</span>`}</td>
-<td data-label="Role">${i.role}</td><td data-label="Link valid until (UTC)">${utcTime(i.expiresAt)}</td>
+<td data-label="Role">${i.role}</td><td data-label="Link valid until">${timeTag(i.expiresAt, time)}</td>
 <td><form class="inline" method="post" action="${base}/invitations/withdraw">${csrfField(csrf)}<input type="hidden" name="invitation" value="${i.tokenHash}">
 <button type="submit" aria-label="Withdraw the invitation of ${i.email}">Withdraw</button></form></td></tr>`,
 )}
 </tbody></table></div>`;
 }
 
-function membersSection(view: WorkspaceOverview, base: string, csrf: string): Html {
+function membersSection(view: WorkspaceOverview, base: string, csrf: string, time: ReaderTime): Html {
   return html`<section id="members" class="panel">
 <h2>Members</h2>
 <div class="scroll"><table class="stack"><thead><tr><th>Member</th><th>Role</th><th><span class="sr-only">Remove</span></th></tr></thead><tbody>
@@ -180,7 +183,7 @@ ${view.members.map(
 <button type="submit" aria-label="Remove ${m.email}">Remove</button></form></td></tr>`,
 )}
 </tbody></table></div>
-${pendingInvitationsPart(view, base, csrf)}
+${pendingInvitationsPart(view, base, csrf, time)}
 <h3>Add a member</h3>
 <p class="muted">Someone without an account here gets a single-use invitation link, valid 7 days: e-mailed to them where this service sends mail, else shown here for you to send.</p>
 <form method="post" action="${base}/members">
@@ -225,17 +228,23 @@ function policySection(policy: WorkspacePolicy, base: string, csrf: string): Htm
 </section>`;
 }
 
-function workspaceBody(view: WorkspaceOverview, apps: Apps, csrf: string, messages: Messages): Html {
+function workspaceBody(
+  view: WorkspaceOverview,
+  apps: Apps,
+  csrf: string,
+  messages: Messages,
+  time: ReaderTime,
+): Html {
   const base = `/admin/workspaces/${view.workspace.id}`;
   return html`
 ${messages.invitation ? invitationNotice(messages.invitation) : ''}
 ${messages.registered ? registeredNotice(messages.registered) : ''}
 <nav class="toc" aria-label="Sections of this page"><ul>${sections.map(([id, title]) => html`<li><a href="#${id}">${title}</a></li>`)}</ul></nav>
 <div class="panels">
-${membersSection(view, base, csrf)}
+${membersSection(view, base, csrf, time)}
 ${policySection(view.policy, base, csrf)}
-${workspaceAppsSection(apps.grants, base, csrf)}
-${registeredAppsSection(apps.clients, base, csrf, messages.draft)}
+${workspaceAppsSection(apps.grants, base, csrf, time)}
+${registeredAppsSection(apps.clients, base, csrf, messages.draft, time)}
 ${auditLogSection(view.audit)}
 </div>`;
 }
@@ -249,6 +258,7 @@ export function registerAdminPages(app: FastifyInstance, ctx: AppContext, auth: 
       clients: await workspaceClients(auth.grants, workspaceId),
     };
     const csrf = request.visitor.csrfToken;
+    const time = await readerTime(ctx, user.id);
     return page(
       {
         title: view.workspace.name,
@@ -258,7 +268,7 @@ export function registerAdminPages(app: FastifyInstance, ctx: AppContext, auth: 
         error: messages.error,
         wide: true,
       },
-      workspaceBody(view, apps, csrf, messages),
+      workspaceBody(view, apps, csrf, messages, time),
     );
   };
 

@@ -9,7 +9,6 @@ import type { InteractionResults } from 'oidc-provider';
 import { offerIn, recordConsent, type WorkspaceOffer, workspacesForClient } from '../../auth/grants.ts';
 import type { Authorization } from '../../auth/setup.ts';
 import type { CalendarDeps } from '../../calendars/calendarDeps.ts';
-import { personZone } from '../../calendars/personZone.ts';
 import type { AppContext } from '../../context.ts';
 import { AppError } from '../../errors.ts';
 import { checkConsent } from '../../policy/consent.ts';
@@ -18,6 +17,7 @@ import { correctable, formOf, sendHtml } from '../forms.ts';
 import { allowFormTarget } from '../formTargets.ts';
 import { html } from '../html.ts';
 import { csrfField, page } from '../layout.ts';
+import { readerTime } from '../readerTime.ts';
 import { requireUser } from '../visitor.ts';
 import { scopeWords } from '../words.ts';
 import { type CurrentChoice, calendarChoiceFields, choiceOf } from './calendarChoice.ts';
@@ -113,7 +113,7 @@ export function registerAuthorizePages(
         html`<p>The workspace <strong>${offer.workspace.name}</strong> does not allow the access this application asks for.</p>${denyForm}`,
       );
     }
-    const time = { now: ctx.clock.now(), zone: await personZone(ctx.db, user.id) };
+    const time = await readerTime(ctx, user.id);
     const preview =
       offer.calendars.length === 0
         ? ''
@@ -137,7 +137,7 @@ export function registerAuthorizePages(
         error,
         ...(offer.calendars.length === 0 ? {} : { script: previewScriptPath }),
       },
-      html`<p><strong>${p.clientName}</strong> will receive access at <strong>${p.redirectHost}</strong>, in the workspace <strong>${offer.workspace.name}</strong>.</p>
+      html`<p><strong>${p.clientName}</strong> (<code>${p.clientId}</code>) will receive access at <strong>${p.redirectHost}</strong>, in the workspace <strong>${offer.workspace.name}</strong>.</p>
 <p>It will be able to:</p>
 <ul>${offer.scopes.map((s) => html`<li>${scopeWords[s]}</li>`)}</ul>
 ${

@@ -24,12 +24,6 @@ export const connectedAppNotices: Record<string, string> = {
   'app-changed': 'The app now sees the calendars you chose, from its next request.',
 };
 
-/** An instant in UTC to the minute, as every page shows times. */
-export const utcTime = (ms: number): string =>
-  Temporal.Instant.fromEpochMilliseconds(ms).toString({ smallestUnit: 'minute' });
-
-const lastUsed = (ms: number | null): string => (ms === null ? 'never' : utcTime(ms));
-
 /** The person's live grants, one card each: what it may do, its calendars, Change and Revoke. */
 export async function assistantsSection(
   ctx: AppContext,
@@ -108,7 +102,12 @@ export function registerConnectedAppRoutes(app: FastifyInstance, auth: Authoriza
 }
 
 /** The admin page's section: the workspace's live grants, and a Block button per app. */
-export function workspaceAppsSection(grants: readonly GrantMetadata[], base: string, csrf: string): Html {
+export function workspaceAppsSection(
+  grants: readonly GrantMetadata[],
+  base: string,
+  csrf: string,
+  time: ReaderTime,
+): Html {
   const clients = new Map<string, { name: string; count: number }>();
   for (const g of grants) {
     const seen = clients.get(g.clientId);
@@ -119,14 +118,14 @@ export function workspaceAppsSection(grants: readonly GrantMetadata[], base: str
 ${
   grants.length === 0
     ? html`<p>No app has access to calendars in this workspace.</p>`
-    : html`<div class="scroll"><table class="stack"><thead><tr><th>Member</th><th>App</th><th>May</th><th>Calendars</th><th>When (UTC)</th></tr></thead><tbody>
+    : html`<div class="scroll"><table class="stack"><thead><tr><th>Member</th><th>App</th><th>May</th><th>Calendars</th><th>When</th></tr></thead><tbody>
 ${grants.map(
   (
     g,
   ) => html`<tr><td data-label="Member">${g.userEmail}</td><td data-label="App">${g.clientName}<br><code>${g.clientId}</code></td>
 <td data-label="May"><ul>${g.scopes.map((s) => html`<li>${scopeWords[s]}</li>`)}</ul></td>
 <td data-label="Calendars">${g.calendarCount}</td>
-<td data-label="When (UTC)">Connected ${utcTime(g.createdAt)}<br>Last used ${lastUsed(g.lastUsedAt)}</td></tr>`,
+<td data-label="When">Allowed ${timeTag(g.createdAt, time)}<br>Last used ${g.lastUsedAt === null ? 'never' : timeTag(g.lastUsedAt, time)}</td></tr>`,
 )}
 </tbody></table></div>
 <h3>Block an app</h3>

@@ -23,6 +23,8 @@ describe('consent preview', () => {
   let h: OAuthHarness;
   let work: string;
   let family: string;
+  /** Another member's calendar, in the same workspace. */
+  let bens: string;
   const browser = { current: undefined as unknown as PageClient };
 
   // The test clock starts at 2026-03-29T00:30Z: 02:30 in Berlin, on the night clocks go forward.
@@ -62,8 +64,13 @@ describe('consent preview', () => {
   before(async () => {
     t = await startTestApp({ listen: true, providers: { google: provider } });
     const userId = await seedUser(t.ctx.db, 'ana@example.org');
-    const workspaceId = await seedWorkspace(t.ctx.db, 'Acme', [[userId, 'owner']]);
+    const ben = await seedUser(t.ctx.db, 'ben@example.org');
+    const workspaceId = await seedWorkspace(t.ctx.db, 'Acme', [
+      [userId, 'owner'],
+      [ben, 'member'],
+    ]);
     [work, family] = (await seedMemoryAccount(t.ctx, { userId, workspaceId }, provider)) as [string, string];
+    [bens] = (await seedMemoryAccount(t.ctx, { userId: ben, workspaceId }, provider, ['work'])) as [string];
     h = await discover(t);
     browser.current = new PageClient(t.app);
   });
@@ -148,6 +155,17 @@ describe('consent preview', () => {
     assert.equal(page.statusCode, 400);
     assert.match(page.body, /role="alert">Choose one of the detail levels offered for this calendar/);
     assert.doesNotMatch(panel(page.body), /Budget review|Busy/);
+  });
+
+  it("never reads another person's calendar: refused like any calendar not offered", async () => {
+    const { preview, workspace } = await consentPage();
+    const page = await browser.current.post(preview, {
+      workspace,
+      calendar: [bens],
+      [`level_${bens}`]: 'titles',
+    });
+    assert.equal(page.statusCode, 403);
+    assert.doesNotMatch(page.body, /Budget review/);
   });
 
   it('serves its script from the site itself', async () => {

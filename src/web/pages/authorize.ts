@@ -185,9 +185,9 @@ ${preview}
   <label class="inline" for="ws-${w.id}">${w.name}</label></div>`,
   )}
   </fieldset>
-  <button type="submit">Continue</button>
+  <button type="submit" class="primary">Continue</button>
 </form>
-<form method="post" action="/authorize/${p.uid}/deny">${csrfField(request.visitor.csrfToken)}<button type="submit">Deny</button></form>`,
+<form method="post" action="/authorize/${p.uid}/deny">${csrfField(request.visitor.csrfToken)}<button type="submit" class="secondary">Deny</button></form>`,
     );
 
   app.get<UidParams>('/authorize/:uid', { config: { page: true } }, async (request, reply) => {
@@ -208,23 +208,35 @@ ${preview}
   });
 
   /** Consent again with the levels chosen kept, and the preview read at them (the page's script asks too). */
-  app.post<UidParams>('/authorize/:uid/preview', { config: { page: true } }, async (request, reply) => {
-    const user = requireUser(request, reply);
-    if (user === undefined) return reply;
-    const p = await pending(request, reply);
-    if (p.prompt !== 'consent' || p.sessionAccount !== user.id) throw expired();
-    const form = formOf(request.body);
-    const offer = await offerIn(ctx.db, user.id, String(form.workspace ?? ''), p.clientId, p.requestedScopes);
-    const choice = choiceOf(form);
-    try {
-      const calendars = choice.calendars.length === 0 ? [] : checkConsent(offer, choice);
-      const chosen = { calendars, privateDetails: choice.privateDetails };
-      return sendHtml(reply, await consentPage(request, user, p, offer, { chosen }));
-    } catch (error) {
-      const e = correctable(error);
-      return sendHtml(reply, await consentPage(request, user, p, offer, { error: e.message }), e.status);
-    }
-  });
+  // Each preview reads the calendars chosen (the script asks at every change): a person's pace, bounded.
+  const previewLimit = { max: 60, timeWindow: '1 minute' };
+  app.post<UidParams>(
+    '/authorize/:uid/preview',
+    { config: { page: true, rateLimit: previewLimit } },
+    async (request, reply) => {
+      const user = requireUser(request, reply);
+      if (user === undefined) return reply;
+      const p = await pending(request, reply);
+      if (p.prompt !== 'consent' || p.sessionAccount !== user.id) throw expired();
+      const form = formOf(request.body);
+      const offer = await offerIn(
+        ctx.db,
+        user.id,
+        String(form.workspace ?? ''),
+        p.clientId,
+        p.requestedScopes,
+      );
+      const choice = choiceOf(form);
+      try {
+        const calendars = choice.calendars.length === 0 ? [] : checkConsent(offer, choice);
+        const chosen = { calendars, privateDetails: choice.privateDetails };
+        return sendHtml(reply, await consentPage(request, user, p, offer, { chosen }));
+      } catch (error) {
+        const e = correctable(error);
+        return sendHtml(reply, await consentPage(request, user, p, offer, { error: e.message }), e.status);
+      }
+    },
+  );
 
   app.get(previewScriptPath, (_request, reply) =>
     reply.type('text/javascript; charset=utf-8').header('cache-control', 'no-cache').send(previewScript),

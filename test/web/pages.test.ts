@@ -36,7 +36,7 @@ describe('pages', () => {
       assert.equal(page.statusCode, 200);
       assert.match(page.body, /<label for="email">Email<\/label>/);
       assert.match(page.body, /<label for="password">Password<\/label>/);
-      assert.match(page.body, /<button type="submit">Sign in<\/button>/);
+      assert.match(page.body, /<button type="submit" class="primary">Sign in<\/button>/);
       assert.ok(browser.cookies.has('csrf'));
       assert.equal(page.headers['cache-control'], 'no-store');
     });

@@ -126,7 +126,7 @@ ${clients.map(
   <div><input type="radio" id="client-type-confidential" name="type" value="confidential"${type === 'confidential' ? html` checked` : ''}>
   <label class="inline" for="client-type-confidential">Confidential: runs on a server that keeps a client secret</label></div>
   </fieldset>
-  <div><button type="submit">Register app</button></div>
+  <div><button type="submit" class="primary">Register app</button></div>
 </form>
 </section>`;
 }
@@ -192,7 +192,7 @@ ${pendingInvitationsPart(view, base, csrf, time)}
   <input id="member-email" name="email" type="email" required>
   <label for="member-role">Role</label>
   ${roleSelect('member-role', 'member', view.role)}
-  <div><button type="submit">Add member</button></div>
+  <div><button type="submit" class="primary">Add member</button></div>
 </form>
 </section>`;
 }
@@ -223,7 +223,7 @@ function policySection(policy: WorkspacePolicy, base: string, csrf: string): Htm
   <textarea id="allowedClients" name="allowedClients" rows="3">${(policy.allowedClients ?? []).join('\n')}</textarea>
   <label for="blockedClients">Blocked clients (one client ID per line; their grants in this workspace end)</label>
   <textarea id="blockedClients" name="blockedClients" rows="3">${policy.blockedClients.join('\n')}</textarea>
-  <div><button type="submit">Save policy</button></div>
+  <div><button type="submit" class="primary">Save policy</button></div>
 </form>
 </section>`;
 }

@@ -113,7 +113,6 @@ export function registerAuthorizePages(
         html`<p>The workspace <strong>${offer.workspace.name}</strong> does not allow the access this application asks for.</p>${denyForm}`,
       );
     }
-    const time = await readerTime(ctx, user.id);
     const preview =
       offer.calendars.length === 0
         ? ''
@@ -127,7 +126,7 @@ export function registerAuthorizePages(
               calendars: [...(chosen?.calendars ?? [])],
               privateDetails: chosen?.privateDetails ?? false,
             },
-            time,
+            await readerTime(ctx, user.id),
           );
     return page(
       {

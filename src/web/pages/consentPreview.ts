@@ -48,7 +48,10 @@ const excerpt = (text: string): string => {
   return line.length > 80 ? `${line.slice(0, 79)}…` : line;
 };
 
-function eventLine(placed: PlacedEvent, read: EventsRead, names: Map<string, string>, zone: string): Html {
+/** Names the calendar of each line when several are chosen. */
+type CalendarNames = Map<string, string> | undefined;
+
+function eventLine(placed: PlacedEvent, read: EventsRead, names: CalendarNames, zone: string): Html {
   const { event } = placed;
   const level = read.levels.get(event.calendarId);
   const start = Temporal.Instant.fromEpochNanoseconds(placed.startNs).toZonedDateTimeISO(zone);
@@ -60,10 +63,10 @@ function eventLine(placed: PlacedEvent, read: EventsRead, names: Map<string, str
     event.description === undefined ? undefined : excerpt(event.description),
     event.virtualLocations === undefined ? undefined : 'video call link',
   ].filter((part) => part !== undefined && part !== '');
-  return html`<li><span class="slot">${slot}</span> <span${level === 'busy' ? html` class="busy"` : ''}>${event.title}</span>${more.map((part) => html` <span class="muted">· ${part}</span>`)} <span class="muted">(${names.get(event.calendarId)})</span></li>`;
+  return html`<li><span class="slot">${slot}</span> <span${level === 'busy' ? html` class="busy"` : ''}>${event.title}</span>${more.map((part) => html` <span class="muted">· ${part}</span>`)}${names === undefined ? '' : html` <span class="muted">(${names.get(event.calendarId)})</span>`}</li>`;
 }
 
-function days(read: EventsRead, names: Map<string, string>, zone: string): Html {
+function days(read: EventsRead, names: CalendarNames, zone: string): Html {
   if (read.events.length === 0) return html`<p>Nothing in the next seven days.</p>`;
   const byDay = new Map<string, PlacedEvent[]>();
   for (const placed of read.events.slice(0, shownAtMost)) {
@@ -99,6 +102,6 @@ export async function consentPreview(
   });
   const names = new Map(request.offer.accounts.flatMap((a) => a.calendars.map((c) => [c.id, c.name])));
   return frame(html`<p class="muted">Your next seven days at the levels chosen, times in ${time.zone}.</p>
-${days(read, names, time.zone)}
+${days(read, calendarIds.length > 1 ? names : undefined, time.zone)}
 ${read.excluded.map((x) => html`<p class="muted">${names.get(x.calendarId)} could not be read now: ${exclusionMeanings[x.reason]}.</p>`)}`);
 }

@@ -153,8 +153,25 @@ describe('consent preview', () => {
       [`level_${work}`]: 'everything',
     });
     assert.equal(page.statusCode, 400);
-    assert.match(page.body, /role="alert">Choose one of the detail levels offered for this calendar/);
+    // Beside the level it concerns, which is focused; nothing above the page.
+    assert.match(
+      page.body,
+      new RegExp(
+        `<select id="level-${work}" name="level_${work}" aria-invalid="true" aria-describedby="level-${work}-error" autofocus>[\\s\\S]*?</select><p class="field-error" id="level-${work}-error">Choose one of the detail levels offered for this calendar`,
+      ),
+    );
+    assert.doesNotMatch(page.body, /role="alert"/);
     assert.doesNotMatch(panel(page.body), /Budget review|Busy/);
+  });
+
+  it('says beside the calendars that one must be chosen, when Allow comes with none', async () => {
+    const { preview, workspace } = await consentPage();
+    const page = await browser.current.post(preview.replace(/\/preview$/, '/consent'), { workspace });
+    assert.equal(page.statusCode, 400);
+    assert.match(
+      page.body,
+      /<fieldset aria-describedby="calendars-error"><legend>Calendars it may see<\/legend>\s*<p class="field-error" id="calendars-error">Choose at least one calendar\.<\/p>/,
+    );
   });
 
   it("never reads another person's calendar: refused like any calendar not offered", async () => {

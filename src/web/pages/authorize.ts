@@ -20,7 +20,7 @@ import { csrfField, page } from '../layout.ts';
 import { readerTime } from '../readerTime.ts';
 import { requireUser } from '../visitor.ts';
 import { scopeWords } from '../words.ts';
-import { type CurrentChoice, calendarChoiceFields, choiceOf } from './calendarChoice.ts';
+import { type CurrentChoice, calendarChoiceFields, choiceOf, errorAbove } from './calendarChoice.ts';
 import { consentPreview } from './consentPreview.ts';
 
 /** The consent page's script: the preview redrawn as the choice changes (Preview does it without). */
@@ -101,9 +101,10 @@ export function registerAuthorizePages(
     user: User,
     p: Pending,
     offer: WorkspaceOffer,
-    options: { error?: string; chosen?: CurrentChoice } = {},
+    options: { error?: AppError; chosen?: CurrentChoice } = {},
   ) => {
-    const { error, chosen } = options;
+    const { chosen } = options;
+    const error = errorAbove(offer, options.error);
     const csrf = request.visitor.csrfToken;
     const action = `/authorize/${p.uid}`;
     const denyForm = html`<form method="post" action="${action}/deny">${csrfField(csrf)}<button type="submit" class="secondary">Deny</button></form>`;
@@ -151,7 +152,7 @@ ${
 <form method="post" action="${action}/consent" id="consent" data-preview="${action}/preview">
   ${csrfField(csrf)}
   <input type="hidden" name="workspace" value="${offer.workspace.id}">
-  ${calendarChoiceFields(offer, chosen)}
+  ${calendarChoiceFields(offer, chosen, options.error)}
 </form>
 ${preview}
 </div>
@@ -232,7 +233,7 @@ ${preview}
         return sendHtml(reply, await consentPage(request, user, p, offer, { chosen }));
       } catch (error) {
         const e = correctable(error);
-        return sendHtml(reply, await consentPage(request, user, p, offer, { error: e.message }), e.status);
+        return sendHtml(reply, await consentPage(request, user, p, offer, { error: e }), e.status);
       }
     },
   );
@@ -262,7 +263,7 @@ ${preview}
     } catch (error) {
       const e = correctable(error);
       const offer = await offerIn(ctx.db, user.id, workspaceId, p.clientId, p.requestedScopes);
-      return sendHtml(reply, await consentPage(request, user, p, offer, { error: e.message }), e.status);
+      return sendHtml(reply, await consentPage(request, user, p, offer, { error: e }), e.status);
     }
   });
 

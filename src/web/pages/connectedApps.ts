@@ -8,6 +8,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { changeGrant, grantChoices, revokeGrant } from '../../auth/grants.ts';
 import type { Authorization } from '../../auth/setup.ts';
 import type { AppContext } from '../../context.ts';
+import type { AppError } from '../../errors.ts';
 import { type GrantMetadata, liveGrantsOfUser } from '../../store/accessGrants.ts';
 import type { User } from '../../store/users.ts';
 import { findWorkspace } from '../../store/workspaces.ts';
@@ -17,7 +18,7 @@ import { csrfField, page } from '../layout.ts';
 import { requireUser } from '../visitor.ts';
 import { type ReaderTime, timeTag } from '../when.ts';
 import { detailWords, scopeWords } from '../words.ts';
-import { calendarChoiceFields, choiceOf } from './calendarChoice.ts';
+import { calendarChoiceFields, choiceOf, errorAbove } from './calendarChoice.ts';
 
 export const connectedAppNotices: Record<string, string> = {
   'app-revoked': 'The app’s access was revoked. It can no longer use your calendars.',
@@ -55,15 +56,20 @@ type GrantParams = { Params: { grantId: string } };
 
 export function registerConnectedAppRoutes(app: FastifyInstance, auth: Authorization): void {
   /** The Change page of one app: its calendars and levels, as at consent, the current ones chosen. */
-  const changePage = async (request: FastifyRequest<GrantParams>, user: User, error?: string) => {
+  const changePage = async (request: FastifyRequest<GrantParams>, user: User, error?: AppError) => {
     const csrf = request.visitor.csrfToken;
     const { grant, offer } = await grantChoices(auth.grants.db, user.id, request.params.grantId);
     return page(
-      { title: `Change what ${grant.clientName} sees`, user, csrfToken: csrf, error },
+      {
+        title: `Change what ${grant.clientName} sees`,
+        user,
+        csrfToken: csrf,
+        error: errorAbove(offer, error),
+      },
       html`<p><strong>${grant.clientName}</strong> (<code>${grant.clientId}</code>) in the workspace <strong>${offer.workspace.name}</strong>. The change applies to the access it has now, from its next request.</p>
 <form method="post" action="/account/apps/${grant.id}">
   ${csrfField(csrf)}
-  ${calendarChoiceFields(offer, grant)}
+  ${calendarChoiceFields(offer, grant, error)}
   <button type="submit" class="primary">Save</button>
 </form>
 <p><a href="/account">Back to your account</a></p>`,
@@ -83,7 +89,7 @@ export function registerConnectedAppRoutes(app: FastifyInstance, auth: Authoriza
       await changeGrant(auth.grants, user.id, request.params.grantId, choiceOf(formOf(request.body)));
     } catch (error) {
       const e = correctable(error);
-      return sendHtml(reply, await changePage(request, user, e.message), e.status);
+      return sendHtml(reply, await changePage(request, user, e), e.status);
     }
     return reply.redirect('/account?notice=app-changed', 303);
   });

@@ -56,7 +56,7 @@ button.primary{background:var(--accent);color:var(--on-accent);border-color:var(
 button.secondary,a.button.secondary{background:var(--surface);color:var(--accent);border-color:var(--accent)}
 button.danger{background:var(--surface);color:var(--danger);border-color:var(--danger-border)}
 header button{background:none;border:1px solid #fff;color:#fff;margin:0;padding:var(--space-1) var(--space-3)}
-.actions{display:flex;flex-wrap:wrap;gap:var(--space-2) var(--space-3);align-items:center}.actions>*{margin:0}.actions button,.actions a.button{margin:0}
+.actions{display:flex;flex-wrap:wrap;gap:var(--space-2) var(--space-3);align-items:center;margin-top:var(--space-4)}.actions>*{margin:0}.actions button,.actions a.button{margin:0}
 .inline{display:inline}.inline button{margin:0}
 `;
 

@@ -92,7 +92,7 @@ export async function consentPreview(
     html`<section class="preview" id="preview" aria-labelledby="preview-title" aria-live="polite">${heading}${content}</section>`;
   if (request.calendars.length === 0)
     return frame(
-      html`<p>Tick a calendar and choose its detail level, then <em>Preview</em>: your next seven days appear here as ${request.clientName} would see them.</p>`,
+      html`<p>Tick a calendar and choose its detail level: your next seven days appear here as ${request.clientName} would see them.</p>`,
     );
   const calendarIds = request.calendars.map((c) => c.calendarId);
   const read = await readEvents(deps, principalOf(request), {

@@ -100,7 +100,10 @@ describe('consent preview', () => {
     );
     assert.match(body, /<script src="\/consent-preview.js" defer><\/script>/);
     assert.match(panel(body), /<h2 id="preview-title">What Planner will see<\/h2>/);
-    assert.match(text(panel(body)), /Tick a calendar and choose its detail level: your next seven days appear here as Planner would see them/);
+    assert.match(
+      text(panel(body)),
+      /Tick a calendar and choose its detail level: your next seven days appear here as Planner would see them/,
+    );
   });
 
   it('shows busy blocks, then titles and times, then full details as the level is raised, the choice kept', async () => {

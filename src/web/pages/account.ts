@@ -48,7 +48,8 @@ export function registerAccountPages(
       workspaces.map((w) => connectionsSection(ctx, user, w, csrf, time, connectForm)),
     );
     const calendarsConnected = (await accountsOf(ctx.db, user.id)).length > 0;
-    const appsAllowed = (await liveGrantsOfUser(ctx.db, user.id)).length > 0;
+    const grants = await liveGrantsOfUser(ctx.db, user.id);
+    const appsAllowed = grants.length > 0;
     const start = gettingStartedSection({
       mcpUrl: `${ctx.config.baseUrl}/mcp`,
       calendarsConnected,
@@ -61,7 +62,7 @@ export function registerAccountPages(
 ${firstSteps ? start : ''}
 <section id="assistants">
 <h2>Your assistants</h2>
-${await assistantsSection(ctx, user, csrf, time)}
+${await assistantsSection(ctx, grants, csrf, time)}
 </section>
 <section id="calendars">
 <h2>Your calendars</h2>

@@ -1,5 +1,5 @@
 /**
- * The apps a person allowed: the OAuth grants a person gave, with calendars and levels, a page to change
+ * The apps a person allowed (their OAuth grants) with calendars and levels, a page to change
  * which calendars each sees and a way to end each (the account page's "Your assistants"), and a
  * workspace's grants as its admins see them — metadata and counts only, since admins must not
  * learn about people's calendars.
@@ -9,7 +9,7 @@ import { changeGrant, grantChoices, revokeGrant } from '../../auth/grants.ts';
 import type { Authorization } from '../../auth/setup.ts';
 import type { AppContext } from '../../context.ts';
 import type { AppError } from '../../errors.ts';
-import { type GrantMetadata, liveGrantsOfUser } from '../../store/accessGrants.ts';
+import type { GrantListing, GrantMetadata } from '../../store/accessGrants.ts';
 import type { User } from '../../store/users.ts';
 import { findWorkspace } from '../../store/workspaces.ts';
 import { correctable, formOf, sendHtml } from '../forms.ts';
@@ -28,11 +28,10 @@ export const connectedAppNotices: Record<string, string> = {
 /** The person's live grants, one card each: what it may do, its calendars, Change and Revoke. */
 export async function assistantsSection(
   ctx: AppContext,
-  user: User,
+  grants: readonly GrantListing[],
   csrf: string,
   time: ReaderTime,
 ): Promise<Html> {
-  const grants = await liveGrantsOfUser(ctx.db, user.id);
   if (grants.length === 0)
     return html`<p>No assistant has access to your calendars yet: the steps below show how to add one.</p>`;
   const names = new Map<string, string>();

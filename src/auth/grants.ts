@@ -48,6 +48,8 @@ export interface GrantsDeps {
 
 export interface WorkspaceOffer extends ConsentOffer {
   workspace: Workspace;
+  /** The workspace's policy: what a grant from this offer would be read under (the consent preview). */
+  policy: WorkspacePolicy;
   accounts: Array<{ account: ConnectedAccount; calendars: CalendarRecord[] }>;
 }
 
@@ -73,6 +75,7 @@ export async function offerIn(
   );
   return {
     workspace,
+    policy,
     accounts,
     ...consentOffer(
       policy,

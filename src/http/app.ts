@@ -86,7 +86,7 @@ export async function buildApp(
   registerAuthorizationRoutes(app, auth.server, ctx.config.clientRegistrationsPerMinute);
   registerRestRoutes(app, ctx, auth, calendars);
   await registerMcpRoutes(app, ctx, auth, calendars, version);
-  registerPages(app, ctx, auth, parts.administration, calendars.copies);
+  registerPages(app, ctx, auth, parts.administration, calendars);
   if (parts.push !== undefined) await registerHooks(app, parts.push);
   return app;
 }

@@ -96,7 +96,7 @@ async function accessibilityAt(page: Page): Promise<string[]> {
     .map((v) => `${v.impact} ${v.id}: ${v.targets.slice(0, 3).join(', ')}`);
 }
 
-/** Checks the page as it is now at both widths (overflow, accessibility), saving screenshots when asked. */
+/** Checks the page as it is now at both widths (overflow, accessibility) and in dark colours, saving screenshots when asked. */
 async function checkPage(page: Page, name: string): Promise<void> {
   const problems: string[] = [];
   for (const width of widths) {
@@ -105,6 +105,12 @@ async function checkPage(page: Page, name: string): Promise<void> {
     if (process.env.SCREENSHOT_DIR)
       await page.screenshot({ path: `${process.env.SCREENSHOT_DIR}/${name}-${width}.png`, fullPage: true });
   }
+  // The dark colours (the system's setting) are checked too: contrast above all.
+  await page.emulateMedia({ colorScheme: 'dark' });
+  for (const problem of await accessibilityAt(page)) problems.push(`dark: ${problem}`);
+  if (process.env.SCREENSHOT_DIR)
+    await page.screenshot({ path: `${process.env.SCREENSHOT_DIR}/${name}-dark.png`, fullPage: true });
+  await page.emulateMedia({ colorScheme: 'light' });
   assert.deepEqual(problems, [], `${name} (${page.url()})`);
 }
 
@@ -264,23 +270,60 @@ describe('every page at 1280 and 390 px in Chromium', { skip }, () => {
     const other = await seedWorkspace(t.ctx.db, 'Neighbourhood Choir', [[olga, 'member']]);
     await seedCalendars(t.ctx.db, { userId: olga, workspaceId: other }, [{ name: 'Rehearsals' }]);
 
+    // The second app's consent in a browser without JavaScript: Preview is a submit button there.
+    const noScript = await browser.newContext({ javaScriptEnabled: false });
+    await noScript.addCookies(await owner.cookies());
+    await noScript.route(`${new URL(redirectUri).origin}/**`, (route) =>
+      route.fulfill({ status: 200, contentType: 'text/plain', body: 'callback received' }),
+    );
     for (const name of ['Browser Assistant for Calendars', 'Another Assistant']) {
+      const first = name !== 'Another Assistant';
+      const tab = first ? page : await noScript.newPage();
       const client = await registerClient(h, { client_name: name });
       const attempt = await authorizationUrl(h, client, {
         scope: 'calendar:read calendar:write calendar:rsvp',
       });
-      await page.goto(attempt.url.href);
-      await page.waitForURL((url) => url.pathname.startsWith('/authorize/'));
-      const first = name !== 'Another Assistant';
-      if (first) await checkPage(page, 'authorize-workspace');
-      await page.getByLabel('Operations and Planning').check();
-      await page.getByRole('button', { name: 'Continue' }).click();
-      await page.waitForURL((url) => url.searchParams.has('workspace'));
-      if (first) await checkPage(page, 'authorize-consent');
-      await page.getByLabel(/^Work at the Regional/).check();
-      await page.getByRole('button', { name: 'Allow' }).click();
-      await page.waitForURL((url) => url.href.startsWith(redirectUri));
+      await tab.goto(attempt.url.href);
+      await tab.waitForURL((url) => url.pathname.startsWith('/authorize/'));
+      if (first) await checkPage(tab, 'authorize-workspace');
+      await tab.getByLabel('Operations and Planning').check();
+      await tab.getByRole('button', { name: 'Continue' }).click();
+      await tab.waitForURL((url) => url.searchParams.has('workspace'));
+      if (first) await checkPage(tab, 'authorize-consent');
+      const preview = tab.locator('#preview');
+      await tab.getByLabel(/^Work at the Regional/).check();
+      const level = tab.getByLabel(/^Detail level for Work at the Regional/);
+      if (first) {
+        // The page's script redraws the preview as the choice changes: titles first (the policy's most).
+        assert.equal(await tab.getByRole('button', { name: 'Preview' }).isVisible(), false);
+        await preview.getByText('Budget').waitFor();
+        assert.match((await preview.textContent()) ?? '', /Mon 30 Mar\s*08:00–09:00 Budget/);
+        await level.selectOption({ label: 'Busy/free only' });
+        await preview.getByText('Busy', { exact: true }).waitFor();
+        assert.doesNotMatch((await preview.textContent()) ?? '', /Budget/);
+        await checkPage(tab, 'authorize-consent-preview');
+        await level.selectOption({ label: 'Titles and times' });
+        await preview.getByText('Budget').waitFor();
+      } else {
+        await level.selectOption({ label: 'Busy/free only' });
+        await tab.getByRole('button', { name: 'Preview' }).click();
+        await tab.waitForURL((url) => url.pathname.endsWith('/preview'));
+        assert.match((await preview.textContent()) ?? '', /08:00–09:00 Busy/);
+        assert.equal(await level.inputValue(), 'busy', 'the level chosen is kept');
+        await level.selectOption({ label: 'Titles and times' });
+        await tab.getByRole('button', { name: 'Preview' }).click();
+        await preview.getByText('Budget').waitFor();
+        // Without script the page cannot run axe-core or the overflow check: the same page with script has.
+        if (process.env.SCREENSHOT_DIR)
+          await tab.screenshot({
+            path: `${process.env.SCREENSHOT_DIR}/authorize-consent-no-script.png`,
+            fullPage: true,
+          });
+      }
+      await tab.getByRole('button', { name: 'Allow' }).click();
+      await tab.waitForURL((url) => url.href.startsWith(redirectUri));
     }
+    await noScript.close();
   });
 
   it('account page with connections, apps and their changes', async () => {
@@ -307,10 +350,30 @@ describe('every page at 1280 and 390 px in Chromium', { skip }, () => {
     await t.sync.runDue();
     await page.goto(`${base}/account`);
     assert.match((await page.locator('main').textContent()) ?? '', /Browser Assistant for Calendars/);
+    // What people come for first, each time in words with the exact instant in its tooltip.
+    const headings = await page.getByRole('heading', { level: 2 }).allTextContents();
+    assert.deepEqual(headings.slice(0, 3), ['Your assistants', 'Your calendars', 'Changes made by apps']);
+    const lastUsed = page.locator('#assistants time').first();
+    assert.match((await lastUsed.textContent()) ?? '', /^(just now|\d+ min ago|today \d\d:\d\d)$/);
+    assert.match((await lastUsed.getAttribute('title')) ?? '', /^\d{4}-\d\d-\d\dT\d\d:\d\d[+-]\d\d:\d\d$/);
     await checkPage(page, 'account');
     await page.getByRole('link', { name: /^Change what Browser Assistant for Calendars sees/ }).click();
     await page.waitForURL((url) => url.pathname.startsWith('/account/apps/'));
     await checkPage(page, 'account-app-change');
+  });
+
+  it('profile page, with an error next to its field', async () => {
+    await page.goto(`${base}/account`);
+    await page.getByRole('link', { name: 'Profile and password' }).click();
+    await page.waitForURL(`${base}/account/profile`);
+    await checkPage(page, 'profile');
+    await page.getByLabel('Current password').fill('not the password at all');
+    await page.getByLabel('New password').fill('another long enough secret');
+    await page.getByRole('button', { name: 'Change password' }).click();
+    const error = page.locator('#currentPassword-error');
+    assert.match((await error.textContent()) ?? '', /The current password is not right/);
+    assert.equal(await page.getByLabel('Current password').getAttribute('aria-invalid'), 'true');
+    await checkPage(page, 'profile-error');
   });
 
   it('administration: the workspace page with apps, blocking, and the audit log', async () => {

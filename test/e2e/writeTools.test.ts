@@ -1435,12 +1435,15 @@ describe('write tools over MCP', () => {
       assert.match(body, /<h2>Changes made by apps<\/h2>/);
       assert.match(
         body,
-        /<td>Test client<\/td>\s*<td>Created an event<\/td>\s*<td>Work<\/td>\s*<td>Done<\/td>/,
+        /<td data-label="App">Test client<\/td>\s*<td data-label="Change">Created an event<\/td>\s*<td data-label="Calendar">Work<\/td>\s*<td data-label="Result">Done<\/td>/,
       );
-      assert.match(body, /<td>Shared<\/td>\s*<td>Refused <code>calendar_read_only<\/code><\/td>/);
       assert.match(
         body,
-        /<td>Deleted an event<\/td>\s*<td><span class="muted">not one shared with the app<\/span><\/td>\s*<td>Refused <code>calendar_not_permitted<\/code><\/td>/,
+        /<td data-label="Calendar">Shared<\/td>\s*<td data-label="Result">Refused <code>calendar_read_only<\/code><\/td>/,
+      );
+      assert.match(
+        body,
+        /<td data-label="Change">Deleted an event<\/td>\s*<td data-label="Calendar"><span class="muted">not one shared with the app<\/span><\/td>\s*<td data-label="Result">Refused <code>calendar_not_permitted<\/code><\/td>/,
       );
       assert.doesNotMatch(body, /Secret title/);
       const bobPage = new PageClient(t.app);
@@ -1448,9 +1451,9 @@ describe('write tools over MCP', () => {
       const bobsBody = (await bobPage.get('/account')).body;
       assert.match(
         bobsBody,
-        /<td>Changed an event<\/td>\s*<td><span class="muted">not one shared with the app/,
+        /<td data-label="Change">Changed an event<\/td>\s*<td data-label="Calendar"><span class="muted">not one shared with the app/,
       );
-      assert.doesNotMatch(bobsBody, /<td>(Work|Shared)<\/td>|Secret title/);
+      assert.doesNotMatch(bobsBody, /<td data-label="Calendar">(Work|Shared)<\/td>|Secret title/);
     });
   });
 });

@@ -16,7 +16,11 @@ describe('writes on the account page', () => {
   let t: TestApp;
   let page: PageClient;
   const rows = async () =>
-    [...(await page.get('/account')).body.matchAll(/<tr><td>[^<]*<\/td>([\s\S]*?)<\/tr>/g)]
+    [
+      ...(await page.get('/account')).body.matchAll(
+        /<tr><td data-label="When"><time [^>]+>[^<]*<\/time><\/td>([\s\S]*?)<\/tr>/g,
+      ),
+    ]
       .map((m) =>
         m[1]!
           .replace(/<[^>]+>/g, ' ')

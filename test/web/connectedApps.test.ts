@@ -98,14 +98,19 @@ describe('connected apps', () => {
 
       const browser = await signedIn('ana');
       const account = await browser.get('/account');
-      assert.match(account.body, /<h2>Connected apps<\/h2>/);
-      assert.match(account.body, new RegExp(`Planner Bot<br><code>${client.client_id}</code>`));
-      assert.match(account.body, /<td>Acme<\/td>/);
-      assert.match(account.body, /<li>Read calendars and events<\/li>/);
-      assert.match(account.body, /<li>Work: Titles and times<\/li>/);
-      assert.match(account.body, /<li>Family: Busy\/free only<\/li>/);
-      assert.match(account.body, /Private event details: not shared/);
-      assert.match(account.body, /Connected 2026-03-29T00:30Z<br>Last used 2026-03-29T00:30Z/);
+      assert.match(account.body, /<h2>Your assistants<\/h2>/);
+      const card = /<article class="card"[\s\S]*?<\/article>/.exec(account.body)?.[0] ?? '';
+      assert.match(card, /<h3 id="app-[^"]+">Planner Bot<\/h3>/);
+      assert.doesNotMatch(card, new RegExp(client.client_id), 'names, not ids');
+      assert.match(
+        card,
+        /In Acme · last used <time datetime="2026-03-29T00:30:00Z" title="2026-03-29T00:30\+00:00">just now<\/time>/,
+      );
+      assert.match(card, /<dt>May<\/dt><dd>Read calendars and events<\/dd>/);
+      assert.match(card, /<li>Work: <strong>Titles and times<\/strong><\/li>/);
+      assert.match(card, /<li>Family: <strong>Busy\/free only<\/strong><\/li>/);
+      assert.match(card, /aria-label="Change what Planner Bot sees in Acme">Change<\/a>/);
+      assert.match(card, /class="danger" aria-label="Revoke Planner Bot in Acme">Revoke<\/button>/);
 
       const grantId = await grantIdOf('ana', client.client_id);
       const revoked = await browser.post(`/account/apps/${grantId}/revoke`, {});
@@ -194,9 +199,14 @@ describe('connected apps', () => {
       assert.match(page.body, /<h2>Apps with access<\/h2>/);
       assert.match(
         page.body,
-        new RegExp(`<td>ben@example.org</td><td>Ben Helper<br><code>${client.client_id}</code></td>`),
+        new RegExp(
+          `<td data-label="Member">ben@example.org</td><td data-label="App">Ben Helper<br><code>${client.client_id}</code></td>`,
+        ),
       );
-      assert.match(page.body, /<li>Read calendars and events<\/li><\/ul><\/td>\n<td>1<\/td>/);
+      assert.match(
+        page.body,
+        /<li>Read calendars and events<\/li><\/ul><\/td>\n<td data-label="Calendars">1<\/td>/,
+      );
       assert.doesNotMatch(page.body, /Dentist/, 'admins never learn calendar names');
       assert.doesNotMatch(page.body, /Titles and times<\/li>|: Titles and times/);
       assert.match(
@@ -303,11 +313,16 @@ describe('connected apps', () => {
 
       const again = await admin.get(`/admin/workspaces/${acme}`);
       assert.match(again.body, /<h2>Apps registered for this workspace<\/h2>/);
-      assert.match(again.body, new RegExp(`<td>Team Board<br><code>${clientId}</code></td><td>public</td>`));
       assert.match(
         again.body,
         new RegExp(
-          `<td>ana <span class="muted">\\(ana@example.org\\)</span></td><td>Registered <strong>Team Board</strong> <code>${clientId}</code> \\(public\\)</td>`,
+          `<td data-label="App">Team Board<br><code>${clientId}</code></td><td data-label="Type">public</td>`,
+        ),
+      );
+      assert.match(
+        again.body,
+        new RegExp(
+          `<td data-label="Who">ana <span class="muted">\\(ana@example.org\\)</span></td><td data-label="What">Registered <strong>Team Board</strong> <code>${clientId}</code> \\(public\\)</td>`,
         ),
       );
     });
@@ -355,7 +370,10 @@ describe('connected apps', () => {
       assert.equal(await mcpStatus(tokens.access_token), 200);
 
       const later = await admin.get(`/admin/workspaces/${acme}`);
-      assert.match(later.body, /Server Sync<br><code>[^<]+<\/code><\/td><td>confidential<\/td>/);
+      assert.match(
+        later.body,
+        /Server Sync<br><code>[^<]+<\/code><\/td><td data-label="Type">confidential<\/td>/,
+      );
       assert.ok(!later.body.includes(secret), 'never shown again');
     });
 

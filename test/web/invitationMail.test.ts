@@ -76,7 +76,10 @@ describe('invitations by e-mail', () => {
     );
     assert.match(mail.text, /It works once, until 2026-04-05 00:30 UTC \(7 days\)\./);
     const guest = await accept(t, linkIn(mail, `${base}/invitation`));
-    assert.match((await guest.get('/account')).body, /<td>Team Mail<\/td><td>member<\/td>/);
+    assert.match(
+      (await guest.get('/account/profile')).body,
+      /<td data-label="Workspace">Team Mail<\/td><td data-label="Your role">member<\/td>/,
+    );
   });
 
   it('adds an existing account without any e-mail', async () => {

@@ -2,6 +2,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { issueFirstRunToken } from '../../src/people/onboarding.ts';
+import { verifyPassword } from '../../src/people/passwords.ts';
+import { startSession } from '../../src/people/sessions.ts';
+import { passwordHashOf } from '../../src/store/users.ts';
 import { findPolicy, roleOf } from '../../src/store/workspaces.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { PageClient } from '../helpers/pageClient.ts';
@@ -33,7 +36,7 @@ describe('pages', () => {
       assert.equal(page.statusCode, 200);
       assert.match(page.body, /<label for="email">Email<\/label>/);
       assert.match(page.body, /<label for="password">Password<\/label>/);
-      assert.match(page.body, /<button type="submit">Sign in<\/button>/);
+      assert.match(page.body, /<button type="submit" class="primary">Sign in<\/button>/);
       assert.ok(browser.cookies.has('csrf'));
       assert.equal(page.headers['cache-control'], 'no-store');
     });
@@ -54,7 +57,10 @@ describe('pages', () => {
       assert.equal(cookie.sameSite, 'Lax');
       assert.equal(cookie.path, '/');
       const account = await browser.get('/account');
-      assert.match(account.body, /Signed in as <strong>owner@example.org<\/strong>/);
+      assert.match(
+        (await browser.get('/account/profile')).body,
+        /Signed in as <strong>owner@example.org<\/strong>/,
+      );
       assert.match(account.body, /<button type="submit">Connect CalDAV<\/button>/);
       assert.doesNotMatch(
         account.body,
@@ -185,7 +191,20 @@ describe('pages', () => {
         assert.match(account.body, /<link rel="icon" href="\/favicon.svg"/);
         start = account.body;
       }
-      assert.ok(start.indexOf('id="getting-started"') < start.indexOf('<h2>Profile</h2>'));
+      // Nothing set up yet: the first steps come first, then what people come for, in that order.
+      const order = [
+        'id="getting-started"',
+        '<h2>Your assistants</h2>',
+        '<h2>Your calendars</h2>',
+        '<h2>Changes made by apps</h2>',
+      ];
+      const places = order.map((marker) => start.indexOf(marker));
+      assert.ok(
+        places.every((place, i) => place > (places[i - 1] ?? 0)),
+        `${places}`,
+      );
+      assert.match(start, /<a href="\/account\/profile">Profile and password<\/a>/);
+      assert.doesNotMatch(start, /Change password|<h2>Workspaces<\/h2>/, 'on the profile page');
       assert.match(
         start,
         new RegExp(`<input id="mcp-url" type="url" readonly value="${t.ctx.config.baseUrl}/mcp">`),
@@ -196,6 +215,76 @@ describe('pages', () => {
       assert.match(icon.body, /^<svg /);
       const ico = await new PageClient(t.app).get('/favicon.ico');
       assert.deepEqual([ico.statusCode, ico.headers.location], [301, '/favicon.svg']);
+    });
+  });
+
+  describe('profile page', () => {
+    /** A signed-in browser without the sign-in form (whose attempts this file counts elsewhere). */
+    const sessionOf = async (userId: string) => {
+      const browser = new PageClient(t.app);
+      browser.cookies.set('session', await startSession(t.ctx.db, t.clock, userId, 1));
+      return browser;
+    };
+
+    it('shows name, password and workspaces on a page of their own, and saves the name', async () => {
+      const browser = await sessionOf(await seedUser(t.ctx.db, 'pat@example.org', 'Pat Profile'));
+      const profile = await browser.get('/account/profile');
+      assert.equal(profile.statusCode, 200);
+      assert.match(profile.body, /<h1>Your profile<\/h1>/);
+      assert.match(
+        profile.body,
+        /<input id="name" name="name" type="text" autocomplete="name" required value="Pat Profile">/,
+      );
+      assert.match(profile.body, /<button type="submit" class="primary">Change password<\/button>/);
+      assert.match(profile.body, /You do not belong to any workspace yet/);
+
+      const saved = await browser.post('/account/profile', { name: 'Pat Renamed' });
+      assert.deepEqual([saved.statusCode, saved.headers.location], [303, '/account/profile?notice=profile']);
+      const after = await browser.get('/account/profile?notice=profile');
+      assert.match(after.body, /role="status">Your name was saved/);
+      assert.match(after.body, /value="Pat Renamed"/);
+    });
+
+    it('shows each error next to its field, and changes nothing', async () => {
+      const quinn = await seedUser(t.ctx.db, 'quinn@example.org', 'Quinn');
+      const browser = await sessionOf(quinn);
+      await browser.get('/account/profile');
+      const fieldError = (body: string, field: string) =>
+        new RegExp(
+          `id="${field}"[^>]* aria-invalid="true" aria-describedby="${field}-error" autofocus>\\s*<p class="field-error" id="${field}-error">`,
+        ).test(body);
+
+      const noName = await browser.post('/account/profile', { name: '' });
+      assert.equal(noName.statusCode, 400);
+      assert.ok(fieldError(noName.body, 'name'), noName.body);
+      assert.doesNotMatch(noName.body, /role="alert"/, 'the error is the field’s, not the page’s');
+
+      const wrong = await browser.post('/account/password', {
+        currentPassword: 'not the password',
+        newPassword: 'a new long enough secret',
+      });
+      assert.equal(wrong.statusCode, 401);
+      assert.ok(fieldError(wrong.body, 'currentPassword'), wrong.body);
+      assert.ok(!fieldError(wrong.body, 'newPassword'));
+
+      const short = await browser.post('/account/password', {
+        currentPassword: testPassword,
+        newPassword: 'short',
+      });
+      assert.equal(short.statusCode, 400);
+      assert.ok(fieldError(short.body, 'newPassword'), short.body);
+      assert.match(short.body, /Use at least 12 characters for the password/);
+
+      const changed = await browser.post('/account/password', {
+        currentPassword: testPassword,
+        newPassword: 'a new long enough secret',
+      });
+      assert.deepEqual(
+        [changed.statusCode, changed.headers.location],
+        [303, '/account/profile?notice=password'],
+      );
+      const stored = (await passwordHashOf(t.ctx.db, quinn))!;
+      assert.equal(await verifyPassword('a new long enough secret', stored), true);
     });
   });
 
@@ -241,7 +330,7 @@ describe('pages', () => {
       assert.match(page.body, /newcomer@example.org/);
       assert.match(
         page.body,
-        /<td>admin <span class="muted">\(admin@example.org\)<\/span><\/td><td>Added newcomer <span class="muted">\(newcomer@example.org\)<\/span> as member<\/td>/,
+        /<td data-label="Who">admin <span class="muted">\(admin@example.org\)<\/span><\/td><td data-label="What">Added newcomer <span class="muted">\(newcomer@example.org\)<\/span> as member<\/td>/,
       );
       assert.equal(await roleOf(t.ctx.db, teamA, newcomer), 'member');
     });
@@ -281,7 +370,10 @@ describe('pages', () => {
         password: 'a long enough secret',
       });
       assert.equal(joined.statusCode, 303);
-      assert.match((await guest.get('/account')).body, /<td>Team A<\/td><td>member<\/td>/);
+      assert.match(
+        (await guest.get('/account/profile')).body,
+        /<td data-label="Workspace">Team A<\/td><td data-label="Your role">member<\/td>/,
+      );
 
       // A pending invitation is listed with Withdraw, which ends its link, audited.
       const invited = await browser.post(`/admin/workspaces/${teamA}/members`, {
@@ -294,7 +386,7 @@ describe('pages', () => {
       assert.ok(pendingLink, 'invitation link shown');
       const admin = await browser.get(`/admin/workspaces/${teamA}`);
       const row =
-        /<tr><td>maybe@example.org<br><span class="muted">by owner@example.org<\/span><\/td>\s*<td>admin<\/td><td>2026-04-05T00:30Z<\/td>[\s\S]*?name="invitation" value="([^"]+)"[\s\S]*?aria-label="Withdraw the invitation of maybe@example.org">Withdraw<\/button>/.exec(
+        /<tr><td data-label="Invited">maybe@example.org<br><span class="muted">by owner@example.org<\/span><\/td>\s*<td data-label="Role">admin<\/td><td data-label="Link valid until"><time datetime="2026-04-05T00:30:00Z" title="2026-04-05T00:30\+00:00">5 Apr 00:30<\/time><\/td>[\s\S]*?name="invitation" value="([^"]+)"[\s\S]*?aria-label="Withdraw the invitation of maybe@example.org">Withdraw<\/button>/.exec(
           admin.body,
         );
       assert.ok(row, 'the pending invitation is listed with Withdraw');
@@ -305,7 +397,7 @@ describe('pages', () => {
       assert.equal(withdrawn.statusCode, 303);
       const after = await browser.get(withdrawn.headers.location as string);
       assert.match(after.body, /The invitation was withdrawn: its link no longer works\./);
-      assert.doesNotMatch(after.body, /<tr><td>maybe@example.org/);
+      assert.doesNotMatch(after.body, /<tr><td data-label="Invited">maybe@example.org/);
       assert.match(after.body, /Withdrew the invitation of maybe@example.org as admin/);
       const again = await browser.post(`/admin/workspaces/${teamA}/invitations/withdraw`, {
         invitation: row[1]!,

@@ -142,8 +142,11 @@ describe('sync state on the account page', () => {
     assert.deepEqual(listings, ['work'], 'the provider was asked');
     const page = await ana.get('/account?notice=synced');
     assert.match(page.body, /role="status">The calendar was synced\./);
-    assert.equal(stateOf(page.body, 'Work'), 'Synced less than a minute ago (1 item)');
-    assert.match(page.body, new RegExp(`<time datetime="${t.clock.now().toString().replace('.', '\\.')}">`));
+    assert.equal(stateOf(page.body, 'Work'), 'Synced just now (1 item)');
+    assert.match(
+      page.body,
+      new RegExp(`<time datetime="${t.clock.now().toString().replace('.', '\\.')}" title="`),
+    );
     assert.equal(stateOf(page.body, 'Team'), 'First sync pending', 'only the calendar asked for');
   });
 
@@ -163,18 +166,15 @@ describe('sync state on the account page', () => {
       gate = undefined;
     }
     assert.equal(await t.sync.syncNow(ids.slow), 'synced', 'the sync went on and joins here');
-    assert.equal(
-      stateOf((await ana.get('/account')).body, 'Slow'),
-      'Synced less than a minute ago (2 items)',
-    );
+    assert.equal(stateOf((await ana.get('/account')).body, 'Slow'), 'Synced just now (2 items)');
   });
 
   it('tells the time since the last sync by the clock of the service', async () => {
     await t.sync.runDue();
     t.clock.advance({ minutes: 3 });
     const page = await ana.get('/account');
-    assert.equal(stateOf(page.body, 'Work'), 'Synced 3 minutes ago (1 item)');
-    assert.equal(stateOf(page.body, 'Team'), 'Synced 3 minutes ago (1 item)');
+    assert.equal(stateOf(page.body, 'Work'), 'Synced 3 min ago (1 item)');
+    assert.equal(stateOf(page.body, 'Team'), 'Synced 3 min ago (1 item)');
   });
 
   it('shows a failing sync with its reason in the words of the tools, and logs it without content', async () => {
@@ -188,7 +188,7 @@ describe('sync state on the account page', () => {
       assert.match(page.body, /role="status">The calendar could not be synced; its line below says why\./);
       assert.equal(
         stateOf(page.body, 'Team'),
-        'Sync failing since 3 minutes ago: the calendar did not answer in time',
+        'Sync failing since 3 min ago: the calendar did not answer in time',
       );
       const logged = logLines.map((l) => JSON.parse(l)).find((l) => l.msg === 'calendar sync failed');
       assert.equal(logged?.calendarId, ids.team);
@@ -202,13 +202,10 @@ describe('sync state on the account page', () => {
   it('calls a copy stale when its next sync is overdue by more than a read tolerates', async () => {
     t.clock.advance({ minutes: 4 });
     const page = await ana.get('/account');
-    assert.equal(
-      stateOf(page.body, 'Work'),
-      'Stale: synced 7 minutes ago (1 item), the next sync is overdue',
-    );
+    assert.equal(stateOf(page.body, 'Work'), 'Stale: synced 7 min ago (1 item), the next sync is overdue');
     assert.match(
       stateOf(page.body, 'Team'),
-      /^Sync failing since 7 minutes ago: /,
+      /^Sync failing since 7 min ago: /,
       'failing says more than stale',
     );
   });

@@ -26,10 +26,12 @@ import { workspacesOf } from '../../store/workspaces.ts';
 import { correctable, type Form, formOf, sendHtml } from '../forms.ts';
 import { type Html, html } from '../html.ts';
 import { csrfField, page } from '../layout.ts';
+import { readerTime } from '../readerTime.ts';
 import { requireUser } from '../visitor.ts';
+import { type ReaderTime, timeTag } from '../when.ts';
 import { detailWords, scopeWords } from '../words.ts';
 import { auditLogSection } from './auditLog.ts';
-import { utcTime, workspaceAppsSection } from './connectedApps.ts';
+import { workspaceAppsSection } from './connectedApps.ts';
 
 const notices: Record<string, string> = {
   added: 'The member was added.',
@@ -82,6 +84,7 @@ function registeredAppsSection(
   base: string,
   csrf: string,
   draft: Form | undefined,
+  time: ReaderTime,
 ): Html {
   const type = draftText(draft, 'type') === 'confidential' ? 'confidential' : 'public';
   return html`<section id="registered" class="panel wide">
@@ -89,11 +92,13 @@ function registeredAppsSection(
 ${
   clients.length === 0
     ? html`<p>No app registered here yet.</p>`
-    : html`<div class="scroll"><table class="stack"><thead><tr><th>App</th><th>Type</th><th>Redirect URIs</th><th>Registered (UTC)</th></tr></thead><tbody>
+    : html`<div class="scroll"><table class="stack"><thead><tr><th>App</th><th>Type</th><th>Redirect URIs</th><th>Registered</th></tr></thead><tbody>
 ${clients.map(
-  (c) => html`<tr><td>${c.name}<br><code>${c.clientId}</code></td><td>${c.kind ?? 'removed'}</td>
-<td><ul>${c.redirectUris.map((uri) => html`<li><code>${uri}</code></li>`)}</ul></td>
-<td>${utcTime(c.createdAt)}${c.createdByEmail ? html`<br><span class="muted">by ${c.createdByEmail}</span>` : ''}</td></tr>`,
+  (
+    c,
+  ) => html`<tr><td data-label="App">${c.name}<br><code>${c.clientId}</code></td><td data-label="Type">${c.kind ?? 'removed'}</td>
+<td data-label="Redirect URIs"><ul>${c.redirectUris.map((uri) => html`<li><code>${uri}</code></li>`)}</ul></td>
+<td data-label="Registered">${timeTag(c.createdAt, time)}${c.createdByEmail ? html`<br><span class="muted">by ${c.createdByEmail}</span>` : ''}</td></tr>`,
 )}
 </tbody></table></div>`
 }
@@ -110,7 +115,7 @@ ${clients.map(
   <div><input type="radio" id="client-type-confidential" name="type" value="confidential"${type === 'confidential' ? html` checked` : ''}>
   <label class="inline" for="client-type-confidential">Confidential: runs on a server that keeps a client secret</label></div>
   </fieldset>
-  <div><button type="submit">Register app</button></div>
+  <div><button type="submit" class="primary">Register app</button></div>
 </form>
 </section>`;
 }
@@ -140,35 +145,35 @@ const sections = [
 ] as const;
 
 /** Invitations not yet accepted, each with Withdraw (the link then stops working). */
-function pendingInvitationsPart(view: WorkspaceOverview, base: string, csrf: string): Html {
+function pendingInvitationsPart(view: WorkspaceOverview, base: string, csrf: string, time: ReaderTime): Html {
   if (view.invitations.length === 0) return html``;
   return html`<h3 id="invitations">Pending invitations</h3>
-<div class="scroll"><table class="stack"><thead><tr><th>Invited</th><th>Role</th><th>Link valid until (UTC)</th><th></th></tr></thead><tbody>
+<div class="scroll"><table class="stack"><thead><tr><th>Invited</th><th>Role</th><th>Link valid until</th><th><span class="sr-only">Withdraw</span></th></tr></thead><tbody>
 ${view.invitations.map(
   (
     i,
-  ) => html`<tr><td>${i.email}${i.invitedBy === null ? '' : html`<br><span class="muted">by ${i.invitedBy}</span>`}</td>
-<td>${i.role}</td><td>${utcTime(i.expiresAt)}</td>
+  ) => html`<tr><td data-label="Invited">${i.email}${i.invitedBy === null ? '' : html`<br><span class="muted">by ${i.invitedBy}</span>`}</td>
+<td data-label="Role">${i.role}</td><td data-label="Link valid until">${timeTag(i.expiresAt, time)}</td>
 <td><form class="inline" method="post" action="${base}/invitations/withdraw">${csrfField(csrf)}<input type="hidden" name="invitation" value="${i.tokenHash}">
 <button type="submit" aria-label="Withdraw the invitation of ${i.email}">Withdraw</button></form></td></tr>`,
 )}
 </tbody></table></div>`;
 }
 
-function membersSection(view: WorkspaceOverview, base: string, csrf: string): Html {
+function membersSection(view: WorkspaceOverview, base: string, csrf: string, time: ReaderTime): Html {
   return html`<section id="members" class="panel">
 <h2>Members</h2>
-<div class="scroll"><table class="stack"><thead><tr><th>Member</th><th>Role</th><th></th></tr></thead><tbody>
+<div class="scroll"><table class="stack"><thead><tr><th>Member</th><th>Role</th><th><span class="sr-only">Remove</span></th></tr></thead><tbody>
 ${view.members.map(
-  (m) => html`<tr><td>${m.name}<br><span class="muted">${m.email}</span></td>
-<td><form class="inline" method="post" action="${base}/members/${m.userId}/role">${csrfField(csrf)}
+  (m) => html`<tr><td data-label="Member">${m.name}<br><span class="muted">${m.email}</span></td>
+<td data-label="Role"><form class="inline" method="post" action="${base}/members/${m.userId}/role">${csrfField(csrf)}
 <label class="sr-only" for="role-${m.userId}">Role of ${m.email}</label>${roleSelect(`role-${m.userId}`, m.role, view.role)}
 <button type="submit">Change role</button></form></td>
 <td><form class="inline" method="post" action="${base}/members/${m.userId}/remove">${csrfField(csrf)}
 <button type="submit" aria-label="Remove ${m.email}">Remove</button></form></td></tr>`,
 )}
 </tbody></table></div>
-${pendingInvitationsPart(view, base, csrf)}
+${pendingInvitationsPart(view, base, csrf, time)}
 <h3>Add a member</h3>
 <p class="muted">Someone without an account here gets a single-use invitation link, valid 7 days: e-mailed to them where this service sends mail, else shown here for you to send.</p>
 <form method="post" action="${base}/members">
@@ -177,7 +182,7 @@ ${pendingInvitationsPart(view, base, csrf)}
   <input id="member-email" name="email" type="email" required>
   <label for="member-role">Role</label>
   ${roleSelect('member-role', 'member', view.role)}
-  <div><button type="submit">Add member</button></div>
+  <div><button type="submit" class="primary">Add member</button></div>
 </form>
 </section>`;
 }
@@ -208,7 +213,7 @@ function policySection(policy: WorkspacePolicy, base: string, csrf: string): Htm
   <textarea id="allowedClients" name="allowedClients" rows="3">${(policy.allowedClients ?? []).join('\n')}</textarea>
   <label for="blockedClients">Blocked clients (one client ID per line; their grants in this workspace end)</label>
   <textarea id="blockedClients" name="blockedClients" rows="3">${policy.blockedClients.join('\n')}</textarea>
-  <div><button type="submit">Save policy</button></div>
+  <div><button type="submit" class="primary">Save policy</button></div>
 </form>
 </section>`;
 }
@@ -224,7 +229,7 @@ ${
 ${rooms.map(
   (
     r,
-  ) => html`<tr><td>${r.name}<br><span class="muted">${r.email}</span></td><td>${r.capacity ?? '–'}</td><td>${r.features.join(', ')}</td>
+  ) => html`<tr><td data-label="Room">${r.name}<br><span class="muted">${r.email}</span></td><td data-label="Seats">${r.capacity ?? '–'}</td><td data-label="Features">${r.features.join(', ')}</td>
 <td><form class="inline" method="post" action="${base}/rooms/remove">${csrfField(csrf)}<input type="hidden" name="email" value="${r.email}">
 <button type="submit" aria-label="Remove the room ${r.email}">Remove</button></form></td></tr>`,
 )}
@@ -249,18 +254,18 @@ ${rooms.map(
 </section>`;
 }
 
-function workspaceBody(view: WorkspaceOverview, csrf: string, messages: Messages): Html {
+function workspaceBody(view: WorkspaceOverview, csrf: string, messages: Messages, time: ReaderTime): Html {
   const base = `/admin/workspaces/${view.workspace.id}`;
   return html`
 ${messages.invitation ? invitationNotice(messages.invitation) : ''}
 ${messages.registered ? registeredNotice(messages.registered) : ''}
 <nav class="toc" aria-label="Sections of this page"><ul>${sections.map(([id, title]) => html`<li><a href="#${id}">${title}</a></li>`)}</ul></nav>
 <div class="panels">
-${membersSection(view, base, csrf)}
+${membersSection(view, base, csrf, time)}
 ${policySection(view.policy, base, csrf)}
 ${roomsSection(view.rooms, base, csrf)}
-${workspaceAppsSection(view.grants, base, csrf)}
-${registeredAppsSection(view.clients, base, csrf, messages.draft)}
+${workspaceAppsSection(view.grants, base, csrf, time)}
+${registeredAppsSection(view.clients, base, csrf, messages.draft, time)}
 ${auditLogSection(view.audit)}
 </div>`;
 }
@@ -269,6 +274,7 @@ export function registerAdminPages(app: FastifyInstance, ctx: AppContext, admin:
   const render = async (request: FastifyRequest, user: User, workspaceId: string, messages: Messages) => {
     const view = await workspaceOverview(admin, workspaceId, { userId: user.id });
     const csrf = request.visitor.csrfToken;
+    const time = await readerTime(ctx, user.id);
     return page(
       {
         title: view.workspace.name,
@@ -278,7 +284,7 @@ export function registerAdminPages(app: FastifyInstance, ctx: AppContext, admin:
         error: messages.error,
         wide: true,
       },
-      workspaceBody(view, csrf, messages),
+      workspaceBody(view, csrf, messages, time),
     );
   };
 

@@ -8,7 +8,7 @@ import { epochMs } from '../../lib/clock.ts';
 import { type EventWriteRow, eventWritesOf, type ListedState } from '../../store/eventWrites.ts';
 import type { User } from '../../store/users.ts';
 import { type Html, html } from '../html.ts';
-import { utcTime } from './connectedApps.ts';
+import { type ReaderTime, timeTag } from '../when.ts';
 
 const actions: Record<EventWriteRow['action'], string> = {
   create: 'Created an event',
@@ -42,17 +42,19 @@ function calendarCell(w: EventWriteRow): Html | string {
   return html`<span class="muted">${w.calendarId === null ? missing : 'a removed calendar'}</span>`;
 }
 
-export async function appWritesSection(ctx: AppContext, user: User): Promise<Html> {
+export async function appWritesSection(ctx: AppContext, user: User, time: ReaderTime): Promise<Html> {
   const writes = await eventWritesOf(ctx.db, user.id, {
     unsettledBefore: epochMs(ctx.clock) - writeUnderWayAtMostMs(ctx.config.providerTimeoutMs),
   });
   if (writes.length === 0) return html`<p>No app has changed your calendars.</p>`;
-  return html`<table class="stack"><thead><tr><th>When (UTC)</th><th>App</th><th>Change</th><th>Calendar</th><th>Result</th></tr></thead><tbody>
+  return html`<table class="stack"><thead><tr><th>When</th><th>App</th><th>Change</th><th>Calendar</th><th>Result</th></tr></thead><tbody>
 ${writes.map(
-  (w) => html`<tr><td>${utcTime(w.at)}</td><td>${w.clientName ?? w.clientId}</td>
-<td>${actions[w.action]}${scopes[w.scope ?? ''] ?? ''}${w.newEventId === null ? '' : ', now a series of their own'}</td>
-<td>${calendarCell(w)}</td>
-<td>${outcomes[w.outcome]}${w.errorCode === null ? '' : html` <code>${w.errorCode}</code>`}</td></tr>`,
+  (
+    w,
+  ) => html`<tr><td data-label="When">${timeTag(w.at, time)}</td><td data-label="App">${w.clientName ?? w.clientId}</td>
+<td data-label="Change">${actions[w.action]}${scopes[w.scope ?? ''] ?? ''}${w.newEventId === null ? '' : ', now a series of their own'}</td>
+<td data-label="Calendar">${calendarCell(w)}</td>
+<td data-label="Result">${outcomes[w.outcome]}${w.errorCode === null ? '' : html` <code>${w.errorCode}</code>`}</td></tr>`,
 )}
 </tbody></table>`;
 }

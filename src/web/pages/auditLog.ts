@@ -192,7 +192,7 @@ ${
   entries.length === 0
     ? html`<p>Nothing recorded yet.</p>`
     : html`<table class="stack audit"><thead><tr><th>When</th><th>Who</th><th>What</th></tr></thead><tbody>
-${entries.map((a) => html`<tr><td>${readableTime(a.at)}</td><td>${auditWho(a)}</td><td>${auditWhat(a)}</td></tr>`)}
+${entries.map((a) => html`<tr><td data-label="When">${readableTime(a.at)}</td><td data-label="Who">${auditWho(a)}</td><td data-label="What">${auditWhat(a)}</td></tr>`)}
 </tbody></table>`
 }
 </section>`;

@@ -3,20 +3,29 @@
  * own), workspace choice (skipped when only one workspace lets the application in), consent
  * with calendars and levels. Allow records the grant; Deny answers `access_denied`.
  */
+import { readFileSync } from 'node:fs';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { InteractionResults } from 'oidc-provider';
 import { offerIn, recordConsent, type WorkspaceOffer, workspacesForClient } from '../../auth/grants.ts';
 import type { Authorization } from '../../auth/setup.ts';
+import type { CalendarDeps } from '../../calendars/calendarDeps.ts';
 import type { AppContext } from '../../context.ts';
 import { AppError } from '../../errors.ts';
+import { checkConsent } from '../../policy/consent.ts';
 import type { User } from '../../store/users.ts';
 import { correctable, formOf, sendHtml } from '../forms.ts';
 import { allowFormTarget } from '../formTargets.ts';
 import { html } from '../html.ts';
 import { csrfField, page } from '../layout.ts';
+import { readerTime } from '../readerTime.ts';
 import { requireUser } from '../visitor.ts';
 import { scopeWords } from '../words.ts';
-import { calendarChoiceFields, choiceOf } from './calendarChoice.ts';
+import { type CurrentChoice, calendarChoiceFields, choiceOf, errorAbove } from './calendarChoice.ts';
+import { consentPreview } from './consentPreview.ts';
+
+/** The consent page's script: the preview redrawn as the choice changes (Preview does it without). */
+const previewScriptPath = '/consent-preview.js';
+const previewScript = readFileSync(new URL('../assets/consentPreview.js', import.meta.url), 'utf8');
 
 type UidParams = { Params: { uid: string }; Querystring: { workspace?: string } };
 
@@ -36,7 +45,12 @@ const expired = () =>
     'This authorization request has ended or expired. Go back to the application and start again.',
   );
 
-export function registerAuthorizePages(app: FastifyInstance, ctx: AppContext, auth: Authorization): void {
+export function registerAuthorizePages(
+  app: FastifyInstance,
+  ctx: AppContext,
+  auth: Authorization,
+  calendars: CalendarDeps,
+): void {
   const provider = auth.server.provider;
 
   async function pending(request: FastifyRequest<UidParams>, reply: FastifyReply): Promise<Pending> {
@@ -81,13 +95,16 @@ export function registerAuthorizePages(app: FastifyInstance, ctx: AppContext, au
   const deny = (request: FastifyRequest, reply: FastifyReply, description: string) =>
     finish(request, reply, { error: 'access_denied', error_description: description }, false);
 
-  const consentPage = (
+  /** Consent, with the choice made so far (Preview keeps it) and what the app would see with it. */
+  const consentPage = async (
     request: FastifyRequest,
     user: User,
     p: Pending,
     offer: WorkspaceOffer,
-    error?: string,
+    options: { error?: AppError; chosen?: CurrentChoice } = {},
   ) => {
+    const { chosen } = options;
+    const error = errorAbove(offer, options.error);
     const csrf = request.visitor.csrfToken;
     const action = `/authorize/${p.uid}`;
     const denyForm = html`<form method="post" action="${action}/deny">${csrfField(csrf)}<button type="submit" class="secondary">Deny</button></form>`;
@@ -97,8 +114,29 @@ export function registerAuthorizePages(app: FastifyInstance, ctx: AppContext, au
         html`<p>The workspace <strong>${offer.workspace.name}</strong> does not allow the access this application asks for.</p>${denyForm}`,
       );
     }
+    const preview =
+      offer.calendars.length === 0
+        ? ''
+        : await consentPreview(
+            calendars,
+            {
+              userId: user.id,
+              clientId: p.clientId,
+              clientName: p.clientName,
+              offer,
+              calendars: [...(chosen?.calendars ?? [])],
+              privateDetails: chosen?.privateDetails ?? false,
+            },
+            await readerTime(ctx, user.id),
+          );
     return page(
-      { title: `Allow ${p.clientName} to use your calendars?`, user, csrfToken: csrf, error },
+      {
+        title: `Allow ${p.clientName} to use your calendars?`,
+        user,
+        csrfToken: csrf,
+        error,
+        ...(offer.calendars.length === 0 ? {} : { script: previewScriptPath }),
+      },
       html`<p><strong>${p.clientName}</strong> (<code>${p.clientId}</code>) will receive access at <strong>${p.redirectHost}</strong>, in the workspace <strong>${offer.workspace.name}</strong>.</p>
 <p>It will be able to:</p>
 <ul>${offer.scopes.map((s) => html`<li>${scopeWords[s]}</li>`)}</ul>
@@ -110,13 +148,20 @@ ${
 ${
   offer.calendars.length === 0
     ? html`<p>You have no calendars connected in this workspace yet. <a href="/account">Connect a calendar</a>, then come back to this page.</p>${denyForm}`
-    : html`<form method="post" action="${action}/consent">
+    : html`<div class="consent">
+<form method="post" action="${action}/consent" id="consent" data-preview="${action}/preview">
   ${csrfField(csrf)}
   <input type="hidden" name="workspace" value="${offer.workspace.id}">
-  ${calendarChoiceFields(offer)}
-  <button type="submit" class="primary">Allow</button>
+  ${calendarChoiceFields(offer, chosen, options.error)}
 </form>
-${denyForm}`
+${preview}
+</div>
+<div class="actions">
+  <button type="submit" class="primary" form="consent">Allow</button>
+  <button type="submit" class="secondary" form="deny">Deny</button>
+  <button type="submit" form="consent" formaction="${action}/preview">Preview</button>
+</div>
+<form id="deny" method="post" action="${action}/deny">${csrfField(csrf)}</form>`
 }`,
     );
   };
@@ -140,9 +185,9 @@ ${denyForm}`
   <label class="inline" for="ws-${w.id}">${w.name}</label></div>`,
   )}
   </fieldset>
-  <button type="submit">Continue</button>
+  <button type="submit" class="primary">Continue</button>
 </form>
-<form method="post" action="/authorize/${p.uid}/deny">${csrfField(request.visitor.csrfToken)}<button type="submit">Deny</button></form>`,
+<form method="post" action="/authorize/${p.uid}/deny">${csrfField(request.visitor.csrfToken)}<button type="submit" class="secondary">Deny</button></form>`,
     );
 
   app.get<UidParams>('/authorize/:uid', { config: { page: true } }, async (request, reply) => {
@@ -159,8 +204,43 @@ ${denyForm}`
     const chosen = request.query.workspace ?? (workspaces.length === 1 ? workspaces[0]!.id : undefined);
     if (chosen === undefined) return sendHtml(reply, workspaceChoice(request, user, p, workspaces));
     const offer = await offerIn(ctx.db, user.id, chosen, p.clientId, p.requestedScopes);
-    return sendHtml(reply, consentPage(request, user, p, offer));
+    return sendHtml(reply, await consentPage(request, user, p, offer));
   });
+
+  /** Consent again with the levels chosen kept, and the preview read at them (the page's script asks too). */
+  // Each preview reads the calendars chosen (the script asks at every change): a person's pace, bounded.
+  const previewLimit = { max: 60, timeWindow: '1 minute' };
+  app.post<UidParams>(
+    '/authorize/:uid/preview',
+    { config: { page: true, rateLimit: previewLimit } },
+    async (request, reply) => {
+      const user = requireUser(request, reply);
+      if (user === undefined) return reply;
+      const p = await pending(request, reply);
+      if (p.prompt !== 'consent' || p.sessionAccount !== user.id) throw expired();
+      const form = formOf(request.body);
+      const offer = await offerIn(
+        ctx.db,
+        user.id,
+        String(form.workspace ?? ''),
+        p.clientId,
+        p.requestedScopes,
+      );
+      const choice = choiceOf(form);
+      try {
+        const calendars = choice.calendars.length === 0 ? [] : checkConsent(offer, choice);
+        const chosen = { calendars, privateDetails: choice.privateDetails };
+        return sendHtml(reply, await consentPage(request, user, p, offer, { chosen }));
+      } catch (error) {
+        const e = correctable(error);
+        return sendHtml(reply, await consentPage(request, user, p, offer, { error: e }), e.status);
+      }
+    },
+  );
+
+  app.get(previewScriptPath, (_request, reply) =>
+    reply.type('text/javascript; charset=utf-8').header('cache-control', 'no-cache').send(previewScript),
+  );
 
   app.post<UidParams>('/authorize/:uid/consent', { config: { page: true } }, async (request, reply) => {
     const user = requireUser(request, reply);
@@ -183,7 +263,7 @@ ${denyForm}`
     } catch (error) {
       const e = correctable(error);
       const offer = await offerIn(ctx.db, user.id, workspaceId, p.clientId, p.requestedScopes);
-      return sendHtml(reply, consentPage(request, user, p, offer, e.message), e.status);
+      return sendHtml(reply, await consentPage(request, user, p, offer, { error: e }), e.status);
     }
   });
 

@@ -4,7 +4,9 @@
  */
 import type { WorkspaceOffer } from '../../auth/grants.ts';
 import { type DetailLevel, lowerDetail } from '../../domain/detailLevels.ts';
+import type { AppError } from '../../errors.ts';
 import { type ConsentChoice, levelsUpTo } from '../../policy/consent.ts';
+import { fieldError, fieldOf } from '../fieldError.ts';
 import type { Form } from '../forms.ts';
 import { type Html, html } from '../html.ts';
 import { detailWords, levelShares } from '../words.ts';
@@ -15,7 +17,21 @@ export interface CurrentChoice {
   privateDetails: boolean;
 }
 
-export function calendarChoiceFields(offer: WorkspaceOffer, current?: CurrentChoice): Html {
+/** The fields a choice's error may name: which calendars, and each calendar's level. */
+const choiceFields = (offer: WorkspaceOffer): string[] => [
+  'calendars',
+  ...offer.calendars.map((c) => `level_${c.id}`),
+];
+
+/** The message to show above the page: an error of the choice is shown beside its field instead. */
+export const errorAbove = (offer: WorkspaceOffer, error: AppError | undefined): string | undefined =>
+  error === undefined || fieldOf(error, choiceFields(offer)) !== undefined ? undefined : error.message;
+
+/** The form part; an error naming one of its fields (choiceFields) is shown beside that field. */
+export function calendarChoiceFields(offer: WorkspaceOffer, current?: CurrentChoice, error?: AppError): Html {
+  const field = fieldOf(error, choiceFields(offer));
+  const at = (name: string, id: string) => fieldError(id, field === name ? error?.message : undefined);
+  const none = at('calendars', 'calendars').line;
   const rows = offer.accounts.flatMap(({ account, calendars }) =>
     calendars.map((calendar) => ({
       account,
@@ -25,22 +41,22 @@ export function calendarChoiceFields(offer: WorkspaceOffer, current?: CurrentCho
     })),
   );
   // The level follows its checkbox in the page (CSS, no script): shown once the calendar is ticked.
-  return html`<p>What each detail level shares of an event:</p>
-  <dl id="levels" class="levels">${levelShares().map(
-    ({ level, shares }) => html`<dt>${detailWords[level]}</dt><dd>${shares}.</dd>`,
-  )}</dl>
-  <fieldset><legend>Calendars it may see</legend>
+  return html`<fieldset${field === 'calendars' ? html` aria-describedby="calendars-error"` : ''}><legend>Calendars it may see</legend>
+  ${none}
   ${rows.map(({ account, calendar, offered, chosen }) => {
     // A level chosen before the policy or the provider allowed less shows as what is read now.
     const selected = chosen === undefined ? offered.defaultLevel : lowerDetail(chosen, offered.maxLevel);
+    const wrong = at(`level_${calendar.id}`, `level-${calendar.id}`);
     return html`<div class="choice">
     <input type="checkbox" id="cal-${calendar.id}" name="calendar" value="${calendar.id}"${chosen === undefined ? '' : html` checked`}>
     <label class="inline" for="cal-${calendar.id}">${calendar.name}</label> <span class="muted">(${account.label})</span>
     <div class="level"><label for="level-${calendar.id}">Detail level for ${calendar.name}</label>
-    <select id="level-${calendar.id}" name="level_${calendar.id}">${levelsUpTo(offered.maxLevel).map(
+    <select id="level-${calendar.id}" name="level_${calendar.id}"${wrong.attributes}>${levelsUpTo(
+      offered.maxLevel,
+    ).map(
       (level) =>
         html`<option value="${level}"${level === selected ? html` selected` : ''}>${detailWords[level]}</option>`,
-    )}</select></div></div>`;
+    )}</select>${wrong.line}</div></div>`;
   })}
   </fieldset>
   ${
@@ -48,7 +64,11 @@ export function calendarChoiceFields(offer: WorkspaceOffer, current?: CurrentCho
       ? html`<div><input type="checkbox" id="privateDetails" name="privateDetails"${current?.privateDetails ? html` checked` : ''}>
   <label class="inline" for="privateDetails">Include details of private events</label></div>`
       : ''
-  }`;
+  }
+  <p>What each detail level shares of an event:</p>
+  <dl id="levels" class="levels">${levelShares().map(
+    ({ level, shares }) => html`<dt>${detailWords[level]}</dt><dd>${shares}.</dd>`,
+  )}</dl>`;
 }
 
 /** The choice a submitted form makes: the ticked calendars with their levels. */

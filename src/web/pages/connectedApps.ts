@@ -1,6 +1,6 @@
 /**
- * Connected apps: the OAuth grants a person gave, with calendars and levels, a page to change
- * which calendars each sees and a way to end each (a section of the account page), and a
+ * The apps a person allowed (their OAuth grants) with calendars and levels, a page to change
+ * which calendars each sees and a way to end each (the account page's "Your assistants"), and a
  * workspace's grants as its admins see them — metadata and counts only, since admins must not
  * learn about people's calendars.
  */
@@ -8,63 +8,67 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { changeGrant, grantChoices, revokeGrant } from '../../auth/grants.ts';
 import type { Authorization } from '../../auth/setup.ts';
 import type { AppContext } from '../../context.ts';
-import { type GrantMetadata, liveGrantsOfUser } from '../../store/accessGrants.ts';
+import type { AppError } from '../../errors.ts';
+import type { GrantListing, GrantMetadata } from '../../store/accessGrants.ts';
 import type { User } from '../../store/users.ts';
 import { findWorkspace } from '../../store/workspaces.ts';
 import { correctable, formOf, sendHtml } from '../forms.ts';
 import { type Html, html } from '../html.ts';
 import { csrfField, page } from '../layout.ts';
 import { requireUser } from '../visitor.ts';
+import { type ReaderTime, timeTag } from '../when.ts';
 import { detailWords, scopeWords } from '../words.ts';
-import { calendarChoiceFields, choiceOf } from './calendarChoice.ts';
+import { calendarChoiceFields, choiceOf, errorAbove } from './calendarChoice.ts';
 
 export const connectedAppNotices: Record<string, string> = {
   'app-revoked': 'The app’s access was revoked. It can no longer use your calendars.',
   'app-changed': 'The app now sees the calendars you chose, from its next request.',
 };
 
-/** An instant in UTC to the minute, as every page shows times. */
-export const utcTime = (ms: number): string =>
-  Temporal.Instant.fromEpochMilliseconds(ms).toString({ smallestUnit: 'minute' });
-
-const lastUsed = (ms: number | null): string => (ms === null ? 'never' : utcTime(ms));
-
-/** The person's live grants, each with a Change link and a Revoke button. */
-export async function connectedAppsSection(ctx: AppContext, user: User, csrf: string): Promise<Html> {
-  const grants = await liveGrantsOfUser(ctx.db, user.id);
-  if (grants.length === 0) return html`<p>No app has access to your calendars.</p>`;
+/** The person's live grants, one card each: what it may do, its calendars, Change and Revoke. */
+export async function assistantsSection(
+  ctx: AppContext,
+  grants: readonly GrantListing[],
+  csrf: string,
+  time: ReaderTime,
+): Promise<Html> {
+  if (grants.length === 0)
+    return html`<p>No assistant has access to your calendars yet: the steps below show how to add one.</p>`;
   const names = new Map<string, string>();
   for (const id of new Set(grants.map((g) => g.workspaceId))) {
     names.set(id, (await findWorkspace(ctx.db, id))?.name ?? id);
   }
-  return html`<table class="stack"><thead><tr><th>App</th><th>Workspace</th><th>May</th><th>Calendars</th><th>When (UTC)</th><th></th></tr></thead><tbody>
-${grants.map((g) => {
-  const workspace = names.get(g.workspaceId)!;
-  return html`<tr><td>${g.clientName}<br><code>${g.clientId}</code></td>
-<td>${workspace}</td>
-<td><ul>${g.scopes.map((s) => html`<li>${scopeWords[s]}</li>`)}</ul>
-<p>Private event details: ${g.privateDetails ? 'shared' : 'not shared'}</p></td>
-<td>${g.calendars.length === 0 ? html`<span class="muted">No calendars</span>` : html`<ul>${g.calendars.map((c, i) => html`<li>${g.calendarNames[i]}: ${detailWords[c.detailLevel]}</li>`)}</ul>`}</td>
-<td>Connected ${utcTime(g.createdAt)}<br>Last used ${lastUsed(g.lastUsedAt)}</td>
-<td><a href="/account/apps/${g.id}" aria-label="Change what ${g.clientName} sees in ${workspace}">Change</a>
-<form class="inline" method="post" action="/account/apps/${g.id}/revoke">${csrfField(csrf)}<button type="submit" aria-label="Revoke ${g.clientName} in ${workspace}">Revoke</button></form></td></tr>`;
-})}
-</tbody></table>`;
+  return html`<div class="cards">${grants.map((g) => {
+    const workspace = names.get(g.workspaceId)!;
+    return html`<article class="card" aria-labelledby="app-${g.id}">
+<h3 id="app-${g.id}">${g.clientName}</h3>
+<p class="muted">In ${workspace} · last used ${g.lastUsedAt === null ? 'never' : timeTag(g.lastUsedAt, time)} · allowed ${timeTag(g.createdAt, time)}</p>
+<dl class="facts"><dt>May</dt><dd>${g.scopes.map((s) => scopeWords[s]).join('; ')}${g.privateDetails ? '; details of private events' : ''}</dd>
+<dt>Calendars</dt><dd>${g.calendars.length === 0 ? html`<span class="muted">None</span>` : html`<ul class="plain">${g.calendars.map((c, i) => html`<li>${g.calendarNames[i]}: <strong>${detailWords[c.detailLevel]}</strong></li>`)}</ul>`}</dd></dl>
+<div class="actions"><a class="button secondary" href="/account/apps/${g.id}" aria-label="Change what ${g.clientName} sees in ${workspace}">Change</a>
+<form method="post" action="/account/apps/${g.id}/revoke">${csrfField(csrf)}<button type="submit" class="danger" aria-label="Revoke ${g.clientName} in ${workspace}">Revoke</button></form></div>
+</article>`;
+  })}</div>`;
 }
 
 type GrantParams = { Params: { grantId: string } };
 
 export function registerConnectedAppRoutes(app: FastifyInstance, auth: Authorization): void {
   /** The Change page of one app: its calendars and levels, as at consent, the current ones chosen. */
-  const changePage = async (request: FastifyRequest<GrantParams>, user: User, error?: string) => {
+  const changePage = async (request: FastifyRequest<GrantParams>, user: User, error?: AppError) => {
     const csrf = request.visitor.csrfToken;
     const { grant, offer } = await grantChoices(auth.grants.db, user.id, request.params.grantId);
     return page(
-      { title: `Change what ${grant.clientName} sees`, user, csrfToken: csrf, error },
+      {
+        title: `Change what ${grant.clientName} sees`,
+        user,
+        csrfToken: csrf,
+        error: errorAbove(offer, error),
+      },
       html`<p><strong>${grant.clientName}</strong> (<code>${grant.clientId}</code>) in the workspace <strong>${offer.workspace.name}</strong>. The change applies to the access it has now, from its next request.</p>
 <form method="post" action="/account/apps/${grant.id}">
   ${csrfField(csrf)}
-  ${calendarChoiceFields(offer, grant)}
+  ${calendarChoiceFields(offer, grant, error)}
   <button type="submit" class="primary">Save</button>
 </form>
 <p><a href="/account">Back to your account</a></p>`,
@@ -84,7 +88,7 @@ export function registerConnectedAppRoutes(app: FastifyInstance, auth: Authoriza
       await changeGrant(auth.grants, user.id, request.params.grantId, choiceOf(formOf(request.body)));
     } catch (error) {
       const e = correctable(error);
-      return sendHtml(reply, await changePage(request, user, e.message), e.status);
+      return sendHtml(reply, await changePage(request, user, e), e.status);
     }
     return reply.redirect('/account?notice=app-changed', 303);
   });
@@ -103,7 +107,12 @@ export function registerConnectedAppRoutes(app: FastifyInstance, auth: Authoriza
 }
 
 /** The admin page's section: the workspace's live grants, and a Block button per app. */
-export function workspaceAppsSection(grants: readonly GrantMetadata[], base: string, csrf: string): Html {
+export function workspaceAppsSection(
+  grants: readonly GrantMetadata[],
+  base: string,
+  csrf: string,
+  time: ReaderTime,
+): Html {
   const clients = new Map<string, { name: string; count: number }>();
   for (const g of grants) {
     const seen = clients.get(g.clientId);
@@ -114,12 +123,14 @@ export function workspaceAppsSection(grants: readonly GrantMetadata[], base: str
 ${
   grants.length === 0
     ? html`<p>No app has access to calendars in this workspace.</p>`
-    : html`<div class="scroll"><table class="stack"><thead><tr><th>Member</th><th>App</th><th>May</th><th>Calendars</th><th>When (UTC)</th></tr></thead><tbody>
+    : html`<div class="scroll"><table class="stack"><thead><tr><th>Member</th><th>App</th><th>May</th><th>Calendars</th><th>When</th></tr></thead><tbody>
 ${grants.map(
-  (g) => html`<tr><td>${g.userEmail}</td><td>${g.clientName}<br><code>${g.clientId}</code></td>
-<td><ul>${g.scopes.map((s) => html`<li>${scopeWords[s]}</li>`)}</ul></td>
-<td>${g.calendarCount}</td>
-<td>Connected ${utcTime(g.createdAt)}<br>Last used ${lastUsed(g.lastUsedAt)}</td></tr>`,
+  (
+    g,
+  ) => html`<tr><td data-label="Member">${g.userEmail}</td><td data-label="App">${g.clientName}<br><code>${g.clientId}</code></td>
+<td data-label="May"><ul>${g.scopes.map((s) => html`<li>${scopeWords[s]}</li>`)}</ul></td>
+<td data-label="Calendars">${g.calendarCount}</td>
+<td data-label="When">Allowed ${timeTag(g.createdAt, time)}<br>Last used ${g.lastUsedAt === null ? 'never' : timeTag(g.lastUsedAt, time)}</td></tr>`,
 )}
 </tbody></table></div>
 <h3>Block an app</h3>

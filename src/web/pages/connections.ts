@@ -41,6 +41,7 @@ import { correctable, formOf, sendHtml } from '../forms.ts';
 import { type Html, html } from '../html.ts';
 import { csrfField } from '../layout.ts';
 import { requireUser } from '../visitor.ts';
+import type { ReaderTime } from '../when.ts';
 import { type ConnectFormState, connectForm, connectFormState, typedKinds } from './connectForms.ts';
 import { copyStateWords } from './copyState.ts';
 
@@ -76,19 +77,24 @@ ${calendars.map((c) => html`<div class="check"><input type="checkbox" id="counts
 }
 
 /** The calendars of one account, each with its copy's state and, when it has a copy, "Sync now". */
-async function calendarList(ctx: AppContext, calendars: CalendarRecord[], action: string, csrf: string) {
+async function calendarList(
+  ctx: AppContext,
+  calendars: CalendarRecord[],
+  action: string,
+  csrf: string,
+  time: ReaderTime,
+) {
   if (calendars.length === 0) return html`<span class="muted">No calendars</span>`;
-  const now = ctx.clock.now();
   const copies = await copiesOf(
     ctx.db,
     calendars.map((c) => c.id),
   );
   const maxAgeMs = ctx.config.sync.maxAgeSeconds * 1000;
-  return html`<ul>${calendars.map((c) => {
+  return html`<ul class="plain calendars">${calendars.map((c) => {
     const copy = copies.get(c.id);
-    const state = copyStateWords(copy, { now, maxAgeMs });
+    const state = copyStateWords(copy, { time, maxAgeMs });
     return html`<li>${c.name}${c.access === 'reader' || c.access === 'freeBusy' ? html` <span class="muted">(read-only)</span>` : ''}
-<div class="copy-state">${state}</div>${copy === undefined ? '' : html`<form class="inline" method="post" action="${action}/${c.id}/sync">${csrfField(csrf)}<button type="submit" aria-label="Sync now: ${c.name}">Sync now</button></form>`}</li>`;
+<div class="copy-state">${state}</div>${copy === undefined ? '' : html`<form class="inline" method="post" action="${action}/${c.id}/sync">${csrfField(csrf)}<button type="submit" class="small" aria-label="Sync now: ${c.name}">Sync now</button></form>`}</li>`;
   })}</ul>${await availabilityForm(ctx, calendars, action, csrf)}`;
 }
 
@@ -123,6 +129,7 @@ export async function connectionsSection(
   user: User,
   workspace: Workspace,
   csrf: string,
+  time: ReaderTime,
   form?: ConnectFormState,
 ): Promise<Html> {
   const deps = accountDeps(ctx);
@@ -133,17 +140,17 @@ export async function connectionsSection(
       const calendars = await calendarsOfAccount(ctx.db, a.id);
       const address = a.provider === 'caldav' ? addressLine(await calendarAddressOf(deps, a)) : '';
       const shared = (await missesSharedCalendars(deps, a)) ? sharedLine(a.label) : '';
-      return html`<tr><td>${a.label}<br><span class="muted">${providerNames[a.provider]}</span>${address}${shared}</td>
-<td>${a.status === 'active' ? 'Connected' : html`<strong>Needs reconnecting</strong>`}</td>
-<td>${await calendarList(ctx, calendars, `${base}/${a.id}/calendars`, csrf)}</td>
-<td>${a.provider === 'caldav' ? html`<details><summary>New app password</summary><form method="post" action="${base}/${a.id}/reconnect">${csrfField(csrf)}<label for="pw-${a.id}">New app password for ${a.label}</label><input id="pw-${a.id}" name="password" type="password" required><button type="submit">Reconnect</button></form></details>` : ''}
+      return html`<tr><td data-label="Account">${a.label}<br><span class="muted">${providerNames[a.provider]}</span>${address}${shared}</td>
+<td data-label="Status">${a.status === 'active' ? 'Connected' : html`<strong>Needs reconnecting</strong>`}</td>
+<td data-label="Calendars">${await calendarList(ctx, calendars, `${base}/${a.id}/calendars`, csrf, time)}</td>
+<td data-label="Account actions">${a.provider === 'caldav' ? html`<details><summary>New app password</summary><form method="post" action="${base}/${a.id}/reconnect">${csrfField(csrf)}<label for="pw-${a.id}">New app password for ${a.label}</label><input id="pw-${a.id}" name="password" type="password" required><button type="submit">Reconnect</button></form></details>` : ''}
 ${a.provider === 'google' || a.provider === 'microsoft' ? html`<form class="inline" method="post" action="${base}/${a.id}/reconnect">${csrfField(csrf)}<button type="submit" aria-label="Reconnect ${a.label}">Reconnect</button></form>` : ''}
 <form class="inline" method="post" action="${base}/${a.id}/remove">${csrfField(csrf)}<button type="submit" aria-label="Remove ${a.label}">Remove</button></form></td></tr>`;
     }),
   );
   return html`<section>
 <h3>Calendar accounts in ${workspace.name}</h3>
-${accounts.length === 0 ? html`<p>No calendar account connected yet.</p>` : html`<table class="stack"><thead><tr><th>Account</th><th>Status</th><th>Calendars</th><th></th></tr></thead><tbody>${rows}</tbody></table>`}
+${accounts.length === 0 ? html`<p>No calendar account connected yet.</p>` : html`<table class="stack"><thead><tr><th>Account</th><th>Status</th><th>Calendars</th><th><span class="sr-only">Account actions</span></th></tr></thead><tbody>${rows}</tbody></table>`}
 ${typedKinds.map((kind) => connectForm(kind, { workspaceId: workspace.id, action: `${base}/${kind}`, csrf, signInEmail: user.email }, form))}
 ${ctx.connectors.google ? html`<form class="inline" method="post" action="${base}/google">${csrfField(csrf)}<button type="submit">Connect Google Calendar</button></form> ` : ''}
 ${ctx.connectors.microsoft ? html`<form class="inline" method="post" action="${base}/microsoft">${csrfField(csrf)}<button type="submit">Connect Microsoft 365</button></form>` : ''}

@@ -3,17 +3,11 @@
  * pending or running, synced, stale, or failing with the reason in the words the tools use.
  */
 import { type ExclusionReason, exclusionMeanings } from '../../calendars/reads/readEvents.ts';
-import { ageInWords } from '../../lib/age.ts';
 import type { CopyStatus } from '../../store/calendarCopies.ts';
 import { type Html, html } from '../html.ts';
+import { type ReaderTime, timeTag } from '../when.ts';
 
 const count = (items: number) => `${items} item${items === 1 ? '' : 's'}`;
-
-/** "3 minutes ago", with the instant itself for those who want it exact. */
-function ago(epochMs: number, now: Temporal.Instant): Html {
-  const then = Temporal.Instant.fromEpochMilliseconds(epochMs);
-  return html`<time datetime="${then.toString()}">${ageInWords(then, now)} ago</time>`;
-}
 
 /** Whether a sync holds the copy right now (a crashed instance's lease runs out). */
 const syncRunning = (copy: CopyStatus, now: Temporal.Instant): boolean =>
@@ -25,15 +19,16 @@ const syncRunning = (copy: CopyStatus, now: Temporal.Instant): boolean =>
  */
 export function copyStateWords(
   copy: CopyStatus | undefined,
-  options: { now: Temporal.Instant; maxAgeMs: number },
+  options: { time: ReaderTime; maxAgeMs: number },
 ): Html {
-  const { now } = options;
+  const { time } = options;
+  const { now } = time;
   if (copy === undefined) return html`<span class="muted">Not copied — no app has access</span>`;
   if (copy.failureReason !== null) {
     // Failing since the last sync that worked (or since the copy began, if none has).
     const reason =
       exclusionMeanings[copy.failureReason as ExclusionReason] ?? exclusionMeanings.provider_unavailable;
-    return html`<strong>Sync failing</strong> since ${ago(copy.syncedAt ?? copy.createdAt, now)}: ${reason}`;
+    return html`<strong>Sync failing</strong> since ${timeTag(copy.syncedAt ?? copy.createdAt, time)}: ${reason}`;
   }
   if (copy.syncedAt === null) {
     if (!syncRunning(copy, now)) return html`First sync pending`;
@@ -44,6 +39,6 @@ export function copyStateWords(
   const held = html`${count(copy.items)}${copy.skipped > 0 ? html`; ${exclusionMeanings.incomplete}` : ''}`;
   // Rounds sync a due copy within seconds; one overdue by more than a read tolerates is stale.
   if (copy.nextSyncAt + options.maxAgeMs < now.epochMilliseconds)
-    return html`<strong>Stale</strong>: synced ${ago(copy.syncedAt, now)} (${held}), the next sync is overdue`;
-  return html`Synced ${ago(copy.syncedAt, now)} (${held})`;
+    return html`<strong>Stale</strong>: synced ${timeTag(copy.syncedAt, time)} (${held}), the next sync is overdue`;
+  return html`Synced ${timeTag(copy.syncedAt, time)} (${held})`;
 }

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import type { Authorization } from '../../auth/setup.ts';
-import type { CalendarCopies } from '../../calendars/copies.ts';
+import type { CalendarDeps } from '../../calendars/calendarDeps.ts';
 import type { AppContext } from '../../context.ts';
 import type { AdministrationDeps } from '../../people/administrationPorts.ts';
 import { registerAccountPages } from './account.ts';
@@ -11,19 +11,19 @@ import { registerOnboardingPages } from './onboarding.ts';
 import { registerPasswordResetPages } from './passwordReset.ts';
 import { registerSignInPages } from './signIn.ts';
 
-/** The pages for people; `copies` serves "Sync now" on the account page. */
+/** The pages for people; the calendar services serve "Sync now" (copies) and the consent preview (reads). */
 export function registerPages(
   app: FastifyInstance,
   ctx: AppContext,
   auth: Authorization,
   administration: AdministrationDeps,
-  copies: CalendarCopies | undefined,
+  calendars: CalendarDeps,
 ): void {
   registerIcon(app);
   registerSignInPages(app, ctx, auth);
   registerOnboardingPages(app, ctx);
   registerPasswordResetPages(app, ctx);
-  registerAccountPages(app, ctx, auth, copies);
+  registerAccountPages(app, ctx, auth, calendars.copies);
   registerAdminPages(app, ctx, administration);
-  registerAuthorizePages(app, ctx, auth);
+  registerAuthorizePages(app, ctx, auth, calendars);
 }

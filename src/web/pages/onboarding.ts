@@ -36,7 +36,7 @@ export function registerOnboardingPages(app: FastifyInstance, ctx: AppContext): 
   ${passwordField}
   <label for="workspaceName">Workspace name</label>
   <input id="workspaceName" name="workspaceName" type="text" required value="${text(form, 'workspaceName')}">
-  <div><button type="submit">Create owner account</button></div>
+  <div><button type="submit" class="primary">Create owner account</button></div>
 </form>`,
     );
 
@@ -74,7 +74,7 @@ export function registerOnboardingPages(app: FastifyInstance, ctx: AppContext): 
   <label for="name">Name</label>
   <input id="name" name="name" type="text" autocomplete="name" required value="${text(form, 'name')}">
   ${passwordField}
-  <div><button type="submit">Join workspace</button></div>
+  <div><button type="submit" class="primary">Join workspace</button></div>
 </form>`;
     return page({ title: 'Join a workspace', csrfToken: request.visitor.csrfToken, error }, body);
   };

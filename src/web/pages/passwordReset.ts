@@ -35,7 +35,7 @@ export function registerPasswordResetPages(app: FastifyInstance, ctx: AppContext
   ${csrfField(request.visitor.csrfToken)}
   <label for="email">Email</label>
   <input id="email" name="email" type="email" autocomplete="username" required>
-  <div><button type="submit">Send the link</button></div>
+  <div><button type="submit" class="primary">Send the link</button></div>
 </form>`,
     );
 
@@ -88,7 +88,7 @@ export function registerPasswordResetPages(app: FastifyInstance, ctx: AppContext
   <label for="password">New password</label>
   <input id="password" name="password" type="password" autocomplete="new-password" required minlength="${passwordMinLength}">
   <p class="muted">At least ${passwordMinLength} characters.</p>
-  <div><button type="submit">Set the new password</button></div>
+  <div><button type="submit" class="primary">Set the new password</button></div>
 </form>`,
     );
   };

@@ -27,7 +27,7 @@ export function registerSignInPages(app: FastifyInstance, ctx: AppContext, auth:
   <input id="email" name="email" type="email" autocomplete="username" required value="${values.email ?? ''}">
   <label for="password">Password</label>
   <input id="password" name="password" type="password" autocomplete="current-password" required>
-  <div><button type="submit">Sign in</button></div>
+  <div><button type="submit" class="primary">Sign in</button></div>
 </form>
 <p><a href="/password/forgot">Forgot your password?</a></p>`,
     );

@@ -56,7 +56,7 @@ describe('rooms on the admin page', () => {
     assert.match(page.body, /The room was saved\./);
     assert.match(
       page.body,
-      /Atlas<br><span class="muted">Atlas@Example\.org<\/span><\/td><td>6<\/td><td>video, whiteboard/,
+      /Atlas<br><span class="muted">Atlas@Example\.org<\/span><\/td><td data-label="Seats">6<\/td><td data-label="Features">video, whiteboard/,
     );
     assert.match(page.body, /Added the room Atlas \(Atlas@Example\.org\)/);
     await ana.post(`${base()}/rooms`, {

@@ -21,6 +21,10 @@ export interface WorkingHoursForm {
 
 const text = (value: unknown) => (typeof value === 'string' ? value.trim() : '');
 
+/** The days a form sent: none, one, or many. */
+export const formDays = (value: unknown): string[] =>
+  [value ?? []].flat().filter((day): day is string => typeof day === 'string');
+
 export async function ownWorkingHours(db: Db, userId: string): Promise<WorkingHours | undefined> {
   return (await workingHoursOf(db, [userId])).get(userId);
 }
@@ -33,7 +37,7 @@ export async function setWorkingHours(
   form: WorkingHoursForm,
 ): Promise<WorkingHours> {
   const hours = parseWorkingHours({
-    days: [form.days ?? []].flat().filter((day): day is string => typeof day === 'string'),
+    days: formDays(form.days),
     start: text(form.start),
     end: text(form.end),
     timeZone: text(form.timeZone),

@@ -59,6 +59,7 @@ export function registerAccountPages(
 <section>
 <h2>Profile</h2>
 <p>Signed in as <strong>${user.email}</strong>.</p>
+<p><a href="/account/working-hours">Your working hours</a></p>
 <form method="post" action="/account/profile">
   ${csrfField(csrf)}
   <label for="name">Name</label>

@@ -1,7 +1,7 @@
 /**
- * What the caller's providers told of other people's busy time (and working hours), kept for a minute per grant, so
- * that an assistant trying a few meeting lengths or windows in a row does not ask the providers
- * again each time. Kept per account, window and address, and "not told" too (so a repeat asks
+ * What the caller's providers told of other people's busy time (and working hours), kept for a
+ * minute per grant, so that an assistant trying a few meeting lengths or windows in a row does
+ * not ask the providers again each time. Kept per account, window and address, and "not told" too (so a repeat asks
  * nobody); failures and timeouts are not kept. Bounded: the oldest entries go first.
  */
 import type { TimeWindow } from '../../domain/window.ts';

@@ -2,9 +2,9 @@
  * Other people's busy time through Graph's getSchedule: schedule items busy, tentative, oof and
  * workingElsewhere block time, `free` does not; a schedule Graph answers with `error` for, or
  * with a status it does not say (`unknown`), is left out. Its `workingHours` are read too, when
- * they are plain: weekdays, a start before the end, a zone IANA or Windows names (a custom zone
- * or hours across midnight: none known). Only the times are read: an item's subject or location
- * never leaves this file.
+ * they are plain: weekdays, a start before the end, a zone by its IANA or Windows name (a custom
+ * zone or hours across midnight: none known). Only the times are read: an item's subject or
+ * location never leaves this file.
  */
 import type { BusySpan } from '../../domain/availability.ts';
 import { resolveTzid } from '../../domain/time/zones.ts';

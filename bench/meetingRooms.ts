@@ -11,6 +11,7 @@ import { fileURLToPath } from 'node:url';
 import type { BusySpan } from '../src/domain/availability.ts';
 import { addRoom } from '../src/people/rooms.ts';
 import { defaultPolicy } from '../src/policy/workspacePolicy.ts';
+import { busyOnly } from '../src/providers/port.ts';
 import { savePolicy } from '../src/store/workspaces.ts';
 import { grantToken } from '../test/helpers/grantToken.ts';
 import { memoryProvider, occurrence, seedMemoryAccount } from '../test/helpers/memoryCalendars.ts';
@@ -72,9 +73,11 @@ export async function meetingRoomsBench(): Promise<{
       window: { start: Temporal.Instant; end: Temporal.Instant },
     ) {
       await sleep(providerDelayMs);
-      return outsideBusy(
-        emails.filter((e) => !e.endsWith('@bench.example') || e === room),
-        window,
+      return busyOnly(
+        outsideBusy(
+          emails.filter((e) => !e.endsWith('@bench.example') || e === room),
+          window,
+        ),
       );
     },
   };

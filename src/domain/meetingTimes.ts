@@ -38,7 +38,8 @@ interface LocalPeriod {
 /** Per weekday, Monday first: the working periods of that day, in order, none overlapping. */
 export type WorkingWeek = readonly (readonly LocalPeriod[])[];
 
-function minutesOf(field: string, value: string): number {
+/** Minutes after local midnight of an HH:MM time; anything else is refused naming the field. */
+export function minutesOf(field: string, value: string): number {
   if (!localTime.test(value)) throw invalidField(field, `${field} must be a local time HH:MM, e.g. 09:00.`);
   return Number(value.slice(0, 2)) * 60 + Number(value.slice(3, 5));
 }

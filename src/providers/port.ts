@@ -25,6 +25,7 @@ import type {
 } from '../domain/providerFacts.ts';
 import type { Room } from '../domain/rooms.ts';
 import type { TimeWindow } from '../domain/window.ts';
+import type { WorkingHours } from '../domain/workingHours.ts';
 
 export interface OAuthTokens {
   accessToken: string;
@@ -164,6 +165,19 @@ export interface EventWriter<K extends ProviderKind = ProviderKind> {
   ): Promise<void>;
 }
 
+/**
+ * What a provider told of one person: busy time, and working hours where it knows them (Graph's
+ * getSchedule; Google's freeBusy and CalDAV's VFREEBUSY have none).
+ */
+export interface ToldBusy {
+  busy: BusySpan[];
+  workingHours?: WorkingHours;
+}
+
+/** An answer without working hours, as Google and CalDAV give it. */
+export const busyOnly = (told: ReadonlyMap<string, BusySpan[]>): Map<string, ToldBusy> =>
+  new Map([...told].map(([key, busy]) => [key, { busy }]));
+
 export interface CalendarProvider<K extends ProviderKind = ProviderKind> {
   readonly kind: K;
   /**
@@ -202,7 +216,7 @@ export interface CalendarProvider<K extends ProviderKind = ProviderKind> {
     account: AccountAccess<CredentialsOf<K>>,
     emails: readonly string[],
     window: TimeWindow,
-  ): Promise<ReadonlyMap<string, BusySpan[]>>;
+  ): Promise<ReadonlyMap<string, ToldBusy>>;
   /**
    * The rooms this account can book (Graph places, Google resource calendars, CalDAV principals
    * of type ROOM). Absent where the provider lists none.

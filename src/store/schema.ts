@@ -349,6 +349,17 @@ export interface GrantBudgetWindowsTable {
   requests: number;
 }
 
+export interface WorkingHoursTable {
+  user_id: string;
+  /** Weekdays (`monday`…), comma-separated, in week order. */
+  days: string;
+  /** HH:MM */
+  start_time: string;
+  end_time: string;
+  time_zone: string;
+  updated_at: number;
+}
+
 export interface Database {
   users: UsersTable;
   sessions: SessionsTable;
@@ -356,6 +367,7 @@ export interface Database {
   memberships: MembershipsTable;
   workspace_policies: WorkspacePoliciesTable;
   workspace_rooms: WorkspaceRoomsTable;
+  working_hours: WorkingHoursTable;
   audit_log: AuditLogTable;
   one_time_tokens: OneTimeTokensTable;
   sign_in_failures: SignInFailuresTable;

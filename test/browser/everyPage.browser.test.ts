@@ -376,6 +376,17 @@ describe('every page at 1280 and 390 px in Chromium', { skip }, () => {
     await checkPage(page, 'profile-error');
   });
 
+  it('working hours, saved and with a wrong field', async () => {
+    await page.goto(`${base}/account`);
+    await page.getByRole('link', { name: 'Your working hours' }).click();
+    await page.waitForURL((url) => url.pathname === '/account/working-hours');
+    await checkPage(page, 'working-hours');
+    await page.getByLabel('Time zone (IANA, e.g. Europe/Berlin)').fill('Mars/Olympus');
+    await page.getByRole('button', { name: 'Save working hours' }).click();
+    await page.getByRole('alert').waitFor();
+    await checkPage(page, 'working-hours-error');
+  });
+
   it('administration: the workspace page with apps, blocking, and the audit log', async () => {
     await page.goto(`${base}/admin/workspaces/${workspaceId}`);
     await page.getByRole('button', { name: 'Block this app in the workspace: Another Assistant' }).click();

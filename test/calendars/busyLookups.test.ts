@@ -15,12 +15,12 @@ describe('busy lookups kept briefly', () => {
   it('keeps told and not-told addresses for a minute, for that grant, account and window only', () => {
     const clock = new TestClock('2026-03-01T12:00:00Z');
     const lookups = new BusyLookups(clock);
-    lookups.keep(scope, ['gus@x.example', 'zed@x.example'], new Map([['gus@x.example', busy]]));
+    lookups.keep(scope, ['gus@x.example', 'zed@x.example'], new Map([['gus@x.example', { busy }]]));
     const found = lookups.find(scope, ['gus@x.example', 'zed@x.example', 'mia@x.example']);
     assert.deepEqual(
       [...found.kept],
       [
-        ['gus@x.example', busy],
+        ['gus@x.example', { busy }],
         ['zed@x.example', undefined],
       ],
     );

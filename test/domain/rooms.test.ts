@@ -90,6 +90,7 @@ describe('who can make a slot', () => {
       free: ['cleo@x.example'],
       busy: ['ben@x.example'],
       unknown: ['zed@x.example'],
+      outsideHours: [],
     });
   });
 

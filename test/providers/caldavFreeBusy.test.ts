@@ -54,13 +54,15 @@ describe('CalDAV free/busy through a schedule outbox', () => {
       [
         [
           'gus@partner.example',
-          [
-            { startNs: ns('2026-03-02T09:00:00Z'), endNs: ns('2026-03-02T10:00:00Z') },
-            { startNs: ns('2026-03-02T11:00:00Z'), endNs: ns('2026-03-02T11:30:00Z') },
-            { startNs: ns('2026-03-02T15:00:00Z'), endNs: ns('2026-03-02T16:00:00Z') },
-          ],
+          {
+            busy: [
+              { startNs: ns('2026-03-02T09:00:00Z'), endNs: ns('2026-03-02T10:00:00Z') },
+              { startNs: ns('2026-03-02T11:00:00Z'), endNs: ns('2026-03-02T11:30:00Z') },
+              { startNs: ns('2026-03-02T15:00:00Z'), endNs: ns('2026-03-02T16:00:00Z') },
+            ],
+          },
         ],
-        ['idle@partner.example', []],
+        ['idle@partner.example', { busy: [] }],
       ],
     );
     assert.equal(server.posted.length, 1);

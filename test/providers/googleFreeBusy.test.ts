@@ -45,12 +45,14 @@ describe('Google freeBusy', () => {
       [
         [
           'ann@partner.example',
-          [
-            { startNs: ns('2026-10-21T00:00:00Z'), endNs: ns('2026-10-21T01:00:00Z') },
-            { startNs: ns('2026-10-21T14:00:00Z'), endNs: ns('2026-10-21T15:00:00Z') },
-          ],
+          {
+            busy: [
+              { startNs: ns('2026-10-21T00:00:00Z'), endNs: ns('2026-10-21T01:00:00Z') },
+              { startNs: ns('2026-10-21T14:00:00Z'), endNs: ns('2026-10-21T15:00:00Z') },
+            ],
+          },
         ],
-        ['idle@partner.example', []],
+        ['idle@partner.example', { busy: [] }],
       ],
     );
     const request = google.requests.findLast((r) => r.url === '/calendar/v3/freeBusy');

@@ -56,12 +56,14 @@ describe('Graph getSchedule', () => {
       [
         [
           'bea@contoso.example',
-          [
-            { startNs: ns('2026-06-02T09:00:00Z'), endNs: ns('2026-06-02T10:00:00Z') },
-            { startNs: ns('2026-06-02T11:00:00Z'), endNs: ns('2026-06-02T11:30:00Z') },
-            { startNs: ns('2026-06-02T13:00:00Z'), endNs: ns('2026-06-02T14:00:00Z') },
-            { startNs: ns('2026-06-02T15:00:00Z'), endNs: ns('2026-06-02T16:00:00Z') },
-          ],
+          {
+            busy: [
+              { startNs: ns('2026-06-02T09:00:00Z'), endNs: ns('2026-06-02T10:00:00Z') },
+              { startNs: ns('2026-06-02T11:00:00Z'), endNs: ns('2026-06-02T11:30:00Z') },
+              { startNs: ns('2026-06-02T13:00:00Z'), endNs: ns('2026-06-02T14:00:00Z') },
+              { startNs: ns('2026-06-02T15:00:00Z'), endNs: ns('2026-06-02T16:00:00Z') },
+            ],
+          },
         ],
       ],
     );
@@ -73,6 +75,52 @@ describe('Graph getSchedule', () => {
       endTime: { dateTime: '2026-06-03T00:00:00', timeZone: 'UTC' },
       availabilityViewInterval: 5,
     });
+  });
+
+  it('reads plain working hours (Windows or IANA zone names), and none from hours it cannot hold anyone to', async () => {
+    const hours = (startTime: string, endTime: string, zone: string) => ({
+      daysOfWeek: ['Monday', 'tuesday', 'friday'],
+      startTime,
+      endTime,
+      timeZone: { name: zone },
+    });
+    graph.schedules.set(
+      'win@contoso.example',
+      [],
+      hours('08:30:00.0000000', '17:00:00.0000000', 'Pacific Standard Time'),
+    );
+    graph.schedules.set(
+      'iana@contoso.example',
+      [],
+      hours('09:00:00.0000000', '18:00:00.0000000', 'Europe/Berlin'),
+    );
+    graph.schedules.set(
+      'night@contoso.example',
+      [],
+      hours('22:00:00.0000000', '06:00:00.0000000', 'Europe/Berlin'),
+    );
+    graph.schedules.set(
+      'custom@contoso.example',
+      [],
+      hours('09:00:00.0000000', '17:00:00.0000000', 'Customized Time Zone'),
+    );
+    const told = await provider.freeBusy!(
+      account,
+      ['win@contoso.example', 'iana@contoso.example', 'night@contoso.example', 'custom@contoso.example'],
+      window,
+    );
+    const days = ['monday', 'tuesday', 'friday'];
+    assert.deepEqual(told.get('win@contoso.example'), {
+      busy: [],
+      workingHours: { days, start: '08:30', end: '17:00', timeZone: 'America/Los_Angeles' },
+    });
+    assert.deepEqual(told.get('iana@contoso.example'), {
+      busy: [],
+      workingHours: { days, start: '09:00', end: '18:00', timeZone: 'Europe/Berlin' },
+    });
+    // Across midnight, or in a zone only Outlook knows: busy time still told, no hours.
+    assert.deepEqual(told.get('night@contoso.example'), { busy: [] });
+    assert.deepEqual(told.get('custom@contoso.example'), { busy: [] });
   });
 
   it('fails as a provider failure when Graph fails, for the caller to treat everyone as unknown', async () => {

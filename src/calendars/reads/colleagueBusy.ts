@@ -1,15 +1,18 @@
 /**
  * Colleagues' busy time for availability and meeting times: an attendee who is a member of the
  * caller's workspace, where the policy shares free/busy, gives the busy time of the calendars
- * they let count, read from their synced copies — times only, never an event. Anyone else is
+ * they let count, read from their synced copies — times only, never an event — and the working
+ * hours they set, if any (to the same callers only, with their busy time). Anyone else is
  * asked of the providers of the caller's own accounts (outsiderBusy.ts); whoever is not told
  * about is `unknown`, with the reason.
  */
 import type { BusySpan } from '../../domain/availability.ts';
 import type { TimeWindow } from '../../domain/window.ts';
+import type { WorkingHours } from '../../domain/workingHours.ts';
 import type { Principal } from '../../policy/principal.ts';
 import { defaultPolicy } from '../../policy/workspacePolicy.ts';
 import { countingCalendarsOf } from '../../store/connectedAccounts.ts';
+import { workingHoursOf } from '../../store/workingHours.ts';
 import { findPolicy, membersByEmailKey } from '../../store/workspaces.ts';
 import type { CalendarDeps } from '../calendarDeps.ts';
 import { calendarView } from './calendarEvents.ts';
@@ -39,9 +42,11 @@ export interface AttendeeAddress {
   key: string;
 }
 
-export type AttendeeAvailability =
+/** Working hours, where known: a member's own setting, or what the provider told (Graph). */
+export type AttendeeAvailability = { workingHours?: WorkingHours } & (
   | { email: string; availability: 'known'; source: BusySource; busy: BusySpan[] }
-  | { email: string; availability: 'unknown'; reason: UnknownReason };
+  | { email: string; availability: 'unknown'; reason: UnknownReason }
+);
 
 export async function attendeesBusy(
   deps: CalendarDeps,
@@ -63,6 +68,9 @@ export async function attendeesBusy(
   const shared =
     attendees.length > 0 &&
     ((await findPolicy(deps.db, principal.workspaceId)) ?? defaultPolicy).colleagueAvailability;
+  const hours = shared
+    ? await workingHoursOf(deps.db, [...members.values()])
+    : new Map<string, WorkingHours>();
   const outsiders = attendees.filter((a) => !members.has(a.key));
   const outside = outsidersBusy(
     deps,
@@ -98,9 +106,11 @@ export async function attendeesBusy(
             calendars.map((c) => c.id),
             request.window,
           );
+    const own = hours.get(userId);
+    const workingHours = own === undefined ? {} : { workingHours: own };
     // Every counting calendar must answer: one missing would show busy time as free.
     if (calendars.some((c) => !copies.has(c.id))) {
-      answers.push(unknown(email, 'not_synced'));
+      answers.push({ ...unknown(email, 'not_synced'), ...workingHours });
       continue;
     }
     const busy: BusySpan[] = [];
@@ -120,7 +130,7 @@ export async function attendeesBusy(
         )),
       );
     }
-    answers.push({ email, availability: 'known', source: 'workspace', busy });
+    answers.push({ email, availability: 'known', source: 'workspace', busy, ...workingHours });
   }
   return answers;
 }

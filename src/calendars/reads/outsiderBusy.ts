@@ -5,11 +5,11 @@
  * last minute is not asked again (busyLookups.ts). An account that fails or runs out of time tells
  * nothing more; it never fails the answer.
  */
-import type { BusySpan } from '../../domain/availability.ts';
 import type { TimeWindow } from '../../domain/window.ts';
 import { isAppError } from '../../errors.ts';
 import { waitAtMost } from '../../lib/waitAtMost.ts';
 import type { Principal } from '../../policy/principal.ts';
+import type { ToldBusy } from '../../providers/port.ts';
 import { providerFor } from '../../providers/registry.ts';
 import { accountsOf, findCalendars } from '../../store/connectedAccounts.ts';
 import { withAccount } from '../accounts/connectedAccounts.ts';
@@ -18,8 +18,8 @@ import type { CalendarDeps } from '../calendarDeps.ts';
 export type ProviderSource = 'google' | 'microsoft' | 'caldav';
 
 export interface OutsidersBusy {
-  /** By address key: the busy time and the provider that told it. */
-  known: Map<string, { source: ProviderSource; busy: BusySpan[] }>;
+  /** By address key: the busy time (working hours where told) and the provider that told it. */
+  known: Map<string, ToldBusy & { source: ProviderSource }>;
   /** Whether any account was there to ask: if not, nobody outside could have been told. */
   asked: boolean;
 }
@@ -50,15 +50,15 @@ export async function outsidersBusy(
       if (provider.freeBusy === undefined || account.provider === 'ics') return undefined;
       const scope = { grantId: principal.grantId, accountId: account.id, window };
       const { kept, missing } = deps.busyLookups?.find(scope, keys) ?? { kept: new Map(), missing: keys };
-      const told = new Map<string, BusySpan[]>();
-      for (const [key, busy] of kept) if (busy !== undefined) told.set(key, busy);
+      const told = new Map<string, ToldBusy>();
+      for (const [key, answer] of kept) if (answer !== undefined) told.set(key, answer);
       if (missing.length === 0) return { source: account.provider, told };
       const lookup = withAccount(deps, account, (access) => provider.freeBusy!(access, missing, window));
       try {
         const fresh = await waitAtMost(lookup, deps.readDeadlineMs);
         if (fresh === undefined) return kept.size === 0 ? undefined : { source: account.provider, told };
         deps.busyLookups?.keep(scope, missing, fresh);
-        for (const [key, busy] of fresh) told.set(key, busy);
+        for (const [key, answer] of fresh) told.set(key, answer);
         return { source: account.provider, told };
       } catch (error) {
         if (!isAppError(error)) deps.onUnexpectedError?.(error);
@@ -69,8 +69,8 @@ export async function outsidersBusy(
   // The first account (oldest) that can tell about a person answers for them.
   for (const answer of answers) {
     if (answer === undefined) continue;
-    for (const [key, busy] of answer.told) {
-      if (!known.has(key)) known.set(key, { source: answer.source, busy });
+    for (const [key, told] of answer.told) {
+      if (!known.has(key)) known.set(key, { source: answer.source, ...told });
     }
   }
   return { known, asked: accounts.length > 0 };

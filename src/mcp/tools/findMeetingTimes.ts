@@ -15,7 +15,7 @@ import {
   type WorkingHoursInput,
 } from '../../domain/meetingTimes.ts';
 import { roomNeeds } from '../../domain/rooms.ts';
-import { bestSlots, freeRoom, slotPeople } from '../../domain/slotPeople.ts';
+import { bestSlots, freeRoom, inHours, slotPeople } from '../../domain/slotPeople.ts';
 import { closedObject } from '../../lib/jsonSchema.ts';
 import { emailKey } from '../../people/email.ts';
 import type { ToolDefinition } from '../tool.ts';
@@ -61,7 +61,7 @@ export const findMeetingTimes: ToolDefinition = {
     'The earliest free slots of durationMinutes in the window across the calendars and known attendees (free; others: unknown), in order, not overlapping, no event details.',
     'A slot lies in one working period (local times in timeZone, across DST changes), starts on a local multiple of stepMinutes, minimumNoticeMinutes or more from now, and keeps bufferMinutes free each side.',
     'Busy: busy, not cancelled events; tentative ones unless tentativeIsBusy is false. truncated: a calendar was not read completely (the text says which), so a slot may not be free.',
-    'rooms: each slot names a free one.',
+    "Attendees' working hours, where known, bound slots too. rooms: each slot names a free one.",
   ].join(' '),
   scopes: ['calendar:read'],
   inputSchema: closedObject(
@@ -102,7 +102,7 @@ export const findMeetingTimes: ToolDefinition = {
       requireAll: {
         type: 'boolean',
         default: true,
-        description: 'false: slots where fewest attendees are busy.',
+        description: 'false: slots where fewest attendees are busy or outside their hours (outsideHours).',
       },
       rooms: closedObject(roomNeedsProperties),
     },
@@ -117,10 +117,12 @@ export const findMeetingTimes: ToolDefinition = {
           {
             start: instant,
             end: instant,
-            // Attendees' addresses: free, busy (best effort only), nothing said of the unknown ones.
+            // Attendees' addresses: free, busy and outside their working hours (best effort only),
+            // nothing said of the unknown ones' busy time.
             free: addresses,
             unknown: addresses,
             busy: addresses,
+            outsideHours: addresses,
             room: { type: 'string' },
           },
           ['start', 'end'],
@@ -164,11 +166,13 @@ export const findMeetingTimes: ToolDefinition = {
     const knownBusy = (a: AttendeeAvailability) => ({
       email: a.email,
       ...(a.availability === 'known' ? { busy: a.busy } : {}),
+      ...(a.workingHours === undefined ? {} : { workingHours: a.workingHours }),
     });
     const people = told.slice(0, asked.length).map(knownBusy);
     const roomBusy = told.slice(asked.length).map(knownBusy);
     const requireAll = args.requireAll ?? true;
-    // All: a slot is free for every attendee whose busy time is known. Best effort: for the caller.
+    // All: a slot is free for every attendee whose busy time is known, inside the hours of every
+    // one whose hours are known. Best effort: for the caller; the others rank the slots.
     const theirs = requireAll ? people.flatMap((p) => p.busy ?? []) : [];
     const busy = busyIntervals(read.events, reach, { tentativeIsBusy }, [...read.busy, ...theirs]);
     const now = calendars.clock.now();
@@ -183,7 +187,9 @@ export const findMeetingTimes: ToolDefinition = {
       bufferMinutes,
       stepMinutes: args.stepMinutes ?? 15,
       limit: requireAll ? limit : bestEffortCandidates,
-      ...(needs === undefined ? {} : { accept: (slot) => freeRoom(roomBusy, slot) !== undefined }),
+      accept: (slot) =>
+        (needs === undefined || freeRoom(roomBusy, slot) !== undefined) &&
+        (!requireAll || people.every((person) => inHours(person, slot))),
     });
     const slots = requireAll ? candidates : bestSlots(candidates, people, limit);
     const structured = {
@@ -196,7 +202,11 @@ export const findMeetingTimes: ToolDefinition = {
           end: showInstant(slot.end, args.timeZone),
           ...(args.attendees === undefined
             ? {}
-            : { free: who.free, unknown: who.unknown, ...(requireAll ? {} : { busy: who.busy }) }),
+            : {
+                free: who.free,
+                unknown: who.unknown,
+                ...(requireAll ? {} : { busy: who.busy, outsideHours: who.outsideHours }),
+              }),
           ...(room === undefined ? {} : { room }),
         };
       }),

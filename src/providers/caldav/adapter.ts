@@ -11,7 +11,7 @@ import { AppError, type ErrorReason, invalidField, reasonOf } from '../../errors
 import { type Clock, systemClock } from '../../lib/clock.ts';
 import { isEmailAddress } from '../../lib/email.ts';
 import { createExpansionPool, type ExpansionPool } from '../expansionPool.ts';
-import type { AccountAccess, CalendarProvider, CredentialsOf } from '../port.ts';
+import { type AccountAccess, busyOnly, type CalendarProvider, type CredentialsOf } from '../port.ts';
 import type { ProviderHttp } from '../providerHttp.ts';
 import { listCalendarsAt } from './calendars.ts';
 import type { DavSession } from './client.ts';
@@ -212,7 +212,7 @@ export function createCaldavProvider(deps: CaldavDeps): CalendarProvider<'caldav
       // Without an outbox (Radicale), or an address to ask as, the server cannot tell.
       if (outboxUrl === undefined || organizer === undefined) return new Map();
       const now = (deps.clock ?? systemClock).now();
-      return caldavFreeBusy(session, { outboxUrl, organizer, emails, window, now });
+      return busyOnly(await caldavFreeBusy(session, { outboxUrl, organizer, emails, window, now }));
     },
   };
 }

@@ -2,7 +2,7 @@
 
 import type { EventsResult, ProviderOccurrence } from '../../domain/providerFacts.ts';
 import { nearWindow } from '../nearWindow.ts';
-import type { CalendarProvider } from '../port.ts';
+import { busyOnly, type CalendarProvider } from '../port.ts';
 import { createGoogleClient, type EventPage, type GoogleClient } from './client.ts';
 import { createGoogleEventWrites } from './eventWrites.ts';
 import { googleFreeBusy } from './freeBusy.ts';
@@ -64,7 +64,9 @@ export function createGoogleProvider(deps: GoogleProviderDeps): CalendarProvider
 
     freeBusy(account, emails, window) {
       const { apiBaseUrl } = deps.config;
-      return googleFreeBusy(sessions.open(account), { apiBaseUrl, clock: deps.clock, emails, window });
+      return googleFreeBusy(sessions.open(account), { apiBaseUrl, clock: deps.clock, emails, window }).then(
+        busyOnly,
+      );
     },
 
     async getEvent(account, calendar, providerEventId, recurrenceId) {

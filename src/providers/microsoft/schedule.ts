@@ -1,10 +1,16 @@
 /**
  * Other people's busy time through Graph's getSchedule: schedule items busy, tentative, oof and
  * workingElsewhere block time, `free` does not; a schedule Graph answers with `error` for, or
- * with a status it does not say (`unknown`), is left out. Only the times are read: an item's subject or location never leaves this file.
+ * with a status it does not say (`unknown`), is left out. Its `workingHours` are read too, when
+ * they are plain: weekdays, a start before the end, a zone by its IANA or Windows name (a custom
+ * zone or hours across midnight: none known). Only the times are read: an item's subject or
+ * location never leaves this file.
  */
 import type { BusySpan } from '../../domain/availability.ts';
+import { resolveTzid } from '../../domain/time/zones.ts';
 import type { TimeWindow } from '../../domain/window.ts';
+import { parseWorkingHours, type WorkingHours } from '../../domain/workingHours.ts';
+import type { ToldBusy } from '../port.ts';
 import type { GraphClient } from './client.ts';
 import type { MicrosoftAccount } from './session.ts';
 
@@ -13,11 +19,20 @@ interface GraphScheduleTime {
   timeZone?: string;
 }
 
+interface GraphWorkingHours {
+  daysOfWeek?: unknown;
+  /** `08:00:00.0000000` */
+  startTime?: unknown;
+  endTime?: unknown;
+  timeZone?: { name?: unknown };
+}
+
 interface GraphSchedules {
   value?: Array<{
     scheduleId?: string;
     error?: unknown;
     scheduleItems?: Array<{ status?: string; start?: GraphScheduleTime; end?: GraphScheduleTime }>;
+    workingHours?: GraphWorkingHours;
   }>;
 }
 
@@ -35,8 +50,8 @@ export async function graphSchedules(
   account: MicrosoftAccount,
   emails: readonly string[],
   window: TimeWindow,
-): Promise<Map<string, BusySpan[]>> {
-  const known = new Map<string, BusySpan[]>();
+): Promise<Map<string, ToldBusy>> {
+  const known = new Map<string, ToldBusy>();
   if (emails.length === 0) return known;
   // Sent with `Prefer: outlook.timezone="UTC"`, as every write: the answer's times are UTC.
   const utc = (instant: Temporal.Instant) => ({
@@ -60,7 +75,12 @@ export async function graphSchedules(
   for (const schedule of answer?.value ?? []) {
     if (schedule.scheduleId === undefined || schedule.error !== undefined) continue;
     const busy = spansOf(schedule.scheduleItems ?? []);
-    if (busy !== undefined) known.set(schedule.scheduleId.toLowerCase(), busy);
+    if (busy === undefined) continue;
+    const workingHours = hoursOf(schedule.workingHours);
+    known.set(schedule.scheduleId.toLowerCase(), {
+      busy,
+      ...(workingHours === undefined ? {} : { workingHours }),
+    });
   }
   return known;
 }
@@ -87,6 +107,26 @@ function instantOf(time: GraphScheduleTime | undefined): Temporal.Instant | unde
   if (time?.dateTime === undefined || time.timeZone === undefined) return undefined;
   try {
     return Temporal.PlainDateTime.from(time.dateTime).toZonedDateTime(time.timeZone).toInstant();
+  } catch {
+    return undefined;
+  }
+}
+
+/** Graph's working hours as ours; undefined when absent or not plain enough to hold anyone to. */
+function hoursOf(hours: GraphWorkingHours | undefined): WorkingHours | undefined {
+  const { daysOfWeek, startTime, endTime, timeZone } = hours ?? {};
+  if (!Array.isArray(daysOfWeek) || typeof startTime !== 'string' || typeof endTime !== 'string')
+    return undefined;
+  const zone = typeof timeZone?.name === 'string' ? resolveTzid(timeZone.name) : undefined;
+  if (zone === undefined) return undefined;
+  try {
+    return parseWorkingHours({
+      days: daysOfWeek.map((day) => String(day).toLowerCase()),
+      // HH:MM of HH:MM:SS.fffffff: Outlook's hours are on whole minutes.
+      start: startTime.slice(0, 5),
+      end: endTime.slice(0, 5),
+      timeZone: zone,
+    });
   } catch {
     return undefined;
   }

@@ -19,6 +19,7 @@ import * as m0016 from './0016_event_write_new_series.ts';
 import * as m0017 from './0017_colleague_availability.ts';
 import * as m0018 from './0018_workspace_rooms.ts';
 import * as m0019 from './0019_packed_occurrences.ts';
+import * as m0020 from './0020_working_hours.ts';
 
 export const migrations: Record<string, Migration> = {
   '0001_people_and_workspaces': m0001,
@@ -40,4 +41,5 @@ export const migrations: Record<string, Migration> = {
   '0017_colleague_availability': m0017,
   '0018_workspace_rooms': m0018,
   '0019_packed_occurrences': m0019,
+  '0020_working_hours': m0020,
 };

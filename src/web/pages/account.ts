@@ -58,7 +58,7 @@ export function registerAccountPages(
     const firstSteps = !(calendarsConnected && appsAllowed);
     return page(
       { title: 'Your account', user, csrfToken: csrf, ...messages },
-      html`<p class="muted">Times are shown in ${time.zone}. <a href="/account/profile">Profile and password</a></p>
+      html`<p class="muted">Times are shown in ${time.zone}. <a href="/account/profile">Profile and password</a> · <a href="/account/working-hours">Your working hours</a></p>
 ${firstSteps ? start : ''}
 <section id="assistants">
 <h2>Your assistants</h2>

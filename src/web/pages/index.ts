@@ -10,6 +10,7 @@ import { registerIcon } from './icon.ts';
 import { registerOnboardingPages } from './onboarding.ts';
 import { registerPasswordResetPages } from './passwordReset.ts';
 import { registerSignInPages } from './signIn.ts';
+import { registerWorkingHoursPage } from './workingHours.ts';
 
 /** The pages for people; the calendar services serve "Sync now" (copies) and the consent preview (reads). */
 export function registerPages(
@@ -24,6 +25,7 @@ export function registerPages(
   registerOnboardingPages(app, ctx);
   registerPasswordResetPages(app, ctx);
   registerAccountPages(app, ctx, auth, calendars.copies);
+  registerWorkingHoursPage(app, ctx);
   registerAdminPages(app, ctx, administration);
   registerAuthorizePages(app, ctx, auth, calendars);
 }

@@ -3,8 +3,9 @@
  * scheduleInformation — the items set by the test (`graph.schedules.set(email, items)`) that
  * overlap [startTime, endTime), with their subject and location as Graph sends them to someone
  * who may see them, times in UTC (`Prefer: outlook.timezone="UTC"`) — or, for an address the
- * mailbox cannot see, an `error` (freeBusyError). A body without schedules, startTime or
- * endTime is a 400.
+ * mailbox cannot see, an `error` (freeBusyError); with the person's `workingHours` when the test
+ * gives them, as Graph sends them (`08:00:00.0000000`, a Windows or IANA zone name). A body
+ * without schedules, startTime or endTime is a 400.
  */
 import { badRequest, json, type Reply } from './http.ts';
 
@@ -17,6 +18,14 @@ export interface FakeScheduleItem {
   location?: string;
 }
 
+/** Graph's workingHours resource. */
+export interface FakeWorkingHours {
+  daysOfWeek: string[];
+  startTime: string;
+  endTime: string;
+  timeZone: { name: string };
+}
+
 interface GraphTime {
   dateTime?: unknown;
   timeZone?: unknown;
@@ -24,10 +33,13 @@ interface GraphTime {
 
 export class FakeSchedules {
   readonly #people = new Map<string, FakeScheduleItem[]>();
+  readonly #hours = new Map<string, FakeWorkingHours>();
 
   /** Makes this person's schedule visible to every mailbox (someone in the same organisation). */
-  set(email: string, items: FakeScheduleItem[]): void {
+  set(email: string, items: FakeScheduleItem[], workingHours?: FakeWorkingHours): void {
     this.#people.set(email.toLowerCase(), items);
+    if (workingHours === undefined) this.#hours.delete(email.toLowerCase());
+    else this.#hours.set(email.toLowerCase(), workingHours);
   }
 
   answer(body: unknown): Reply {
@@ -56,9 +68,11 @@ export class FakeSchedules {
           Temporal.Instant.compare(Temporal.Instant.from(item.start), end) < 0 &&
           Temporal.Instant.compare(Temporal.Instant.from(item.end), start) > 0,
       );
+      const workingHours = this.#hours.get(String(scheduleId).toLowerCase());
       return {
         scheduleId,
         availabilityView: '',
+        ...(workingHours === undefined ? {} : { workingHours }),
         scheduleItems: overlapping.map((item) => ({
           isPrivate: false,
           status: item.status,

@@ -383,7 +383,7 @@ describe('every page at 1280 and 390 px in Chromium', { skip }, () => {
     await checkPage(page, 'working-hours');
     await page.getByLabel('Time zone (IANA, e.g. Europe/Berlin)').fill('Mars/Olympus');
     await page.getByRole('button', { name: 'Save working hours' }).click();
-    await page.getByRole('alert').waitFor();
+    await page.locator('#timeZone-error').waitFor();
     await checkPage(page, 'working-hours-error');
   });
 

@@ -90,7 +90,7 @@ describe('working hours page', () => {
       assert.equal(answer.statusCode, 400, JSON.stringify(form));
       assert.match(
         answer.body,
-        new RegExp(`<p class="error" id="${field}-error" role="alert">`),
+        new RegExp(`<p class="field-error" id="${field}-error">`),
         JSON.stringify(form),
       );
       // What was typed is kept.

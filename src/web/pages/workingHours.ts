@@ -10,8 +10,9 @@ import type { WorkingHours } from '../../domain/workingHours.ts';
 import type { AppError } from '../../errors.ts';
 import { forgetWorkingHours, formDays, ownWorkingHours, setWorkingHours } from '../../people/workingHours.ts';
 import type { User } from '../../store/users.ts';
+import { fieldError } from '../fieldError.ts';
 import { correctable, type Form, formOf, sendHtml } from '../forms.ts';
-import { type Html, html } from '../html.ts';
+import { html } from '../html.ts';
 import { csrfField, page } from '../layout.ts';
 import { requireUser } from '../visitor.ts';
 
@@ -53,10 +54,9 @@ const dayNames = (day: string) => day[0]!.toUpperCase() + day.slice(1);
 function hoursPage(request: FastifyRequest, user: User, state: FormState, saved: boolean, notice?: string) {
   const csrf = request.visitor.csrfToken;
   const wrong = (field: string) => state.error?.field === field;
-  const errorFor = (field: string): Html | string =>
-    wrong(field) ? html`<p class="error" id="${field}-error" role="alert">${state.error?.message}</p>` : '';
-  const invalid = (field: string) =>
-    wrong(field) ? html` aria-invalid="true" aria-describedby="${field}-error" autofocus` : '';
+  const shown = (field: string) => fieldError(field, wrong(field) ? state.error?.message : undefined);
+  const errorFor = (field: string) => shown(field).line;
+  const invalid = (field: string) => shown(field).attributes;
   return page(
     { title: 'Working hours', user, csrfToken: csrf, notice },
     html`<section>
@@ -81,7 +81,7 @@ ${saved || state.error !== undefined ? '' : html`<p>None saved yet: no working h
   <label for="timeZone">Time zone (IANA, e.g. Europe/Berlin)</label>
   <input id="timeZone" name="timeZone" type="text" required autocomplete="off" value="${state.timeZone}"${invalid('timeZone')}>
   ${errorFor('timeZone')}
-  <div><button type="submit">Save working hours</button></div>
+  <div><button type="submit" class="primary">Save working hours</button></div>
 </form>
 ${
   saved

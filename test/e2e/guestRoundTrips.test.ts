@@ -5,28 +5,22 @@
  * add and remove guests, delete, an invitation the user only attends, and who may read the guests.
  */
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
-import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import { connectAccount } from '../../src/calendars/accounts/connectedAccounts.ts';
+import { before, describe, it } from 'node:test';
 import type { Event } from '../../src/domain/event.ts';
 import { systemClock } from '../../src/lib/clock.ts';
-import { defaultPolicy } from '../../src/policy/workspacePolicy.ts';
 import { createCaldavProvider } from '../../src/providers/caldav/adapter.ts';
 import { createGoogleProvider } from '../../src/providers/google/adapter.ts';
 import { createMicrosoftProvider } from '../../src/providers/microsoft/adapter.ts';
-import type { Credentials } from '../../src/providers/port.ts';
 import { ProviderHttp } from '../../src/providers/providerHttp.ts';
-import type { Providers } from '../../src/providers/registry.ts';
-import { savePolicy } from '../../src/store/workspaces.ts';
 import { FakeGoogle } from '../fakes/google.ts';
 import { FakeGraph } from '../fakes/graph.ts';
-import { startTestApp, type TestApp } from '../helpers/app.ts';
+import type { TestApp } from '../helpers/app.ts';
 import { FaultProxy } from '../helpers/faultProxy.ts';
 import { grantToken } from '../helpers/grantToken.ts';
 import { callToolRaw, toolError } from '../helpers/mcpSession.ts';
 import { radicaleMissing, startRadicale } from '../helpers/radicale.ts';
 import { fillRadicale, vcalendar } from '../helpers/radicaleCalendars.ts';
-import { seedUser, seedWorkspace } from '../helpers/seed.ts';
+import { isWrite, type RoundTripWorld, roundTripSuite } from '../helpers/roundTrip.ts';
 import { seenOf } from '../helpers/seen.ts';
 
 const berlin = 'Europe/Berlin';
@@ -34,9 +28,7 @@ const me = 'person@example.com';
 const boss = 'boss@example.org';
 const window = { start: '2026-03-23T00:00:00+01:00', end: '2026-04-20T00:00:00+02:00' };
 
-interface World {
-  providers: Providers;
-  credentials: Credentials;
+interface World extends RoundTripWorld {
   /** Whether the calendar itself delivers invitations, updates and cancellations. */
   delivers: boolean;
   /** Whether notifyAttendees false can be honoured for a change. */
@@ -45,10 +37,8 @@ interface World {
   takeNotices(): string[][];
   /** Write requests the provider received so far. */
   writes(): number;
-  close(): Promise<void>;
 }
 
-const isWrite = (method: string) => !['GET', 'PROPFIND', 'REPORT', 'OPTIONS'].includes(method);
 const http = () => new ProviderHttp({ sleep: async () => {} });
 
 /**
@@ -187,28 +177,16 @@ const worlds: Record<string, { skip?: string; open(): Promise<World> }> = {
 
 for (const [name, world] of Object.entries(worlds)) {
   describe(`meetings with guests end to end: ${name}`, { skip: world.skip }, () => {
+    const suite = roundTripSuite(world.open, { email: me, name });
+    const { ok, failed } = suite;
     let w: World;
     let t: TestApp;
-    let client: Client;
     let team: string;
     let owner: { userId: string; workspaceId: string };
+    before(() => {
+      ({ w, t, team, person: owner } = suite.started());
+    });
 
-    const call = async (tool: string, args: Record<string, unknown>) =>
-      (await client.callTool({ name: tool, arguments: args })) as {
-        isError?: boolean;
-        structuredContent?: Record<string, unknown>;
-        content: Array<{ text: string }>;
-      };
-    const ok = async (tool: string, args: Record<string, unknown>) => {
-      const result = await call(tool, args);
-      assert.notEqual(result.isError, true, `${tool}: ${result.content[0]?.text}`);
-      return result.structuredContent!;
-    };
-    const failed = async (tool: string, args: Record<string, unknown>) => {
-      const result = await call(tool, args);
-      assert.equal(result.isError, true, `${tool} should fail: ${JSON.stringify(result.structuredContent)}`);
-      return (JSON.parse(result.content[0]!.text) as { error: Record<string, unknown> }).error;
-    };
     const find = async (title: string) =>
       ((await ok('list_events', { calendarIds: [team], ...window, limit: 250 })).termine as Event[]).filter(
         (e) => e.title === title,
@@ -221,38 +199,6 @@ for (const [name, world] of Object.entries(worlds)) {
     };
     /** Whether each of the addresses was told, by a calendar that delivers. */
     const told = (kind: string, ...emails: string[]) => (w.delivers ? emails.map((to) => [kind, to]) : []);
-
-    before(async () => {
-      w = await world.open();
-      t = await startTestApp({ listen: true, providers: w.providers });
-      const userId = await seedUser(t.ctx.db, me);
-      const workspaceId = await seedWorkspace(t.ctx.db, 'Team', [[userId, 'owner']]);
-      owner = { userId, workspaceId };
-      await savePolicy(
-        t.ctx.db,
-        workspaceId,
-        { ...defaultPolicy, allowedScopes: ['calendar:read', 'calendar:write', 'calendar:rsvp'] },
-        0,
-      );
-      const { calendars } = await connectAccount(t.ctx, owner, w.credentials, name);
-      team = calendars.find((c) => c.name === 'Team')!.id;
-      const { token } = await grantToken(t.ctx, {
-        ...owner,
-        calendars: [{ calendarId: team, detailLevel: 'full' }],
-        scopes: ['calendar:read', 'calendar:write', 'calendar:rsvp'],
-      });
-      client = new Client({ name: 'guests-e2e', version: '1' });
-      await client.connect(
-        new StreamableHTTPClientTransport(new URL(`${t.ctx.config.baseUrl}/mcp`), {
-          authProvider: { token: async () => token },
-        }),
-      );
-    });
-    after(async () => {
-      await client?.close();
-      await t?.close();
-      await w?.close();
-    });
 
     it('creates a meeting with guests: the answer names them and says whether they were invited', async () => {
       const created = await ok('create_event', {

@@ -6,23 +6,17 @@
  * weekly, monthly and yearly series alike.
  */
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
-import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import { connectAccount } from '../../src/calendars/accounts/connectedAccounts.ts';
+import { before, describe, it } from 'node:test';
 import type { Event } from '../../src/domain/event.ts';
 import { systemClock } from '../../src/lib/clock.ts';
-import { defaultPolicy } from '../../src/policy/workspacePolicy.ts';
 import { createCaldavProvider } from '../../src/providers/caldav/adapter.ts';
 import { createGoogleProvider } from '../../src/providers/google/adapter.ts';
 import { createMicrosoftProvider } from '../../src/providers/microsoft/adapter.ts';
-import type { Credentials } from '../../src/providers/port.ts';
 import { ProviderHttp } from '../../src/providers/providerHttp.ts';
-import type { Providers } from '../../src/providers/registry.ts';
 import { eventWritesOf } from '../../src/store/eventWrites.ts';
-import { savePolicy } from '../../src/store/workspaces.ts';
 import { FakeGoogle } from '../fakes/google.ts';
 import { FakeGraph } from '../fakes/graph.ts';
-import { startTestApp, type TestApp } from '../helpers/app.ts';
+import type { TestApp } from '../helpers/app.ts';
 import { TestDeadline } from '../helpers/deadline.ts';
 import { assertValidEvent } from '../helpers/eventSchema.ts';
 import { FaultProxy } from '../helpers/faultProxy.ts';
@@ -30,7 +24,7 @@ import { grantToken } from '../helpers/grantToken.ts';
 import { callToolRaw, structured, toolError } from '../helpers/mcpSession.ts';
 import { radicaleMissing, startRadicale } from '../helpers/radicale.ts';
 import { fillRadicale, vcalendar } from '../helpers/radicaleCalendars.ts';
-import { seedUser, seedWorkspace } from '../helpers/seed.ts';
+import { isWrite, type RoundTripWorld, roundTripSuite } from '../helpers/roundTrip.ts';
 import { seenOf } from '../helpers/seen.ts';
 
 const berlin = 'Europe/Berlin';
@@ -46,15 +40,12 @@ type WriteFault =
   | { method: string; status: number; retryAfter?: string }
   | { method: string; held: 'before' | 'after' };
 
-interface World {
-  providers: Providers;
-  credentials: Credentials;
+interface World extends RoundTripWorld {
   inject(fault: WriteFault): void;
   /** Resolves once every delayed request has been handled (or dropped). */
   settled(): Promise<void>;
   /** Write requests the provider received so far. */
   writes(): number;
-  close(): Promise<void>;
 }
 
 /** Provider requests time out when a fault holds one, and only then. */
@@ -62,7 +53,6 @@ const deadline = new TestDeadline();
 const http = () => new ProviderHttp({ deadline: deadline.signal, sleep: async () => {} });
 const holding = (fault: WriteFault) =>
   'held' in fault ? { method: fault.method, phase: fault.held, ...deadline.held() } : fault;
-const isWrite = (method: string) => method !== 'GET' && method !== 'PROPFIND' && method !== 'REPORT';
 
 const worlds: Record<string, { skip?: string; open(): Promise<World> }> = {
   caldav: {
@@ -215,30 +205,16 @@ type Termine = Array<Event>;
 
 for (const [name, world] of Object.entries(worlds)) {
   describe(`writes end to end: ${name}`, { skip: world.skip }, () => {
+    const suite = roundTripSuite(world.open, { email: me, name, policy: { privateDetailsAllowed: true } });
+    const { call, ok, failed } = suite;
     let w: World;
     let t: TestApp;
-    let client: Client;
     let team: string;
     let person: { userId: string; workspaceId: string };
+    before(() => {
+      ({ w, t, team, person } = suite.started());
+    });
 
-    const call = async (tool: string, args: Record<string, unknown>) => {
-      const result = await client.callTool({ name: tool, arguments: args });
-      return result as {
-        isError?: boolean;
-        structuredContent?: Record<string, unknown>;
-        content: Array<{ text: string }>;
-      };
-    };
-    const ok = async (tool: string, args: Record<string, unknown>) => {
-      const result = await call(tool, args);
-      assert.notEqual(result.isError, true, `${tool}: ${result.content[0]?.text}`);
-      return result.structuredContent!;
-    };
-    const failed = async (tool: string, args: Record<string, unknown>) => {
-      const result = await call(tool, args);
-      assert.equal(result.isError, true, `${tool} should fail: ${JSON.stringify(result.structuredContent)}`);
-      return (JSON.parse(result.content[0]!.text) as { error: Record<string, unknown> }).error;
-    };
     const search = async (query: string) =>
       (await ok('search_events', { calendarIds: [team], query, ...window })).termine as Termine;
     const list = async () =>
@@ -250,43 +226,6 @@ for (const [name, world] of Object.entries(worlds)) {
       );
     const standups = async () =>
       (await list()).filter((e) => /standup|sync/i.test(e.title)).map((e) => [e.title, e.start, e.duration]);
-
-    before(async () => {
-      w = await world.open();
-      t = await startTestApp({ listen: true, providers: w.providers });
-      const userId = await seedUser(t.ctx.db, me);
-      const workspaceId = await seedWorkspace(t.ctx.db, 'Team', [[userId, 'owner']]);
-      await savePolicy(
-        t.ctx.db,
-        workspaceId,
-        {
-          ...defaultPolicy,
-          allowedScopes: ['calendar:read', 'calendar:write', 'calendar:rsvp'],
-          privateDetailsAllowed: true,
-        },
-        0,
-      );
-      const { calendars } = await connectAccount(t.ctx, { userId, workspaceId }, w.credentials, name);
-      team = calendars.find((c) => c.name === 'Team')!.id;
-      person = { userId, workspaceId };
-      const { token } = await grantToken(t.ctx, {
-        userId,
-        workspaceId,
-        calendars: [{ calendarId: team, detailLevel: 'full' }],
-        scopes: ['calendar:read', 'calendar:write', 'calendar:rsvp'],
-      });
-      client = new Client({ name: 'writes-e2e', version: '1' });
-      await client.connect(
-        new StreamableHTTPClientTransport(new URL(`${t.ctx.config.baseUrl}/mcp`), {
-          authProvider: { token: async () => token },
-        }),
-      );
-    });
-    after(async () => {
-      await client?.close();
-      await t?.close();
-      await w?.close();
-    });
 
     it('creates an event across the DST night, once per idempotency key, visible to search', async () => {
       const args = {

@@ -7,25 +7,15 @@
 import assert from 'node:assert/strict';
 import { before, describe, it } from 'node:test';
 import type { Event } from '../../src/domain/event.ts';
-import { systemClock } from '../../src/lib/clock.ts';
-import { createCaldavProvider } from '../../src/providers/caldav/adapter.ts';
-import { createGoogleProvider } from '../../src/providers/google/adapter.ts';
-import { createMicrosoftProvider } from '../../src/providers/microsoft/adapter.ts';
 import { ProviderHttp } from '../../src/providers/providerHttp.ts';
-import { FakeGoogle } from '../fakes/google.ts';
-import { FakeGraph } from '../fakes/graph.ts';
 import type { TestApp } from '../helpers/app.ts';
-import { FaultProxy } from '../helpers/faultProxy.ts';
 import { grantToken } from '../helpers/grantToken.ts';
 import { callToolRaw, toolError } from '../helpers/mcpSession.ts';
-import { radicaleMissing, startRadicale } from '../helpers/radicale.ts';
-import { fillRadicale, vcalendar } from '../helpers/radicaleCalendars.ts';
-import { isWrite, type RoundTripWorld, roundTripSuite } from '../helpers/roundTrip.ts';
+import { radicaleMissing } from '../helpers/radicale.ts';
+import { type RoundTripWorld, roundTripSuite } from '../helpers/roundTrip.ts';
 import { seenOf } from '../helpers/seen.ts';
+import { berlin, boss, googleTeam, graphTeam, me, radicaleTeam } from '../helpers/teamCalendars.ts';
 
-const berlin = 'Europe/Berlin';
-const me = 'person@example.com';
-const boss = 'boss@example.org';
 const window = { start: '2026-03-23T00:00:00+01:00', end: '2026-04-20T00:00:00+02:00' };
 
 interface World extends RoundTripWorld {
@@ -48,38 +38,8 @@ const http = () => new ProviderHttp({ sleep: async () => {} });
 const radicaleWorld = (login: string) => ({
   skip: radicaleMissing(),
   async open(): Promise<World> {
-    const radicale = await startRadicale({ users: { [login]: 'person-password' } });
-    await fillRadicale(radicale, [
-      {
-        slug: 'team',
-        displayName: 'Team',
-        timeZone: berlin,
-        contents: [
-          vcalendar([
-            'UID:review',
-            'DTSTART;TZID=Europe/Berlin:20260325T140000',
-            'DTEND;TZID=Europe/Berlin:20260325T150000',
-            'SUMMARY:Design review',
-            `ORGANIZER;CN=Boss:mailto:${boss}`,
-            `ATTENDEE;PARTSTAT=ACCEPTED:mailto:${boss}`,
-            `ATTENDEE;PARTSTAT=NEEDS-ACTION;RSVP=TRUE:mailto:${me}`,
-          ]),
-        ],
-      },
-    ]);
-    const proxy = await FaultProxy.start(radicale.url);
-    return {
-      providers: { caldav: createCaldavProvider({ http: http() }) },
-      credentials: { kind: 'caldav', serverUrl: proxy.url, username: login, password: 'person-password' },
-      delivers: false,
-      quietChanges: true,
-      takeNotices: () => [],
-      writes: () => proxy.requests.filter((r) => isWrite(r.method)).length,
-      close: async () => {
-        await proxy.close();
-        await radicale.stop();
-      },
-    };
+    const team = await radicaleTeam(http(), login);
+    return { ...team, delivers: false, quietChanges: true, takeNotices: () => [] };
   },
 });
 
@@ -88,88 +48,23 @@ const worlds: Record<string, { skip?: string; open(): Promise<World> }> = {
   'caldav-login-jdoe': radicaleWorld('jdoe'),
   google: {
     async open() {
-      const local = (dateTime: string) => ({ dateTime, timeZone: berlin });
-      const google = await FakeGoogle.start({
-        user: { email: me },
-        calendars: [
-          {
-            id: me,
-            summary: 'Team',
-            timeZone: berlin,
-            accessRole: 'owner',
-            primary: true,
-            events: [
-              {
-                id: 'review',
-                summary: 'Design review',
-                start: local('2026-03-25T14:00:00'),
-                end: local('2026-03-25T15:00:00'),
-                organizer: { email: boss, displayName: 'Boss' },
-                attendees: [
-                  { email: boss, organizer: true, responseStatus: 'accepted' },
-                  { email: me, self: true, responseStatus: 'needsAction' },
-                ],
-              },
-            ],
-          },
-        ],
-      });
-      const seen = 0;
+      const team = await googleTeam(http());
       return {
-        providers: {
-          google: createGoogleProvider({ http: http(), config: google.config(), clock: systemClock }),
-        },
-        credentials: { kind: 'google', ...google.oauth.issue() },
+        ...team,
         delivers: true,
         quietChanges: true,
-        takeNotices: () => google.calendars.notices.splice(seen).map((n) => [n.kind, n.to]),
-        writes: () => google.requests.filter((r) => isWrite(r.method)).length,
-        close: () => google.close(),
+        takeNotices: () => team.google.calendars.notices.splice(0).map((n) => [n.kind, n.to]),
       };
     },
   },
   microsoft: {
     async open() {
-      const graph = await FakeGraph.start({
-        users: [
-          {
-            email: me,
-            calendars: [
-              {
-                id: 'team',
-                name: 'Team',
-                isDefaultCalendar: true,
-                events: [
-                  {
-                    id: 'review',
-                    zone: berlin,
-                    originalStartTimeZone: 'W. Europe Standard Time',
-                    subject: 'Design review',
-                    start: '2026-03-25T14:00:00',
-                    end: '2026-03-25T15:00:00',
-                    isOrganizer: false,
-                    organizer: { emailAddress: { address: boss, name: 'Boss' } },
-                    responseStatus: { response: 'notResponded' },
-                    attendees: [
-                      { type: 'required', emailAddress: { address: me }, status: { response: 'none' } },
-                    ],
-                  },
-                ],
-              },
-            ],
-          },
-        ],
-      });
+      const team = await graphTeam(http());
       return {
-        providers: {
-          microsoft: createMicrosoftProvider({ http: http(), config: graph.config(), clock: systemClock }),
-        },
-        credentials: { kind: 'microsoft', ...graph.issueTokens(me) },
+        ...team,
         delivers: true,
         quietChanges: false,
-        takeNotices: () => graph.notices.splice(0).map((n) => [n.kind, n.to]),
-        writes: () => graph.requests.filter((r) => isWrite(r.method)).length,
-        close: () => graph.close(),
+        takeNotices: () => team.graph.notices.splice(0).map((n) => [n.kind, n.to]),
       };
     },
   },

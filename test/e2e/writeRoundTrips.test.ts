@@ -8,28 +8,26 @@
 import assert from 'node:assert/strict';
 import { before, describe, it } from 'node:test';
 import type { Event } from '../../src/domain/event.ts';
-import { systemClock } from '../../src/lib/clock.ts';
-import { createCaldavProvider } from '../../src/providers/caldav/adapter.ts';
-import { createGoogleProvider } from '../../src/providers/google/adapter.ts';
-import { createMicrosoftProvider } from '../../src/providers/microsoft/adapter.ts';
 import { ProviderHttp } from '../../src/providers/providerHttp.ts';
 import { eventWritesOf } from '../../src/store/eventWrites.ts';
-import { FakeGoogle } from '../fakes/google.ts';
-import { FakeGraph } from '../fakes/graph.ts';
 import type { TestApp } from '../helpers/app.ts';
 import { TestDeadline } from '../helpers/deadline.ts';
 import { assertValidEvent } from '../helpers/eventSchema.ts';
-import { FaultProxy } from '../helpers/faultProxy.ts';
 import { grantToken } from '../helpers/grantToken.ts';
 import { callToolRaw, structured, toolError } from '../helpers/mcpSession.ts';
-import { radicaleMissing, startRadicale } from '../helpers/radicale.ts';
-import { fillRadicale, vcalendar } from '../helpers/radicaleCalendars.ts';
-import { isWrite, type RoundTripWorld, roundTripSuite } from '../helpers/roundTrip.ts';
+import { radicaleMissing } from '../helpers/radicale.ts';
+import { type RoundTripWorld, roundTripSuite } from '../helpers/roundTrip.ts';
 import { seenOf } from '../helpers/seen.ts';
+import {
+  berlin,
+  berlinTime,
+  berlinZone,
+  googleTeam,
+  graphTeam,
+  me,
+  radicaleTeam,
+} from '../helpers/teamCalendars.ts';
 
-const berlin = 'Europe/Berlin';
-const me = 'person@example.com';
-const boss = 'boss@example.org';
 const window = { start: '2026-03-23T00:00:00+01:00', end: '2026-04-20T00:00:00+02:00' };
 
 /**
@@ -58,144 +56,55 @@ const worlds: Record<string, { skip?: string; open(): Promise<World> }> = {
   caldav: {
     skip: radicaleMissing(),
     async open() {
-      const radicale = await startRadicale({ users: { [me]: 'person-password' } });
-      await fillRadicale(radicale, [
-        {
-          slug: 'team',
-          displayName: 'Team',
-          timeZone: berlin,
-          contents: [
-            vcalendar(
-              [
-                'UID:standup',
-                'DTSTART;TZID=Europe/Berlin:20260323T090000',
-                'DTEND;TZID=Europe/Berlin:20260323T091500',
-                'RRULE:FREQ=WEEKLY;COUNT=4',
-                'SUMMARY:Standup',
-              ],
-              [
-                'UID:review',
-                'DTSTART;TZID=Europe/Berlin:20260325T140000',
-                'DTEND;TZID=Europe/Berlin:20260325T150000',
-                'SUMMARY:Design review',
-                `ORGANIZER:mailto:${boss}`,
-                `ATTENDEE;PARTSTAT=ACCEPTED:mailto:${boss}`,
-                `ATTENDEE;PARTSTAT=NEEDS-ACTION;RSVP=TRUE:mailto:${me}`,
-              ],
-            ),
-          ],
-        },
-      ]);
-      const proxy = await FaultProxy.start(radicale.url);
+      const standup = [
+        'UID:standup',
+        'DTSTART;TZID=Europe/Berlin:20260323T090000',
+        'DTEND;TZID=Europe/Berlin:20260323T091500',
+        'RRULE:FREQ=WEEKLY;COUNT=4',
+        'SUMMARY:Standup',
+      ];
+      const team = await radicaleTeam(http(), me, standup);
       return {
-        providers: { caldav: createCaldavProvider({ http: http() }) },
-        credentials: { kind: 'caldav', serverUrl: proxy.url, username: me, password: 'person-password' },
-        inject: (fault) => proxy.inject(holding(fault)),
-        settled: () => proxy.settled(),
-        writes: () => proxy.requests.filter((r) => isWrite(r.method)).length,
-        close: async () => {
-          await proxy.close();
-          await radicale.stop();
-        },
+        ...team,
+        inject: (fault) => team.proxy.inject(holding(fault)),
+        settled: () => team.proxy.settled(),
       };
     },
   },
   google: {
     async open() {
-      const local = (dateTime: string) => ({ dateTime, timeZone: berlin });
-      const google = await FakeGoogle.start({
-        user: { email: me },
-        calendars: [
-          {
-            id: me,
-            summary: 'Team',
-            timeZone: berlin,
-            accessRole: 'owner',
-            primary: true,
-            events: [
-              {
-                id: 'standup',
-                summary: 'Standup',
-                start: local('2026-03-23T09:00:00'),
-                end: local('2026-03-23T09:15:00'),
-                recurrence: ['RRULE:FREQ=WEEKLY;COUNT=4'],
-              },
-              {
-                id: 'review',
-                summary: 'Design review',
-                start: local('2026-03-25T14:00:00'),
-                end: local('2026-03-25T15:00:00'),
-                organizer: { email: boss },
-                attendees: [
-                  { email: boss, organizer: true, responseStatus: 'accepted' },
-                  { email: me, self: true, responseStatus: 'needsAction' },
-                ],
-              },
-            ],
-          },
-        ],
-      });
-      return {
-        providers: {
-          google: createGoogleProvider({ http: http(), config: google.config(), clock: systemClock }),
+      const team = await googleTeam(http(), [
+        {
+          id: 'standup',
+          summary: 'Standup',
+          start: berlinTime('2026-03-23T09:00:00'),
+          end: berlinTime('2026-03-23T09:15:00'),
+          recurrence: ['RRULE:FREQ=WEEKLY;COUNT=4'],
         },
-        credentials: { kind: 'google', ...google.oauth.issue() },
-        inject: (fault) => google.inject(holding(fault)),
-        settled: () => google.settled(),
-        writes: () => google.requests.filter((r) => isWrite(r.method)).length,
-        close: () => google.close(),
+      ]);
+      return {
+        ...team,
+        inject: (fault) => team.google.inject(holding(fault)),
+        settled: () => team.google.settled(),
       };
     },
   },
   microsoft: {
     async open() {
-      const zone = { zone: berlin, originalStartTimeZone: 'W. Europe Standard Time' };
-      const graph = await FakeGraph.start({
-        users: [
-          {
-            email: me,
-            calendars: [
-              {
-                id: 'team',
-                name: 'Team',
-                isDefaultCalendar: true,
-                events: [
-                  {
-                    id: 'standup',
-                    ...zone,
-                    subject: 'Standup',
-                    start: '2026-03-23T09:00:00',
-                    end: '2026-03-23T09:15:00',
-                    repeats: { count: 4 },
-                  },
-                  {
-                    id: 'review',
-                    ...zone,
-                    subject: 'Design review',
-                    start: '2026-03-25T14:00:00',
-                    end: '2026-03-25T15:00:00',
-                    isOrganizer: false,
-                    organizer: { emailAddress: { address: boss } },
-                    responseStatus: { response: 'notResponded' },
-                    attendees: [
-                      { type: 'required', emailAddress: { address: me }, status: { response: 'none' } },
-                    ],
-                  },
-                ],
-              },
-            ],
-          },
-        ],
-      });
-      return {
-        providers: {
-          microsoft: createMicrosoftProvider({ http: http(), config: graph.config(), clock: systemClock }),
+      const team = await graphTeam(http(), [
+        {
+          id: 'standup',
+          ...berlinZone,
+          subject: 'Standup',
+          start: '2026-03-23T09:00:00',
+          end: '2026-03-23T09:15:00',
+          repeats: { count: 4 },
         },
-        credentials: { kind: 'microsoft', ...graph.issueTokens(me) },
-        inject: (fault) => graph.failNext(1, holding(fault)),
-        settled: () => graph.settled(),
-        writes: () => graph.requests.filter((r) => isWrite(r.method)).length,
-        close: () => graph.close(),
+      ]);
+      return {
+        ...team,
+        inject: (fault) => team.graph.failNext(1, holding(fault)),
+        settled: () => team.graph.settled(),
       };
     },
   },

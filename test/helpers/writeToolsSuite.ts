@@ -93,8 +93,6 @@ export type Writer = { userId: string; workspaceId: string; work: string; shared
 export type WriteToolsApp = {
   t: TestApp;
   mcp: string;
-  ana: Writer;
-  bob: Writer;
   token: string;
   icsProvider: CalendarProvider<'ics'>;
 };
@@ -102,6 +100,10 @@ export type WriteToolsApp = {
 /** Registers the hooks of one suite (call it inside `describe`) and returns what its tests use. */
 export function writeToolsSuite() {
   let app: WriteToolsApp | undefined;
+  let running: TestApp | undefined;
+  // Filled in by `before`: the tests may hold them from the start.
+  const ana = {} as Writer;
+  const bob = {} as Writer;
   let calendars = seedCalendars();
   // One provider for the whole suite; each test swaps in fresh calendars behind it.
   const provider = memoryProvider('google', {
@@ -133,7 +135,7 @@ export function writeToolsSuite() {
     callToolRaw(started().mcp, as, name, args);
   const listed = async (as = started().token) => {
     const result = structured(
-      await call('list_events', { calendarIds: [started().ana.work], ...window, limit: 250 }, as),
+      await call('list_events', { calendarIds: [ana.work], ...window, limit: 250 }, as),
     );
     return result.termine as Array<Record<string, string>>;
   };
@@ -147,6 +149,7 @@ export function writeToolsSuite() {
     delete feed.writer;
     const icsProvider = { ...feed, kind: 'ics' } as unknown as CalendarProvider<'ics'>;
     const t = await startTestApp({ listen: true, providers: { google: provider, ics: icsProvider } });
+    running = t;
     const anaId = await seedUser(t.ctx.db, 'ana@example.org');
     const bobId = await seedUser(t.ctx.db, 'bob@example.org');
     const workspaceId = await seedWorkspace(t.ctx.db, 'Writers', [
@@ -158,14 +161,15 @@ export function writeToolsSuite() {
       const [workId, sharedId] = await seedMemoryAccount(t.ctx, { userId, workspaceId }, provider);
       return { userId, workspaceId, work: workId!, shared: sharedId! };
     };
-    const ana = await seed(anaId);
-    app = { t, mcp: `${t.ctx.config.baseUrl}/mcp`, ana, bob: await seed(bobId), token: '', icsProvider };
+    Object.assign(ana, await seed(anaId));
+    Object.assign(bob, await seed(bobId));
+    app = { t, mcp: `${t.ctx.config.baseUrl}/mcp`, token: '', icsProvider };
     app.token = await tokenFor(ana, allScopes);
   });
   beforeEach(() => {
     calendars = seedCalendars();
   });
-  after(() => app?.t.close());
+  after(() => running?.close());
 
-  return { provider, started, work, tokenFor, call, listed, find };
+  return { ana, bob, provider, started, work, tokenFor, call, listed, find };
 }

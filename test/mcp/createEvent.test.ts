@@ -11,25 +11,17 @@ import { grantToken } from '../helpers/grantToken.ts';
 import { assertMatchesSchema, listToolsRaw, structured, toolError } from '../helpers/mcpSession.ts';
 import { seedMemoryAccount } from '../helpers/memoryCalendars.ts';
 import { seenOf } from '../helpers/seen.ts';
-import {
-  allScopes,
-  berlin,
-  type Writer,
-  type WriteToolsApp,
-  writeToolsSuite,
-} from '../helpers/writeToolsSuite.ts';
+import { allScopes, berlin, type WriteToolsApp, writeToolsSuite } from '../helpers/writeToolsSuite.ts';
 
 describe('write tools over MCP', () => {
   const suite = writeToolsSuite();
-  const { provider, work, tokenFor, call, find } = suite;
+  const { ana, bob, provider, work, tokenFor, call, find } = suite;
   let t: TestApp;
   let mcp: string;
-  let ana: Writer;
-  let bob: Writer;
   let token: string;
   let icsProvider: WriteToolsApp['icsProvider'];
   before(() => {
-    ({ t, mcp, ana, bob, token, icsProvider } = suite.started());
+    ({ t, mcp, token, icsProvider } = suite.started());
   });
 
   describe('create_event', () => {

@@ -3,18 +3,14 @@
  * series; an invitation answered, the organizer refused.
  */
 import assert from 'node:assert/strict';
-import { before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { structured, toolError } from '../helpers/mcpSession.ts';
 import { seenOf } from '../helpers/seen.ts';
-import { type Writer, writeToolsSuite } from '../helpers/writeToolsSuite.ts';
+import { writeToolsSuite } from '../helpers/writeToolsSuite.ts';
 
 describe('write tools over MCP', () => {
   const suite = writeToolsSuite();
-  const { tokenFor, call, find } = suite;
-  let ana: Writer;
-  before(() => {
-    ({ ana } = suite.started());
-  });
+  const { ana, tokenFor, call, find } = suite;
 
   describe('delete_event and respond_to_event', () => {
     it('deletes one occurrence, then the series', async () => {

@@ -4,18 +4,14 @@
  * deletes that say who was told, and the guest list shown at full detail only.
  */
 import assert from 'node:assert/strict';
-import { before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { structured, toolError } from '../helpers/mcpSession.ts';
 import { seenOf } from '../helpers/seen.ts';
-import { berlin, type Writer, writeToolsSuite } from '../helpers/writeToolsSuite.ts';
+import { berlin, writeToolsSuite } from '../helpers/writeToolsSuite.ts';
 
 describe('write tools over MCP', () => {
   const suite = writeToolsSuite();
-  const { work, tokenFor, call, listed, find } = suite;
-  let ana: Writer;
-  before(() => {
-    ({ ana } = suite.started());
-  });
+  const { ana, work, tokenFor, call, listed, find } = suite;
 
   describe('guests of the events the user organises', () => {
     const lunch = async () => (await find('Team lunch'))[0]!;

@@ -5,17 +5,15 @@
 import assert from 'node:assert/strict';
 import { before, describe, it } from 'node:test';
 import { assertMatchesSchema, listToolsRaw, structured, toolError } from '../helpers/mcpSession.ts';
-import { allScopes, type Writer, window, writeToolsSuite } from '../helpers/writeToolsSuite.ts';
+import { allScopes, window, writeToolsSuite } from '../helpers/writeToolsSuite.ts';
 
 describe('write tools over MCP', () => {
   const suite = writeToolsSuite();
-  const { work, tokenFor, call, listed, find } = suite;
+  const { ana, bob, work, tokenFor, call, listed, find } = suite;
   let mcp: string;
-  let ana: Writer;
-  let bob: Writer;
   let token: string;
   before(() => {
-    ({ mcp, ana, bob, token } = suite.started());
+    ({ mcp, token } = suite.started());
   });
 
   describe('get_event', () => {

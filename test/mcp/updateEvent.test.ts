@@ -12,16 +12,14 @@ import { grantToken } from '../helpers/grantToken.ts';
 import { structured, toolError } from '../helpers/mcpSession.ts';
 import { occurrence, ownFacts } from '../helpers/memoryCalendars.ts';
 import { seenOf } from '../helpers/seen.ts';
-import { allScopes, berlin, type Writer, writeToolsSuite } from '../helpers/writeToolsSuite.ts';
+import { allScopes, berlin, writeToolsSuite } from '../helpers/writeToolsSuite.ts';
 
 describe('write tools over MCP', () => {
   const suite = writeToolsSuite();
-  const { work, tokenFor, call, listed, find } = suite;
+  const { ana, bob, work, tokenFor, call, listed, find } = suite;
   let t: TestApp;
-  let ana: Writer;
-  let bob: Writer;
   before(() => {
-    ({ t, ana, bob } = suite.started());
+    ({ t } = suite.started());
   });
 
   describe('update_event', () => {

@@ -14,18 +14,16 @@ import { seedMemoryAccount } from '../helpers/memoryCalendars.ts';
 import { PageClient } from '../helpers/pageClient.ts';
 import { seedUser, seedWorkspace, testPassword } from '../helpers/seed.ts';
 import { seenOf } from '../helpers/seen.ts';
-import { allScopes, type Writer, writeTools, writeToolsSuite } from '../helpers/writeToolsSuite.ts';
+import { allScopes, writeTools, writeToolsSuite } from '../helpers/writeToolsSuite.ts';
 
 describe('write tools over MCP', () => {
   const suite = writeToolsSuite();
-  const { provider, work, tokenFor, call, find } = suite;
+  const { ana, bob, provider, work, tokenFor, call, find } = suite;
   let t: TestApp;
   let mcp: string;
-  let ana: Writer;
-  let bob: Writer;
   let token: string;
   before(() => {
-    ({ t, mcp, ana, bob, token } = suite.started());
+    ({ t, mcp, token } = suite.started());
   });
 
   describe('offered by scope and policy', () => {

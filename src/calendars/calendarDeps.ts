@@ -1,5 +1,5 @@
 /** What the calendar services, reads and writes alike, are given by the composition root. */
-import type { AccountDeps } from './accounts/connectedAccounts.ts';
+import type { AccountDeps } from './connections/connections.ts';
 import type { CalendarCopies } from './copies.ts';
 import type { EventIdCodec } from './eventIds.ts';
 import type { BusyLookups } from './reads/busyLookups.ts';

@@ -16,11 +16,11 @@ import { registerPageInputCheck } from '../web/pageInput.ts';
 import { registerPages } from '../web/pages/index.ts';
 import { registerVisitor } from '../web/visitor.ts';
 import { registerErrorHandling } from './errorHandling.ts';
-import { type PushHooks, registerHooks } from './hooks.ts';
 import { requestIdOptions } from './logging.ts';
 import { registerMetricsEndpoint } from './metricsEndpoint.ts';
 import { registerOps } from './ops.ts';
 import { registerRequestMetrics } from './requestMetrics.ts';
+import { type PushHooks, registerHooks } from './webhooks.ts';
 
 /** What the surfaces share besides the context. */
 export interface AppParts {

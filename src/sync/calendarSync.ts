@@ -6,7 +6,7 @@
  * provider's Retry-After, else a doubling backoff up to the sync interval). The log says which
  * calendar and why, never content.
  */
-import { type AccountDeps, withAccount } from '../calendars/accounts/connectedAccounts.ts';
+import { type AccountDeps, withAccount } from '../calendars/connections/connections.ts';
 import type { SyncOutcome } from '../calendars/copies.ts';
 import type { EventIdCodec } from '../calendars/eventIds.ts';
 import { exclusionReason } from '../calendars/reads/readEvents.ts';

@@ -7,7 +7,7 @@
  * the reason, never content) and that calendar is left alone for a while before the next try.
  */
 import { randomUUID } from 'node:crypto';
-import { type AccountDeps, withAccount } from '../calendars/accounts/connectedAccounts.ts';
+import { type AccountDeps, withAccount } from '../calendars/connections/connections.ts';
 import { exclusionReason } from '../calendars/reads/readEvents.ts';
 import type { ProviderKind } from '../domain/providerFacts.ts';
 import { isAppError } from '../errors.ts';

@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { after, before } from 'node:test';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import { connectAccount } from '../../src/calendars/accounts/connectedAccounts.ts';
+import { connectAccount } from '../../src/calendars/connections/connections.ts';
 import { defaultPolicy, type Scope, type WorkspacePolicy } from '../../src/policy/workspacePolicy.ts';
 import type { Credentials } from '../../src/providers/port.ts';
 import type { Providers } from '../../src/providers/registry.ts';

@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import Fastify, { type FastifyInstance } from 'fastify';
-import { registerHooks } from '../../src/http/hooks.ts';
+import { registerHooks } from '../../src/http/webhooks.ts';
 
 describe('/hooks/microsoft: the validation token', () => {
   let app: FastifyInstance;

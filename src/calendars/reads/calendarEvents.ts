@@ -11,7 +11,7 @@ import { AppError } from '../../errors.ts';
 import { providerDetailCap } from '../../policy/consent.ts';
 import { providerFor } from '../../providers/registry.ts';
 import type { CalendarRecord, ConnectedAccount } from '../../store/connectedAccounts.ts';
-import { type AccountDeps, withAccount } from '../accounts/connectedAccounts.ts';
+import { type AccountDeps, withAccount } from '../connections/connections.ts';
 
 export interface ReadOptions {
   window: TimeWindow;

@@ -17,7 +17,7 @@ import {
   copyBusy,
   copyRows,
 } from '../../store/calendarCopies.ts';
-import type { AccountDeps } from '../accounts/connectedAccounts.ts';
+import type { AccountDeps } from '../connections/connections.ts';
 import type { CopyForRead } from '../copies.ts';
 
 /** A copied row in the one order, read whole and made into its event only if the read returns it. */

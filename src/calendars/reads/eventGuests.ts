@@ -9,9 +9,9 @@ import { visibleGuests } from '../../domain/visibility.ts';
 import { AppError } from '../../errors.ts';
 import type { Principal } from '../../policy/principal.ts';
 import { providerFor } from '../../providers/registry.ts';
-import { withAccount } from '../accounts/connectedAccounts.ts';
 import type { CalendarDeps } from '../calendarDeps.ts';
-import { resolveEvent } from '../writes/eventRefs.ts';
+import { withAccount } from '../connections/connections.ts';
+import { resolveEvent } from '../eventRefs.ts';
 
 /** Most guests one answer lists; a larger meeting says how many more it has. */
 export const maxGuestsShown = 1000;

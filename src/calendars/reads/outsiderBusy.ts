@@ -12,8 +12,8 @@ import { waitAtMost } from '../../lib/waitAtMost.ts';
 import type { Principal } from '../../policy/principal.ts';
 import { providerFor } from '../../providers/registry.ts';
 import { accountsOf, findCalendars } from '../../store/connectedAccounts.ts';
-import { withAccount } from '../accounts/connectedAccounts.ts';
 import type { CalendarDeps } from '../calendarDeps.ts';
+import { withAccount } from '../connections/connections.ts';
 
 export type ProviderSource = 'google' | 'microsoft' | 'caldav';
 

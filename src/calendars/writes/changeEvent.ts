@@ -32,10 +32,10 @@ import { newProviderUid } from '../../lib/ids.ts';
 import { narrowRights } from '../../policy/eventRights.ts';
 import type { Principal } from '../../policy/principal.ts';
 import { providerFor } from '../../providers/registry.ts';
-import { withAccount } from '../accounts/connectedAccounts.ts';
 import type { CalendarDeps } from '../calendarDeps.ts';
+import { withAccount } from '../connections/connections.ts';
+import { type EventRef, resolveEvent } from '../eventRefs.ts';
 import { audited, type WriteSubject } from './audited.ts';
-import { type EventRef, resolveEvent } from './eventRefs.ts';
 import {
   checkEditable,
   type FreshCalendar,

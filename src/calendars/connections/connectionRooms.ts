@@ -8,7 +8,7 @@ import type { Room } from '../../domain/rooms.ts';
 import { isAppError } from '../../errors.ts';
 import { providerFor } from '../../providers/registry.ts';
 import { accountsOf } from '../../store/connectedAccounts.ts';
-import { type AccountDeps, type Owner, withAccount } from './connectedAccounts.ts';
+import { type AccountDeps, type Owner, withAccount } from './connections.ts';
 
 export interface ListedRooms {
   rooms: Array<Room & { source: string }>;

@@ -12,7 +12,7 @@ import {
   calendarAddressOf,
   connectAccount,
   reconnectWithPassword,
-} from '../../src/calendars/accounts/connectedAccounts.ts';
+} from '../../src/calendars/connections/connections.ts';
 import { createEventIds } from '../../src/calendars/eventIds.ts';
 import { readCalendarEvents } from '../../src/calendars/reads/calendarEvents.ts';
 import { AppError } from '../../src/errors.ts';

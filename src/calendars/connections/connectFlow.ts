@@ -9,13 +9,7 @@ import { randomToken, tokenHash } from '../../lib/secrets.ts';
 import type { Connectors, OAuthConnector, OAuthProviderKind } from '../../providers/connectors.ts';
 import { insertOAuthState, takeOAuthState } from '../../store/connectedAccounts.ts';
 import { roleOf } from '../../store/workspaces.ts';
-import {
-  type AccountDeps,
-  connectAccount,
-  type Owner,
-  ownAccount,
-  reconnectAccount,
-} from './connectedAccounts.ts';
+import { type AccountDeps, connectAccount, type Owner, ownAccount, reconnectAccount } from './connections.ts';
 import { accountLabel, providerNames } from './credentialsInput.ts';
 
 export const oauthStateTtlMs = 10 * 60 * 1000;

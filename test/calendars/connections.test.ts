@@ -8,7 +8,7 @@ import { randomBytes } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import { after, before, describe, it } from 'node:test';
 import {
-  type AccountDeps,
+  type ConnectionDeps,
   calendarAddressOf,
   connectAccount,
   reconnectWithPassword,
@@ -75,7 +75,7 @@ describe('connected accounts', { skip: radicaleMissing() }, () => {
   let feeds: Server;
   let feedBase: string;
   let handle: DatabaseHandle;
-  let deps: AccountDeps & { ids: ReturnType<typeof createEventIds> };
+  let deps: ConnectionDeps & { ids: ReturnType<typeof createEventIds> };
   let owner: { userId: string; workspaceId: string };
   const window = {
     start: Temporal.Instant.from('2026-11-01T00:00:00Z'),

@@ -89,7 +89,7 @@ function seedCalendars(): Map<string, MemoryCalendar> {
 /** A person of the workspace with their two calendars' ids. */
 export type Writer = { userId: string; workspaceId: string; work: string; shared: string };
 
-/** What the suite's `before` made, read by the tests once it has run. */
+/** What the suite's `before` makes, read by the tests once it has run. */
 export type WriteToolsApp = {
   t: TestApp;
   mcp: string;
@@ -99,9 +99,8 @@ export type WriteToolsApp = {
 
 /** Registers the hooks of one suite (call it inside `describe`) and returns what its tests use. */
 export function writeToolsSuite() {
-  let app: WriteToolsApp | undefined;
-  let running: TestApp | undefined;
   // Filled in by `before`: the tests may hold them from the start.
+  const app = {} as WriteToolsApp;
   const ana = {} as Writer;
   const bob = {} as Writer;
   let calendars = seedCalendars();
@@ -110,10 +109,6 @@ export function writeToolsSuite() {
     get: (id: string) => calendars.get(id),
     entries: () => calendars.entries(),
   } as Map<string, MemoryCalendar>);
-  const started = (): WriteToolsApp => {
-    if (app === undefined) throw new Error('the write tools app is not started');
-    return app;
-  };
 
   const work = () => calendars.get('work')!;
   const tokenFor = async (
@@ -123,7 +118,7 @@ export function writeToolsSuite() {
     privateDetails = false,
   ) =>
     (
-      await grantToken(started().t.ctx, {
+      await grantToken(app.t.ctx, {
         userId: who.userId,
         workspaceId: who.workspaceId,
         calendars: [who.work, who.shared].map((calendarId) => ({ calendarId, detailLevel: level })),
@@ -131,9 +126,9 @@ export function writeToolsSuite() {
         privateDetails,
       })
     ).token;
-  const call = (name: string, args: Record<string, unknown>, as = started().token) =>
-    callToolRaw(started().mcp, as, name, args);
-  const listed = async (as = started().token) => {
+  const call = (name: string, args: Record<string, unknown>, as = app.token) =>
+    callToolRaw(app.mcp, as, name, args);
+  const listed = async (as = app.token) => {
     const result = structured(
       await call('list_events', { calendarIds: [ana.work], ...window, limit: 250 }, as),
     );
@@ -149,7 +144,7 @@ export function writeToolsSuite() {
     delete feed.writer;
     const icsProvider = { ...feed, kind: 'ics' } as unknown as CalendarProvider<'ics'>;
     const t = await startTestApp({ listen: true, providers: { google: provider, ics: icsProvider } });
-    running = t;
+    Object.assign(app, { t, mcp: `${t.ctx.config.baseUrl}/mcp`, icsProvider });
     const anaId = await seedUser(t.ctx.db, 'ana@example.org');
     const bobId = await seedUser(t.ctx.db, 'bob@example.org');
     const workspaceId = await seedWorkspace(t.ctx.db, 'Writers', [
@@ -163,13 +158,12 @@ export function writeToolsSuite() {
     };
     Object.assign(ana, await seed(anaId));
     Object.assign(bob, await seed(bobId));
-    app = { t, mcp: `${t.ctx.config.baseUrl}/mcp`, token: '', icsProvider };
     app.token = await tokenFor(ana, allScopes);
   });
   beforeEach(() => {
     calendars = seedCalendars();
   });
-  after(() => running?.close());
+  after(() => app.t?.close());
 
-  return { ana, bob, provider, started, work, tokenFor, call, listed, find };
+  return { app, ana, bob, provider, work, tokenFor, call, listed, find };
 }

@@ -4,29 +4,20 @@
  * repeats it would have to guess refused naming the field, calendars it may not write.
  */
 import assert from 'node:assert/strict';
-import { before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { AppError } from '../../src/errors.ts';
-import type { TestApp } from '../helpers/app.ts';
 import { grantToken } from '../helpers/grantToken.ts';
 import { assertMatchesSchema, listToolsRaw, structured, toolError } from '../helpers/mcpSession.ts';
 import { seedMemoryAccount } from '../helpers/memoryCalendars.ts';
 import { seenOf } from '../helpers/seen.ts';
-import { allScopes, berlin, type WriteToolsApp, writeToolsSuite } from '../helpers/writeToolsSuite.ts';
+import { allScopes, berlin, writeToolsSuite } from '../helpers/writeToolsSuite.ts';
 
 describe('write tools over MCP', () => {
-  const suite = writeToolsSuite();
-  const { ana, bob, provider, work, tokenFor, call, find } = suite;
-  let t: TestApp;
-  let mcp: string;
-  let token: string;
-  let icsProvider: WriteToolsApp['icsProvider'];
-  before(() => {
-    ({ t, mcp, token, icsProvider } = suite.started());
-  });
+  const { app, ana, bob, provider, work, tokenFor, call, find } = writeToolsSuite();
 
   describe('create_event', () => {
     it('creates a timed event in the zone given, returned in the Event shape and visible to reads', async () => {
-      const tools = await listToolsRaw(mcp, token);
+      const tools = await listToolsRaw(app.mcp, app.token);
       const result = await call('create_event', {
         calendarId: ana.work,
         title: 'Dentist',
@@ -327,9 +318,9 @@ describe('write tools over MCP', () => {
 
     it('refuses a read-only calendar, a busy-only grant and calendars outside the grant', async () => {
       const times = { title: 'x', start: '2026-03-24', end: '2026-03-25' };
-      const [feed] = await seedMemoryAccount(t.ctx, ana, icsProvider as never);
+      const [feed] = await seedMemoryAccount(app.t.ctx, ana, app.icsProvider as never);
       const withFeed = (
-        await grantToken(t.ctx, {
+        await grantToken(app.t.ctx, {
           userId: ana.userId,
           workspaceId: ana.workspaceId,
           calendars: [{ calendarId: feed!, detailLevel: 'full' }],

@@ -9,8 +9,7 @@ import { seenOf } from '../helpers/seen.ts';
 import { writeToolsSuite } from '../helpers/writeToolsSuite.ts';
 
 describe('write tools over MCP', () => {
-  const suite = writeToolsSuite();
-  const { ana, tokenFor, call, find } = suite;
+  const { ana, tokenFor, call, find } = writeToolsSuite();
 
   describe('delete_event and respond_to_event', () => {
     it('deletes one occurrence, then the series', async () => {

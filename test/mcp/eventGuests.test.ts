@@ -10,8 +10,7 @@ import { seenOf } from '../helpers/seen.ts';
 import { berlin, writeToolsSuite } from '../helpers/writeToolsSuite.ts';
 
 describe('write tools over MCP', () => {
-  const suite = writeToolsSuite();
-  const { ana, work, tokenFor, call, listed, find } = suite;
+  const { ana, work, tokenFor, call, listed, find } = writeToolsSuite();
 
   describe('guests of the events the user organises', () => {
     const lunch = async () => (await find('Team lunch'))[0]!;

@@ -3,21 +3,15 @@
  * and with the rights of the token; one not_found for every id the calendar does not have.
  */
 import assert from 'node:assert/strict';
-import { before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { assertMatchesSchema, listToolsRaw, structured, toolError } from '../helpers/mcpSession.ts';
 import { allScopes, window, writeToolsSuite } from '../helpers/writeToolsSuite.ts';
 
 describe('write tools over MCP', () => {
-  const suite = writeToolsSuite();
-  const { ana, bob, work, tokenFor, call, listed, find } = suite;
-  let mcp: string;
-  let token: string;
-  before(() => {
-    ({ mcp, token } = suite.started());
-  });
+  const { app, ana, bob, work, tokenFor, call, listed, find } = writeToolsSuite();
 
   describe('get_event', () => {
-    const get = (calendarId: string, event: Record<string, string>, as = token) =>
+    const get = (calendarId: string, event: Record<string, string>, as = app.token) =>
       call('get_event', { calendarId, eventId: event.eventId!, occurrenceId: event.occurrenceId! }, as);
 
     it('answers each event as list_events does, at each level and with the rights of the token', async () => {
@@ -38,7 +32,7 @@ describe('write tools over MCP', () => {
         assert.deepEqual([doctor?.title, doctor?.canEdit], ['Busy', false]);
         assert.equal(events.filter((e) => e.eventId === events.at(-1)!.eventId).length, 2);
       }
-      const tools = await listToolsRaw(mcp, token);
+      const tools = await listToolsRaw(app.mcp, app.token);
       const [planning] = await find('Planning');
       assertMatchesSchema(
         tools.find((tool) => tool.name === 'get_event')!.outputSchema,

@@ -4,10 +4,9 @@
  * calendars outside the grant, timeouts, and "this and following" when half of it fails.
  */
 import assert from 'node:assert/strict';
-import { before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import type { ProviderOccurrence } from '../../src/domain/providerFacts.ts';
 import { AppError } from '../../src/errors.ts';
-import type { TestApp } from '../helpers/app.ts';
 import { grantToken } from '../helpers/grantToken.ts';
 import { structured, toolError } from '../helpers/mcpSession.ts';
 import { occurrence, ownFacts } from '../helpers/memoryCalendars.ts';
@@ -15,12 +14,7 @@ import { seenOf } from '../helpers/seen.ts';
 import { allScopes, berlin, writeToolsSuite } from '../helpers/writeToolsSuite.ts';
 
 describe('write tools over MCP', () => {
-  const suite = writeToolsSuite();
-  const { ana, bob, work, tokenFor, call, listed, find } = suite;
-  let t: TestApp;
-  before(() => {
-    ({ t } = suite.started());
-  });
+  const { app, ana, bob, work, tokenFor, call, listed, find } = writeToolsSuite();
 
   describe('update_event', () => {
     const idOf = async (title: string) => (await find(title))[0]!;
@@ -302,7 +296,7 @@ describe('write tools over MCP', () => {
         'calendar_not_permitted',
       );
       const onlyShared = (
-        await grantToken(t.ctx, {
+        await grantToken(app.t.ctx, {
           userId: ana.userId,
           workspaceId: ana.workspaceId,
           calendars: [{ calendarId: ana.shared, detailLevel: 'full' }],

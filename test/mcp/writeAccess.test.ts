@@ -4,11 +4,10 @@
  * audit of every attempt (app, calendar, event, outcome — never content).
  */
 import assert from 'node:assert/strict';
-import { before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { Client as V1Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport as V1Transport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { eventWritesOf } from '../../src/store/eventWrites.ts';
-import type { TestApp } from '../helpers/app.ts';
 import { listToolsRaw, structured, toolError } from '../helpers/mcpSession.ts';
 import { seedMemoryAccount } from '../helpers/memoryCalendars.ts';
 import { PageClient } from '../helpers/pageClient.ts';
@@ -17,18 +16,11 @@ import { seenOf } from '../helpers/seen.ts';
 import { allScopes, writeTools, writeToolsSuite } from '../helpers/writeToolsSuite.ts';
 
 describe('write tools over MCP', () => {
-  const suite = writeToolsSuite();
-  const { ana, bob, provider, work, tokenFor, call, find } = suite;
-  let t: TestApp;
-  let mcp: string;
-  let token: string;
-  before(() => {
-    ({ t, mcp, token } = suite.started());
-  });
+  const { app, ana, bob, provider, work, tokenFor, call, find } = writeToolsSuite();
 
   describe('offered by scope and policy', () => {
     it('lists the write tools only with their scopes, with closed schemas', async () => {
-      const tools = await listToolsRaw(mcp, token);
+      const tools = await listToolsRaw(app.mcp, app.token);
       assert.deepEqual(
         tools.map((tool) => tool.name).filter((name) => writeTools.includes(name)),
         writeTools,
@@ -36,12 +28,12 @@ describe('write tools over MCP', () => {
       for (const tool of tools) assert.equal(tool.inputSchema.additionalProperties, false, tool.name);
       const readOnly = await tokenFor(ana, ['calendar:read']);
       assert.equal(
-        (await listToolsRaw(mcp, readOnly)).some((tool) => writeTools.includes(tool.name)),
+        (await listToolsRaw(app.mcp, readOnly)).some((tool) => writeTools.includes(tool.name)),
         false,
       );
       const rsvpOnly = await tokenFor(ana, ['calendar:read', 'calendar:rsvp']);
       assert.deepEqual(
-        (await listToolsRaw(mcp, rsvpOnly))
+        (await listToolsRaw(app.mcp, rsvpOnly))
           .map((tool) => tool.name)
           .filter((name) => writeTools.includes(name)),
         ['respond_to_event'],
@@ -51,7 +43,9 @@ describe('write tools over MCP', () => {
     it('works with a 2025-era client (v1 SDK), which validates results against the listed output schemas', async () => {
       const client = new V1Client({ name: 'v1-writer', version: '1' });
       await client.connect(
-        new V1Transport(new URL(mcp), { requestInit: { headers: { authorization: `Bearer ${token}` } } }),
+        new V1Transport(new URL(app.mcp), {
+          requestInit: { headers: { authorization: `Bearer ${app.token}` } },
+        }),
       );
       try {
         const { tools } = await client.listTools();
@@ -90,13 +84,13 @@ describe('write tools over MCP', () => {
     });
 
     it('refuses write tools when the workspace policy does not allow writing, even with the scope granted', async () => {
-      const userId = await seedUser(t.ctx.db, 'cleo@example.org');
-      const workspaceId = await seedWorkspace(t.ctx.db, 'Readers', [[userId, 'owner']]);
-      const [workId, sharedId] = await seedMemoryAccount(t.ctx, { userId, workspaceId }, provider);
+      const userId = await seedUser(app.t.ctx.db, 'cleo@example.org');
+      const workspaceId = await seedWorkspace(app.t.ctx.db, 'Readers', [[userId, 'owner']]);
+      const [workId, sharedId] = await seedMemoryAccount(app.t.ctx, { userId, workspaceId }, provider);
       const cleo = { userId, workspaceId, work: workId!, shared: sharedId! };
       const cleoToken = await tokenFor(cleo, allScopes);
       assert.equal(
-        (await listToolsRaw(mcp, cleoToken)).some((tool) => writeTools.includes(tool.name)),
+        (await listToolsRaw(app.mcp, cleoToken)).some((tool) => writeTools.includes(tool.name)),
         false,
       );
       const reply = await call(
@@ -112,7 +106,7 @@ describe('write tools over MCP', () => {
   describe('audit', () => {
     it('records every attempt with app, calendar, event and outcome — never content', async () => {
       const bobId = bob.userId;
-      const [latest] = await eventWritesOf(t.ctx.db, ana.userId);
+      const [latest] = await eventWritesOf(app.t.ctx.db, ana.userId);
       const created = structured(
         await call('create_event', {
           calendarId: ana.work,
@@ -139,7 +133,7 @@ describe('write tools over MCP', () => {
         bobToken,
       );
       assert.equal(toolError(bobsProbe).code, 'calendar_not_permitted');
-      const rows = (await eventWritesOf(t.ctx.db, ana.userId)).filter((r) => r.id > (latest?.id ?? 0));
+      const rows = (await eventWritesOf(app.t.ctx.db, ana.userId)).filter((r) => r.id > (latest?.id ?? 0));
       assert.deepEqual(
         rows.map((r) => [r.action, r.calendarId, r.eventId, r.outcome, r.errorCode, r.clientName]),
         [
@@ -154,7 +148,7 @@ describe('write tools over MCP', () => {
       const planning = (await find('Planning'))[0]!;
       let whileAsked: Awaited<ReturnType<typeof eventWritesOf>> = [];
       work().beforeWrite = async () => {
-        whileAsked = await eventWritesOf(t.ctx.db, ana.userId);
+        whileAsked = await eventWritesOf(app.t.ctx.db, ana.userId);
       };
       await call('update_event', { eventId: planning.eventId, seen: seenOf(planning), title: 'Planning' });
       assert.deepEqual(
@@ -162,7 +156,7 @@ describe('write tools over MCP', () => {
         ['update', ana.work, 'pending'],
       );
       // Bob's attempts are his own record, and name none of Ana's calendars.
-      const bobs = await eventWritesOf(t.ctx.db, bobId);
+      const bobs = await eventWritesOf(app.t.ctx.db, bobId);
       assert.deepEqual(bobs[0] && [bobs[0].action, bobs[0].eventId, bobs[0].errorCode], [
         'update',
         created.eventId,
@@ -174,7 +168,7 @@ describe('write tools over MCP', () => {
       );
 
       // Ana sees them on her account page; Bob, her workspace's admin, does not.
-      const page = new PageClient(t.app);
+      const page = new PageClient(app.t.app);
       await page.signIn('ana@example.org', testPassword);
       const body = (await page.get('/account')).body;
       assert.match(body, /<h2>Changes made by apps<\/h2>/);
@@ -188,7 +182,7 @@ describe('write tools over MCP', () => {
         /<td>Deleted an event<\/td>\s*<td><span class="muted">not one shared with the app<\/span><\/td>\s*<td>Refused <code>calendar_not_permitted<\/code><\/td>/,
       );
       assert.doesNotMatch(body, /Secret title/);
-      const bobPage = new PageClient(t.app);
+      const bobPage = new PageClient(app.t.app);
       await bobPage.signIn('bob@example.org', testPassword);
       const bobsBody = (await bobPage.get('/account')).body;
       assert.match(

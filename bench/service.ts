@@ -1,6 +1,6 @@
 /** The service as the benchmark runs it: on a database of its own, with the providers given, listening on loopback. */
 import { randomBytes } from 'node:crypto';
-import { loadConfig } from '../src/config.ts';
+import { loadConfig } from '../src/config/config.ts';
 import type { AppContext } from '../src/context.ts';
 import { systemClock } from '../src/lib/clock.ts';
 import { createSecretBox } from '../src/lib/encryption.ts';

@@ -1,6 +1,6 @@
 /** What the HTTP layer needs from the composition root. */
 import type { Kysely } from 'kysely';
-import type { Config } from './config.ts';
+import type { Config } from './config/config.ts';
 import type { Clock } from './lib/clock.ts';
 import type { SecretBox } from './lib/encryption.ts';
 import type { GuardedFetchOptions } from './lib/guardedFetch.ts';

@@ -20,7 +20,7 @@ import { clientRegistry } from './auth/workspaceClients.ts';
 import type { CalendarDeps } from './calendars/calendarDeps.ts';
 import { createEventIds } from './calendars/eventIds.ts';
 import { BusyLookups } from './calendars/reads/busyLookups.ts';
-import type { Config } from './config.ts';
+import type { Config } from './config/config.ts';
 import type { AppContext } from './context.ts';
 import { buildApp } from './http/app.ts';
 import { createLogger } from './http/logging.ts';

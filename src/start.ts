@@ -3,7 +3,7 @@
  * process does — listening, the sync rounds, the hourly sweep, the event-loop watch, shutdown on
  * SIGTERM/SIGINT within a bound, the start line and the first-run link.
  */
-import { type Config, ConfigError, loadConfig, withPort } from './config.ts';
+import { type Config, ConfigError, loadConfig, withPort } from './config/config.ts';
 import { systemClock } from './lib/clock.ts';
 import { watchEventLoopStalls } from './lib/eventLoopStalls.ts';
 import { freePort } from './lib/freePort.ts';

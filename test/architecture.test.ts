@@ -13,19 +13,18 @@ const src = fileURLToPath(new URL('../src/', import.meta.url));
 
 /** What each top-level place of src/ may import, besides itself and npm packages. */
 const core = ['domain/', 'lib/', 'errors.ts'];
-const services = ['store/', 'policy/', ...core, 'config.ts'];
+const services = ['store/', 'policy/', ...core, 'config/'];
 /** The surfaces (auth/, mcp/, rest/, web/, http/, cli/) share the context main.ts builds. */
 const surface = ['context.ts', 'calendars/', 'people/', ...services];
 const allowed: Record<string, string[]> = {
   'errors.ts': [],
-  'config.ts': ['config/'],
   'config/': [],
   'lib/': ['errors.ts'],
   'domain/': ['lib/', 'errors.ts'],
   'policy/': core,
-  'store/': ['policy/', ...core, 'config.ts'],
-  'providers/': [...core, 'config.ts'],
-  'mail/': ['lib/', 'errors.ts', 'config.ts'],
+  'store/': ['policy/', ...core, 'config/'],
+  'providers/': [...core, 'config/'],
+  'mail/': ['lib/', 'errors.ts', 'config/'],
   'people/': ['mail/', ...services],
   'calendars/': ['providers/', ...services],
   'sync/': ['calendars/', 'providers/', ...services],
@@ -38,7 +37,7 @@ const allowed: Record<string, string[]> = {
   'cli/': ['auth/', 'providers/', 'mail/', ...surface],
   'cli.ts': ['cli/'],
   'main.ts': ['*'],
-  'start.ts': ['main.ts', 'people/', 'lib/', 'config.ts'],
+  'start.ts': ['main.ts', 'people/', 'lib/', 'config/'],
 };
 
 function sourceFiles(dir: string): string[] {
@@ -113,7 +112,7 @@ describe('architecture', () => {
 
   it('reads the imports of every source file', () => {
     assert.ok(graph.size > 100, `only ${graph.size} files found under src/`);
-    assert.ok(graph.get('main.ts')!.includes('config.ts'));
+    assert.ok(graph.get('main.ts')!.includes('config/config.ts'));
     for (const [file, targets] of graph)
       for (const target of targets)
         assert.ok(graph.has(target), `${file} imports ${target}, which does not exist`);

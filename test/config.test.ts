@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { ConfigError, loadConfig } from '../src/config/config.ts';
 import { type ConfigVariable, configVariables } from '../src/config/variables.ts';
-import { ConfigError, loadConfig } from '../src/config.ts';
 import { docsTable } from './helpers/docsTable.ts';
 
 const problemsOf = (env: Record<string, string>): string[] => {

@@ -15,7 +15,7 @@ import Provider, {
   interactionPolicy,
   type KoaContextWithOIDC,
 } from 'oidc-provider';
-import type { Config } from '../config.ts';
+import type { Config } from '../config/config.ts';
 import type { Clock } from '../lib/clock.ts';
 import type { SecretBox } from '../lib/encryption.ts';
 import { clientPermitted, isScope, scopes } from '../policy/workspacePolicy.ts';

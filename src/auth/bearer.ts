@@ -9,7 +9,7 @@
 
 import { createLocalJWKSet, type JWTPayload, jwtVerify } from 'jose';
 import type { Kysely } from 'kysely';
-import type { Environment } from '../config.ts';
+import type { Environment } from '../config/config.ts';
 import { AppError } from '../errors.ts';
 import { type Clock, epochMs } from '../lib/clock.ts';
 import type { Principal } from '../policy/principal.ts';

@@ -6,7 +6,7 @@
  */
 import { generateKeyPairSync, randomBytes } from 'node:crypto';
 import type { Kysely } from 'kysely';
-import { ConfigError, type Environment } from '../config.ts';
+import { ConfigError, type Environment } from '../config/config.ts';
 import { type Clock, epochMs } from '../lib/clock.ts';
 import type { SecretBox } from '../lib/encryption.ts';
 import { noticeChannels, publishNotice } from '../store/notices.ts';

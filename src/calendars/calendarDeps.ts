@@ -1,10 +1,10 @@
 /** What the calendar services, reads and writes alike, are given by the composition root. */
-import type { AccountDeps } from './accounts/connectedAccounts.ts';
+import type { ConnectionDeps } from './connections/connections.ts';
 import type { CalendarCopies } from './copies.ts';
 import type { EventIdCodec } from './eventIds.ts';
 import type { BusyLookups } from './reads/busyLookups.ts';
 
-export interface CalendarDeps extends AccountDeps {
+export interface CalendarDeps extends ConnectionDeps {
   ids: EventIdCodec;
   /**
    * How long one read may wait for all its calendars; a calendar still reading then is left out

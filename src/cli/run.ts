@@ -2,9 +2,13 @@
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { rotateSigningKeys } from '../auth/signingKeys.ts';
-import { connectAccount } from '../calendars/accounts/connectedAccounts.ts';
-import { accountLabel, caldavCredentials, icsCredentials } from '../calendars/accounts/credentialsInput.ts';
-import { type Config, ConfigError, loadConfig } from '../config.ts';
+import { connectAccount } from '../calendars/connections/connections.ts';
+import {
+  accountLabel,
+  caldavCredentials,
+  icsCredentials,
+} from '../calendars/connections/credentialsInput.ts';
+import { type Config, ConfigError, loadConfig } from '../config/config.ts';
 import { AppError, isAppError } from '../errors.ts';
 import { systemClock } from '../lib/clock.ts';
 import { createSecretBox } from '../lib/encryption.ts';

@@ -16,11 +16,11 @@ import { registerPageInputCheck } from '../web/pageInput.ts';
 import { registerPages } from '../web/pages/index.ts';
 import { registerVisitor } from '../web/visitor.ts';
 import { registerErrorHandling } from './errorHandling.ts';
-import { type PushHooks, registerHooks } from './hooks.ts';
 import { requestIdOptions } from './logging.ts';
 import { registerMetricsEndpoint } from './metricsEndpoint.ts';
 import { registerOps } from './ops.ts';
 import { registerRequestMetrics } from './requestMetrics.ts';
+import { type PushWebhooks, registerWebhooks } from './webhooks.ts';
 
 /** What the surfaces share besides the context. */
 export interface AppParts {
@@ -31,7 +31,7 @@ export interface AppParts {
   /** The service's version, shown to MCP clients in the server info. */
   version: string;
   /** Change notifications from the providers (absent when push is off: no https address). */
-  push?: PushHooks;
+  push?: PushWebhooks;
 }
 
 export async function buildApp(
@@ -87,6 +87,6 @@ export async function buildApp(
   registerRestRoutes(app, ctx, auth, calendars);
   await registerMcpRoutes(app, ctx, auth, calendars, version);
   registerPages(app, ctx, auth, parts.administration, calendars);
-  if (parts.push !== undefined) await registerHooks(app, parts.push);
+  if (parts.push !== undefined) await registerWebhooks(app, parts.push);
   return app;
 }

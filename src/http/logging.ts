@@ -2,7 +2,7 @@
 import { randomUUID } from 'node:crypto';
 import type { FastifyRequest } from 'fastify';
 import { type Logger, pino } from 'pino';
-import type { LogLevel } from '../config.ts';
+import type { LogLevel } from '../config/config.ts';
 
 // Query parameters that can carry credentials or single-use links.
 const secretParams = [

@@ -1,6 +1,6 @@
 /** The Mailer over SMTP (nodemailer), for `SMTP_URL`. */
 import { createTransport } from 'nodemailer';
-import type { MailConfig } from '../config.ts';
+import type { MailConfig } from '../config/config.ts';
 import type { Mailer } from './mailer.ts';
 
 // A mail server that does not answer must not hold a page for long.

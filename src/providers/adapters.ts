@@ -1,5 +1,5 @@
 /** Builds the calendar adapters and connect flows this deployment's configuration allows. */
-import type { Config } from '../config.ts';
+import type { Config } from '../config/config.ts';
 import type { ProviderKind } from '../domain/providerFacts.ts';
 import type { Clock } from '../lib/clock.ts';
 import { guardedFetch } from '../lib/guardedFetch.ts';

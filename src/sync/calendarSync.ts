@@ -6,7 +6,7 @@
  * provider's Retry-After, else a doubling backoff up to the sync interval). The log says which
  * calendar and why, never content.
  */
-import { type AccountDeps, withAccount } from '../calendars/accounts/connectedAccounts.ts';
+import { type ConnectionDeps, withConnection } from '../calendars/connections/connections.ts';
 import type { SyncOutcome } from '../calendars/copies.ts';
 import type { EventIdCodec } from '../calendars/eventIds.ts';
 import { exclusionReason } from '../calendars/reads/readEvents.ts';
@@ -23,7 +23,7 @@ import { LeaseLost, takeLease } from '../store/copyLeases.ts';
 import { despiteStorageOutage, storageFull } from '../store/storageFull.ts';
 import { type SyncSettings, syncHorizon } from './horizon.ts';
 
-export interface SyncDeps extends AccountDeps {
+export interface SyncDeps extends ConnectionDeps {
   /** This instance's name on the leases it takes. */
   owner: string;
   /** Seals the ids of the occurrences copied (the reads' codec). */
@@ -98,7 +98,7 @@ export async function syncCalendar(deps: SyncDeps, calendarId: string, leased = 
   let staged = false;
   let completed = false;
   try {
-    await withAccount(deps, account, async (access) => {
+    await withConnection(deps, account, async (access) => {
       const batches = sync.syncCalendar(access, calendar, {
         horizon,
         ...(state === undefined ? {} : { state }),

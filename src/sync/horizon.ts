@@ -1,5 +1,5 @@
 /** The span of time a calendar's copy holds, and the sync settings read from the config. */
-import type { Config } from '../config.ts';
+import type { Config } from '../config/config.ts';
 import type { TimeWindow } from '../domain/window.ts';
 
 export interface SyncSettings {

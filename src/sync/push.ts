@@ -7,7 +7,7 @@
  * the reason, never content) and that calendar is left alone for a while before the next try.
  */
 import { randomUUID } from 'node:crypto';
-import { type AccountDeps, withAccount } from '../calendars/accounts/connectedAccounts.ts';
+import { type ConnectionDeps, withConnection } from '../calendars/connections/connections.ts';
 import { exclusionReason } from '../calendars/reads/readEvents.ts';
 import type { ProviderKind } from '../domain/providerFacts.ts';
 import { isAppError } from '../errors.ts';
@@ -28,7 +28,7 @@ import {
   type StoredChannel,
 } from '../store/pushChannels.ts';
 
-export interface PushDeps extends AccountDeps {
+export interface PushDeps extends ConnectionDeps {
   /** The public https address: notifications go to `${address}/hooks/google` and `/hooks/microsoft`. */
   address: string;
   log?: (entry: PushLogEntry) => void;
@@ -78,7 +78,7 @@ export function createPushUpkeep(deps: PushDeps): PushUpkeep {
     const now = epochMs(deps.clock);
     // Graph's check may reach any instance behind the load balancer: each learns of it here.
     const handshake = await beginHandshake(deps.db, account.provider, now + handshakeMs);
-    const channel = await withAccount(deps, account, (access) =>
+    const channel = await withConnection(deps, account, (access) =>
       push.watch(access, calendar, {
         channelId: randomUUID(),
         address: `${deps.address}/hooks/${account.provider}`,
@@ -102,7 +102,7 @@ export function createPushUpkeep(deps: PushDeps): PushUpkeep {
     const account = await findAccount(deps.db, channel.accountId);
     const push = account && pushOf(account.provider);
     if (account !== undefined && push !== undefined) {
-      await withAccount(deps, account, (access) =>
+      await withConnection(deps, account, (access) =>
         push.stop(access, {
           channelId: channel.channelId,
           ...(channel.resourceId === undefined ? {} : { resourceId: channel.resourceId }),

@@ -12,7 +12,7 @@ import { DatabaseSync } from 'node:sqlite';
 import { after, describe, it } from 'node:test';
 import { loadSigningKeys } from '../../src/auth/signingKeys.ts';
 import { runCli } from '../../src/cli/run.ts';
-import { ConfigError } from '../../src/config.ts';
+import { ConfigError } from '../../src/config/config.ts';
 import { systemClock } from '../../src/lib/clock.ts';
 import { createSecretBox } from '../../src/lib/encryption.ts';
 import { loadOrCreateKeyFile } from '../../src/lib/secretKeyFile.ts';

@@ -5,38 +5,20 @@
  * add and remove guests, delete, an invitation the user only attends, and who may read the guests.
  */
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
-import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import { connectAccount } from '../../src/calendars/accounts/connectedAccounts.ts';
+import { before, describe, it } from 'node:test';
 import type { Event } from '../../src/domain/event.ts';
-import { systemClock } from '../../src/lib/clock.ts';
-import { defaultPolicy } from '../../src/policy/workspacePolicy.ts';
-import { createCaldavProvider } from '../../src/providers/caldav/adapter.ts';
-import { createGoogleProvider } from '../../src/providers/google/adapter.ts';
-import { createMicrosoftProvider } from '../../src/providers/microsoft/adapter.ts';
-import type { Credentials } from '../../src/providers/port.ts';
 import { ProviderHttp } from '../../src/providers/providerHttp.ts';
-import type { Providers } from '../../src/providers/registry.ts';
-import { savePolicy } from '../../src/store/workspaces.ts';
-import { FakeGoogle } from '../fakes/google.ts';
-import { FakeGraph } from '../fakes/graph.ts';
-import { startTestApp, type TestApp } from '../helpers/app.ts';
-import { FaultProxy } from '../helpers/faultProxy.ts';
+import type { TestApp } from '../helpers/app.ts';
 import { grantToken } from '../helpers/grantToken.ts';
 import { callToolRaw, toolError } from '../helpers/mcpSession.ts';
-import { radicaleMissing, startRadicale } from '../helpers/radicale.ts';
-import { fillRadicale, vcalendar } from '../helpers/radicaleCalendars.ts';
-import { seedUser, seedWorkspace } from '../helpers/seed.ts';
+import { radicaleMissing } from '../helpers/radicale.ts';
+import { type RoundTripWorld, roundTripSuite } from '../helpers/roundTrip.ts';
 import { seenOf } from '../helpers/seen.ts';
+import { berlin, boss, googleTeam, graphTeam, me, radicaleTeam } from '../helpers/teamCalendars.ts';
 
-const berlin = 'Europe/Berlin';
-const me = 'person@example.com';
-const boss = 'boss@example.org';
 const window = { start: '2026-03-23T00:00:00+01:00', end: '2026-04-20T00:00:00+02:00' };
 
-interface World {
-  providers: Providers;
-  credentials: Credentials;
+interface World extends RoundTripWorld {
   /** Whether the calendar itself delivers invitations, updates and cancellations. */
   delivers: boolean;
   /** Whether notifyAttendees false can be honoured for a change. */
@@ -45,10 +27,8 @@ interface World {
   takeNotices(): string[][];
   /** Write requests the provider received so far. */
   writes(): number;
-  close(): Promise<void>;
 }
 
-const isWrite = (method: string) => !['GET', 'PROPFIND', 'REPORT', 'OPTIONS'].includes(method);
 const http = () => new ProviderHttp({ sleep: async () => {} });
 
 /**
@@ -58,38 +38,8 @@ const http = () => new ProviderHttp({ sleep: async () => {} });
 const radicaleWorld = (login: string) => ({
   skip: radicaleMissing(),
   async open(): Promise<World> {
-    const radicale = await startRadicale({ users: { [login]: 'person-password' } });
-    await fillRadicale(radicale, [
-      {
-        slug: 'team',
-        displayName: 'Team',
-        timeZone: berlin,
-        contents: [
-          vcalendar([
-            'UID:review',
-            'DTSTART;TZID=Europe/Berlin:20260325T140000',
-            'DTEND;TZID=Europe/Berlin:20260325T150000',
-            'SUMMARY:Design review',
-            `ORGANIZER;CN=Boss:mailto:${boss}`,
-            `ATTENDEE;PARTSTAT=ACCEPTED:mailto:${boss}`,
-            `ATTENDEE;PARTSTAT=NEEDS-ACTION;RSVP=TRUE:mailto:${me}`,
-          ]),
-        ],
-      },
-    ]);
-    const proxy = await FaultProxy.start(radicale.url);
-    return {
-      providers: { caldav: createCaldavProvider({ http: http() }) },
-      credentials: { kind: 'caldav', serverUrl: proxy.url, username: login, password: 'person-password' },
-      delivers: false,
-      quietChanges: true,
-      takeNotices: () => [],
-      writes: () => proxy.requests.filter((r) => isWrite(r.method)).length,
-      close: async () => {
-        await proxy.close();
-        await radicale.stop();
-      },
-    };
+    const team = await radicaleTeam(http(), login);
+    return { ...team, delivers: false, quietChanges: true, takeNotices: () => [] };
   },
 });
 
@@ -98,88 +48,23 @@ const worlds: Record<string, { skip?: string; open(): Promise<World> }> = {
   'caldav-login-jdoe': radicaleWorld('jdoe'),
   google: {
     async open() {
-      const local = (dateTime: string) => ({ dateTime, timeZone: berlin });
-      const google = await FakeGoogle.start({
-        user: { email: me },
-        calendars: [
-          {
-            id: me,
-            summary: 'Team',
-            timeZone: berlin,
-            accessRole: 'owner',
-            primary: true,
-            events: [
-              {
-                id: 'review',
-                summary: 'Design review',
-                start: local('2026-03-25T14:00:00'),
-                end: local('2026-03-25T15:00:00'),
-                organizer: { email: boss, displayName: 'Boss' },
-                attendees: [
-                  { email: boss, organizer: true, responseStatus: 'accepted' },
-                  { email: me, self: true, responseStatus: 'needsAction' },
-                ],
-              },
-            ],
-          },
-        ],
-      });
-      const seen = 0;
+      const team = await googleTeam(http());
       return {
-        providers: {
-          google: createGoogleProvider({ http: http(), config: google.config(), clock: systemClock }),
-        },
-        credentials: { kind: 'google', ...google.oauth.issue() },
+        ...team,
         delivers: true,
         quietChanges: true,
-        takeNotices: () => google.calendars.notices.splice(seen).map((n) => [n.kind, n.to]),
-        writes: () => google.requests.filter((r) => isWrite(r.method)).length,
-        close: () => google.close(),
+        takeNotices: () => team.google.calendars.notices.splice(0).map((n) => [n.kind, n.to]),
       };
     },
   },
   microsoft: {
     async open() {
-      const graph = await FakeGraph.start({
-        users: [
-          {
-            email: me,
-            calendars: [
-              {
-                id: 'team',
-                name: 'Team',
-                isDefaultCalendar: true,
-                events: [
-                  {
-                    id: 'review',
-                    zone: berlin,
-                    originalStartTimeZone: 'W. Europe Standard Time',
-                    subject: 'Design review',
-                    start: '2026-03-25T14:00:00',
-                    end: '2026-03-25T15:00:00',
-                    isOrganizer: false,
-                    organizer: { emailAddress: { address: boss, name: 'Boss' } },
-                    responseStatus: { response: 'notResponded' },
-                    attendees: [
-                      { type: 'required', emailAddress: { address: me }, status: { response: 'none' } },
-                    ],
-                  },
-                ],
-              },
-            ],
-          },
-        ],
-      });
+      const team = await graphTeam(http());
       return {
-        providers: {
-          microsoft: createMicrosoftProvider({ http: http(), config: graph.config(), clock: systemClock }),
-        },
-        credentials: { kind: 'microsoft', ...graph.issueTokens(me) },
+        ...team,
         delivers: true,
         quietChanges: false,
-        takeNotices: () => graph.notices.splice(0).map((n) => [n.kind, n.to]),
-        writes: () => graph.requests.filter((r) => isWrite(r.method)).length,
-        close: () => graph.close(),
+        takeNotices: () => team.graph.notices.splice(0).map((n) => [n.kind, n.to]),
       };
     },
   },
@@ -187,28 +72,16 @@ const worlds: Record<string, { skip?: string; open(): Promise<World> }> = {
 
 for (const [name, world] of Object.entries(worlds)) {
   describe(`meetings with guests end to end: ${name}`, { skip: world.skip }, () => {
+    const suite = roundTripSuite(world.open, { email: me, name });
+    const { ok, failed } = suite;
     let w: World;
     let t: TestApp;
-    let client: Client;
     let team: string;
     let owner: { userId: string; workspaceId: string };
+    before(() => {
+      ({ w, t, team, person: owner } = suite.started());
+    });
 
-    const call = async (tool: string, args: Record<string, unknown>) =>
-      (await client.callTool({ name: tool, arguments: args })) as {
-        isError?: boolean;
-        structuredContent?: Record<string, unknown>;
-        content: Array<{ text: string }>;
-      };
-    const ok = async (tool: string, args: Record<string, unknown>) => {
-      const result = await call(tool, args);
-      assert.notEqual(result.isError, true, `${tool}: ${result.content[0]?.text}`);
-      return result.structuredContent!;
-    };
-    const failed = async (tool: string, args: Record<string, unknown>) => {
-      const result = await call(tool, args);
-      assert.equal(result.isError, true, `${tool} should fail: ${JSON.stringify(result.structuredContent)}`);
-      return (JSON.parse(result.content[0]!.text) as { error: Record<string, unknown> }).error;
-    };
     const find = async (title: string) =>
       ((await ok('list_events', { calendarIds: [team], ...window, limit: 250 })).termine as Event[]).filter(
         (e) => e.title === title,
@@ -221,38 +94,6 @@ for (const [name, world] of Object.entries(worlds)) {
     };
     /** Whether each of the addresses was told, by a calendar that delivers. */
     const told = (kind: string, ...emails: string[]) => (w.delivers ? emails.map((to) => [kind, to]) : []);
-
-    before(async () => {
-      w = await world.open();
-      t = await startTestApp({ listen: true, providers: w.providers });
-      const userId = await seedUser(t.ctx.db, me);
-      const workspaceId = await seedWorkspace(t.ctx.db, 'Team', [[userId, 'owner']]);
-      owner = { userId, workspaceId };
-      await savePolicy(
-        t.ctx.db,
-        workspaceId,
-        { ...defaultPolicy, allowedScopes: ['calendar:read', 'calendar:write', 'calendar:rsvp'] },
-        0,
-      );
-      const { calendars } = await connectAccount(t.ctx, owner, w.credentials, name);
-      team = calendars.find((c) => c.name === 'Team')!.id;
-      const { token } = await grantToken(t.ctx, {
-        ...owner,
-        calendars: [{ calendarId: team, detailLevel: 'full' }],
-        scopes: ['calendar:read', 'calendar:write', 'calendar:rsvp'],
-      });
-      client = new Client({ name: 'guests-e2e', version: '1' });
-      await client.connect(
-        new StreamableHTTPClientTransport(new URL(`${t.ctx.config.baseUrl}/mcp`), {
-          authProvider: { token: async () => token },
-        }),
-      );
-    });
-    after(async () => {
-      await client?.close();
-      await t?.close();
-      await w?.close();
-    });
 
     it('creates a meeting with guests: the answer names them and says whether they were invited', async () => {
       const created = await ok('create_event', {

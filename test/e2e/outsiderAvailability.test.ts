@@ -9,7 +9,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { connectAccount } from '../../src/calendars/accounts/connectedAccounts.ts';
+import { connectAccount } from '../../src/calendars/connections/connections.ts';
 import { createGoogleProvider } from '../../src/providers/google/adapter.ts';
 import { createMicrosoftProvider } from '../../src/providers/microsoft/adapter.ts';
 import { ProviderHttp } from '../../src/providers/providerHttp.ts';

@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import { connectAccount } from '../../src/calendars/accounts/connectedAccounts.ts';
+import { connectAccount } from '../../src/calendars/connections/connections.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { grantToken } from '../helpers/grantToken.ts';
 import { assertMatchesSchema, type ListedTool } from '../helpers/mcpSession.ts';

@@ -9,8 +9,8 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { accountRooms } from '../../src/calendars/accounts/accountRooms.ts';
-import { connectAccount } from '../../src/calendars/accounts/connectedAccounts.ts';
+import { accountRooms } from '../../src/calendars/connections/connectionRooms.ts';
+import { connectAccount } from '../../src/calendars/connections/connections.ts';
 import { addRoom, importRooms } from '../../src/people/rooms.ts';
 import { defaultPolicy, type Scope } from '../../src/policy/workspacePolicy.ts';
 import { createGoogleProvider } from '../../src/providers/google/adapter.ts';

@@ -9,7 +9,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import { connectAccount } from '../../src/calendars/accounts/connectedAccounts.ts';
+import { connectAccount } from '../../src/calendars/connections/connections.ts';
 import type { Event } from '../../src/domain/event.ts';
 import { systemClock } from '../../src/lib/clock.ts';
 import { defaultPolicy } from '../../src/policy/workspacePolicy.ts';

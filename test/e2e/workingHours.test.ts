@@ -7,7 +7,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { connectAccount } from '../../src/calendars/accounts/connectedAccounts.ts';
+import { connectAccount } from '../../src/calendars/connections/connections.ts';
 import { setWorkingHours } from '../../src/people/workingHours.ts';
 import { defaultPolicy } from '../../src/policy/workspacePolicy.ts';
 import { createMicrosoftProvider } from '../../src/providers/microsoft/adapter.ts';

@@ -13,7 +13,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { connectAccount } from '../../src/calendars/accounts/connectedAccounts.ts';
+import { connectAccount } from '../../src/calendars/connections/connections.ts';
 import { systemClock } from '../../src/lib/clock.ts';
 import { createSecretBox } from '../../src/lib/encryption.ts';
 import { defaultPolicy } from '../../src/policy/workspacePolicy.ts';

@@ -6,36 +6,28 @@
  * weekly, monthly and yearly series alike.
  */
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
-import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import { connectAccount } from '../../src/calendars/accounts/connectedAccounts.ts';
+import { before, describe, it } from 'node:test';
 import type { Event } from '../../src/domain/event.ts';
-import { systemClock } from '../../src/lib/clock.ts';
-import { defaultPolicy } from '../../src/policy/workspacePolicy.ts';
-import { createCaldavProvider } from '../../src/providers/caldav/adapter.ts';
-import { createGoogleProvider } from '../../src/providers/google/adapter.ts';
-import { createMicrosoftProvider } from '../../src/providers/microsoft/adapter.ts';
-import type { Credentials } from '../../src/providers/port.ts';
 import { ProviderHttp } from '../../src/providers/providerHttp.ts';
-import type { Providers } from '../../src/providers/registry.ts';
 import { eventWritesOf } from '../../src/store/eventWrites.ts';
-import { savePolicy } from '../../src/store/workspaces.ts';
-import { FakeGoogle } from '../fakes/google.ts';
-import { FakeGraph } from '../fakes/graph.ts';
-import { startTestApp, type TestApp } from '../helpers/app.ts';
+import type { TestApp } from '../helpers/app.ts';
 import { TestDeadline } from '../helpers/deadline.ts';
 import { assertValidEvent } from '../helpers/eventSchema.ts';
-import { FaultProxy } from '../helpers/faultProxy.ts';
 import { grantToken } from '../helpers/grantToken.ts';
 import { callToolRaw, structured, toolError } from '../helpers/mcpSession.ts';
-import { radicaleMissing, startRadicale } from '../helpers/radicale.ts';
-import { fillRadicale, vcalendar } from '../helpers/radicaleCalendars.ts';
-import { seedUser, seedWorkspace } from '../helpers/seed.ts';
+import { radicaleMissing } from '../helpers/radicale.ts';
+import { type RoundTripWorld, roundTripSuite } from '../helpers/roundTrip.ts';
 import { seenOf } from '../helpers/seen.ts';
+import {
+  berlin,
+  berlinTime,
+  berlinZone,
+  googleTeam,
+  graphTeam,
+  me,
+  radicaleTeam,
+} from '../helpers/teamCalendars.ts';
 
-const berlin = 'Europe/Berlin';
-const me = 'person@example.com';
-const boss = 'boss@example.org';
 const window = { start: '2026-03-23T00:00:00+01:00', end: '2026-04-20T00:00:00+02:00' };
 
 /**
@@ -46,15 +38,12 @@ type WriteFault =
   | { method: string; status: number; retryAfter?: string }
   | { method: string; held: 'before' | 'after' };
 
-interface World {
-  providers: Providers;
-  credentials: Credentials;
+interface World extends RoundTripWorld {
   inject(fault: WriteFault): void;
   /** Resolves once every delayed request has been handled (or dropped). */
   settled(): Promise<void>;
   /** Write requests the provider received so far. */
   writes(): number;
-  close(): Promise<void>;
 }
 
 /** Provider requests time out when a fault holds one, and only then. */
@@ -62,150 +51,60 @@ const deadline = new TestDeadline();
 const http = () => new ProviderHttp({ deadline: deadline.signal, sleep: async () => {} });
 const holding = (fault: WriteFault) =>
   'held' in fault ? { method: fault.method, phase: fault.held, ...deadline.held() } : fault;
-const isWrite = (method: string) => method !== 'GET' && method !== 'PROPFIND' && method !== 'REPORT';
 
 const worlds: Record<string, { skip?: string; open(): Promise<World> }> = {
   caldav: {
     skip: radicaleMissing(),
     async open() {
-      const radicale = await startRadicale({ users: { [me]: 'person-password' } });
-      await fillRadicale(radicale, [
-        {
-          slug: 'team',
-          displayName: 'Team',
-          timeZone: berlin,
-          contents: [
-            vcalendar(
-              [
-                'UID:standup',
-                'DTSTART;TZID=Europe/Berlin:20260323T090000',
-                'DTEND;TZID=Europe/Berlin:20260323T091500',
-                'RRULE:FREQ=WEEKLY;COUNT=4',
-                'SUMMARY:Standup',
-              ],
-              [
-                'UID:review',
-                'DTSTART;TZID=Europe/Berlin:20260325T140000',
-                'DTEND;TZID=Europe/Berlin:20260325T150000',
-                'SUMMARY:Design review',
-                `ORGANIZER:mailto:${boss}`,
-                `ATTENDEE;PARTSTAT=ACCEPTED:mailto:${boss}`,
-                `ATTENDEE;PARTSTAT=NEEDS-ACTION;RSVP=TRUE:mailto:${me}`,
-              ],
-            ),
-          ],
-        },
-      ]);
-      const proxy = await FaultProxy.start(radicale.url);
+      const standup = [
+        'UID:standup',
+        'DTSTART;TZID=Europe/Berlin:20260323T090000',
+        'DTEND;TZID=Europe/Berlin:20260323T091500',
+        'RRULE:FREQ=WEEKLY;COUNT=4',
+        'SUMMARY:Standup',
+      ];
+      const team = await radicaleTeam(http(), me, standup);
       return {
-        providers: { caldav: createCaldavProvider({ http: http() }) },
-        credentials: { kind: 'caldav', serverUrl: proxy.url, username: me, password: 'person-password' },
-        inject: (fault) => proxy.inject(holding(fault)),
-        settled: () => proxy.settled(),
-        writes: () => proxy.requests.filter((r) => isWrite(r.method)).length,
-        close: async () => {
-          await proxy.close();
-          await radicale.stop();
-        },
+        ...team,
+        inject: (fault) => team.proxy.inject(holding(fault)),
+        settled: () => team.proxy.settled(),
       };
     },
   },
   google: {
     async open() {
-      const local = (dateTime: string) => ({ dateTime, timeZone: berlin });
-      const google = await FakeGoogle.start({
-        user: { email: me },
-        calendars: [
-          {
-            id: me,
-            summary: 'Team',
-            timeZone: berlin,
-            accessRole: 'owner',
-            primary: true,
-            events: [
-              {
-                id: 'standup',
-                summary: 'Standup',
-                start: local('2026-03-23T09:00:00'),
-                end: local('2026-03-23T09:15:00'),
-                recurrence: ['RRULE:FREQ=WEEKLY;COUNT=4'],
-              },
-              {
-                id: 'review',
-                summary: 'Design review',
-                start: local('2026-03-25T14:00:00'),
-                end: local('2026-03-25T15:00:00'),
-                organizer: { email: boss },
-                attendees: [
-                  { email: boss, organizer: true, responseStatus: 'accepted' },
-                  { email: me, self: true, responseStatus: 'needsAction' },
-                ],
-              },
-            ],
-          },
-        ],
-      });
-      return {
-        providers: {
-          google: createGoogleProvider({ http: http(), config: google.config(), clock: systemClock }),
+      const team = await googleTeam(http(), [
+        {
+          id: 'standup',
+          summary: 'Standup',
+          start: berlinTime('2026-03-23T09:00:00'),
+          end: berlinTime('2026-03-23T09:15:00'),
+          recurrence: ['RRULE:FREQ=WEEKLY;COUNT=4'],
         },
-        credentials: { kind: 'google', ...google.oauth.issue() },
-        inject: (fault) => google.inject(holding(fault)),
-        settled: () => google.settled(),
-        writes: () => google.requests.filter((r) => isWrite(r.method)).length,
-        close: () => google.close(),
+      ]);
+      return {
+        ...team,
+        inject: (fault) => team.google.inject(holding(fault)),
+        settled: () => team.google.settled(),
       };
     },
   },
   microsoft: {
     async open() {
-      const zone = { zone: berlin, originalStartTimeZone: 'W. Europe Standard Time' };
-      const graph = await FakeGraph.start({
-        users: [
-          {
-            email: me,
-            calendars: [
-              {
-                id: 'team',
-                name: 'Team',
-                isDefaultCalendar: true,
-                events: [
-                  {
-                    id: 'standup',
-                    ...zone,
-                    subject: 'Standup',
-                    start: '2026-03-23T09:00:00',
-                    end: '2026-03-23T09:15:00',
-                    repeats: { count: 4 },
-                  },
-                  {
-                    id: 'review',
-                    ...zone,
-                    subject: 'Design review',
-                    start: '2026-03-25T14:00:00',
-                    end: '2026-03-25T15:00:00',
-                    isOrganizer: false,
-                    organizer: { emailAddress: { address: boss } },
-                    responseStatus: { response: 'notResponded' },
-                    attendees: [
-                      { type: 'required', emailAddress: { address: me }, status: { response: 'none' } },
-                    ],
-                  },
-                ],
-              },
-            ],
-          },
-        ],
-      });
-      return {
-        providers: {
-          microsoft: createMicrosoftProvider({ http: http(), config: graph.config(), clock: systemClock }),
+      const team = await graphTeam(http(), [
+        {
+          id: 'standup',
+          ...berlinZone,
+          subject: 'Standup',
+          start: '2026-03-23T09:00:00',
+          end: '2026-03-23T09:15:00',
+          repeats: { count: 4 },
         },
-        credentials: { kind: 'microsoft', ...graph.issueTokens(me) },
-        inject: (fault) => graph.failNext(1, holding(fault)),
-        settled: () => graph.settled(),
-        writes: () => graph.requests.filter((r) => isWrite(r.method)).length,
-        close: () => graph.close(),
+      ]);
+      return {
+        ...team,
+        inject: (fault) => team.graph.failNext(1, holding(fault)),
+        settled: () => team.graph.settled(),
       };
     },
   },
@@ -215,30 +114,16 @@ type Termine = Array<Event>;
 
 for (const [name, world] of Object.entries(worlds)) {
   describe(`writes end to end: ${name}`, { skip: world.skip }, () => {
+    const suite = roundTripSuite(world.open, { email: me, name, policy: { privateDetailsAllowed: true } });
+    const { call, ok, failed } = suite;
     let w: World;
     let t: TestApp;
-    let client: Client;
     let team: string;
     let person: { userId: string; workspaceId: string };
+    before(() => {
+      ({ w, t, team, person } = suite.started());
+    });
 
-    const call = async (tool: string, args: Record<string, unknown>) => {
-      const result = await client.callTool({ name: tool, arguments: args });
-      return result as {
-        isError?: boolean;
-        structuredContent?: Record<string, unknown>;
-        content: Array<{ text: string }>;
-      };
-    };
-    const ok = async (tool: string, args: Record<string, unknown>) => {
-      const result = await call(tool, args);
-      assert.notEqual(result.isError, true, `${tool}: ${result.content[0]?.text}`);
-      return result.structuredContent!;
-    };
-    const failed = async (tool: string, args: Record<string, unknown>) => {
-      const result = await call(tool, args);
-      assert.equal(result.isError, true, `${tool} should fail: ${JSON.stringify(result.structuredContent)}`);
-      return (JSON.parse(result.content[0]!.text) as { error: Record<string, unknown> }).error;
-    };
     const search = async (query: string) =>
       (await ok('search_events', { calendarIds: [team], query, ...window })).termine as Termine;
     const list = async () =>
@@ -250,43 +135,6 @@ for (const [name, world] of Object.entries(worlds)) {
       );
     const standups = async () =>
       (await list()).filter((e) => /standup|sync/i.test(e.title)).map((e) => [e.title, e.start, e.duration]);
-
-    before(async () => {
-      w = await world.open();
-      t = await startTestApp({ listen: true, providers: w.providers });
-      const userId = await seedUser(t.ctx.db, me);
-      const workspaceId = await seedWorkspace(t.ctx.db, 'Team', [[userId, 'owner']]);
-      await savePolicy(
-        t.ctx.db,
-        workspaceId,
-        {
-          ...defaultPolicy,
-          allowedScopes: ['calendar:read', 'calendar:write', 'calendar:rsvp'],
-          privateDetailsAllowed: true,
-        },
-        0,
-      );
-      const { calendars } = await connectAccount(t.ctx, { userId, workspaceId }, w.credentials, name);
-      team = calendars.find((c) => c.name === 'Team')!.id;
-      person = { userId, workspaceId };
-      const { token } = await grantToken(t.ctx, {
-        userId,
-        workspaceId,
-        calendars: [{ calendarId: team, detailLevel: 'full' }],
-        scopes: ['calendar:read', 'calendar:write', 'calendar:rsvp'],
-      });
-      client = new Client({ name: 'writes-e2e', version: '1' });
-      await client.connect(
-        new StreamableHTTPClientTransport(new URL(`${t.ctx.config.baseUrl}/mcp`), {
-          authProvider: { token: async () => token },
-        }),
-      );
-    });
-    after(async () => {
-      await client?.close();
-      await t?.close();
-      await w?.close();
-    });
 
     it('creates an event across the DST night, once per idempotency key, visible to search', async () => {
       const args = {

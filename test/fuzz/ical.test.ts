@@ -10,7 +10,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import fc from 'fast-check';
-import { connectAccount } from '../../src/calendars/accounts/connectedAccounts.ts';
+import { connectAccount } from '../../src/calendars/connections/connections.ts';
 import { expandIcs } from '../../src/domain/ical/expand.ts';
 import { errorCatalogue, isAppError } from '../../src/errors.ts';
 import { fixture, fixtureNames } from '../domain/icalFixtures.ts';

@@ -1,7 +1,7 @@
 /** An in-process application on a fresh in-memory database, with a controllable clock. */
 import { randomBytes } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
-import { type Config, loadConfig } from '../../src/config.ts';
+import { type Config, loadConfig } from '../../src/config/config.ts';
 import type { AppContext } from '../../src/context.ts';
 import { createLogger } from '../../src/http/logging.ts';
 import { createSecretBox } from '../../src/lib/encryption.ts';

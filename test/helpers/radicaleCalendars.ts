@@ -4,7 +4,7 @@
  * way a person connects one.
  */
 import { readFile } from 'node:fs/promises';
-import { connectAccount } from '../../src/calendars/accounts/connectedAccounts.ts';
+import { connectAccount } from '../../src/calendars/connections/connections.ts';
 import type { AppContext } from '../../src/context.ts';
 import { mkcalendar, putIcs, type RadicaleServer } from './radicale.ts';
 

@@ -4,7 +4,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { createEventIds } from '../../src/calendars/eventIds.ts';
-import { loadConfig } from '../../src/config.ts';
+import { loadConfig } from '../../src/config/config.ts';
 import type { AppContext } from '../../src/context.ts';
 import type { ProviderOccurrence } from '../../src/domain/providerFacts.ts';
 import { createSecretBox } from '../../src/lib/encryption.ts';

@@ -6,14 +6,14 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import Fastify, { type FastifyInstance } from 'fastify';
-import { registerHooks } from '../../src/http/hooks.ts';
+import { registerWebhooks } from '../../src/http/webhooks.ts';
 
 describe('/hooks/microsoft: the validation token', () => {
   let app: FastifyInstance;
   let watching = false;
   before(async () => {
     app = Fastify();
-    await registerHooks(app, {
+    await registerWebhooks(app, {
       notices: {
         google: async () => false,
         microsoft: async () => {},

@@ -5,7 +5,7 @@ import type { ProviderCalendar, ProviderOccurrence } from '../../src/domain/prov
 import type { TimeWindow } from '../../src/domain/window.ts';
 import { AppError } from '../../src/errors.ts';
 import { createGoogleProvider } from '../../src/providers/google/adapter.ts';
-import { seriesExceptionsOf } from '../../src/providers/google/mapping.ts';
+import { seriesExceptionsOf } from '../../src/providers/google/seriesExceptions.ts';
 import type { AccountAccess, CredentialsOf } from '../../src/providers/port.ts';
 import { ProviderHttp } from '../../src/providers/providerHttp.ts';
 import { type FakeCalendarSeed, FakeGoogle } from '../fakes/google.ts';

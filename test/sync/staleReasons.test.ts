@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
 import { after, before, describe, it } from 'node:test';
-import { connectAccount } from '../../src/calendars/accounts/connectedAccounts.ts';
+import { connectAccount } from '../../src/calendars/connections/connections.ts';
 import { exclusionMeanings } from '../../src/calendars/reads/readEvents.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { grantToken } from '../helpers/grantToken.ts';

@@ -11,7 +11,7 @@ import { AppError } from '../../errors.ts';
 import { providerDetailCap } from '../../policy/consent.ts';
 import { providerFor } from '../../providers/registry.ts';
 import type { CalendarRecord, ConnectedAccount } from '../../store/connectedAccounts.ts';
-import { type AccountDeps, withAccount } from '../accounts/connectedAccounts.ts';
+import { type ConnectionDeps, withConnection } from '../connections/connections.ts';
 
 export interface ReadOptions {
   window: TimeWindow;
@@ -41,7 +41,7 @@ export function needsTimeZone(
 }
 
 export async function readCalendarEvents(
-  deps: AccountDeps & { ids: EventIds },
+  deps: ConnectionDeps & { ids: EventIds },
   account: ConnectedAccount,
   calendar: CalendarRecord,
   options: ReadOptions,
@@ -57,7 +57,7 @@ export async function readCalendarEvents(
     );
   }
   const provider = providerFor(deps.providers, account.provider);
-  const { occurrences, skipped } = await withAccount(deps, account, (access) =>
+  const { occurrences, skipped } = await withConnection(deps, account, (access) =>
     provider.listEvents(access, calendar, options.window),
   );
   return {

@@ -17,7 +17,7 @@ import {
   copyBusy,
   copyRows,
 } from '../../store/calendarCopies.ts';
-import type { AccountDeps } from '../accounts/connectedAccounts.ts';
+import type { ConnectionDeps } from '../connections/connections.ts';
 import type { CopyForRead } from '../copies.ts';
 
 /** A copied row in the one order, read whole and made into its event only if the read returns it. */
@@ -72,7 +72,7 @@ function placeable(view: CalendarView, rows: readonly { floating: boolean }[]): 
 
 /** The copy's busy time in the window, times only: what availability and meeting times need of it. */
 export async function readCopyBusy(
-  deps: Pick<AccountDeps, 'db'>,
+  deps: Pick<ConnectionDeps, 'db'>,
   view: CalendarView,
   copy: CopyForRead,
   window: { start: Temporal.Instant; end: Temporal.Instant },
@@ -87,7 +87,7 @@ export async function readCopyBusy(
 }
 
 export async function readCopy(
-  deps: Pick<AccountDeps, 'db'>,
+  deps: Pick<ConnectionDeps, 'db'>,
   view: CalendarView,
   copy: CopyForRead,
   window: { start: Temporal.Instant; end: Temporal.Instant },
@@ -141,7 +141,7 @@ export async function readCopy(
  * among every calendar's places) and made into events, the loop free between slices.
  */
 export async function completeChosen(
-  deps: Pick<AccountDeps, 'db'>,
+  deps: Pick<ConnectionDeps, 'db'>,
   chosen: readonly (PlacedEvent | CopyCandidate)[],
   between: () => Promise<void>,
 ): Promise<PlacedEvent[]> {

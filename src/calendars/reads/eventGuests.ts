@@ -9,9 +9,9 @@ import { visibleGuests } from '../../domain/visibility.ts';
 import { AppError } from '../../errors.ts';
 import type { Principal } from '../../policy/principal.ts';
 import { providerFor } from '../../providers/registry.ts';
-import { withAccount } from '../accounts/connectedAccounts.ts';
 import type { CalendarDeps } from '../calendarDeps.ts';
-import { resolveEvent } from '../writes/eventRefs.ts';
+import { withConnection } from '../connections/connections.ts';
+import { resolveEvent } from '../eventRefs.ts';
 
 /** Most guests one answer lists; a larger meeting says how many more it has. */
 export const maxGuestsShown = 1000;
@@ -38,7 +38,7 @@ export async function readEventGuests(
   const { calendar, account, level } = ref.permitted;
   if (level !== 'full') throw notShown();
   const provider = providerFor(deps.providers, account.provider);
-  const occurrence = await withAccount(deps, account, (access) =>
+  const occurrence = await withConnection(deps, account, (access) =>
     provider.getEvent(access, calendar, ref.providerEventId, ref.occurrence?.recurrenceId),
   );
   if (occurrence === undefined) throw new AppError('not_found', 'This event no longer exists.');

@@ -11,8 +11,8 @@ import { AppError } from '../../errors.ts';
 import { narrowRights } from '../../policy/eventRights.ts';
 import type { Principal } from '../../policy/principal.ts';
 import { providerFor } from '../../providers/registry.ts';
-import { withAccount } from '../accounts/connectedAccounts.ts';
 import type { CalendarDeps } from '../calendarDeps.ts';
+import { withConnection } from '../connections/connections.ts';
 import type { OccurrenceRef } from '../eventIds.ts';
 import { permittedCalendars } from '../permittedCalendars.ts';
 import { calendarView } from './calendarEvents.ts';
@@ -49,7 +49,7 @@ export async function readOneEvent(
   if (ref === undefined) throw notFound();
   const provider = providerFor(deps.providers, account.provider);
   // One fresh read; without an occurrence a series answers with its first occurrence.
-  const occurrence = await withAccount(deps, account, (access) =>
+  const occurrence = await withConnection(deps, account, (access) =>
     provider.getEvent(access, calendar, ref.providerEventId, ref.recurrenceId),
   );
   if (occurrence === undefined) throw notFound();

@@ -12,8 +12,8 @@ import type { Principal } from '../../policy/principal.ts';
 import type { ToldBusy } from '../../providers/port.ts';
 import { providerFor } from '../../providers/registry.ts';
 import { accountsOf, findCalendars } from '../../store/connectedAccounts.ts';
-import { withAccount } from '../accounts/connectedAccounts.ts';
 import type { CalendarDeps } from '../calendarDeps.ts';
+import { withConnection } from '../connections/connections.ts';
 
 export type ProviderSource = 'google' | 'microsoft' | 'caldav';
 
@@ -53,7 +53,7 @@ export async function outsidersBusy(
       const told = new Map<string, ToldBusy>();
       for (const [key, answer] of kept) if (answer !== undefined) told.set(key, answer);
       if (missing.length === 0) return { source: account.provider, told };
-      const lookup = withAccount(deps, account, (access) => provider.freeBusy!(access, missing, window));
+      const lookup = withConnection(deps, account, (access) => provider.freeBusy!(access, missing, window));
       try {
         const fresh = await waitAtMost(lookup, deps.readDeadlineMs);
         if (fresh === undefined) return kept.size === 0 ? undefined : { source: account.provider, told };

@@ -32,10 +32,10 @@ import { newProviderUid } from '../../lib/ids.ts';
 import { narrowRights } from '../../policy/eventRights.ts';
 import type { Principal } from '../../policy/principal.ts';
 import { providerFor } from '../../providers/registry.ts';
-import { withAccount } from '../accounts/connectedAccounts.ts';
 import type { CalendarDeps } from '../calendarDeps.ts';
+import { withConnection } from '../connections/connections.ts';
+import { type EventRef, resolveEvent } from '../eventRefs.ts';
 import { audited, type WriteSubject } from './audited.ts';
-import { type EventRef, resolveEvent } from './eventRefs.ts';
 import {
   checkEditable,
   type FreshCalendar,
@@ -224,7 +224,7 @@ async function change<T extends { outcome: 'applied' }>(
     subject.calendarId = calendar.id;
     // On record with its calendar before the provider is asked: a crash after shows where.
     await intend();
-    return withAccount(deps, account, async (access) => {
+    return withConnection(deps, account, async (access) => {
       const provider = providerFor(deps.providers, account.provider);
       return work(await freshCalendar(provider, access, principal, ref.permitted), ref, subject);
     });

@@ -21,8 +21,8 @@ import { providerFor } from '../../providers/registry.ts';
 import { settleEarlierAttempts } from '../../store/eventWrites.ts';
 import { despiteStorageOutage } from '../../store/storageFull.ts';
 import { claimWriteKey, confirmWriteKey, findWriteKey, type WriteKey } from '../../store/writeKeys.ts';
-import { withAccount } from '../accounts/connectedAccounts.ts';
 import type { CalendarDeps } from '../calendarDeps.ts';
+import { withConnection } from '../connections/connections.ts';
 import { permittedCalendars } from '../permittedCalendars.ts';
 import { audited, type WriteSubject } from './audited.ts';
 import { type FreshCalendar, freshCalendar, refusal, requireScope } from './freshCalendar.ts';
@@ -121,7 +121,7 @@ export async function createEvent(
     const [permitted] = await permittedCalendars(deps.db, principal, [input.calendarId]);
     const { calendar, account } = permitted!;
     subject.calendarId = calendar.id;
-    return withAccount(deps, account, async (access) => {
+    return withConnection(deps, account, async (access) => {
       requireScope(principal, 'calendar:write');
       const provider = providerFor(deps.providers, account.provider);
       const fresh = await freshCalendar(provider, access, principal, permitted!);

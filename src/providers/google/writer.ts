@@ -16,7 +16,7 @@ import type { GoogleClient } from './client.ts';
 import { providerName } from './config.ts';
 import type { GoogleEventWrites } from './eventWrites.ts';
 import { googleAttendees, googleScheduling } from './guests.ts';
-import { seriesExceptionsOf } from './mapping.ts';
+import { seriesExceptionsOf } from './seriesExceptions.ts';
 import type { GoogleAccount } from './session.ts';
 import { googleChanges, googleFollowing, googleNewEvent } from './toWire.ts';
 import type { GoogleAttendee, GoogleEvent } from './wire.ts';

@@ -3,7 +3,7 @@
  * a member gets 403, a non-member 404 — the pages only render and route.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { accountRooms } from '../../calendars/accounts/accountRooms.ts';
+import { accountRooms } from '../../calendars/connections/connectionRooms.ts';
 import type { AppContext } from '../../context.ts';
 import { detailLevels } from '../../domain/detailLevels.ts';
 import { maxRoomCapacity } from '../../domain/rooms.ts';

@@ -3,7 +3,7 @@
  * accounts, what a policy change changed — and when. Entries written before they kept names and
  * the policy before the change say what they hold (an app's id, the policy as saved).
  */
-import { providerNames } from '../../calendars/accounts/credentialsInput.ts';
+import { providerNames } from '../../calendars/connections/credentialsInput.ts';
 import { type DetailLevel, isDetailLevel } from '../../domain/detailLevels.ts';
 import { isScope, type Scope, scopes } from '../../policy/workspacePolicy.ts';
 import type { AuditDetail, AuditEntry, AuditValue } from '../../store/audit.ts';

@@ -6,6 +6,11 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { GrantsDeps } from '../../auth/grants.ts';
 import {
+  type FlowDeps,
+  finishConnectFlow,
+  startConnectFlow,
+} from '../../calendars/connections/connectFlow.ts';
+import {
   calendarAddressOf,
   chooseCountingCalendars,
   connectAccount,
@@ -13,14 +18,13 @@ import {
   ownAccount,
   reconnectWithPassword,
   removeAccount,
-} from '../../calendars/accounts/connectedAccounts.ts';
-import { type FlowDeps, finishConnectFlow, startConnectFlow } from '../../calendars/accounts/connectFlow.ts';
+} from '../../calendars/connections/connections.ts';
 import {
   accountLabel,
   caldavCredentials,
   icsCredentials,
   providerNames,
-} from '../../calendars/accounts/credentialsInput.ts';
+} from '../../calendars/connections/credentialsInput.ts';
 import type { CalendarCopies, SyncOutcome } from '../../calendars/copies.ts';
 import type { AppContext } from '../../context.ts';
 import { AppError, invalidField } from '../../errors.ts';

@@ -9,18 +9,12 @@ import { randomToken, tokenHash } from '../../lib/secrets.ts';
 import type { Connectors, OAuthConnector, OAuthProviderKind } from '../../providers/connectors.ts';
 import { insertOAuthState, takeOAuthState } from '../../store/connectedAccounts.ts';
 import { roleOf } from '../../store/workspaces.ts';
-import {
-  type AccountDeps,
-  connectAccount,
-  type Owner,
-  ownAccount,
-  reconnectAccount,
-} from './connectedAccounts.ts';
+import { type ConnectionDeps, connectAccount, type Owner, ownAccount, reconnect } from './connections.ts';
 import { accountLabel, providerNames } from './credentialsInput.ts';
 
 export const oauthStateTtlMs = 10 * 60 * 1000;
 
-export type FlowDeps = AccountDeps & { connectors: Connectors };
+export type FlowDeps = ConnectionDeps & { connectors: Connectors };
 
 function connectorFor(deps: FlowDeps, kind: OAuthProviderKind): OAuthConnector {
   const connector = deps.connectors[kind];
@@ -79,7 +73,7 @@ export async function finishConnectFlow(
   const { tokens, email } = await connectorFor(deps, kind).exchange({ code, codeVerifier });
   const credentials = { kind, ...tokens };
   if (flow.accountId !== null) {
-    await reconnectAccount(deps, await ownAccount(deps, userId, flow.accountId), credentials);
+    await reconnect(deps, await ownAccount(deps, userId, flow.accountId), credentials);
     return 'reconnected';
   }
   await connectAccount(

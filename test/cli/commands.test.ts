@@ -5,8 +5,8 @@ import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
-import { runCli } from '../src/cli/run.ts';
-import { cliIn } from './helpers/cli.ts';
+import { runCli } from '../../src/cli/run.ts';
+import { cliIn } from '../helpers/cli.ts';
 
 const dataDir = mkdtempSync(join(tmpdir(), 'cas-cli-'));
 

@@ -8,7 +8,7 @@ import type { Room } from '../../domain/rooms.ts';
 import { isAppError } from '../../errors.ts';
 import { providerFor } from '../../providers/registry.ts';
 import { accountsOf } from '../../store/connectedAccounts.ts';
-import { type AccountDeps, type Owner, withAccount } from './connectedAccounts.ts';
+import { type ConnectionDeps, type Owner, withConnection } from './connections.ts';
 
 export interface ListedRooms {
   rooms: Array<Room & { source: string }>;
@@ -16,13 +16,13 @@ export interface ListedRooms {
   failed: number;
 }
 
-export async function accountRooms(deps: AccountDeps, owner: Owner): Promise<ListedRooms> {
+export async function accountRooms(deps: ConnectionDeps, owner: Owner): Promise<ListedRooms> {
   const listed: ListedRooms = { rooms: [], failed: 0 };
   for (const account of await accountsOf(deps.db, owner.userId, owner.workspaceId)) {
     const provider = providerFor(deps.providers, account.provider);
     if (provider.listRooms === undefined || account.status !== 'active') continue;
     try {
-      const rooms = await withAccount(deps, account, (access) => provider.listRooms!(access));
+      const rooms = await withConnection(deps, account, (access) => provider.listRooms!(access));
       listed.rooms.push(...rooms.map((room) => ({ ...room, source: account.provider })));
     } catch (error) {
       if (!isAppError(error)) throw error;

@@ -1,7 +1,7 @@
 /** Environment → typed configuration, validated once at start. Pure: reads only the given env. */
-import { type Environment, type LogLevel, type VariableName, variableReader } from './config/variables.ts';
+import { type Environment, type LogLevel, type VariableName, variableReader } from './variables.ts';
 
-export { type Environment, environments, type LogLevel, logLevels } from './config/variables.ts';
+export { type Environment, environments, type LogLevel, logLevels } from './variables.ts';
 
 export interface Config {
   environment: Environment;

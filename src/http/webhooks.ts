@@ -12,8 +12,8 @@ import { hasControlCharacters } from '../lib/text.ts';
 import type { PushUpkeep } from '../sync/push.ts';
 import type { GraphNotification, PushNotices } from '../sync/pushNotices.ts';
 
-/** What the hooks are given: the notices, and whether a channel is being asked for now. */
-export interface PushHooks {
+/** What the webhooks are given: the notices, and whether a channel is being asked for now. */
+export interface PushWebhooks {
   notices: PushNotices;
   upkeep: Pick<PushUpkeep, 'watching'>;
 }
@@ -54,7 +54,10 @@ function graphNotifications(body: unknown): GraphNotification[] | undefined {
 
 const empty = (reply: FastifyReply, status: number) => reply.code(status).send();
 
-export async function registerHooks(app: FastifyInstance, { notices, upkeep }: PushHooks): Promise<void> {
+export async function registerWebhooks(
+  app: FastifyInstance,
+  { notices, upkeep }: PushWebhooks,
+): Promise<void> {
   await app.register(async (hooks) => {
     hooks.removeAllContentTypeParsers();
     hooks.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit }, (_request, body, done) =>

@@ -4,12 +4,12 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { openDatabase, sqlitePathIn } from '../src/store/database.ts';
-import { startTestApp } from './helpers/app.ts';
-import { cliIn } from './helpers/cli.ts';
-import { freePort } from './helpers/freePort.ts';
-import { PageClient } from './helpers/pageClient.ts';
-import { linkIn, startSmtpServer, type TestSmtpServer } from './helpers/smtpServer.ts';
+import { openDatabase, sqlitePathIn } from '../../src/store/database.ts';
+import { startTestApp } from '../helpers/app.ts';
+import { cliIn } from '../helpers/cli.ts';
+import { freePort } from '../helpers/freePort.ts';
+import { PageClient } from '../helpers/pageClient.ts';
+import { linkIn, startSmtpServer, type TestSmtpServer } from '../helpers/smtpServer.ts';
 
 const dataDir = mkdtempSync(join(tmpdir(), 'cas-cli-mail-'));
 const base = 'http://localhost:3000';

@@ -1,7 +1,8 @@
 /**
- * Connected accounts: connecting (verified against the provider before anything is stored),
- * reading credentials for the adapters (sealed at rest), marking accounts that need the person
- * to reconnect, and removing them with everything cached about them.
+ * Calendar connections (a person's connected provider accounts): connecting (verified against the
+ * provider before anything is stored), reading credentials for the adapters (sealed at rest),
+ * marking connections that need the person to reconnect, and removing them with everything cached
+ * about them.
  */
 import type { Kysely } from 'kysely';
 import type { ProviderCalendar } from '../../domain/providerFacts.ts';
@@ -34,7 +35,7 @@ import { findUserById } from '../../store/users.ts';
 import { roleOf } from '../../store/workspaces.ts';
 import { withCalendarAddress } from './credentialsInput.ts';
 
-export interface AccountDeps {
+export interface ConnectionDeps {
   db: Kysely<Database>;
   clock: Clock;
   box: SecretBox;
@@ -52,7 +53,11 @@ const noSuchAccount = () => new AppError('not_found', 'No such connected account
  * Lists calendars with credentials not stored yet; adapters may refine them (a discovered home).
  * A CalDAV account without an address is given the default one of its owner.
  */
-async function verify(deps: AccountDeps, owner: { userId: string; accountKey: string }, input: Credentials) {
+async function verify(
+  deps: ConnectionDeps,
+  owner: { userId: string; accountKey: string },
+  input: Credentials,
+) {
   const user = input.kind === 'caldav' ? await findUserById(deps.db, owner.userId) : undefined;
   const credentials = user === undefined ? input : withCalendarAddress(input, user.email);
   const accountKey = owner.accountKey;
@@ -78,7 +83,7 @@ async function verify(deps: AccountDeps, owner: { userId: string; accountKey: st
  * account, its sealed credentials and its calendars stored, together. A failure stores nothing.
  */
 export async function connectAccount(
-  deps: AccountDeps,
+  deps: ConnectionDeps,
   owner: Owner,
   credentials: Credentials,
   label: string,
@@ -107,7 +112,7 @@ export async function connectAccount(
 
 /** The account of this person, or not_found (also for other people's accounts: no oracle). */
 export async function ownAccount(
-  deps: AccountDeps,
+  deps: ConnectionDeps,
   userId: string,
   accountId: string,
 ): Promise<ConnectedAccount> {
@@ -116,7 +121,7 @@ export async function ownAccount(
   return account;
 }
 
-async function storedCredentials(deps: AccountDeps, account: ConnectedAccount): Promise<Credentials> {
+async function storedCredentials(deps: ConnectionDeps, account: ConnectedAccount): Promise<Credentials> {
   const sealed = await sealedCredentialsOf(deps.db, account.id);
   if (sealed === undefined) throw noSuchAccount();
   return JSON.parse(deps.box.open(sealed, account.id)) as Credentials;
@@ -127,7 +132,7 @@ async function storedCredentials(deps: AccountDeps, account: ConnectedAccount): 
  * accounts, and for one connected before addresses were kept whose login is no e-mail address.
  */
 export async function calendarAddressOf(
-  deps: AccountDeps,
+  deps: ConnectionDeps,
   account: ConnectedAccount,
 ): Promise<CalendarAddress | undefined> {
   if (account.provider !== 'caldav') return undefined;
@@ -148,14 +153,20 @@ export async function calendarAddressOf(
  * Whether a Microsoft account was connected before calendars shared with the person were asked
  * for: it lists its own calendars only until the person reconnects it (said on the account page).
  */
-export async function missesSharedCalendars(deps: AccountDeps, account: ConnectedAccount): Promise<boolean> {
+export async function missesSharedCalendars(
+  deps: ConnectionDeps,
+  account: ConnectedAccount,
+): Promise<boolean> {
   if (account.provider !== 'microsoft') return false;
   const credentials = await storedCredentials(deps, account).catch(() => undefined);
   return credentials?.kind === 'microsoft' && !reachesSharedCalendars(credentials);
 }
 
 /** What an adapter needs to act for the account; refreshed credentials are sealed and stored. */
-export async function accountAccess(deps: AccountDeps, account: ConnectedAccount): Promise<AccountAccess> {
+export async function connectionAccess(
+  deps: ConnectionDeps,
+  account: ConnectedAccount,
+): Promise<AccountAccess> {
   if (account.status === 'reconnect_required') {
     throw new AppError('reconnect_required', 'This account must be reconnected by its owner.', {
       details: { accountId: account.id },
@@ -179,13 +190,13 @@ export async function accountAccess(deps: AccountDeps, account: ConnectedAccount
  * Runs a provider call for the account. A `reconnect_required` answer marks the account, so the
  * rejected credential is not tried again until the person reconnects.
  */
-export async function withAccount<T>(
-  deps: AccountDeps,
+export async function withConnection<T>(
+  deps: ConnectionDeps,
   account: ConnectedAccount,
   call: (access: AccountAccess) => Promise<T>,
 ): Promise<T> {
   try {
-    return await call(await accountAccess(deps, account));
+    return await call(await connectionAccess(deps, account));
   } catch (error) {
     if (isAppError(error) && error.code === 'reconnect_required' && account.status === 'active') {
       await setAccountStatus(deps.db, account.id, 'reconnect_required', error.message, epochMs(deps.clock));
@@ -195,8 +206,8 @@ export async function withAccount<T>(
 }
 
 /** Replaces the credentials of an account that needs reconnecting, after they are verified. */
-export async function reconnectAccount(
-  deps: AccountDeps,
+export async function reconnect(
+  deps: ConnectionDeps,
   account: ConnectedAccount,
   credentials: Credentials,
 ): Promise<CalendarRecord[]> {
@@ -216,14 +227,14 @@ export async function reconnectAccount(
 
 /** A CalDAV account whose password was rejected: the same server and user with a new password. */
 export async function reconnectWithPassword(
-  deps: AccountDeps,
+  deps: ConnectionDeps,
   account: ConnectedAccount,
   password: string,
 ): Promise<CalendarRecord[]> {
   const stored = await storedCredentials(deps, account);
   if (stored.kind !== 'caldav')
     throw new AppError('invalid_request', 'This account is not reconnected with a password.');
-  return reconnectAccount(deps, account, { ...stored, password });
+  return reconnect(deps, account, { ...stored, password });
 }
 
 /** Removes the account: its credentials, calendars and their copies go with it (none left in SQLite's log). */
@@ -232,7 +243,7 @@ export async function reconnectWithPassword(
  * colleagues (`counting`: calendar ids of the account); busy-only copies follow it at once.
  */
 export async function chooseCountingCalendars(
-  deps: AccountDeps,
+  deps: ConnectionDeps,
   userId: string,
   accountId: string,
   counting: readonly string[],
@@ -250,7 +261,7 @@ export async function chooseCountingCalendars(
  * looks them up again (`forgetGrants`, the authorization side's port).
  */
 export async function removeAccount(
-  deps: AccountDeps & { forgetGrants(grantIds: readonly string[]): Promise<void> },
+  deps: ConnectionDeps & { forgetGrants(grantIds: readonly string[]): Promise<void> },
   userId: string,
   accountId: string,
 ): Promise<void> {

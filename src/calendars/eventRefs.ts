@@ -3,11 +3,11 @@
  * grant's calendars are tried in turn. An id that opens for none of them — unknown, forged, or
  * from a calendar this grant does not reach — gets `calendar_not_permitted`, the same answer for all.
  */
-import { AppError, invalidField } from '../../errors.ts';
-import type { Principal } from '../../policy/principal.ts';
-import type { CalendarDeps } from '../calendarDeps.ts';
-import type { EventIdCodec } from '../eventIds.ts';
-import { type PermittedCalendar, permittedCalendars } from '../permittedCalendars.ts';
+import { AppError, invalidField } from '../errors.ts';
+import type { Principal } from '../policy/principal.ts';
+import type { CalendarDeps } from './calendarDeps.ts';
+import type { EventIdCodec } from './eventIds.ts';
+import { type PermittedCalendar, permittedCalendars } from './permittedCalendars.ts';
 
 export interface EventRef {
   permitted: PermittedCalendar;

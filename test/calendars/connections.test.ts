@@ -8,11 +8,11 @@ import { randomBytes } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import { after, before, describe, it } from 'node:test';
 import {
-  type AccountDeps,
+  type ConnectionDeps,
   calendarAddressOf,
   connectAccount,
   reconnectWithPassword,
-} from '../../src/calendars/accounts/connectedAccounts.ts';
+} from '../../src/calendars/connections/connections.ts';
 import { createEventIds } from '../../src/calendars/eventIds.ts';
 import { readCalendarEvents } from '../../src/calendars/reads/calendarEvents.ts';
 import { AppError } from '../../src/errors.ts';
@@ -75,7 +75,7 @@ describe('connected accounts', { skip: radicaleMissing() }, () => {
   let feeds: Server;
   let feedBase: string;
   let handle: DatabaseHandle;
-  let deps: AccountDeps & { ids: ReturnType<typeof createEventIds> };
+  let deps: ConnectionDeps & { ids: ReturnType<typeof createEventIds> };
   let owner: { userId: string; workspaceId: string };
   const window = {
     start: Temporal.Instant.from('2026-11-01T00:00:00Z'),

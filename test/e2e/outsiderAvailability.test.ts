@@ -9,33 +9,32 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { connectAccount } from '../../src/calendars/connections/connections.ts';
-import { createGoogleProvider } from '../../src/providers/google/adapter.ts';
-import { createMicrosoftProvider } from '../../src/providers/microsoft/adapter.ts';
-import { ProviderHttp } from '../../src/providers/providerHttp.ts';
 import { setAccountStatus } from '../../src/store/connectedAccounts.ts';
-import { FakeGoogle } from '../fakes/google.ts';
-import { FakeGraph } from '../fakes/graph.ts';
-import { startTestApp, type TestApp } from '../helpers/app.ts';
-import { TestClock } from '../helpers/clock.ts';
-import { grantToken } from '../helpers/grantToken.ts';
+import type { FakeGoogle } from '../fakes/google.ts';
+import type { FakeGraph } from '../fakes/graph.ts';
+import type { TestApp } from '../helpers/app.ts';
 import {
-  type MemoryCalendar,
-  memoryProvider,
-  occurrence,
-  seedMemoryAccount,
-} from '../helpers/memoryCalendars.ts';
-import { type RecordedClient, recordedClient } from '../helpers/recordedClient.ts';
-import { seedUser, seedWorkspace } from '../helpers/seed.ts';
+  adaptersOn,
+  connectGoogle,
+  connectGraph,
+  startAnaGoogle,
+  startAnaGraph,
+} from '../helpers/callerAccounts.ts';
+import { type MemoryCalendar, memoryProvider, seedMemoryAccount } from '../helpers/memoryCalendars.ts';
+import type { RecordedClient } from '../helpers/recordedClient.ts';
+import {
+  assertNoneLeft,
+  berlin,
+  hour,
+  monday,
+  mondayAt,
+  seedAcme,
+  startSchedulingApp,
+  sundayClock,
+  syncedClient,
+} from '../helpers/schedulingWorld.ts';
 
-const berlin = 'Europe/Berlin';
-/** Monday 2 March 2026 (UTC+1); the clock stands on the Sunday before. */
-const window = { start: '2026-03-02T00:00:00+01:00', end: '2026-03-03T00:00:00+01:00' };
 const secretWords = ['Merger', 'Globex', 'Salary', 'Gym', 'Lunch with Gus'];
-const hour = (start: string, end: string) => ({
-  start: `2026-03-02T${start}:00+01:00`,
-  end: `2026-03-02T${end}:00+01:00`,
-});
 
 type Args = Record<string, unknown>;
 
@@ -47,44 +46,20 @@ describe("outsiders' free/busy through the caller's accounts", () => {
   let calendarIds: string[];
   let accountIds: string[];
   const memberCalendars = new Map<string, MemoryCalendar>([
-    [
-      'ben',
-      {
-        name: 'Ben work',
-        timeZone: berlin,
-        occurrences: [
-          occurrence({ start: '2026-03-02T10:00:00', timeZone: berlin, title: 'Merger with Globex' }),
-        ],
-      },
-    ],
+    ['ben', { name: 'Ben work', timeZone: berlin, occurrences: [mondayAt('10:00', 'Merger with Globex')] }],
   ]);
 
   before(async () => {
-    const clock = new TestClock('2026-03-01T12:00:00Z');
-    google = await FakeGoogle.start({
-      calendars: [
-        {
-          id: 'ana@acme.example',
-          summary: 'Ana',
-          timeZone: berlin,
-          accessRole: 'owner',
-          primary: true,
-          events: [
-            {
-              id: 'standup',
-              summary: 'Lunch with Gus',
-              start: { dateTime: '2026-03-02T09:00:00+01:00' },
-              end: { dateTime: '2026-03-02T10:00:00+01:00' },
-            },
-          ],
-        },
-      ],
-    });
-    graph = await FakeGraph.start({
-      users: [
-        { email: 'ana@acme.example', calendars: [{ id: 'own', name: 'Calendar', isDefaultCalendar: true }] },
-      ],
-    });
+    const clock = sundayClock();
+    google = await startAnaGoogle([
+      {
+        id: 'standup',
+        summary: 'Lunch with Gus',
+        start: { dateTime: '2026-03-02T09:00:00+01:00' },
+        end: { dateTime: '2026-03-02T10:00:00+01:00' },
+      },
+    ]);
+    graph = await startAnaGraph();
     google.freeBusy.set('gus@partner.example', [
       { start: '2026-03-02T10:00:00Z', end: '2026-03-02T11:00:00Z' },
     ]);
@@ -97,45 +72,29 @@ describe("outsiders' free/busy through the caller's accounts", () => {
       },
       { status: 'free', start: '2026-03-02T15:00:00Z', end: '2026-03-02T16:00:00Z', subject: 'Gym' },
     ]);
-    const http = new ProviderHttp({ baseDelayMs: 1, sleep: async () => {} });
-    t = await startTestApp({
-      listen: true,
-      clock,
+    t = await startSchedulingApp(
+      { ...adaptersOn(clock, { google, graph }), caldav: memoryProvider('caldav', memberCalendars) },
       // The read deadline (twice this) bounds how long a provider is waited for.
-      env: { PROVIDER_TIMEOUT_MS: '1000' },
-      providers: {
-        google: createGoogleProvider({ http, config: google.config(), clock }),
-        microsoft: createMicrosoftProvider({ http, config: graph.config(), clock }),
-        caldav: memoryProvider('caldav', memberCalendars),
-      },
-    });
-    const ana = await seedUser(t.ctx.db, 'ana@acme.example');
-    const ben = await seedUser(t.ctx.db, 'ben@acme.example');
-    const workspaceId = await seedWorkspace(t.ctx.db, 'Acme', [
-      [ana, 'owner'],
-      [ben, 'member'],
-    ]);
-    const owner = { userId: ana, workspaceId };
-    const viaGoogle = await connectAccount(
-      t.ctx,
-      owner,
-      { kind: 'google', ...google.oauth.issue() },
-      'Google',
+      { clock, env: { PROVIDER_TIMEOUT_MS: '1000' } },
     );
-    const { scopes, ...tokens } = graph.issueTokens('ana@acme.example');
-    const viaGraph = await connectAccount(t.ctx, owner, { kind: 'microsoft', ...tokens, scopes }, 'Work');
-    await seedMemoryAccount(t.ctx, { userId: ben, workspaceId }, memoryProvider('caldav', memberCalendars));
+    const {
+      workspaceId,
+      userIds: [ana, ben],
+    } = await seedAcme(t.ctx.db, ['ana@acme.example', 'ben@acme.example']);
+    const owner = { userId: ana!, workspaceId };
+    const viaGoogle = await connectGoogle(t.ctx, owner, google, 'Google');
+    const viaGraph = await connectGraph(t.ctx, owner, graph);
+    await seedMemoryAccount(t.ctx, { userId: ben!, workspaceId }, memoryProvider('caldav', memberCalendars));
     calendarIds = [...viaGoogle.calendars, ...viaGraph.calendars].map((c) => c.id);
     accountIds = [viaGoogle.account.id, viaGraph.account.id];
-    const { token } = await grantToken(t.ctx, {
-      userId: ana,
-      workspaceId,
-      calendars: calendarIds.map((calendarId) => ({ calendarId, detailLevel: 'busy' as const })),
-      resource: 'mcp',
-    });
-    await t.sync.runDue();
-    await t.sync.idle();
-    mcp = await recordedClient(`${t.ctx.config.baseUrl}/mcp`, token, 'outsiders-test');
+    mcp = await syncedClient(
+      t,
+      {
+        ...owner,
+        calendars: calendarIds.map((calendarId) => ({ calendarId, detailLevel: 'busy' as const })),
+      },
+      'outsiders-test',
+    );
   });
 
   after(async () => {
@@ -155,14 +114,13 @@ describe("outsiders' free/busy through the caller's accounts", () => {
   ];
   const noTitles = (bytes: string) => {
     assert.ok(bytes.includes('zed@elsewhere.example'), 'the answer was recorded');
-    for (const word of secretWords)
-      assert.ok(!bytes.toLowerCase().includes(word.toLowerCase()), `"${word}" left the service`);
+    assertNoneLeft(bytes, secretWords);
   };
 
   it('merges the busy time each provider tells with the copies, saying where each came from', async () => {
     const { content, bytes } = await call('get_availability', {
       calendarIds,
-      ...window,
+      ...monday,
       timeZone: berlin,
       attendees,
     });
@@ -184,7 +142,7 @@ describe("outsiders' free/busy through the caller's accounts", () => {
   it('finds slots every known attendee can make, the one no provider can tell about unknown', async () => {
     const { content, bytes } = await call('find_meeting_times', {
       calendarIds,
-      ...window,
+      ...monday,
       timeZone: berlin,
       durationMinutes: 60,
       attendees,
@@ -209,7 +167,7 @@ describe("outsiders' free/busy through the caller's accounts", () => {
   it('asks the providers once for calls repeated within a minute, again after it', async () => {
     const asked = () =>
       google.counts.count({ kind: 'freeBusy' }) + (graph.requestCounts()['POST schedule'] ?? 0);
-    const ask = () => call('get_availability', { calendarIds, ...window, timeZone: berlin, attendees });
+    const ask = () => call('get_availability', { calendarIds, ...monday, timeZone: berlin, attendees });
     const first = await ask();
     const before = asked();
     const again = await ask();
@@ -226,7 +184,7 @@ describe("outsiders' free/busy through the caller's accounts", () => {
     google.inject({ status: 503, match: /freeBusy/ });
     const { content } = await call('get_availability', {
       calendarIds,
-      ...window,
+      ...monday,
       timeZone: berlin,
       attendees,
     });
@@ -245,7 +203,7 @@ describe("outsiders' free/busy through the caller's accounts", () => {
     const started = performance.now();
     const { content } = await call('get_availability', {
       calendarIds,
-      ...window,
+      ...monday,
       timeZone: berlin,
       attendees,
     });
@@ -262,7 +220,7 @@ describe("outsiders' free/busy through the caller's accounts", () => {
     for (const id of accountIds) await setAccountStatus(t.ctx.db, id, 'reconnect_required', 'Reconnect.', 0);
     const { content } = await call('get_availability', {
       calendarIds,
-      ...window,
+      ...monday,
       timeZone: berlin,
       attendees,
     });

@@ -1,0 +1,75 @@
+/**
+ * The Monday the scheduling tests meet on: 2 March 2026 in Berlin (UTC+1), the app's clock at
+ * noon on the Sunday before. Acme's people are seeded directly, the app listens with the
+ * providers the test gives, and the caller's MCP client holds a token for the calendars the test
+ * names once the copies have synced. Each test keeps its own calendars, events and outsiders.
+ */
+import assert from 'node:assert/strict';
+import type { Kysely } from 'kysely';
+import type { ProviderOccurrence } from '../../src/domain/providerFacts.ts';
+import type { Providers } from '../../src/providers/registry.ts';
+import type { Database } from '../../src/store/schema.ts';
+import { startTestApp, type TestApp } from './app.ts';
+import { TestClock } from './clock.ts';
+import { type GrantSpec, grantToken } from './grantToken.ts';
+import { occurrence } from './memoryCalendars.ts';
+import { type RecordedClient, recordedClient } from './recordedClient.ts';
+import { seedUser, seedWorkspace } from './seed.ts';
+
+export const berlin = 'Europe/Berlin';
+/** All of Monday 2 March 2026 in Berlin. */
+export const monday = { start: '2026-03-02T00:00:00+01:00', end: '2026-03-03T00:00:00+01:00' };
+
+/** From `start` to `end` (HH:MM) on the Monday, Berlin time, as the tools write it. */
+export const hour = (start: string, end: string) => ({
+  start: `2026-03-02T${start}:00+01:00`,
+  end: `2026-03-02T${end}:00+01:00`,
+});
+
+/** An event at `time` (HH:MM) on the Monday in Berlin, an hour long unless `more` says otherwise. */
+export const mondayAt = (time: string, title: string, more: Partial<ProviderOccurrence> = {}) =>
+  occurrence({ start: `2026-03-02T${time}:00`, timeZone: berlin, title, ...more });
+
+/** Noon UTC on Sunday 1 March 2026: a clock to share with the fakes before the app starts. */
+export const sundayClock = () => new TestClock('2026-03-01T12:00:00Z');
+
+/** The app listening on `clock` (the Sunday's by default) with these calendar providers. */
+export function startSchedulingApp(
+  providers: Providers,
+  options: { clock?: TestClock; env?: Record<string, string> } = {},
+): Promise<TestApp> {
+  return startTestApp({ listen: true, clock: options.clock ?? sundayClock(), env: options.env, providers });
+}
+
+/** Acme with the first address as its owner and the others as members; user ids in that order. */
+export async function seedAcme(
+  db: Kysely<Database>,
+  emails: string[],
+): Promise<{ workspaceId: string; userIds: string[] }> {
+  const userIds: string[] = [];
+  for (const email of emails) userIds.push(await seedUser(db, email));
+  const workspaceId = await seedWorkspace(
+    db,
+    'Acme',
+    userIds.map((id, i) => [id, i === 0 ? 'owner' : 'member']),
+  );
+  return { workspaceId, userIds };
+}
+
+/** The caller's MCP client on a token for `grant` (to /mcp), after a round of syncing the copies. */
+export async function syncedClient(
+  t: TestApp,
+  grant: Omit<GrantSpec, 'resource'>,
+  name: string,
+): Promise<RecordedClient> {
+  const { token } = await grantToken(t.ctx, { ...grant, resource: 'mcp' });
+  await t.sync.runDue();
+  await t.sync.idle();
+  return recordedClient(`${t.ctx.config.baseUrl}/mcp`, token, name);
+}
+
+/** None of `words`, in any case, is in `bytes`: what came over the wire. */
+export function assertNoneLeft(bytes: string, words: readonly string[]): void {
+  for (const word of words)
+    assert.ok(!bytes.toLowerCase().includes(word.toLowerCase()), `"${word}" left the service`);
+}

@@ -8,15 +8,14 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { type CallToolResult, Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import type { CallToolResult, Client } from '@modelcontextprotocol/client';
 import type { McpUiResourceCsp } from '@modelcontextprotocol/ext-apps';
 import type { Browser } from 'playwright-core';
 import { defaultPolicy } from '../../src/policy/workspacePolicy.ts';
 import { savePolicy } from '../../src/store/workspaces.ts';
-import { startTestApp, type TestApp } from '../helpers/app.ts';
+import type { TestApp } from '../helpers/app.ts';
 import { type ShownView, showView, type ViewShown } from '../helpers/appHost.ts';
 import { chromiumMissing, launchChromium } from '../helpers/browser.ts';
-import { TestClock } from '../helpers/clock.ts';
 import { grantToken } from '../helpers/grantToken.ts';
 import {
   type MemoryCalendar,
@@ -24,10 +23,10 @@ import {
   occurrence,
   seedMemoryAccount,
 } from '../helpers/memoryCalendars.ts';
-import { seedUser, seedWorkspace } from '../helpers/seed.ts';
+import { connectedClient } from '../helpers/recordedClient.ts';
+import { berlin, mondayAt, seedAcme, startSchedulingApp } from '../helpers/schedulingWorld.ts';
 
 const skip = chromiumMissing();
-const berlin = 'Europe/Berlin';
 /** Monday to Wednesday, 2 to 4 March 2026; the clock stands on the Sunday before. */
 const window = { start: '2026-03-02T00:00:00+01:00', end: '2026-03-05T00:00:00+01:00', timeZone: berlin };
 
@@ -38,14 +37,8 @@ const calendars = new Map<string, MemoryCalendar>([
       name: 'Work',
       timeZone: berlin,
       occurrences: [
-        occurrence({ start: '2026-03-02T09:00:00', timeZone: berlin, title: 'Standup' }),
-        occurrence({
-          start: '2026-03-02T10:30:00',
-          timeZone: berlin,
-          duration: 'PT90M',
-          title: 'Planning',
-          locations: [{ name: 'Room 4' }],
-        }),
+        mondayAt('09:00', 'Standup'),
+        mondayAt('10:30', 'Planning', { duration: 'PT90M', locations: [{ name: 'Room 4' }] }),
         occurrence({ start: '2026-03-03T13:00:00', timeZone: berlin, status: 'tentative', title: 'Review' }),
       ],
     },
@@ -55,15 +48,7 @@ const calendars = new Map<string, MemoryCalendar>([
     {
       name: 'Private',
       timeZone: berlin,
-      occurrences: [
-        occurrence({
-          start: '2026-03-02T14:00:00',
-          timeZone: berlin,
-          duration: 'PT90M',
-          title: 'Secret interview',
-          description: 'salary',
-        }),
-      ],
+      occurrences: [mondayAt('14:00', 'Secret interview', { duration: 'PT90M', description: 'salary' })],
     },
   ],
 ]);
@@ -78,13 +63,11 @@ describe('MCP Apps views in Chromium', { skip }, () => {
 
   before(async () => {
     const provider = memoryProvider('google', calendars);
-    t = await startTestApp({
-      listen: true,
-      providers: { google: provider },
-      clock: new TestClock('2026-03-01T12:00:00Z'),
-    });
-    const userId = await seedUser(t.ctx.db, 'ana@example.org');
-    const workspaceId = await seedWorkspace(t.ctx.db, 'Acme', [[userId, 'owner']]);
+    t = await startSchedulingApp({ google: provider });
+    const {
+      workspaceId,
+      userIds: [userId],
+    } = await seedAcme(t.ctx.db, ['ana@example.org']);
     await savePolicy(
       t.ctx.db,
       workspaceId,
@@ -102,12 +85,7 @@ describe('MCP Apps views in Chromium', { skip }, () => {
       scopes: ['calendar:read', 'calendar:write'],
       resource: 'mcp',
     });
-    client = new Client({ name: 'apps-host-test', version: '1.0.0' });
-    await client.connect(
-      new StreamableHTTPClientTransport(new URL(`${t.ctx.config.baseUrl}/mcp`), {
-        requestInit: { headers: { authorization: `Bearer ${token}` } },
-      }),
-    );
+    client = await connectedClient(`${t.ctx.config.baseUrl}/mcp`, token, 'apps-host-test');
     browser = await launchChromium();
   });
   after(async () => {

@@ -6,21 +6,15 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import type { Client } from '@modelcontextprotocol/client';
 import { AppError, type ErrorCode } from '../../src/errors.ts';
-import { startTestApp, type TestApp } from '../helpers/app.ts';
-import { TestClock } from '../helpers/clock.ts';
+import type { TestApp } from '../helpers/app.ts';
 import { grantToken } from '../helpers/grantToken.ts';
 import { assertMatchesSchema, type ListedTool, structured, type ToolResult } from '../helpers/mcpSession.ts';
-import {
-  type MemoryCalendar,
-  memoryProvider,
-  occurrence,
-  seedMemoryAccount,
-} from '../helpers/memoryCalendars.ts';
-import { seedUser, seedWorkspace } from '../helpers/seed.ts';
+import { type MemoryCalendar, memoryProvider, seedMemoryAccount } from '../helpers/memoryCalendars.ts';
+import { connectedClient } from '../helpers/recordedClient.ts';
+import { berlin, mondayAt, seedAcme, startSchedulingApp } from '../helpers/schedulingWorld.ts';
 
-const berlin = 'Europe/Berlin';
 /** Monday and Tuesday, 2 and 3 March 2026; the clock stands on the Sunday before. */
 const window = { start: '2026-03-02T00:00:00+01:00', end: '2026-03-04T00:00:00+01:00' };
 const secretWords = ['Secret', 'interview', 'Acme', 'Room', 'salary'];
@@ -32,21 +26,10 @@ const calendars = new Map<string, MemoryCalendar>([
       name: 'Work',
       timeZone: berlin,
       occurrences: [
-        occurrence({ start: '2026-03-02T09:00:00', timeZone: berlin, title: 'Standup' }),
-        occurrence({
-          start: '2026-03-02T10:30:00',
-          timeZone: berlin,
-          duration: 'PT30M',
-          status: 'tentative',
-          title: 'Maybe',
-        }),
-        occurrence({
-          start: '2026-03-02T12:00:00',
-          timeZone: berlin,
-          freeBusyStatus: 'free',
-          title: 'Focus',
-        }),
-        occurrence({ start: '2026-03-02T13:00:00', timeZone: berlin, status: 'cancelled', title: 'Gone' }),
+        mondayAt('09:00', 'Standup'),
+        mondayAt('10:30', 'Maybe', { duration: 'PT30M', status: 'tentative' }),
+        mondayAt('12:00', 'Focus', { freeBusyStatus: 'free' }),
+        mondayAt('13:00', 'Gone', { status: 'cancelled' }),
       ],
     },
   ],
@@ -56,11 +39,8 @@ const calendars = new Map<string, MemoryCalendar>([
       name: 'Private',
       timeZone: berlin,
       occurrences: [
-        occurrence({
-          start: '2026-03-02T14:00:00',
-          timeZone: berlin,
+        mondayAt('14:00', 'Secret interview at Acme', {
           duration: 'PT90M',
-          title: 'Secret interview at Acme',
           description: 'Talk about the salary',
           locations: [{ name: 'Room 7' }],
         }),
@@ -92,13 +72,11 @@ describe('find_meeting_times', () => {
 
   before(async () => {
     const provider = memoryProvider('google', calendars);
-    t = await startTestApp({
-      listen: true,
-      providers: { google: provider },
-      clock: new TestClock('2026-03-01T12:00:00Z'),
-    });
-    const userId = await seedUser(t.ctx.db, 'ana@example.org');
-    const workspaceId = await seedWorkspace(t.ctx.db, 'Acme', [[userId, 'owner']]);
+    t = await startSchedulingApp({ google: provider });
+    const {
+      workspaceId,
+      userIds: [userId],
+    } = await seedAcme(t.ctx.db, ['ana@example.org']);
     [work, secret, broken, unshared] = (await seedMemoryAccount(
       t.ctx,
       { userId, workspaceId },
@@ -114,12 +92,7 @@ describe('find_meeting_times', () => {
       ],
       resource: 'mcp',
     });
-    client = new Client({ name: 'meeting-times-test', version: '1.0.0' });
-    await client.connect(
-      new StreamableHTTPClientTransport(new URL(`${t.ctx.config.baseUrl}/mcp`), {
-        requestInit: { headers: { authorization: `Bearer ${token}` } },
-      }),
-    );
+    client = await connectedClient(`${t.ctx.config.baseUrl}/mcp`, token, 'meeting-times-test');
     tool = (await client.listTools()).tools.find((x) => x.name === 'find_meeting_times') as ListedTool;
   });
 

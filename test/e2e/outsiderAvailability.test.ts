@@ -13,26 +13,10 @@ import { setAccountStatus } from '../../src/store/connectedAccounts.ts';
 import type { FakeGoogle } from '../fakes/google.ts';
 import type { FakeGraph } from '../fakes/graph.ts';
 import type { TestApp } from '../helpers/app.ts';
-import {
-  adaptersOn,
-  connectGoogle,
-  connectGraph,
-  startAnaGoogle,
-  startAnaGraph,
-} from '../helpers/callerAccounts.ts';
-import { type MemoryCalendar, memoryProvider, seedMemoryAccount } from '../helpers/memoryCalendars.ts';
+import { startAnaGoogle, startAnaGraph, startCallerWorld } from '../helpers/callerAccounts.ts';
+import type { MemoryCalendar } from '../helpers/memoryCalendars.ts';
 import type { RecordedClient } from '../helpers/recordedClient.ts';
-import {
-  assertNoneLeft,
-  berlin,
-  hour,
-  monday,
-  mondayAt,
-  seedAcme,
-  startSchedulingApp,
-  sundayClock,
-  syncedClient,
-} from '../helpers/schedulingWorld.ts';
+import { assertNoneLeft, berlin, hour, monday, mondayAt, syncedClient } from '../helpers/schedulingWorld.ts';
 
 const secretWords = ['Merger', 'Globex', 'Salary', 'Gym', 'Lunch with Gus'];
 
@@ -50,7 +34,6 @@ describe("outsiders' free/busy through the caller's accounts", () => {
   ]);
 
   before(async () => {
-    const clock = sundayClock();
     google = await startAnaGoogle([
       {
         id: 'standup',
@@ -72,25 +55,24 @@ describe("outsiders' free/busy through the caller's accounts", () => {
       },
       { status: 'free', start: '2026-03-02T15:00:00Z', end: '2026-03-02T16:00:00Z', subject: 'Gym' },
     ]);
-    t = await startSchedulingApp(
-      { ...adaptersOn(clock, { google, graph }), caldav: memoryProvider('caldav', memberCalendars) },
+    const world = await startCallerWorld({
+      google,
+      graph,
+      members: ['ben@acme.example'],
+      memberCalendars,
       // The read deadline (twice this) bounds how long a provider is waited for.
-      { clock, env: { PROVIDER_TIMEOUT_MS: '1000' } },
-    );
-    const {
-      workspaceId,
-      userIds: [ana, ben],
-    } = await seedAcme(t.ctx.db, ['ana@acme.example', 'ben@acme.example']);
-    const owner = { userId: ana!, workspaceId };
-    const viaGoogle = await connectGoogle(t.ctx, owner, google, 'Google');
-    const viaGraph = await connectGraph(t.ctx, owner, graph);
-    await seedMemoryAccount(t.ctx, { userId: ben!, workspaceId }, memoryProvider('caldav', memberCalendars));
+      env: { PROVIDER_TIMEOUT_MS: '1000' },
+    });
+    t = world.t;
+    const viaGoogle = world.viaGoogle!;
+    const viaGraph = world.viaGraph!;
     calendarIds = [...viaGoogle.calendars, ...viaGraph.calendars].map((c) => c.id);
     accountIds = [viaGoogle.account.id, viaGraph.account.id];
     mcp = await syncedClient(
       t,
       {
-        ...owner,
+        userId: world.ana,
+        workspaceId: world.workspaceId,
         calendars: calendarIds.map((calendarId) => ({ calendarId, detailLevel: 'busy' as const })),
       },
       'outsiders-test',

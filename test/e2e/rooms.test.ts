@@ -18,27 +18,11 @@ import { savePolicy } from '../../src/store/workspaces.ts';
 import type { FakeGoogle } from '../fakes/google.ts';
 import type { FakeGraph } from '../fakes/graph.ts';
 import type { TestApp } from '../helpers/app.ts';
-import {
-  adaptersOn,
-  connectGoogle,
-  connectGraph,
-  startAnaGoogle,
-  startAnaGraph,
-} from '../helpers/callerAccounts.ts';
+import { startAnaGoogle, startAnaGraph, startCallerWorld } from '../helpers/callerAccounts.ts';
 import type { ToolResult } from '../helpers/mcpSession.ts';
-import { type MemoryCalendar, memoryProvider, seedMemoryAccount } from '../helpers/memoryCalendars.ts';
+import type { MemoryCalendar } from '../helpers/memoryCalendars.ts';
 import type { RecordedClient } from '../helpers/recordedClient.ts';
-import {
-  assertNoneLeft,
-  berlin,
-  hour,
-  monday,
-  mondayAt,
-  seedAcme,
-  startSchedulingApp,
-  sundayClock,
-  syncedClient,
-} from '../helpers/schedulingWorld.ts';
+import { assertNoneLeft, berlin, hour, monday, mondayAt, syncedClient } from '../helpers/schedulingWorld.ts';
 import { seedUser, seedWorkspace } from '../helpers/seed.ts';
 
 const secretWords = ['Merger', 'Globex', 'Salary', 'Gym', 'Lunch with Gus', 'Board'];
@@ -71,7 +55,6 @@ describe('rooms: listed, found free with the attendees, booked', () => {
   ]);
 
   before(async () => {
-    const clock = sundayClock();
     google = await startAnaGoogle(
       [
         {
@@ -99,23 +82,22 @@ describe('rooms: listed, found free with the attendees, booked', () => {
     google.freeBusy.set(atlas, [utcHour(14, 15), utcHour(16, 17)]);
     graph.schedules.set('mia@contoso.example', [{ status: 'busy', ...utcHour(13, 14), subject: 'Gym' }]);
     graph.schedules.set(orion, [{ status: 'busy', ...utcHour(14, 16), subject: 'Board meeting' }]);
-    t = await startSchedulingApp(
-      { ...adaptersOn(clock, { google, graph }), caldav: memoryProvider('caldav', memberCalendars) },
-      { clock, env: { PROVIDER_TIMEOUT_MS: '1000' } },
-    );
-    const world = await seedAcme(t.ctx.db, ['ana@acme.example', ...members]);
-    const [ana, ben, cleo] = world.userIds as [string, string, string];
+    const world = await startCallerWorld({
+      google,
+      graph,
+      members,
+      memberCalendars,
+      // An administrator consented to Place.Read.All for Ana's Microsoft account.
+      graphScopes: [...microsoftScopes, 'Place.Read.All'],
+      env: { PROVIDER_TIMEOUT_MS: '1000' },
+    });
+    t = world.t;
     workspaceId = world.workspaceId;
-    anaId = ana;
+    anaId = world.ana;
+    const viaGoogle = world.viaGoogle!;
+    const viaGraph = world.viaGraph!;
     const allowed: Scope[] = ['calendar:read', 'calendar:write', 'calendar:rooms'];
     await savePolicy(t.ctx.db, workspaceId, { ...defaultPolicy, allowedScopes: allowed }, 0);
-    const owner = { userId: ana, workspaceId };
-    const viaGoogle = await connectGoogle(t.ctx, owner, google, 'G');
-    // An administrator consented to Place.Read.All for this account.
-    const viaGraph = await connectGraph(t.ctx, owner, graph, [...microsoftScopes, 'Place.Read.All']);
-    const caldav = memoryProvider('caldav', memberCalendars);
-    await seedMemoryAccount(t.ctx, { userId: ben, workspaceId }, caldav, ['ben']);
-    await seedMemoryAccount(t.ctx, { userId: cleo, workspaceId }, caldav, ['cleo']);
     googleCalendar = viaGoogle.calendars.find((c) => c.providerCalendarId === 'ana@acme.example')!.id;
     graphCalendar = viaGraph.calendars[0]!.id;
     calendarIds = [googleCalendar, graphCalendar];
@@ -134,7 +116,8 @@ describe('rooms: listed, found free with the attendees, booked', () => {
       syncedClient(
         t,
         {
-          ...owner,
+          userId: anaId,
+          workspaceId,
           calendars: calendarIds.map((calendarId) => ({ calendarId, detailLevel: 'full' as const })),
           scopes: granted,
         },

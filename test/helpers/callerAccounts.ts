@@ -1,24 +1,22 @@
 /**
  * The caller's own Google and Microsoft accounts in the scheduling tests: Ana of Acme with her
  * primary calendar on the Google fake and her default one on the Graph fake, both reached through
- * the real adapters and connected as consent connects them. What each fake tells of other people
- * (freeBusy, getSchedule, rooms) each test sets itself.
+ * the real adapters and connected as consent connects them, beside Acme's members whose
+ * calendars live in memory. What each fake tells of other people (freeBusy, getSchedule, rooms)
+ * each test sets itself.
  */
-import {
-  type ConnectionDeps,
-  connectAccount,
-  type Owner,
-} from '../../src/calendars/connections/connections.ts';
+import { connectAccount } from '../../src/calendars/connections/connections.ts';
 import { createGoogleProvider } from '../../src/providers/google/adapter.ts';
 import type { GoogleEvent } from '../../src/providers/google/wire.ts';
 import { createMicrosoftProvider } from '../../src/providers/microsoft/adapter.ts';
 import { ProviderHttp } from '../../src/providers/providerHttp.ts';
 import { type FakeCalendarSeed, FakeGoogle } from '../fakes/google.ts';
 import { FakeGraph } from '../fakes/graph.ts';
-import type { TestClock } from './clock.ts';
-import { berlin } from './schedulingWorld.ts';
+import type { TestApp } from './app.ts';
+import { type MemoryCalendar, memoryProvider, seedMemoryAccount } from './memoryCalendars.ts';
+import { berlin, seedAcme, startSchedulingApp, sundayClock } from './schedulingWorld.ts';
 
-export const anaEmail = 'ana@acme.example';
+const anaEmail = 'ana@acme.example';
 
 /** Google with Ana's primary calendar holding `events`, and `others` she can see besides. */
 export const startAnaGoogle = (events: GoogleEvent[], others: FakeCalendarSeed[] = []) =>
@@ -35,21 +33,66 @@ export const startAnaGraph = () =>
     users: [{ email: anaEmail, calendars: [{ id: 'own', name: 'Calendar', isDefaultCalendar: true }] }],
   });
 
-/** The real adapters on the fakes, on the app's clock, retrying without waiting. */
-export function adaptersOn(clock: TestClock, fakes: { google?: FakeGoogle; graph?: FakeGraph }) {
-  const http = new ProviderHttp({ baseDelayMs: 1, sleep: async () => {} });
-  return {
-    ...(fakes.google && { google: createGoogleProvider({ http, config: fakes.google.config(), clock }) }),
-    ...(fakes.graph && { microsoft: createMicrosoftProvider({ http, config: fakes.graph.config(), clock }) }),
-  };
+export interface CallerWorldOptions {
+  google?: FakeGoogle;
+  graph?: FakeGraph;
+  /** Acme's members besides Ana; each one's calendar is the one named before the @ in `memberCalendars`. */
+  members: string[];
+  memberCalendars: Map<string, MemoryCalendar>;
+  /** What Ana's Microsoft account was granted, when an administrator consented to more. */
+  graphScopes?: string[];
+  env?: Record<string, string>;
 }
 
-/** Ana's Google account, connected under `label`. */
-export const connectGoogle = (deps: ConnectionDeps, owner: Owner, google: FakeGoogle, label: string) =>
-  connectAccount(deps, owner, { kind: 'google', ...google.oauth.issue() }, label);
+type Connected = Awaited<ReturnType<typeof connectAccount>>;
 
-/** Ana's Microsoft account, connected as "Work"; `scopes` when an administrator consented to more. */
-export function connectGraph(deps: ConnectionDeps, owner: Owner, graph: FakeGraph, scopes?: string[]) {
-  const { scopes: granted, ...tokens } = graph.issueTokens(anaEmail, scopes);
-  return connectAccount(deps, owner, { kind: 'microsoft', ...tokens, scopes: granted }, 'Work');
+export interface CallerWorld {
+  t: TestApp;
+  workspaceId: string;
+  ana: string;
+  /** The members' user ids, in the order given. */
+  members: string[];
+  /** Ana's accounts, connected on the fakes given. */
+  viaGoogle?: Connected;
+  viaGraph?: Connected;
+}
+
+/**
+ * The app on the Sunday clock with the real adapters on the fakes (retrying without waiting) and
+ * the members' calendars over CalDAV in memory; Acme seeded with Ana as its owner, Ana's
+ * accounts connected, each member's calendar connected.
+ */
+export async function startCallerWorld(options: CallerWorldOptions): Promise<CallerWorld> {
+  const { google, graph, members, memberCalendars } = options;
+  const clock = sundayClock();
+  const http = new ProviderHttp({ baseDelayMs: 1, sleep: async () => {} });
+  const caldav = memoryProvider('caldav', memberCalendars);
+  const t = await startSchedulingApp(
+    {
+      ...(google && { google: createGoogleProvider({ http, config: google.config(), clock }) }),
+      ...(graph && { microsoft: createMicrosoftProvider({ http, config: graph.config(), clock }) }),
+      caldav,
+    },
+    { clock, env: options.env },
+  );
+  const {
+    workspaceId,
+    userIds: [ana, ...memberIds],
+  } = await seedAcme(t.ctx.db, [anaEmail, ...members]);
+  const owner = { userId: ana, workspaceId };
+  const world: CallerWorld = { t, workspaceId, ana, members: memberIds };
+  if (google)
+    world.viaGoogle = await connectAccount(
+      t.ctx,
+      owner,
+      { kind: 'google', ...google.oauth.issue() },
+      'Google',
+    );
+  if (graph) {
+    const { scopes, ...tokens } = graph.issueTokens(anaEmail, options.graphScopes);
+    world.viaGraph = await connectAccount(t.ctx, owner, { kind: 'microsoft', ...tokens, scopes }, 'Work');
+  }
+  for (const [i, userId] of memberIds.entries())
+    await seedMemoryAccount(t.ctx, { userId, workspaceId }, caldav, [members[i]!.split('@')[0]!]);
+  return world;
 }

@@ -42,10 +42,10 @@ export function startSchedulingApp(
 }
 
 /** Acme with the first address as its owner and the others as members; user ids in that order. */
-export async function seedAcme(
+export async function seedAcme<const Emails extends readonly string[]>(
   db: Kysely<Database>,
-  emails: string[],
-): Promise<{ workspaceId: string; userIds: string[] }> {
+  emails: Emails,
+): Promise<{ workspaceId: string; userIds: { [K in keyof Emails]: string } }> {
   const userIds: string[] = [];
   for (const email of emails) userIds.push(await seedUser(db, email));
   const workspaceId = await seedWorkspace(
@@ -53,7 +53,7 @@ export async function seedAcme(
     'Acme',
     userIds.map((id, i) => [id, i === 0 ? 'owner' : 'member']),
   );
-  return { workspaceId, userIds };
+  return { workspaceId, userIds: userIds as { [K in keyof Emails]: string } };
 }
 
 /** The caller's MCP client on a token for `grant` (to /mcp), after a round of syncing the copies. */

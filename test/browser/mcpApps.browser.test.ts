@@ -24,7 +24,13 @@ import {
   seedMemoryAccount,
 } from '../helpers/memoryCalendars.ts';
 import { connectedClient } from '../helpers/recordedClient.ts';
-import { berlin, mondayAt, seedAcme, startSchedulingApp } from '../helpers/schedulingWorld.ts';
+import {
+  berlin,
+  berlinCalendar,
+  mondayAt,
+  seedAcme,
+  startSchedulingApp,
+} from '../helpers/schedulingWorld.ts';
 
 const skip = chromiumMissing();
 /** Monday to Wednesday, 2 to 4 March 2026; the clock stands on the Sunday before. */
@@ -33,23 +39,17 @@ const window = { start: '2026-03-02T00:00:00+01:00', end: '2026-03-05T00:00:00+0
 const calendars = new Map<string, MemoryCalendar>([
   [
     'work',
-    {
-      name: 'Work',
-      timeZone: berlin,
-      occurrences: [
-        mondayAt('09:00', 'Standup'),
-        mondayAt('10:30', 'Planning', { duration: 'PT90M', locations: [{ name: 'Room 4' }] }),
-        occurrence({ start: '2026-03-03T13:00:00', timeZone: berlin, status: 'tentative', title: 'Review' }),
-      ],
-    },
+    berlinCalendar('Work', [
+      mondayAt('09:00', 'Standup'),
+      mondayAt('10:30', 'Planning', { duration: 'PT90M', locations: [{ name: 'Room 4' }] }),
+      occurrence({ start: '2026-03-03T13:00:00', timeZone: berlin, status: 'tentative', title: 'Review' }),
+    ]),
   ],
   [
     'private',
-    {
-      name: 'Private',
-      timeZone: berlin,
-      occurrences: [mondayAt('14:00', 'Secret interview', { duration: 'PT90M', description: 'salary' })],
-    },
+    berlinCalendar('Private', [
+      mondayAt('14:00', 'Secret interview', { duration: 'PT90M', description: 'salary' }),
+    ]),
   ],
 ]);
 

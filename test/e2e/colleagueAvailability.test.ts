@@ -20,6 +20,7 @@ import {
   assertNoneLeft,
   mondayAt as at,
   berlin,
+  berlinCalendar,
   hour,
   monday,
   seedAcme,
@@ -31,24 +32,20 @@ import { seedUser } from '../helpers/seed.ts';
 const secretWords = ['Merger', 'Globex', 'salary', 'Dentist', 'Interview', 'Room 7'];
 
 const calendars = new Map<string, MemoryCalendar>([
-  ['ana', { name: 'Ana work', timeZone: berlin, occurrences: [at('09:00', 'Standup')] }],
+  ['ana', berlinCalendar('Ana work', [at('09:00', 'Standup')])],
   [
     'ben',
-    {
-      name: 'Ben work',
-      timeZone: berlin,
-      occurrences: [
-        at('10:00', 'Merger with Globex', {
-          description: 'The salary question',
-          locations: [{ name: 'Room 7' }],
-        }),
-      ],
-    },
+    berlinCalendar('Ben work', [
+      at('10:00', 'Merger with Globex', {
+        description: 'The salary question',
+        locations: [{ name: 'Room 7' }],
+      }),
+    ]),
   ],
   // Ben's, not counting: its 11:00 never makes anyone busy.
-  ['benPrivate', { name: 'Ben private', timeZone: berlin, occurrences: [at('11:00', 'Dentist')] }],
-  ['cleo', { name: 'Cleo work', timeZone: berlin, occurrences: [at('13:00', 'Interview')] }],
-  ['dan', { name: 'Dan work', timeZone: berlin, occurrences: [at('15:00', 'Offsite')] }],
+  ['benPrivate', berlinCalendar('Ben private', [at('11:00', 'Dentist')])],
+  ['cleo', berlinCalendar('Cleo work', [at('13:00', 'Interview')])],
+  ['dan', berlinCalendar('Dan work', [at('15:00', 'Offsite')])],
 ]);
 
 type Args = Record<string, unknown>;

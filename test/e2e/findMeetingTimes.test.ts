@@ -13,7 +13,13 @@ import { grantToken } from '../helpers/grantToken.ts';
 import { assertMatchesSchema, type ListedTool, structured, type ToolResult } from '../helpers/mcpSession.ts';
 import { type MemoryCalendar, memoryProvider, seedMemoryAccount } from '../helpers/memoryCalendars.ts';
 import { connectedClient } from '../helpers/recordedClient.ts';
-import { berlin, mondayAt, seedAcme, startSchedulingApp } from '../helpers/schedulingWorld.ts';
+import {
+  berlin,
+  berlinCalendar,
+  mondayAt,
+  seedAcme,
+  startSchedulingApp,
+} from '../helpers/schedulingWorld.ts';
 
 /** Monday and Tuesday, 2 and 3 March 2026; the clock stands on the Sunday before. */
 const window = { start: '2026-03-02T00:00:00+01:00', end: '2026-03-04T00:00:00+01:00' };
@@ -22,41 +28,30 @@ const secretWords = ['Secret', 'interview', 'Acme', 'Room', 'salary'];
 const calendars = new Map<string, MemoryCalendar>([
   [
     'work',
-    {
-      name: 'Work',
-      timeZone: berlin,
-      occurrences: [
-        mondayAt('09:00', 'Standup'),
-        mondayAt('10:30', 'Maybe', { duration: 'PT30M', status: 'tentative' }),
-        mondayAt('12:00', 'Focus', { freeBusyStatus: 'free' }),
-        mondayAt('13:00', 'Gone', { status: 'cancelled' }),
-      ],
-    },
+    berlinCalendar('Work', [
+      mondayAt('09:00', 'Standup'),
+      mondayAt('10:30', 'Maybe', { duration: 'PT30M', status: 'tentative' }),
+      mondayAt('12:00', 'Focus', { freeBusyStatus: 'free' }),
+      mondayAt('13:00', 'Gone', { status: 'cancelled' }),
+    ]),
   ],
   [
     'private',
-    {
-      name: 'Private',
-      timeZone: berlin,
-      occurrences: [
-        mondayAt('14:00', 'Secret interview at Acme', {
-          duration: 'PT90M',
-          description: 'Talk about the salary',
-          locations: [{ name: 'Room 7' }],
-        }),
-      ],
-    },
+    berlinCalendar('Private', [
+      mondayAt('14:00', 'Secret interview at Acme', {
+        duration: 'PT90M',
+        description: 'Talk about the salary',
+        locations: [{ name: 'Room 7' }],
+      }),
+    ]),
   ],
   [
     'broken',
-    {
-      name: 'Broken',
-      timeZone: berlin,
-      occurrences: [],
+    berlinCalendar('Broken', [], {
       failure: new AppError('provider_unavailable', 'The provider did not answer.'),
-    },
+    }),
   ],
-  ['unshared', { name: 'Unshared', timeZone: berlin, occurrences: [] }],
+  ['unshared', berlinCalendar('Unshared')],
 ]);
 
 type Args = Record<string, unknown>;

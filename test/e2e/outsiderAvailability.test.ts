@@ -14,7 +14,6 @@ import type { FakeGoogle } from '../fakes/google.ts';
 import type { FakeGraph } from '../fakes/graph.ts';
 import type { TestApp } from '../helpers/app.ts';
 import { startAnaGoogle, startAnaGraph, startCallerWorld } from '../helpers/callerAccounts.ts';
-import type { MemoryCalendar } from '../helpers/memoryCalendars.ts';
 import type { RecordedClient } from '../helpers/recordedClient.ts';
 import { assertNoneLeft, berlin, hour, monday, mondayAt, syncedClient } from '../helpers/schedulingWorld.ts';
 
@@ -29,9 +28,6 @@ describe("outsiders' free/busy through the caller's accounts", () => {
   let mcp: RecordedClient;
   let calendarIds: string[];
   let accountIds: string[];
-  const memberCalendars = new Map<string, MemoryCalendar>([
-    ['ben', { name: 'Ben work', timeZone: berlin, occurrences: [mondayAt('10:00', 'Merger with Globex')] }],
-  ]);
 
   before(async () => {
     google = await startAnaGoogle([
@@ -58,8 +54,7 @@ describe("outsiders' free/busy through the caller's accounts", () => {
     const world = await startCallerWorld({
       google,
       graph,
-      members: ['ben@acme.example'],
-      memberCalendars,
+      members: { 'ben@acme.example': [mondayAt('10:00', 'Merger with Globex')] },
       // The read deadline (twice this) bounds how long a provider is waited for.
       env: { PROVIDER_TIMEOUT_MS: '1000' },
     });

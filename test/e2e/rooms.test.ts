@@ -20,7 +20,6 @@ import type { FakeGraph } from '../fakes/graph.ts';
 import type { TestApp } from '../helpers/app.ts';
 import { startAnaGoogle, startAnaGraph, startCallerWorld } from '../helpers/callerAccounts.ts';
 import type { ToolResult } from '../helpers/mcpSession.ts';
-import type { MemoryCalendar } from '../helpers/memoryCalendars.ts';
 import type { RecordedClient } from '../helpers/recordedClient.ts';
 import { assertNoneLeft, berlin, hour, monday, mondayAt, syncedClient } from '../helpers/schedulingWorld.ts';
 import { seedUser, seedWorkspace } from '../helpers/seed.ts';
@@ -49,10 +48,6 @@ describe('rooms: listed, found free with the attendees, booked', () => {
   let calendarIds: string[];
   let workspaceId: string;
   let anaId: string;
-  const memberCalendars = new Map<string, MemoryCalendar>([
-    ['ben', { name: 'Ben work', timeZone: berlin, occurrences: [mondayAt('10:00', 'Merger with Globex')] }],
-    ['cleo', { name: 'Cleo work', timeZone: berlin, occurrences: [mondayAt('11:00', 'Salary talk')] }],
-  ]);
 
   before(async () => {
     google = await startAnaGoogle(
@@ -85,8 +80,10 @@ describe('rooms: listed, found free with the attendees, booked', () => {
     const world = await startCallerWorld({
       google,
       graph,
-      members,
-      memberCalendars,
+      members: {
+        'ben@acme.example': [mondayAt('10:00', 'Merger with Globex')],
+        'cleo@acme.example': [mondayAt('11:00', 'Salary talk')],
+      },
       // An administrator consented to Place.Read.All for Ana's Microsoft account.
       graphScopes: [...microsoftScopes, 'Place.Read.All'],
       env: { PROVIDER_TIMEOUT_MS: '1000' },

@@ -14,7 +14,6 @@ import { savePolicy } from '../../src/store/workspaces.ts';
 import type { FakeGraph } from '../fakes/graph.ts';
 import type { TestApp } from '../helpers/app.ts';
 import { startAnaGraph, startCallerWorld } from '../helpers/callerAccounts.ts';
-import type { MemoryCalendar } from '../helpers/memoryCalendars.ts';
 import type { RecordedClient } from '../helpers/recordedClient.ts';
 import { berlin, hour, monday, syncedClient } from '../helpers/schedulingWorld.ts';
 
@@ -28,9 +27,6 @@ describe('working hours in find_meeting_times', () => {
   let mcp: RecordedClient;
   let calendarIds: string[];
   let workspaceId: string;
-  const benCalendars = new Map<string, MemoryCalendar>([
-    ['ben', { name: 'Ben work', timeZone: berlin, occurrences: [] }],
-  ]);
 
   before(async () => {
     graph = await startAnaGraph();
@@ -45,11 +41,7 @@ describe('working hours in find_meeting_times', () => {
         timeZone: { name: 'Eastern Standard Time' },
       },
     );
-    const world = await startCallerWorld({
-      graph,
-      members: ['ben@acme.example'],
-      memberCalendars: benCalendars,
-    });
+    const world = await startCallerWorld({ graph, members: { 'ben@acme.example': [] } });
     t = world.t;
     workspaceId = world.workspaceId;
     const [ben] = world.members as [string];

@@ -6,6 +6,7 @@
  * each test sets itself.
  */
 import { connectAccount } from '../../src/calendars/connections/connections.ts';
+import type { ProviderOccurrence } from '../../src/domain/providerFacts.ts';
 import { createGoogleProvider } from '../../src/providers/google/adapter.ts';
 import type { GoogleEvent } from '../../src/providers/google/wire.ts';
 import { createMicrosoftProvider } from '../../src/providers/microsoft/adapter.ts';
@@ -13,8 +14,8 @@ import { ProviderHttp } from '../../src/providers/providerHttp.ts';
 import { type FakeCalendarSeed, FakeGoogle } from '../fakes/google.ts';
 import { FakeGraph } from '../fakes/graph.ts';
 import type { TestApp } from './app.ts';
-import { type MemoryCalendar, memoryProvider, seedMemoryAccount } from './memoryCalendars.ts';
-import { berlin, seedAcme, startSchedulingApp, sundayClock } from './schedulingWorld.ts';
+import { memoryProvider, seedMemoryAccount } from './memoryCalendars.ts';
+import { berlin, berlinCalendar, seedAcme, startSchedulingApp, sundayClock } from './schedulingWorld.ts';
 
 const anaEmail = 'ana@acme.example';
 
@@ -36,9 +37,8 @@ export const startAnaGraph = () =>
 export interface CallerWorldOptions {
   google?: FakeGoogle;
   graph?: FakeGraph;
-  /** Acme's members besides Ana; each one's calendar is the one named before the @ in `memberCalendars`. */
-  members: string[];
-  memberCalendars: Map<string, MemoryCalendar>;
+  /** Acme's members besides Ana, each with one calendar (over CalDAV, in memory) holding these events. */
+  members: Record<string, ProviderOccurrence[]>;
   /** What Ana's Microsoft account was granted, when an administrator consented to more. */
   graphScopes?: string[];
   env?: Record<string, string>;
@@ -63,7 +63,11 @@ export interface CallerWorld {
  * accounts connected, each member's calendar connected.
  */
 export async function startCallerWorld(options: CallerWorldOptions): Promise<CallerWorld> {
-  const { google, graph, members, memberCalendars } = options;
+  const { google, graph } = options;
+  const members = Object.keys(options.members);
+  const memberCalendars = new Map(
+    Object.entries(options.members).map(([email, events]) => [email, berlinCalendar(email, events)]),
+  );
   const clock = sundayClock();
   const http = new ProviderHttp({ baseDelayMs: 1, sleep: async () => {} });
   const caldav = memoryProvider('caldav', memberCalendars);
@@ -93,6 +97,6 @@ export async function startCallerWorld(options: CallerWorldOptions): Promise<Cal
     world.viaGraph = await connectAccount(t.ctx, owner, { kind: 'microsoft', ...tokens, scopes }, 'Work');
   }
   for (const [i, userId] of memberIds.entries())
-    await seedMemoryAccount(t.ctx, { userId, workspaceId }, caldav, [members[i]!.split('@')[0]!]);
+    await seedMemoryAccount(t.ctx, { userId, workspaceId }, caldav, [members[i]!]);
   return world;
 }

@@ -12,7 +12,7 @@ import type { Database } from '../../src/store/schema.ts';
 import { startTestApp, type TestApp } from './app.ts';
 import { TestClock } from './clock.ts';
 import { type GrantSpec, grantToken } from './grantToken.ts';
-import { occurrence } from './memoryCalendars.ts';
+import { type MemoryCalendar, occurrence } from './memoryCalendars.ts';
 import { type RecordedClient, recordedClient } from './recordedClient.ts';
 import { seedUser, seedWorkspace } from './seed.ts';
 
@@ -29,6 +29,13 @@ export const hour = (start: string, end: string) => ({
 /** An event at `time` (HH:MM) on the Monday in Berlin, an hour long unless `more` says otherwise. */
 export const mondayAt = (time: string, title: string, more: Partial<ProviderOccurrence> = {}) =>
   occurrence({ start: `2026-03-02T${time}:00`, timeZone: berlin, title, ...more });
+
+/** A calendar in memory, kept in Berlin time, holding `occurrences`. */
+export const berlinCalendar = (
+  name: string,
+  occurrences: ProviderOccurrence[] = [],
+  more: Partial<MemoryCalendar> = {},
+): MemoryCalendar => ({ name, timeZone: berlin, occurrences, ...more });
 
 /** Noon UTC on Sunday 1 March 2026: a clock to share with the fakes before the app starts. */
 export const sundayClock = () => new TestClock('2026-03-01T12:00:00Z');

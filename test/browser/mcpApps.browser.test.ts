@@ -16,21 +16,8 @@ import { savePolicy } from '../../src/store/workspaces.ts';
 import type { TestApp } from '../helpers/app.ts';
 import { type ShownView, showView, type ViewShown } from '../helpers/appHost.ts';
 import { chromiumMissing, launchChromium } from '../helpers/browser.ts';
-import { grantToken } from '../helpers/grantToken.ts';
-import {
-  type MemoryCalendar,
-  memoryProvider,
-  occurrence,
-  seedMemoryAccount,
-} from '../helpers/memoryCalendars.ts';
-import { connectedClient } from '../helpers/recordedClient.ts';
-import {
-  berlin,
-  berlinCalendar,
-  mondayAt,
-  seedAcme,
-  startSchedulingApp,
-} from '../helpers/schedulingWorld.ts';
+import { type MemoryCalendar, occurrence } from '../helpers/memoryCalendars.ts';
+import { berlin, berlinCalendar, mcpClient, mondayAt, startAnaAlone } from '../helpers/schedulingWorld.ts';
 
 const skip = chromiumMissing();
 /** Monday to Wednesday, 2 to 4 March 2026; the clock stands on the Sunday before. */
@@ -62,30 +49,25 @@ describe('MCP Apps views in Chromium', { skip }, () => {
   const pages: ShownView[] = [];
 
   before(async () => {
-    const provider = memoryProvider('google', calendars);
-    t = await startSchedulingApp({ google: provider });
-    const {
-      workspaceId,
-      userIds: [userId],
-    } = await seedAcme(t.ctx.db, ['ana@example.org']);
+    const world = await startAnaAlone(calendars);
+    t = world.t;
+    [work, secret] = world.calendarIds as [string, string];
+    const { userId, workspaceId } = world;
     await savePolicy(
       t.ctx.db,
       workspaceId,
       { ...defaultPolicy, allowedScopes: ['calendar:read', 'calendar:write'] },
       0,
     );
-    [work, secret] = (await seedMemoryAccount(t.ctx, { userId, workspaceId }, provider)) as [string, string];
-    const { token } = await grantToken(t.ctx, {
-      userId,
-      workspaceId,
-      calendars: [
-        { calendarId: work, detailLevel: 'full' },
-        { calendarId: secret, detailLevel: 'busy' },
-      ],
-      scopes: ['calendar:read', 'calendar:write'],
-      resource: 'mcp',
-    });
-    client = await connectedClient(`${t.ctx.config.baseUrl}/mcp`, token, 'apps-host-test');
+    const calendarsGranted = [
+      { calendarId: work, detailLevel: 'full' as const },
+      { calendarId: secret, detailLevel: 'busy' as const },
+    ];
+    client = await mcpClient(
+      t,
+      { userId, workspaceId, calendars: calendarsGranted, scopes: ['calendar:read', 'calendar:write'] },
+      'apps-host-test',
+    );
     browser = await launchChromium();
   });
   after(async () => {

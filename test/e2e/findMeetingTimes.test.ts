@@ -9,17 +9,9 @@ import { after, before, describe, it } from 'node:test';
 import type { Client } from '@modelcontextprotocol/client';
 import { AppError, type ErrorCode } from '../../src/errors.ts';
 import type { TestApp } from '../helpers/app.ts';
-import { grantToken } from '../helpers/grantToken.ts';
 import { assertMatchesSchema, type ListedTool, structured, type ToolResult } from '../helpers/mcpSession.ts';
-import { type MemoryCalendar, memoryProvider, seedMemoryAccount } from '../helpers/memoryCalendars.ts';
-import { connectedClient } from '../helpers/recordedClient.ts';
-import {
-  berlin,
-  berlinCalendar,
-  mondayAt,
-  seedAcme,
-  startSchedulingApp,
-} from '../helpers/schedulingWorld.ts';
+import type { MemoryCalendar } from '../helpers/memoryCalendars.ts';
+import { berlin, berlinCalendar, mcpClient, mondayAt, startAnaAlone } from '../helpers/schedulingWorld.ts';
 
 /** Monday and Tuesday, 2 and 3 March 2026; the clock stands on the Sunday before. */
 const window = { start: '2026-03-02T00:00:00+01:00', end: '2026-03-04T00:00:00+01:00' };
@@ -66,28 +58,16 @@ describe('find_meeting_times', () => {
   let tool: ListedTool;
 
   before(async () => {
-    const provider = memoryProvider('google', calendars);
-    t = await startSchedulingApp({ google: provider });
-    const {
-      workspaceId,
-      userIds: [userId],
-    } = await seedAcme(t.ctx.db, ['ana@example.org']);
-    [work, secret, broken, unshared] = (await seedMemoryAccount(
-      t.ctx,
-      { userId, workspaceId },
-      provider,
-    )) as [string, string, string, string];
-    const { token } = await grantToken(t.ctx, {
-      userId,
-      workspaceId,
-      calendars: [
-        { calendarId: work, detailLevel: 'full' },
-        { calendarId: secret, detailLevel: 'busy' },
-        { calendarId: broken, detailLevel: 'full' },
-      ],
-      resource: 'mcp',
-    });
-    client = await connectedClient(`${t.ctx.config.baseUrl}/mcp`, token, 'meeting-times-test');
+    const world = await startAnaAlone(calendars);
+    t = world.t;
+    [work, secret, broken, unshared] = world.calendarIds as [string, string, string, string];
+    const { userId, workspaceId } = world;
+    const calendarsGranted = [
+      { calendarId: work, detailLevel: 'full' as const },
+      { calendarId: secret, detailLevel: 'busy' as const },
+      { calendarId: broken, detailLevel: 'full' as const },
+    ];
+    client = await mcpClient(t, { userId, workspaceId, calendars: calendarsGranted }, 'meeting-times-test');
     tool = (await client.listTools()).tools.find((x) => x.name === 'find_meeting_times') as ListedTool;
   });
 

@@ -5,6 +5,7 @@
  * names once the copies have synced. Each test keeps its own calendars, events and outsiders.
  */
 import assert from 'node:assert/strict';
+import type { Client } from '@modelcontextprotocol/client';
 import type { Kysely } from 'kysely';
 import type { ProviderOccurrence } from '../../src/domain/providerFacts.ts';
 import type { Providers } from '../../src/providers/registry.ts';
@@ -12,8 +13,8 @@ import type { Database } from '../../src/store/schema.ts';
 import { startTestApp, type TestApp } from './app.ts';
 import { TestClock } from './clock.ts';
 import { type GrantSpec, grantToken } from './grantToken.ts';
-import { type MemoryCalendar, occurrence } from './memoryCalendars.ts';
-import { type RecordedClient, recordedClient } from './recordedClient.ts';
+import { type MemoryCalendar, memoryProvider, occurrence, seedMemoryAccount } from './memoryCalendars.ts';
+import { connectedClient, type RecordedClient, recordedClient } from './recordedClient.ts';
 import { seedUser, seedWorkspace } from './seed.ts';
 
 export const berlin = 'Europe/Berlin';
@@ -61,6 +62,31 @@ export async function seedAcme<const Emails extends readonly string[]>(
     userIds.map((id, i) => [id, i === 0 ? 'owner' : 'member']),
   );
   return { workspaceId, userIds: userIds as { [K in keyof Emails]: string } };
+}
+
+/**
+ * The app with one person, Ana alone in Acme, whose Google account's calendars are `calendars`
+ * (in memory, read live): the calendars' ids in the map's order.
+ */
+export async function startAnaAlone(calendars: Map<string, MemoryCalendar>) {
+  const provider = memoryProvider('google', calendars);
+  const t = await startSchedulingApp({ google: provider });
+  const {
+    workspaceId,
+    userIds: [userId],
+  } = await seedAcme(t.ctx.db, ['ana@example.org']);
+  const calendarIds = await seedMemoryAccount(t.ctx, { userId, workspaceId }, provider);
+  return { t, userId, workspaceId, calendarIds };
+}
+
+/** The SDK's MCP client on a token for `grant` (to /mcp), the copies left as they are. */
+export async function mcpClient(
+  t: TestApp,
+  grant: Omit<GrantSpec, 'resource'>,
+  name: string,
+): Promise<Client> {
+  const { token } = await grantToken(t.ctx, { ...grant, resource: 'mcp' });
+  return connectedClient(`${t.ctx.config.baseUrl}/mcp`, token, name);
 }
 
 /** The caller's MCP client on a token for `grant` (to /mcp), after a round of syncing the copies. */

@@ -22,10 +22,13 @@ import {
   berlin,
   berlinCalendar,
   hour,
+  hourSlots,
+  knownVia,
   monday,
   seedAcme,
   startSchedulingApp,
   syncedClient,
+  unknownBecause,
 } from '../helpers/schedulingWorld.ts';
 import { seedUser } from '../helpers/seed.ts';
 
@@ -100,13 +103,7 @@ describe("colleagues' free/busy", () => {
     assert.deepEqual(content, {
       ok: true,
       // Ana 09:00, Ben 10:00, Cleo 13:00; Ben's private 11:00 does not count.
-      slots: [
-        { ...hour('11:00', '12:00'), ...who },
-        { ...hour('12:00', '13:00'), ...who },
-        { ...hour('14:00', '15:00'), ...who },
-        { ...hour('15:00', '16:00'), ...who },
-        { ...hour('16:00', '17:00'), ...who },
-      ],
+      slots: hourSlots(['11:00', '12:00', '14:00', '15:00', '16:00'], who),
       truncated: false,
     });
     assert.ok(bytes.includes('zed@elsewhere.example'), 'the answer was recorded');
@@ -125,10 +122,10 @@ describe("colleagues' free/busy", () => {
       busy: [hour('09:00', '11:00'), hour('13:00', '14:00')],
       truncated: false,
       attendees: [
-        { email: 'Ben@Acme.example', availability: 'known', source: 'workspace' },
-        { email: 'cleo@acme.example', availability: 'known', source: 'workspace' },
+        knownVia('Ben@Acme.example', 'workspace'),
+        knownVia('cleo@acme.example', 'workspace'),
         // Ana's account's provider offers no free/busy lookup.
-        { email: 'zed@elsewhere.example', availability: 'unknown', reason: 'provider_cannot_tell' },
+        unknownBecause('zed@elsewhere.example', 'provider_cannot_tell'),
       ],
     });
     assertNoneLeft(bytes, secretWords);
@@ -171,9 +168,7 @@ describe("colleagues' free/busy", () => {
       attendees: ['dan@acme.example'],
     });
     assert.deepEqual(content.busy, [hour('09:00', '10:00')]);
-    assert.deepEqual(content.attendees, [
-      { email: 'dan@acme.example', availability: 'unknown', reason: 'not_synced' },
-    ]);
+    assert.deepEqual(content.attendees, [unknownBecause('dan@acme.example', 'not_synced')]);
   });
 
   it('says not_shared for colleagues when the workspace turns the setting off', async () => {
@@ -186,9 +181,9 @@ describe("colleagues' free/busy", () => {
     });
     assert.deepEqual(content.busy, [hour('09:00', '10:00')]);
     assert.deepEqual(content.attendees, [
-      { email: 'Ben@Acme.example', availability: 'unknown', reason: 'not_shared' },
-      { email: 'cleo@acme.example', availability: 'unknown', reason: 'not_shared' },
-      { email: 'zed@elsewhere.example', availability: 'unknown', reason: 'provider_cannot_tell' },
+      unknownBecause('Ben@Acme.example', 'not_shared'),
+      unknownBecause('cleo@acme.example', 'not_shared'),
+      unknownBecause('zed@elsewhere.example', 'provider_cannot_tell'),
     ]);
   });
 });

@@ -15,11 +15,19 @@ import type { FakeGraph } from '../fakes/graph.ts';
 import type { TestApp } from '../helpers/app.ts';
 import { startAnaGoogle, startAnaGraph, startCallerWorld } from '../helpers/callerAccounts.ts';
 import type { RecordedClient } from '../helpers/recordedClient.ts';
-import { assertNoneLeft, berlin, hour, monday, mondayAt, syncedClient } from '../helpers/schedulingWorld.ts';
+import {
+  assertNoneLeft,
+  berlin,
+  hour,
+  hourSlots,
+  knownVia,
+  monday,
+  mondayAt,
+  syncedClient,
+  unknownBecause,
+} from '../helpers/schedulingWorld.ts';
 
 const secretWords = ['Merger', 'Globex', 'Salary', 'Gym', 'Lunch with Gus'];
-
-type Args = Record<string, unknown>;
 
 describe("outsiders' free/busy through the caller's accounts", () => {
   let google: FakeGoogle;
@@ -81,43 +89,38 @@ describe("outsiders' free/busy through the caller's accounts", () => {
     await graph?.close();
   });
 
-  const call = (name: string, args: Args) => mcp.call(name, args);
-
   const attendees = [
     'ben@acme.example',
     'Gus@Partner.example',
     'mia@contoso.example',
     'zed@elsewhere.example',
   ];
+  const availability = () =>
+    mcp.call('get_availability', { calendarIds, ...monday, timeZone: berlin, attendees });
   const noTitles = (bytes: string) => {
     assert.ok(bytes.includes('zed@elsewhere.example'), 'the answer was recorded');
     assertNoneLeft(bytes, secretWords);
   };
 
   it('merges the busy time each provider tells with the copies, saying where each came from', async () => {
-    const { content, bytes } = await call('get_availability', {
-      calendarIds,
-      ...monday,
-      timeZone: berlin,
-      attendees,
-    });
+    const { content, bytes } = await availability();
     assert.deepEqual(content, {
       ok: true,
       // Ana 09:00, Ben 10:00 (copies), Gus 11:00 (Google), Mia 14:00 (Graph; her free 16:00 is not busy).
       busy: [hour('09:00', '12:00'), hour('14:00', '15:00')],
       truncated: false,
       attendees: [
-        { email: 'ben@acme.example', availability: 'known', source: 'workspace' },
-        { email: 'Gus@Partner.example', availability: 'known', source: 'google' },
-        { email: 'mia@contoso.example', availability: 'known', source: 'microsoft' },
-        { email: 'zed@elsewhere.example', availability: 'unknown', reason: 'provider_cannot_tell' },
+        knownVia('ben@acme.example', 'workspace'),
+        knownVia('Gus@Partner.example', 'google'),
+        knownVia('mia@contoso.example', 'microsoft'),
+        unknownBecause('zed@elsewhere.example', 'provider_cannot_tell'),
       ],
     });
     noTitles(bytes);
   });
 
   it('finds slots every known attendee can make, the one no provider can tell about unknown', async () => {
-    const { content, bytes } = await call('find_meeting_times', {
+    const { content, bytes } = await mcp.call('find_meeting_times', {
       calendarIds,
       ...monday,
       timeZone: berlin,
@@ -130,12 +133,7 @@ describe("outsiders' free/busy through the caller's accounts", () => {
     };
     assert.deepEqual(content, {
       ok: true,
-      slots: [
-        { ...hour('12:00', '13:00'), ...who },
-        { ...hour('13:00', '14:00'), ...who },
-        { ...hour('15:00', '16:00'), ...who },
-        { ...hour('16:00', '17:00'), ...who },
-      ],
+      slots: hourSlots(['12:00', '13:00', '15:00', '16:00'], who),
       truncated: false,
     });
     noTitles(bytes);
@@ -144,14 +142,13 @@ describe("outsiders' free/busy through the caller's accounts", () => {
   it('asks the providers once for calls repeated within a minute, again after it', async () => {
     const asked = () =>
       google.counts.count({ kind: 'freeBusy' }) + (graph.requestCounts()['POST schedule'] ?? 0);
-    const ask = () => call('get_availability', { calendarIds, ...monday, timeZone: berlin, attendees });
-    const first = await ask();
+    const first = await availability();
     const before = asked();
-    const again = await ask();
+    const again = await availability();
     assert.equal(asked(), before, 'nothing asked again');
     assert.deepEqual(again.content, first.content);
     t.clock.advance({ seconds: 61 });
-    await ask();
+    await availability();
     assert.equal(asked(), before + 2, 'each provider asked once more');
   });
 
@@ -159,18 +156,13 @@ describe("outsiders' free/busy through the caller's accounts", () => {
     // Past the minute answers are kept for.
     t.clock.advance({ seconds: 61 });
     google.inject({ status: 503, match: /freeBusy/ });
-    const { content } = await call('get_availability', {
-      calendarIds,
-      ...monday,
-      timeZone: berlin,
-      attendees,
-    });
+    const { content } = await availability();
     assert.deepEqual(content.busy, [hour('09:00', '11:00'), hour('14:00', '15:00')]);
     assert.deepEqual(content.attendees, [
-      { email: 'ben@acme.example', availability: 'known', source: 'workspace' },
-      { email: 'Gus@Partner.example', availability: 'unknown', reason: 'provider_cannot_tell' },
-      { email: 'mia@contoso.example', availability: 'known', source: 'microsoft' },
-      { email: 'zed@elsewhere.example', availability: 'unknown', reason: 'provider_cannot_tell' },
+      knownVia('ben@acme.example', 'workspace'),
+      unknownBecause('Gus@Partner.example', 'provider_cannot_tell'),
+      knownVia('mia@contoso.example', 'microsoft'),
+      unknownBecause('zed@elsewhere.example', 'provider_cannot_tell'),
     ]);
   });
 
@@ -178,34 +170,24 @@ describe("outsiders' free/busy through the caller's accounts", () => {
     t.clock.advance({ seconds: 61 });
     graph.failNext(1, { method: 'POST', delayMs: 10_000 });
     const started = performance.now();
-    const { content } = await call('get_availability', {
-      calendarIds,
-      ...monday,
-      timeZone: berlin,
-      attendees,
-    });
+    const { content } = await availability();
     assert.ok(performance.now() - started < 5_000, 'answered within the deadline');
     assert.deepEqual(content.attendees, [
-      { email: 'ben@acme.example', availability: 'known', source: 'workspace' },
-      { email: 'Gus@Partner.example', availability: 'known', source: 'google' },
-      { email: 'mia@contoso.example', availability: 'unknown', reason: 'provider_cannot_tell' },
-      { email: 'zed@elsewhere.example', availability: 'unknown', reason: 'provider_cannot_tell' },
+      knownVia('ben@acme.example', 'workspace'),
+      knownVia('Gus@Partner.example', 'google'),
+      unknownBecause('mia@contoso.example', 'provider_cannot_tell'),
+      unknownBecause('zed@elsewhere.example', 'provider_cannot_tell'),
     ]);
   });
 
   it('says outside_workspace when no account of the caller is there to ask', async () => {
     for (const id of accountIds) await setAccountStatus(t.ctx.db, id, 'reconnect_required', 'Reconnect.', 0);
-    const { content } = await call('get_availability', {
-      calendarIds,
-      ...monday,
-      timeZone: berlin,
-      attendees,
-    });
+    const { content } = await availability();
     assert.deepEqual(content.attendees, [
-      { email: 'ben@acme.example', availability: 'known', source: 'workspace' },
-      { email: 'Gus@Partner.example', availability: 'unknown', reason: 'outside_workspace' },
-      { email: 'mia@contoso.example', availability: 'unknown', reason: 'outside_workspace' },
-      { email: 'zed@elsewhere.example', availability: 'unknown', reason: 'outside_workspace' },
+      knownVia('ben@acme.example', 'workspace'),
+      unknownBecause('Gus@Partner.example', 'outside_workspace'),
+      unknownBecause('mia@contoso.example', 'outside_workspace'),
+      unknownBecause('zed@elsewhere.example', 'outside_workspace'),
     ]);
   });
 });

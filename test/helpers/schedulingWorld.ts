@@ -27,6 +27,13 @@ export const hour = (start: string, end: string) => ({
   end: `2026-03-02T${end}:00+01:00`,
 });
 
+/** Hour-long slots on the Monday starting at each of `starts` (HH:MM), each with `who` was free. */
+export const hourSlots = (starts: string[], who: Record<string, unknown>) =>
+  starts.map((start) => ({
+    ...hour(start, Temporal.PlainTime.from(start).add({ hours: 1 }).toString({ smallestUnit: 'minute' })),
+    ...who,
+  }));
+
 /** An event at `time` (HH:MM) on the Monday in Berlin, an hour long unless `more` says otherwise. */
 export const mondayAt = (time: string, title: string, more: Partial<ProviderOccurrence> = {}) =>
   occurrence({ start: `2026-03-02T${time}:00`, timeZone: berlin, title, ...more });
@@ -100,6 +107,12 @@ export async function syncedClient(
   await t.sync.idle();
   return recordedClient(`${t.ctx.config.baseUrl}/mcp`, token, name);
 }
+
+/** An attendee of get_availability whose busy time `source` told. */
+export const knownVia = (email: string, source: string) => ({ email, availability: 'known', source });
+
+/** An attendee of get_availability whose busy time is unknown, and why. */
+export const unknownBecause = (email: string, reason: string) => ({ email, availability: 'unknown', reason });
 
 /** None of `words`, in any case, is in `bytes`: what came over the wire. */
 export function assertNoneLeft(bytes: string, words: readonly string[]): void {

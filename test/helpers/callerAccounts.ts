@@ -85,13 +85,10 @@ export async function startCallerWorld(options: CallerWorldOptions): Promise<Cal
   } = await seedAcme(t.ctx.db, [anaEmail, ...members]);
   const owner = { userId: ana, workspaceId };
   const world: CallerWorld = { t, workspaceId, ana, members: memberIds };
-  if (google)
-    world.viaGoogle = await connectAccount(
-      t.ctx,
-      owner,
-      { kind: 'google', ...google.oauth.issue() },
-      'Google',
-    );
+  if (google) {
+    const tokens = google.oauth.issue();
+    world.viaGoogle = await connectAccount(t.ctx, owner, { kind: 'google', ...tokens }, 'Google');
+  }
   if (graph) {
     const { scopes, ...tokens } = graph.issueTokens(anaEmail, options.graphScopes);
     world.viaGraph = await connectAccount(t.ctx, owner, { kind: 'microsoft', ...tokens, scopes }, 'Work');

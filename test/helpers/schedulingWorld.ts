@@ -27,7 +27,7 @@ export const hour = (start: string, end: string) => ({
   end: `2026-03-02T${end}:00+01:00`,
 });
 
-/** Hour-long slots on the Monday starting at each of `starts` (HH:MM), each with `who` was free. */
+/** Hour-long slots on the Monday starting at each of `starts` (HH:MM), each saying `who` (free, unknown …). */
 export const hourSlots = (starts: string[], who: Record<string, unknown>) =>
   starts.map((start) => ({
     ...hour(start, Temporal.PlainTime.from(start).add({ hours: 1 }).toString({ smallestUnit: 'minute' })),
@@ -45,7 +45,7 @@ export const berlinCalendar = (
   more: Partial<MemoryCalendar> = {},
 ): MemoryCalendar => ({ name, timeZone: berlin, occurrences, ...more });
 
-/** Noon UTC on Sunday 1 March 2026: a clock to share with the fakes before the app starts. */
+/** Noon UTC on Sunday 1 March 2026: the app's clock, to share with the adapters built before it. */
 export const sundayClock = () => new TestClock('2026-03-01T12:00:00Z');
 
 /** The app listening on `clock` (the Sunday's by default) with these calendar providers. */

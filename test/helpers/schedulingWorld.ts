@@ -86,23 +86,19 @@ export async function startAnaAlone(calendars: Map<string, MemoryCalendar>) {
   return { t, userId, workspaceId, calendarIds };
 }
 
-/** The SDK's MCP client on a token for `grant` (to /mcp), the copies left as they are. */
-export async function mcpClient(
-  t: TestApp,
-  grant: Omit<GrantSpec, 'resource'>,
-  name: string,
-): Promise<Client> {
-  const { token } = await grantToken(t.ctx, { ...grant, resource: 'mcp' });
-  return connectedClient(`${t.ctx.config.baseUrl}/mcp`, token, name);
+/** A grant to /mcp: who, in which workspace, which calendars at which level, which scopes. */
+type McpGrant = Omit<GrantSpec, 'resource'>;
+const mcpToken = async (t: TestApp, grant: McpGrant) =>
+  (await grantToken(t.ctx, { ...grant, resource: 'mcp' })).token;
+
+/** The SDK's MCP client on a token for `grant`, the copies left as they are. */
+export async function mcpClient(t: TestApp, grant: McpGrant, name: string): Promise<Client> {
+  return connectedClient(`${t.ctx.config.baseUrl}/mcp`, await mcpToken(t, grant), name);
 }
 
-/** The caller's MCP client on a token for `grant` (to /mcp), after a round of syncing the copies. */
-export async function syncedClient(
-  t: TestApp,
-  grant: Omit<GrantSpec, 'resource'>,
-  name: string,
-): Promise<RecordedClient> {
-  const { token } = await grantToken(t.ctx, { ...grant, resource: 'mcp' });
+/** The caller's recorded MCP client on a token for `grant`, after a round of syncing the copies. */
+export async function syncedClient(t: TestApp, grant: McpGrant, name: string): Promise<RecordedClient> {
+  const token = await mcpToken(t, grant);
   await t.sync.runDue();
   await t.sync.idle();
   return recordedClient(`${t.ctx.config.baseUrl}/mcp`, token, name);

@@ -8,63 +8,35 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { type CallToolResult, Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import type { CallToolResult, Client } from '@modelcontextprotocol/client';
 import type { McpUiResourceCsp } from '@modelcontextprotocol/ext-apps';
 import type { Browser } from 'playwright-core';
 import { defaultPolicy } from '../../src/policy/workspacePolicy.ts';
 import { savePolicy } from '../../src/store/workspaces.ts';
-import { startTestApp, type TestApp } from '../helpers/app.ts';
+import type { TestApp } from '../helpers/app.ts';
 import { type ShownView, showView, type ViewShown } from '../helpers/appHost.ts';
 import { chromiumMissing, launchChromium } from '../helpers/browser.ts';
-import { TestClock } from '../helpers/clock.ts';
-import { grantToken } from '../helpers/grantToken.ts';
-import {
-  type MemoryCalendar,
-  memoryProvider,
-  occurrence,
-  seedMemoryAccount,
-} from '../helpers/memoryCalendars.ts';
-import { seedUser, seedWorkspace } from '../helpers/seed.ts';
+import { type MemoryCalendar, occurrence } from '../helpers/memoryCalendars.ts';
+import { berlin, berlinCalendar, mcpClient, mondayAt, startAnaAlone } from '../helpers/schedulingWorld.ts';
 
 const skip = chromiumMissing();
-const berlin = 'Europe/Berlin';
 /** Monday to Wednesday, 2 to 4 March 2026; the clock stands on the Sunday before. */
 const window = { start: '2026-03-02T00:00:00+01:00', end: '2026-03-05T00:00:00+01:00', timeZone: berlin };
 
 const calendars = new Map<string, MemoryCalendar>([
   [
     'work',
-    {
-      name: 'Work',
-      timeZone: berlin,
-      occurrences: [
-        occurrence({ start: '2026-03-02T09:00:00', timeZone: berlin, title: 'Standup' }),
-        occurrence({
-          start: '2026-03-02T10:30:00',
-          timeZone: berlin,
-          duration: 'PT90M',
-          title: 'Planning',
-          locations: [{ name: 'Room 4' }],
-        }),
-        occurrence({ start: '2026-03-03T13:00:00', timeZone: berlin, status: 'tentative', title: 'Review' }),
-      ],
-    },
+    berlinCalendar('Work', [
+      mondayAt('09:00', 'Standup'),
+      mondayAt('10:30', 'Planning', { duration: 'PT90M', locations: [{ name: 'Room 4' }] }),
+      occurrence({ start: '2026-03-03T13:00:00', timeZone: berlin, status: 'tentative', title: 'Review' }),
+    ]),
   ],
   [
     'private',
-    {
-      name: 'Private',
-      timeZone: berlin,
-      occurrences: [
-        occurrence({
-          start: '2026-03-02T14:00:00',
-          timeZone: berlin,
-          duration: 'PT90M',
-          title: 'Secret interview',
-          description: 'salary',
-        }),
-      ],
-    },
+    berlinCalendar('Private', [
+      mondayAt('14:00', 'Secret interview', { duration: 'PT90M', description: 'salary' }),
+    ]),
   ],
 ]);
 
@@ -77,36 +49,24 @@ describe('MCP Apps views in Chromium', { skip }, () => {
   const pages: ShownView[] = [];
 
   before(async () => {
-    const provider = memoryProvider('google', calendars);
-    t = await startTestApp({
-      listen: true,
-      providers: { google: provider },
-      clock: new TestClock('2026-03-01T12:00:00Z'),
-    });
-    const userId = await seedUser(t.ctx.db, 'ana@example.org');
-    const workspaceId = await seedWorkspace(t.ctx.db, 'Acme', [[userId, 'owner']]);
+    const world = await startAnaAlone(calendars);
+    t = world.t;
+    [work, secret] = world.calendarIds as [string, string];
+    const { userId, workspaceId } = world;
     await savePolicy(
       t.ctx.db,
       workspaceId,
       { ...defaultPolicy, allowedScopes: ['calendar:read', 'calendar:write'] },
       0,
     );
-    [work, secret] = (await seedMemoryAccount(t.ctx, { userId, workspaceId }, provider)) as [string, string];
-    const { token } = await grantToken(t.ctx, {
-      userId,
-      workspaceId,
-      calendars: [
-        { calendarId: work, detailLevel: 'full' },
-        { calendarId: secret, detailLevel: 'busy' },
-      ],
-      scopes: ['calendar:read', 'calendar:write'],
-      resource: 'mcp',
-    });
-    client = new Client({ name: 'apps-host-test', version: '1.0.0' });
-    await client.connect(
-      new StreamableHTTPClientTransport(new URL(`${t.ctx.config.baseUrl}/mcp`), {
-        requestInit: { headers: { authorization: `Bearer ${token}` } },
-      }),
+    const calendarsGranted = [
+      { calendarId: work, detailLevel: 'full' as const },
+      { calendarId: secret, detailLevel: 'busy' as const },
+    ];
+    client = await mcpClient(
+      t,
+      { userId, workspaceId, calendars: calendarsGranted, scopes: ['calendar:read', 'calendar:write'] },
+      'apps-host-test',
     );
     browser = await launchChromium();
   });

@@ -12,45 +12,43 @@ import type { Client } from '@modelcontextprotocol/client';
 import { defaultPolicy } from '../../src/policy/workspacePolicy.ts';
 import { accountsOf, setCountingCalendars } from '../../src/store/connectedAccounts.ts';
 import { insertMembership, savePolicy } from '../../src/store/workspaces.ts';
-import { startTestApp, type TestApp } from '../helpers/app.ts';
-import { TestClock } from '../helpers/clock.ts';
-import { grantToken } from '../helpers/grantToken.ts';
+import type { TestApp } from '../helpers/app.ts';
 import type { ToolResult } from '../helpers/mcpSession.ts';
+import { type MemoryCalendar, memoryProvider, seedMemoryAccount } from '../helpers/memoryCalendars.ts';
+import type { RecordedClient } from '../helpers/recordedClient.ts';
 import {
-  type MemoryCalendar,
-  memoryProvider,
-  occurrence,
-  seedMemoryAccount,
-} from '../helpers/memoryCalendars.ts';
-import { type RecordedClient, recordedClient } from '../helpers/recordedClient.ts';
-import { seedUser, seedWorkspace } from '../helpers/seed.ts';
+  assertNoneLeft,
+  mondayAt as at,
+  berlin,
+  berlinCalendar,
+  hour,
+  hourSlots,
+  knownVia,
+  monday,
+  seedAcme,
+  startSchedulingApp,
+  syncedClient,
+  unknownBecause,
+} from '../helpers/schedulingWorld.ts';
+import { seedUser } from '../helpers/seed.ts';
 
-const berlin = 'Europe/Berlin';
-/** Monday 2 March 2026; the clock stands on the Sunday before. */
-const window = { start: '2026-03-02T00:00:00+01:00', end: '2026-03-03T00:00:00+01:00' };
 const secretWords = ['Merger', 'Globex', 'salary', 'Dentist', 'Interview', 'Room 7'];
-const at = (start: string, title: string, more: Record<string, unknown> = {}) =>
-  occurrence({ start: `2026-03-02T${start}:00`, timeZone: berlin, title, ...more });
 
 const calendars = new Map<string, MemoryCalendar>([
-  ['ana', { name: 'Ana work', timeZone: berlin, occurrences: [at('09:00', 'Standup')] }],
+  ['ana', berlinCalendar('Ana work', [at('09:00', 'Standup')])],
   [
     'ben',
-    {
-      name: 'Ben work',
-      timeZone: berlin,
-      occurrences: [
-        at('10:00', 'Merger with Globex', {
-          description: 'The salary question',
-          locations: [{ name: 'Room 7' }],
-        }),
-      ],
-    },
+    berlinCalendar('Ben work', [
+      at('10:00', 'Merger with Globex', {
+        description: 'The salary question',
+        locations: [{ name: 'Room 7' }],
+      }),
+    ]),
   ],
   // Ben's, not counting: its 11:00 never makes anyone busy.
-  ['benPrivate', { name: 'Ben private', timeZone: berlin, occurrences: [at('11:00', 'Dentist')] }],
-  ['cleo', { name: 'Cleo work', timeZone: berlin, occurrences: [at('13:00', 'Interview')] }],
-  ['dan', { name: 'Dan work', timeZone: berlin, occurrences: [at('15:00', 'Offsite')] }],
+  ['benPrivate', berlinCalendar('Ben private', [at('11:00', 'Dentist')])],
+  ['cleo', berlinCalendar('Cleo work', [at('13:00', 'Interview')])],
+  ['dan', berlinCalendar('Dan work', [at('15:00', 'Offsite')])],
 ]);
 
 type Args = Record<string, unknown>;
@@ -64,19 +62,10 @@ describe("colleagues' free/busy", () => {
   const provider = memoryProvider('google', calendars);
 
   before(async () => {
-    t = await startTestApp({
-      listen: true,
-      providers: { google: provider },
-      clock: new TestClock('2026-03-01T12:00:00Z'),
-    });
-    const ana = await seedUser(t.ctx.db, 'ana@acme.example');
-    const ben = await seedUser(t.ctx.db, 'ben@acme.example');
-    const cleo = await seedUser(t.ctx.db, 'cleo@acme.example');
-    workspaceId = await seedWorkspace(t.ctx.db, 'Acme', [
-      [ana, 'owner'],
-      [ben, 'member'],
-      [cleo, 'member'],
-    ]);
+    t = await startSchedulingApp({ google: provider });
+    const world = await seedAcme(t.ctx.db, ['ana@acme.example', 'ben@acme.example', 'cleo@acme.example']);
+    const [ana, ben, cleo] = world.userIds;
+    workspaceId = world.workspaceId;
     [anaWork] = (await seedMemoryAccount(t.ctx, { userId: ana, workspaceId }, provider, ['ana'])) as [string];
     const [benWork] = await seedMemoryAccount(t.ctx, { userId: ben, workspaceId }, provider, [
       'ben',
@@ -85,15 +74,11 @@ describe("colleagues' free/busy", () => {
     await seedMemoryAccount(t.ctx, { userId: cleo, workspaceId }, provider, ['cleo']);
     await setCountingCalendars(t.ctx.db, (await accountsOf(t.ctx.db, ben))[0]!.id, [benWork!], 0);
     // Ana's app reaches her own calendar only; her colleagues' come from busy-only copies.
-    const { token } = await grantToken(t.ctx, {
-      userId: ana,
-      workspaceId,
-      calendars: [{ calendarId: anaWork, detailLevel: 'full' }],
-      resource: 'mcp',
-    });
-    await t.sync.runDue();
-    await t.sync.idle();
-    mcp = await recordedClient(`${t.ctx.config.baseUrl}/mcp`, token, 'colleagues-test');
+    mcp = await syncedClient(
+      t,
+      { userId: ana, workspaceId, calendars: [{ calendarId: anaWork, detailLevel: 'full' }] },
+      'colleagues-test',
+    );
     client = mcp.client;
   });
 
@@ -105,15 +90,11 @@ describe("colleagues' free/busy", () => {
   const call = (name: string, args: Args) => mcp.call(name, args);
 
   const attendees = ['Ben@Acme.example', 'cleo@acme.example', 'zed@elsewhere.example', 'ben@acme.example'];
-  const hour = (start: string, end: string) => ({
-    start: `2026-03-02T${start}:00+01:00`,
-    end: `2026-03-02T${end}:00+01:00`,
-  });
 
   it('finds slots free for the caller and every known colleague, the outsider unknown, no text of theirs', async () => {
     const { content, bytes } = await call('find_meeting_times', {
       calendarIds: [anaWork],
-      ...window,
+      ...monday,
       timeZone: berlin,
       durationMinutes: 60,
       attendees,
@@ -122,24 +103,17 @@ describe("colleagues' free/busy", () => {
     assert.deepEqual(content, {
       ok: true,
       // Ana 09:00, Ben 10:00, Cleo 13:00; Ben's private 11:00 does not count.
-      slots: [
-        { ...hour('11:00', '12:00'), ...who },
-        { ...hour('12:00', '13:00'), ...who },
-        { ...hour('14:00', '15:00'), ...who },
-        { ...hour('15:00', '16:00'), ...who },
-        { ...hour('16:00', '17:00'), ...who },
-      ],
+      slots: hourSlots(['11:00', '12:00', '14:00', '15:00', '16:00'], who),
       truncated: false,
     });
     assert.ok(bytes.includes('zed@elsewhere.example'), 'the answer was recorded');
-    for (const word of [...secretWords, 'Standup'])
-      assert.ok(!bytes.toLowerCase().includes(word.toLowerCase()), `"${word}" left the service`);
+    assertNoneLeft(bytes, [...secretWords, 'Standup']);
   });
 
   it('gives busy time merged across the caller and the known colleagues, and who is known', async () => {
     const { content, bytes } = await call('get_availability', {
       calendarIds: [anaWork],
-      ...window,
+      ...monday,
       timeZone: berlin,
       attendees,
     });
@@ -148,20 +122,19 @@ describe("colleagues' free/busy", () => {
       busy: [hour('09:00', '11:00'), hour('13:00', '14:00')],
       truncated: false,
       attendees: [
-        { email: 'Ben@Acme.example', availability: 'known', source: 'workspace' },
-        { email: 'cleo@acme.example', availability: 'known', source: 'workspace' },
+        knownVia('Ben@Acme.example', 'workspace'),
+        knownVia('cleo@acme.example', 'workspace'),
         // Ana's account's provider offers no free/busy lookup.
-        { email: 'zed@elsewhere.example', availability: 'unknown', reason: 'provider_cannot_tell' },
+        unknownBecause('zed@elsewhere.example', 'provider_cannot_tell'),
       ],
     });
-    for (const word of secretWords)
-      assert.ok(!bytes.toLowerCase().includes(word.toLowerCase()), `"${word}" left the service`);
+    assertNoneLeft(bytes, secretWords);
   });
 
   it('answers as before without attendees', async () => {
     const { content } = await call('get_availability', {
       calendarIds: [anaWork],
-      ...window,
+      ...monday,
       timeZone: berlin,
     });
     assert.deepEqual(content, { ok: true, busy: [hour('09:00', '10:00')], truncated: false });
@@ -175,7 +148,7 @@ describe("colleagues' free/busy", () => {
     ]) {
       const result = (await client.callTool({
         name: 'get_availability',
-        arguments: { calendarIds: [anaWork], ...window, attendees: bad },
+        arguments: { calendarIds: [anaWork], ...monday, attendees: bad },
       })) as unknown as ToolResult;
       assert.equal(result.isError, true, JSON.stringify(bad));
       const { error } = JSON.parse(result.content[0]!.text);
@@ -190,29 +163,27 @@ describe("colleagues' free/busy", () => {
     await seedMemoryAccount(t.ctx, { userId: dan, workspaceId }, provider, ['dan']);
     const { content } = await call('get_availability', {
       calendarIds: [anaWork],
-      ...window,
+      ...monday,
       timeZone: berlin,
       attendees: ['dan@acme.example'],
     });
     assert.deepEqual(content.busy, [hour('09:00', '10:00')]);
-    assert.deepEqual(content.attendees, [
-      { email: 'dan@acme.example', availability: 'unknown', reason: 'not_synced' },
-    ]);
+    assert.deepEqual(content.attendees, [unknownBecause('dan@acme.example', 'not_synced')]);
   });
 
   it('says not_shared for colleagues when the workspace turns the setting off', async () => {
     await savePolicy(t.ctx.db, workspaceId, { ...defaultPolicy, colleagueAvailability: false }, 0);
     const { content } = await call('get_availability', {
       calendarIds: [anaWork],
-      ...window,
+      ...monday,
       timeZone: berlin,
       attendees,
     });
     assert.deepEqual(content.busy, [hour('09:00', '10:00')]);
     assert.deepEqual(content.attendees, [
-      { email: 'Ben@Acme.example', availability: 'unknown', reason: 'not_shared' },
-      { email: 'cleo@acme.example', availability: 'unknown', reason: 'not_shared' },
-      { email: 'zed@elsewhere.example', availability: 'unknown', reason: 'provider_cannot_tell' },
+      unknownBecause('Ben@Acme.example', 'not_shared'),
+      unknownBecause('cleo@acme.example', 'not_shared'),
+      unknownBecause('zed@elsewhere.example', 'provider_cannot_tell'),
     ]);
   });
 });

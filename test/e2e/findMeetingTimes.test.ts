@@ -6,21 +6,13 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import type { Client } from '@modelcontextprotocol/client';
 import { AppError, type ErrorCode } from '../../src/errors.ts';
-import { startTestApp, type TestApp } from '../helpers/app.ts';
-import { TestClock } from '../helpers/clock.ts';
-import { grantToken } from '../helpers/grantToken.ts';
+import type { TestApp } from '../helpers/app.ts';
 import { assertMatchesSchema, type ListedTool, structured, type ToolResult } from '../helpers/mcpSession.ts';
-import {
-  type MemoryCalendar,
-  memoryProvider,
-  occurrence,
-  seedMemoryAccount,
-} from '../helpers/memoryCalendars.ts';
-import { seedUser, seedWorkspace } from '../helpers/seed.ts';
+import type { MemoryCalendar } from '../helpers/memoryCalendars.ts';
+import { berlin, berlinCalendar, mcpClient, mondayAt, startAnaAlone } from '../helpers/schedulingWorld.ts';
 
-const berlin = 'Europe/Berlin';
 /** Monday and Tuesday, 2 and 3 March 2026; the clock stands on the Sunday before. */
 const window = { start: '2026-03-02T00:00:00+01:00', end: '2026-03-04T00:00:00+01:00' };
 const secretWords = ['Secret', 'interview', 'Acme', 'Room', 'salary'];
@@ -28,55 +20,30 @@ const secretWords = ['Secret', 'interview', 'Acme', 'Room', 'salary'];
 const calendars = new Map<string, MemoryCalendar>([
   [
     'work',
-    {
-      name: 'Work',
-      timeZone: berlin,
-      occurrences: [
-        occurrence({ start: '2026-03-02T09:00:00', timeZone: berlin, title: 'Standup' }),
-        occurrence({
-          start: '2026-03-02T10:30:00',
-          timeZone: berlin,
-          duration: 'PT30M',
-          status: 'tentative',
-          title: 'Maybe',
-        }),
-        occurrence({
-          start: '2026-03-02T12:00:00',
-          timeZone: berlin,
-          freeBusyStatus: 'free',
-          title: 'Focus',
-        }),
-        occurrence({ start: '2026-03-02T13:00:00', timeZone: berlin, status: 'cancelled', title: 'Gone' }),
-      ],
-    },
+    berlinCalendar('Work', [
+      mondayAt('09:00', 'Standup'),
+      mondayAt('10:30', 'Maybe', { duration: 'PT30M', status: 'tentative' }),
+      mondayAt('12:00', 'Focus', { freeBusyStatus: 'free' }),
+      mondayAt('13:00', 'Gone', { status: 'cancelled' }),
+    ]),
   ],
   [
     'private',
-    {
-      name: 'Private',
-      timeZone: berlin,
-      occurrences: [
-        occurrence({
-          start: '2026-03-02T14:00:00',
-          timeZone: berlin,
-          duration: 'PT90M',
-          title: 'Secret interview at Acme',
-          description: 'Talk about the salary',
-          locations: [{ name: 'Room 7' }],
-        }),
-      ],
-    },
+    berlinCalendar('Private', [
+      mondayAt('14:00', 'Secret interview at Acme', {
+        duration: 'PT90M',
+        description: 'Talk about the salary',
+        locations: [{ name: 'Room 7' }],
+      }),
+    ]),
   ],
   [
     'broken',
-    {
-      name: 'Broken',
-      timeZone: berlin,
-      occurrences: [],
+    berlinCalendar('Broken', [], {
       failure: new AppError('provider_unavailable', 'The provider did not answer.'),
-    },
+    }),
   ],
-  ['unshared', { name: 'Unshared', timeZone: berlin, occurrences: [] }],
+  ['unshared', berlinCalendar('Unshared')],
 ]);
 
 type Args = Record<string, unknown>;
@@ -91,35 +58,16 @@ describe('find_meeting_times', () => {
   let tool: ListedTool;
 
   before(async () => {
-    const provider = memoryProvider('google', calendars);
-    t = await startTestApp({
-      listen: true,
-      providers: { google: provider },
-      clock: new TestClock('2026-03-01T12:00:00Z'),
-    });
-    const userId = await seedUser(t.ctx.db, 'ana@example.org');
-    const workspaceId = await seedWorkspace(t.ctx.db, 'Acme', [[userId, 'owner']]);
-    [work, secret, broken, unshared] = (await seedMemoryAccount(
-      t.ctx,
-      { userId, workspaceId },
-      provider,
-    )) as [string, string, string, string];
-    const { token } = await grantToken(t.ctx, {
-      userId,
-      workspaceId,
-      calendars: [
-        { calendarId: work, detailLevel: 'full' },
-        { calendarId: secret, detailLevel: 'busy' },
-        { calendarId: broken, detailLevel: 'full' },
-      ],
-      resource: 'mcp',
-    });
-    client = new Client({ name: 'meeting-times-test', version: '1.0.0' });
-    await client.connect(
-      new StreamableHTTPClientTransport(new URL(`${t.ctx.config.baseUrl}/mcp`), {
-        requestInit: { headers: { authorization: `Bearer ${token}` } },
-      }),
-    );
+    const world = await startAnaAlone(calendars);
+    t = world.t;
+    [work, secret, broken, unshared] = world.calendarIds as [string, string, string, string];
+    const { userId, workspaceId } = world;
+    const calendarsGranted = [
+      { calendarId: work, detailLevel: 'full' as const },
+      { calendarId: secret, detailLevel: 'busy' as const },
+      { calendarId: broken, detailLevel: 'full' as const },
+    ];
+    client = await mcpClient(t, { userId, workspaceId, calendars: calendarsGranted }, 'meeting-times-test');
     tool = (await client.listTools()).tools.find((x) => x.name === 'find_meeting_times') as ListedTool;
   });
 

@@ -9,35 +9,25 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { connectAccount } from '../../src/calendars/connections/connections.ts';
-import { createGoogleProvider } from '../../src/providers/google/adapter.ts';
-import { createMicrosoftProvider } from '../../src/providers/microsoft/adapter.ts';
-import { ProviderHttp } from '../../src/providers/providerHttp.ts';
 import { setAccountStatus } from '../../src/store/connectedAccounts.ts';
-import { FakeGoogle } from '../fakes/google.ts';
-import { FakeGraph } from '../fakes/graph.ts';
-import { startTestApp, type TestApp } from '../helpers/app.ts';
-import { TestClock } from '../helpers/clock.ts';
-import { grantToken } from '../helpers/grantToken.ts';
+import type { FakeGoogle } from '../fakes/google.ts';
+import type { FakeGraph } from '../fakes/graph.ts';
+import type { TestApp } from '../helpers/app.ts';
+import { startAnaGoogle, startAnaGraph, startCallerWorld } from '../helpers/callerAccounts.ts';
+import type { RecordedClient } from '../helpers/recordedClient.ts';
 import {
-  type MemoryCalendar,
-  memoryProvider,
-  occurrence,
-  seedMemoryAccount,
-} from '../helpers/memoryCalendars.ts';
-import { type RecordedClient, recordedClient } from '../helpers/recordedClient.ts';
-import { seedUser, seedWorkspace } from '../helpers/seed.ts';
+  assertNoneLeft,
+  berlin,
+  hour,
+  hourSlots,
+  knownVia,
+  monday,
+  mondayAt,
+  syncedClient,
+  unknownBecause,
+} from '../helpers/schedulingWorld.ts';
 
-const berlin = 'Europe/Berlin';
-/** Monday 2 March 2026 (UTC+1); the clock stands on the Sunday before. */
-const window = { start: '2026-03-02T00:00:00+01:00', end: '2026-03-03T00:00:00+01:00' };
 const secretWords = ['Merger', 'Globex', 'Salary', 'Gym', 'Lunch with Gus'];
-const hour = (start: string, end: string) => ({
-  start: `2026-03-02T${start}:00+01:00`,
-  end: `2026-03-02T${end}:00+01:00`,
-});
-
-type Args = Record<string, unknown>;
 
 describe("outsiders' free/busy through the caller's accounts", () => {
   let google: FakeGoogle;
@@ -46,45 +36,17 @@ describe("outsiders' free/busy through the caller's accounts", () => {
   let mcp: RecordedClient;
   let calendarIds: string[];
   let accountIds: string[];
-  const memberCalendars = new Map<string, MemoryCalendar>([
-    [
-      'ben',
-      {
-        name: 'Ben work',
-        timeZone: berlin,
-        occurrences: [
-          occurrence({ start: '2026-03-02T10:00:00', timeZone: berlin, title: 'Merger with Globex' }),
-        ],
-      },
-    ],
-  ]);
 
   before(async () => {
-    const clock = new TestClock('2026-03-01T12:00:00Z');
-    google = await FakeGoogle.start({
-      calendars: [
-        {
-          id: 'ana@acme.example',
-          summary: 'Ana',
-          timeZone: berlin,
-          accessRole: 'owner',
-          primary: true,
-          events: [
-            {
-              id: 'standup',
-              summary: 'Lunch with Gus',
-              start: { dateTime: '2026-03-02T09:00:00+01:00' },
-              end: { dateTime: '2026-03-02T10:00:00+01:00' },
-            },
-          ],
-        },
-      ],
-    });
-    graph = await FakeGraph.start({
-      users: [
-        { email: 'ana@acme.example', calendars: [{ id: 'own', name: 'Calendar', isDefaultCalendar: true }] },
-      ],
-    });
+    google = await startAnaGoogle([
+      {
+        id: 'standup',
+        summary: 'Lunch with Gus',
+        start: { dateTime: '2026-03-02T09:00:00+01:00' },
+        end: { dateTime: '2026-03-02T10:00:00+01:00' },
+      },
+    ]);
+    graph = await startAnaGraph();
     google.freeBusy.set('gus@partner.example', [
       { start: '2026-03-02T10:00:00Z', end: '2026-03-02T11:00:00Z' },
     ]);
@@ -97,45 +59,27 @@ describe("outsiders' free/busy through the caller's accounts", () => {
       },
       { status: 'free', start: '2026-03-02T15:00:00Z', end: '2026-03-02T16:00:00Z', subject: 'Gym' },
     ]);
-    const http = new ProviderHttp({ baseDelayMs: 1, sleep: async () => {} });
-    t = await startTestApp({
-      listen: true,
-      clock,
+    const world = await startCallerWorld({
+      google,
+      graph,
+      members: { 'ben@acme.example': [mondayAt('10:00', 'Merger with Globex')] },
       // The read deadline (twice this) bounds how long a provider is waited for.
       env: { PROVIDER_TIMEOUT_MS: '1000' },
-      providers: {
-        google: createGoogleProvider({ http, config: google.config(), clock }),
-        microsoft: createMicrosoftProvider({ http, config: graph.config(), clock }),
-        caldav: memoryProvider('caldav', memberCalendars),
-      },
     });
-    const ana = await seedUser(t.ctx.db, 'ana@acme.example');
-    const ben = await seedUser(t.ctx.db, 'ben@acme.example');
-    const workspaceId = await seedWorkspace(t.ctx.db, 'Acme', [
-      [ana, 'owner'],
-      [ben, 'member'],
-    ]);
-    const owner = { userId: ana, workspaceId };
-    const viaGoogle = await connectAccount(
-      t.ctx,
-      owner,
-      { kind: 'google', ...google.oauth.issue() },
-      'Google',
-    );
-    const { scopes, ...tokens } = graph.issueTokens('ana@acme.example');
-    const viaGraph = await connectAccount(t.ctx, owner, { kind: 'microsoft', ...tokens, scopes }, 'Work');
-    await seedMemoryAccount(t.ctx, { userId: ben, workspaceId }, memoryProvider('caldav', memberCalendars));
+    t = world.t;
+    const viaGoogle = world.viaGoogle!;
+    const viaGraph = world.viaGraph!;
     calendarIds = [...viaGoogle.calendars, ...viaGraph.calendars].map((c) => c.id);
     accountIds = [viaGoogle.account.id, viaGraph.account.id];
-    const { token } = await grantToken(t.ctx, {
-      userId: ana,
-      workspaceId,
-      calendars: calendarIds.map((calendarId) => ({ calendarId, detailLevel: 'busy' as const })),
-      resource: 'mcp',
-    });
-    await t.sync.runDue();
-    await t.sync.idle();
-    mcp = await recordedClient(`${t.ctx.config.baseUrl}/mcp`, token, 'outsiders-test');
+    mcp = await syncedClient(
+      t,
+      {
+        userId: world.ana,
+        workspaceId: world.workspaceId,
+        calendars: calendarIds.map((calendarId) => ({ calendarId, detailLevel: 'busy' as const })),
+      },
+      'outsiders-test',
+    );
   });
 
   after(async () => {
@@ -145,46 +89,40 @@ describe("outsiders' free/busy through the caller's accounts", () => {
     await graph?.close();
   });
 
-  const call = (name: string, args: Args) => mcp.call(name, args);
-
   const attendees = [
     'ben@acme.example',
     'Gus@Partner.example',
     'mia@contoso.example',
     'zed@elsewhere.example',
   ];
+  const availability = () =>
+    mcp.call('get_availability', { calendarIds, ...monday, timeZone: berlin, attendees });
   const noTitles = (bytes: string) => {
     assert.ok(bytes.includes('zed@elsewhere.example'), 'the answer was recorded');
-    for (const word of secretWords)
-      assert.ok(!bytes.toLowerCase().includes(word.toLowerCase()), `"${word}" left the service`);
+    assertNoneLeft(bytes, secretWords);
   };
 
   it('merges the busy time each provider tells with the copies, saying where each came from', async () => {
-    const { content, bytes } = await call('get_availability', {
-      calendarIds,
-      ...window,
-      timeZone: berlin,
-      attendees,
-    });
+    const { content, bytes } = await availability();
     assert.deepEqual(content, {
       ok: true,
       // Ana 09:00, Ben 10:00 (copies), Gus 11:00 (Google), Mia 14:00 (Graph; her free 16:00 is not busy).
       busy: [hour('09:00', '12:00'), hour('14:00', '15:00')],
       truncated: false,
       attendees: [
-        { email: 'ben@acme.example', availability: 'known', source: 'workspace' },
-        { email: 'Gus@Partner.example', availability: 'known', source: 'google' },
-        { email: 'mia@contoso.example', availability: 'known', source: 'microsoft' },
-        { email: 'zed@elsewhere.example', availability: 'unknown', reason: 'provider_cannot_tell' },
+        knownVia('ben@acme.example', 'workspace'),
+        knownVia('Gus@Partner.example', 'google'),
+        knownVia('mia@contoso.example', 'microsoft'),
+        unknownBecause('zed@elsewhere.example', 'provider_cannot_tell'),
       ],
     });
     noTitles(bytes);
   });
 
   it('finds slots every known attendee can make, the one no provider can tell about unknown', async () => {
-    const { content, bytes } = await call('find_meeting_times', {
+    const { content, bytes } = await mcp.call('find_meeting_times', {
       calendarIds,
-      ...window,
+      ...monday,
       timeZone: berlin,
       durationMinutes: 60,
       attendees,
@@ -195,12 +133,7 @@ describe("outsiders' free/busy through the caller's accounts", () => {
     };
     assert.deepEqual(content, {
       ok: true,
-      slots: [
-        { ...hour('12:00', '13:00'), ...who },
-        { ...hour('13:00', '14:00'), ...who },
-        { ...hour('15:00', '16:00'), ...who },
-        { ...hour('16:00', '17:00'), ...who },
-      ],
+      slots: hourSlots(['12:00', '13:00', '15:00', '16:00'], who),
       truncated: false,
     });
     noTitles(bytes);
@@ -209,14 +142,13 @@ describe("outsiders' free/busy through the caller's accounts", () => {
   it('asks the providers once for calls repeated within a minute, again after it', async () => {
     const asked = () =>
       google.counts.count({ kind: 'freeBusy' }) + (graph.requestCounts()['POST schedule'] ?? 0);
-    const ask = () => call('get_availability', { calendarIds, ...window, timeZone: berlin, attendees });
-    const first = await ask();
+    const first = await availability();
     const before = asked();
-    const again = await ask();
+    const again = await availability();
     assert.equal(asked(), before, 'nothing asked again');
     assert.deepEqual(again.content, first.content);
     t.clock.advance({ seconds: 61 });
-    await ask();
+    await availability();
     assert.equal(asked(), before + 2, 'each provider asked once more');
   });
 
@@ -224,18 +156,13 @@ describe("outsiders' free/busy through the caller's accounts", () => {
     // Past the minute answers are kept for.
     t.clock.advance({ seconds: 61 });
     google.inject({ status: 503, match: /freeBusy/ });
-    const { content } = await call('get_availability', {
-      calendarIds,
-      ...window,
-      timeZone: berlin,
-      attendees,
-    });
+    const { content } = await availability();
     assert.deepEqual(content.busy, [hour('09:00', '11:00'), hour('14:00', '15:00')]);
     assert.deepEqual(content.attendees, [
-      { email: 'ben@acme.example', availability: 'known', source: 'workspace' },
-      { email: 'Gus@Partner.example', availability: 'unknown', reason: 'provider_cannot_tell' },
-      { email: 'mia@contoso.example', availability: 'known', source: 'microsoft' },
-      { email: 'zed@elsewhere.example', availability: 'unknown', reason: 'provider_cannot_tell' },
+      knownVia('ben@acme.example', 'workspace'),
+      unknownBecause('Gus@Partner.example', 'provider_cannot_tell'),
+      knownVia('mia@contoso.example', 'microsoft'),
+      unknownBecause('zed@elsewhere.example', 'provider_cannot_tell'),
     ]);
   });
 
@@ -243,34 +170,24 @@ describe("outsiders' free/busy through the caller's accounts", () => {
     t.clock.advance({ seconds: 61 });
     graph.failNext(1, { method: 'POST', delayMs: 10_000 });
     const started = performance.now();
-    const { content } = await call('get_availability', {
-      calendarIds,
-      ...window,
-      timeZone: berlin,
-      attendees,
-    });
+    const { content } = await availability();
     assert.ok(performance.now() - started < 5_000, 'answered within the deadline');
     assert.deepEqual(content.attendees, [
-      { email: 'ben@acme.example', availability: 'known', source: 'workspace' },
-      { email: 'Gus@Partner.example', availability: 'known', source: 'google' },
-      { email: 'mia@contoso.example', availability: 'unknown', reason: 'provider_cannot_tell' },
-      { email: 'zed@elsewhere.example', availability: 'unknown', reason: 'provider_cannot_tell' },
+      knownVia('ben@acme.example', 'workspace'),
+      knownVia('Gus@Partner.example', 'google'),
+      unknownBecause('mia@contoso.example', 'provider_cannot_tell'),
+      unknownBecause('zed@elsewhere.example', 'provider_cannot_tell'),
     ]);
   });
 
   it('says outside_workspace when no account of the caller is there to ask', async () => {
     for (const id of accountIds) await setAccountStatus(t.ctx.db, id, 'reconnect_required', 'Reconnect.', 0);
-    const { content } = await call('get_availability', {
-      calendarIds,
-      ...window,
-      timeZone: berlin,
-      attendees,
-    });
+    const { content } = await availability();
     assert.deepEqual(content.attendees, [
-      { email: 'ben@acme.example', availability: 'known', source: 'workspace' },
-      { email: 'Gus@Partner.example', availability: 'unknown', reason: 'outside_workspace' },
-      { email: 'mia@contoso.example', availability: 'unknown', reason: 'outside_workspace' },
-      { email: 'zed@elsewhere.example', availability: 'unknown', reason: 'outside_workspace' },
+      knownVia('ben@acme.example', 'workspace'),
+      unknownBecause('Gus@Partner.example', 'outside_workspace'),
+      unknownBecause('mia@contoso.example', 'outside_workspace'),
+      unknownBecause('zed@elsewhere.example', 'outside_workspace'),
     ]);
   });
 });

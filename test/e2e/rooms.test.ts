@@ -10,38 +10,21 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { accountRooms } from '../../src/calendars/connections/connectionRooms.ts';
-import { connectAccount } from '../../src/calendars/connections/connections.ts';
 import { addRoom, importRooms } from '../../src/people/rooms.ts';
 import { defaultPolicy, type Scope } from '../../src/policy/workspacePolicy.ts';
-import { createGoogleProvider } from '../../src/providers/google/adapter.ts';
-import { createMicrosoftProvider } from '../../src/providers/microsoft/adapter.ts';
 import { microsoftScopes } from '../../src/providers/microsoft/oauth.ts';
-import { ProviderHttp } from '../../src/providers/providerHttp.ts';
 import { roomsOf } from '../../src/store/rooms.ts';
 import { savePolicy } from '../../src/store/workspaces.ts';
-import { FakeGoogle } from '../fakes/google.ts';
-import { FakeGraph } from '../fakes/graph.ts';
-import { startTestApp, type TestApp } from '../helpers/app.ts';
-import { TestClock } from '../helpers/clock.ts';
-import { grantToken } from '../helpers/grantToken.ts';
+import type { FakeGoogle } from '../fakes/google.ts';
+import type { FakeGraph } from '../fakes/graph.ts';
+import type { TestApp } from '../helpers/app.ts';
+import { startAnaGoogle, startAnaGraph, startCallerWorld } from '../helpers/callerAccounts.ts';
 import type { ToolResult } from '../helpers/mcpSession.ts';
-import {
-  type MemoryCalendar,
-  memoryProvider,
-  occurrence,
-  seedMemoryAccount,
-} from '../helpers/memoryCalendars.ts';
-import { type RecordedClient, recordedClient } from '../helpers/recordedClient.ts';
+import type { RecordedClient } from '../helpers/recordedClient.ts';
+import { assertNoneLeft, berlin, hour, monday, mondayAt, syncedClient } from '../helpers/schedulingWorld.ts';
 import { seedUser, seedWorkspace } from '../helpers/seed.ts';
 
-const berlin = 'Europe/Berlin';
-/** Monday 2 March 2026 (UTC+1); the clock stands on the Sunday before. */
-const window = { start: '2026-03-02T00:00:00+01:00', end: '2026-03-03T00:00:00+01:00' };
 const secretWords = ['Merger', 'Globex', 'Salary', 'Gym', 'Lunch with Gus', 'Board'];
-const hour = (start: string, end: string) => ({
-  start: `2026-03-02T${start}:00+01:00`,
-  end: `2026-03-02T${end}:00+01:00`,
-});
 /** UTC times of the Berlin hour (UTC+1). */
 const utcHour = (start: number, end: number) => ({
   start: `2026-03-02T${String(start - 1).padStart(2, '0')}:00:00Z`,
@@ -65,55 +48,21 @@ describe('rooms: listed, found free with the attendees, booked', () => {
   let calendarIds: string[];
   let workspaceId: string;
   let anaId: string;
-  const memberCalendars = new Map<string, MemoryCalendar>([
-    [
-      'ben',
-      {
-        name: 'Ben work',
-        timeZone: berlin,
-        occurrences: [
-          occurrence({ start: '2026-03-02T10:00:00', timeZone: berlin, title: 'Merger with Globex' }),
-        ],
-      },
-    ],
-    [
-      'cleo',
-      {
-        name: 'Cleo work',
-        timeZone: berlin,
-        occurrences: [occurrence({ start: '2026-03-02T11:00:00', timeZone: berlin, title: 'Salary talk' })],
-      },
-    ],
-  ]);
 
   before(async () => {
-    const clock = new TestClock('2026-03-01T12:00:00Z');
-    google = await FakeGoogle.start({
-      calendars: [
+    google = await startAnaGoogle(
+      [
         {
-          id: 'ana@acme.example',
-          summary: 'Ana',
-          timeZone: berlin,
-          accessRole: 'owner',
-          primary: true,
-          events: [
-            {
-              id: 'lunch',
-              summary: 'Lunch with Gus',
-              start: { dateTime: '2026-03-02T09:00:00+01:00' },
-              end: { dateTime: '2026-03-02T10:00:00+01:00' },
-            },
-          ],
+          id: 'lunch',
+          summary: 'Lunch with Gus',
+          start: { dateTime: '2026-03-02T09:00:00+01:00' },
+          end: { dateTime: '2026-03-02T10:00:00+01:00' },
         },
-        // A room as Google lists it to people who may book it: a resource calendar.
-        { id: atlas, summary: 'HQ-1-Atlas (6) [Video]', timeZone: berlin, accessRole: 'freeBusyReader' },
       ],
-    });
-    graph = await FakeGraph.start({
-      users: [
-        { email: 'ana@acme.example', calendars: [{ id: 'own', name: 'Calendar', isDefaultCalendar: true }] },
-      ],
-    });
+      // A room as Google lists it to people who may book it: a resource calendar.
+      [{ id: atlas, summary: 'HQ-1-Atlas (6) [Video]', timeZone: berlin, accessRole: 'freeBusyReader' }],
+    );
+    graph = await startAnaGraph();
     graph.rooms.push(
       {
         emailAddress: orion,
@@ -128,39 +77,24 @@ describe('rooms: listed, found free with the attendees, booked', () => {
     google.freeBusy.set(atlas, [utcHour(14, 15), utcHour(16, 17)]);
     graph.schedules.set('mia@contoso.example', [{ status: 'busy', ...utcHour(13, 14), subject: 'Gym' }]);
     graph.schedules.set(orion, [{ status: 'busy', ...utcHour(14, 16), subject: 'Board meeting' }]);
-    const http = new ProviderHttp({ baseDelayMs: 1, sleep: async () => {} });
-    t = await startTestApp({
-      listen: true,
-      clock,
-      env: { PROVIDER_TIMEOUT_MS: '1000' },
-      providers: {
-        google: createGoogleProvider({ http, config: google.config(), clock }),
-        microsoft: createMicrosoftProvider({ http, config: graph.config(), clock }),
-        caldav: memoryProvider('caldav', memberCalendars),
+    const world = await startCallerWorld({
+      google,
+      graph,
+      members: {
+        'ben@acme.example': [mondayAt('10:00', 'Merger with Globex')],
+        'cleo@acme.example': [mondayAt('11:00', 'Salary talk')],
       },
+      // An administrator consented to Place.Read.All for Ana's Microsoft account.
+      graphScopes: [...microsoftScopes, 'Place.Read.All'],
+      env: { PROVIDER_TIMEOUT_MS: '1000' },
     });
-    const ana = await seedUser(t.ctx.db, 'ana@acme.example');
-    anaId = ana;
-    const ben = await seedUser(t.ctx.db, members[0]!);
-    const cleo = await seedUser(t.ctx.db, members[1]!);
-    workspaceId = await seedWorkspace(t.ctx.db, 'Acme', [
-      [ana, 'owner'],
-      [ben, 'member'],
-      [cleo, 'member'],
-    ]);
+    t = world.t;
+    workspaceId = world.workspaceId;
+    anaId = world.ana;
+    const viaGoogle = world.viaGoogle!;
+    const viaGraph = world.viaGraph!;
     const allowed: Scope[] = ['calendar:read', 'calendar:write', 'calendar:rooms'];
     await savePolicy(t.ctx.db, workspaceId, { ...defaultPolicy, allowedScopes: allowed }, 0);
-    const owner = { userId: ana, workspaceId };
-    const viaGoogle = await connectAccount(t.ctx, owner, { kind: 'google', ...google.oauth.issue() }, 'G');
-    // An administrator consented to Place.Read.All for this account.
-    const { scopes, ...tokens } = graph.issueTokens('ana@acme.example', [
-      ...microsoftScopes,
-      'Place.Read.All',
-    ]);
-    const viaGraph = await connectAccount(t.ctx, owner, { kind: 'microsoft', ...tokens, scopes }, 'Work');
-    const caldav = memoryProvider('caldav', memberCalendars);
-    await seedMemoryAccount(t.ctx, { userId: ben, workspaceId }, caldav, ['ben']);
-    await seedMemoryAccount(t.ctx, { userId: cleo, workspaceId }, caldav, ['cleo']);
     googleCalendar = viaGoogle.calendars.find((c) => c.providerCalendarId === 'ana@acme.example')!.id;
     graphCalendar = viaGraph.calendars[0]!.id;
     calendarIds = [googleCalendar, graphCalendar];
@@ -175,21 +109,19 @@ describe('rooms: listed, found free with the attendees, booked', () => {
       { userId: zoe },
     );
 
-    const token = async (granted: Scope[]) =>
-      (
-        await grantToken(t.ctx, {
-          userId: ana,
+    const client = (granted: Scope[], name: string) =>
+      syncedClient(
+        t,
+        {
+          userId: anaId,
           workspaceId,
           calendars: calendarIds.map((calendarId) => ({ calendarId, detailLevel: 'full' as const })),
-          resource: 'mcp',
           scopes: granted,
-        })
-      ).token;
-    await t.sync.runDue();
-    await t.sync.idle();
-    const url = `${t.ctx.config.baseUrl}/mcp`;
-    mcp = await recordedClient(url, await token(allowed), 'rooms-test');
-    noRooms = await recordedClient(url, await token(['calendar:read', 'calendar:write']), 'no-rooms-test');
+        },
+        name,
+      );
+    mcp = await client(allowed, 'rooms-test');
+    noRooms = await client(['calendar:read', 'calendar:write'], 'no-rooms-test');
   });
 
   after(async () => {
@@ -208,8 +140,7 @@ describe('rooms: listed, found free with the attendees, booked', () => {
   };
   const noTitles = (bytes: string) => {
     assert.ok(bytes.length > 0, 'the answer was recorded');
-    for (const word of secretWords)
-      assert.ok(!bytes.toLowerCase().includes(word.toLowerCase()), `"${word}" left the service`);
+    assertNoneLeft(bytes, secretWords);
   };
   const written = () => ({
     google: google.counts.count({ kind: 'write' }),
@@ -250,7 +181,7 @@ describe('rooms: listed, found free with the attendees, booked', () => {
   it('finds slots every known person and a fitting room can make, naming the room, times only', async () => {
     const { content, bytes } = await call('find_meeting_times', {
       calendarIds,
-      ...window,
+      ...monday,
       timeZone: berlin,
       durationMinutes: 60,
       attendees: [...members, ...outsiders],
@@ -270,7 +201,7 @@ describe('rooms: listed, found free with the attendees, booked', () => {
   });
 
   it('says so when no room fits, or none that fits can be told about: no slot without a room', async () => {
-    const meeting = { calendarIds, ...window, timeZone: berlin, durationMinutes: 60 };
+    const meeting = { calendarIds, ...monday, timeZone: berlin, durationMinutes: 60 };
     const none = await call('find_meeting_times', { ...meeting, rooms: { minCapacity: 100 } });
     assert.deepEqual(none.content.slots, []);
     assert.match(none.bytes, /No room of the workspace has minCapacity seats/);
@@ -299,7 +230,7 @@ describe('rooms: listed, found free with the attendees, booked', () => {
   it('best effort (requireAll false): the slots where fewest are busy, each saying who is', async () => {
     const { content, bytes } = await call('find_meeting_times', {
       calendarIds,
-      ...window,
+      ...monday,
       timeZone: berlin,
       durationMinutes: 60,
       attendees: [...members, ...outsiders, 'zed@elsewhere.example'],
@@ -398,7 +329,7 @@ describe('rooms: listed, found free with the attendees, booked', () => {
 
   it('refuses bad input with a stable code each, writing nothing', async () => {
     const before = written();
-    const meeting = { calendarIds, ...window, timeZone: berlin, durationMinutes: 60 };
+    const meeting = { calendarIds, ...monday, timeZone: berlin, durationMinutes: 60 };
     const create = { calendarId: googleCalendar, title: 'Nope', ...hour('15:00', '16:00') };
     const cases: Array<[RecordedClient, string, Args, string, string | undefined]> = [
       [

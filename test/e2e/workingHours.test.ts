@@ -3,31 +3,20 @@
  * in Berlin with a workspace member who set his hours in London and an outsider whose hours
  * Graph's getSchedule gives in New York (a Windows zone name). Slots lie inside everyone's
  * hours; best effort ranks by them and names who is outside; with colleague availability off the
- * member's hours count no more. The answers carry times only: no zone or hours of anyone.
+ * member's hours count no more. The answers carry times only: no zone or hours of anyone. On that
+ * Monday (2 March 2026) Berlin is at UTC+1, London at UTC, New York at UTC-5.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { connectAccount } from '../../src/calendars/connections/connections.ts';
 import { setWorkingHours } from '../../src/people/workingHours.ts';
 import { defaultPolicy } from '../../src/policy/workspacePolicy.ts';
-import { createMicrosoftProvider } from '../../src/providers/microsoft/adapter.ts';
-import { ProviderHttp } from '../../src/providers/providerHttp.ts';
 import { savePolicy } from '../../src/store/workspaces.ts';
-import { FakeGraph } from '../fakes/graph.ts';
-import { startTestApp, type TestApp } from '../helpers/app.ts';
-import { TestClock } from '../helpers/clock.ts';
-import { grantToken } from '../helpers/grantToken.ts';
-import { type MemoryCalendar, memoryProvider, seedMemoryAccount } from '../helpers/memoryCalendars.ts';
-import { type RecordedClient, recordedClient } from '../helpers/recordedClient.ts';
-import { seedUser, seedWorkspace } from '../helpers/seed.ts';
+import type { FakeGraph } from '../fakes/graph.ts';
+import type { TestApp } from '../helpers/app.ts';
+import { startAnaGraph, startCallerWorld } from '../helpers/callerAccounts.ts';
+import type { RecordedClient } from '../helpers/recordedClient.ts';
+import { berlin, hour, monday, syncedClient } from '../helpers/schedulingWorld.ts';
 
-const berlin = 'Europe/Berlin';
-/** Monday 2 March 2026: Berlin UTC+1, London UTC, New York UTC-5; the clock stands on the Sunday before. */
-const window = { start: '2026-03-02T00:00:00+01:00', end: '2026-03-03T00:00:00+01:00' };
-const hour = (start: string, end: string) => ({
-  start: `2026-03-02T${start}:00+01:00`,
-  end: `2026-03-02T${end}:00+01:00`,
-});
 const attendees = ['ben@acme.example', 'mia@contoso.example'];
 /** Nothing of anyone's hours but the slots they shape. */
 const hoursWords = ['London', 'New_York', 'Eastern', 'workingHours', '08:00', 'monday'];
@@ -38,17 +27,9 @@ describe('working hours in find_meeting_times', () => {
   let mcp: RecordedClient;
   let calendarIds: string[];
   let workspaceId: string;
-  const benCalendars = new Map<string, MemoryCalendar>([
-    ['ben', { name: 'Ben work', timeZone: berlin, occurrences: [] }],
-  ]);
 
   before(async () => {
-    const clock = new TestClock('2026-03-01T12:00:00Z');
-    graph = await FakeGraph.start({
-      users: [
-        { email: 'ana@acme.example', calendars: [{ id: 'own', name: 'Calendar', isDefaultCalendar: true }] },
-      ],
-    });
+    graph = await startAnaGraph();
     // Mia: 09:00–17:00 New York time (14:00–22:00 UTC that day), busy only after her hours.
     graph.schedules.set(
       'mia@contoso.example',
@@ -60,21 +41,10 @@ describe('working hours in find_meeting_times', () => {
         timeZone: { name: 'Eastern Standard Time' },
       },
     );
-    const http = new ProviderHttp({ baseDelayMs: 1, sleep: async () => {} });
-    t = await startTestApp({
-      listen: true,
-      clock,
-      providers: {
-        microsoft: createMicrosoftProvider({ http, config: graph.config(), clock }),
-        caldav: memoryProvider('caldav', benCalendars),
-      },
-    });
-    const ana = await seedUser(t.ctx.db, 'ana@acme.example');
-    const ben = await seedUser(t.ctx.db, 'ben@acme.example');
-    workspaceId = await seedWorkspace(t.ctx.db, 'Acme', [
-      [ana, 'owner'],
-      [ben, 'member'],
-    ]);
+    const world = await startCallerWorld({ graph, members: { 'ben@acme.example': [] } });
+    t = world.t;
+    workspaceId = world.workspaceId;
+    const [ben] = world.members as [string];
     // Ben: 08:00–15:00 in London (UTC in March), so 09:00–16:00 in Berlin.
     await setWorkingHours(t.ctx.db, t.ctx.clock, ben, {
       days: ['monday', 'tuesday'],
@@ -82,24 +52,16 @@ describe('working hours in find_meeting_times', () => {
       end: '15:00',
       timeZone: 'Europe/London',
     });
-    const { scopes, ...tokens } = graph.issueTokens('ana@acme.example');
-    const viaGraph = await connectAccount(
-      t.ctx,
-      { userId: ana, workspaceId },
-      { kind: 'microsoft', ...tokens, scopes },
-      'Work',
+    calendarIds = world.viaGraph!.calendars.map((c) => c.id);
+    mcp = await syncedClient(
+      t,
+      {
+        userId: world.ana,
+        workspaceId,
+        calendars: calendarIds.map((calendarId) => ({ calendarId, detailLevel: 'busy' as const })),
+      },
+      'working-hours-test',
     );
-    await seedMemoryAccount(t.ctx, { userId: ben, workspaceId }, memoryProvider('caldav', benCalendars));
-    calendarIds = viaGraph.calendars.map((c) => c.id);
-    const { token } = await grantToken(t.ctx, {
-      userId: ana,
-      workspaceId,
-      calendars: calendarIds.map((calendarId) => ({ calendarId, detailLevel: 'busy' as const })),
-      resource: 'mcp',
-    });
-    await t.sync.runDue();
-    await t.sync.idle();
-    mcp = await recordedClient(`${t.ctx.config.baseUrl}/mcp`, token, 'working-hours-test');
   });
 
   after(async () => {
@@ -111,7 +73,7 @@ describe('working hours in find_meeting_times', () => {
   const find = (args: Record<string, unknown>) =>
     mcp.call('find_meeting_times', {
       calendarIds,
-      ...window,
+      ...monday,
       timeZone: berlin,
       durationMinutes: 60,
       stepMinutes: 60,

@@ -21,15 +21,26 @@ export interface RecordedClient {
   close(): Promise<void>;
 }
 
-export async function recordedClient(mcpUrl: string, token: string, name: string): Promise<RecordedClient> {
-  const { fetchFn, seen } = recordingFetch();
+/** The SDK's client named `name`, connected to `mcpUrl` with `token` (through `fetchFn` when given). */
+export async function connectedClient(
+  mcpUrl: string,
+  token: string,
+  name: string,
+  fetchFn?: typeof fetch,
+): Promise<Client> {
   const client = new Client({ name, version: '1.0.0' });
   await client.connect(
     new StreamableHTTPClientTransport(new URL(mcpUrl), {
       requestInit: { headers: { authorization: `Bearer ${token}` } },
-      fetch: fetchFn,
+      ...(fetchFn && { fetch: fetchFn }),
     }),
   );
+  return client;
+}
+
+export async function recordedClient(mcpUrl: string, token: string, name: string): Promise<RecordedClient> {
+  const { fetchFn, seen } = recordingFetch();
+  const client = await connectedClient(mcpUrl, token, name, fetchFn);
   const tools = new Map<string, ListedTool>();
   for (const tool of (await client.listTools()).tools) tools.set(tool.name, tool as ListedTool);
   return {

@@ -3,7 +3,7 @@
  * loopback HTTP) synced in full and then incrementally after one change, through the service's
  * own sync engine and database — requests to the provider and time, each.
  */
-import { connectAccount } from '../src/calendars/connections/connections.ts';
+import { addConnection } from '../src/calendars/connections/connections.ts';
 import type { AppContext } from '../src/context.ts';
 import { systemClock } from '../src/lib/clock.ts';
 import { createGoogleProvider } from '../src/providers/google/adapter.ts';
@@ -56,7 +56,7 @@ export async function syncFigures(
   try {
     const userId = await seedUser(ctx.db, 'sync@example.test');
     const workspaceId = await seedWorkspace(ctx.db, 'Sync', [[userId, 'owner']]);
-    const { calendars } = await connectAccount(
+    const { calendars } = await addConnection(
       ctx,
       { userId, workspaceId },
       { kind: 'google', ...google.oauth.issue() },

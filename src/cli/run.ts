@@ -2,10 +2,10 @@
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { rotateSigningKeys } from '../auth/signingKeys.ts';
-import { connectAccount } from '../calendars/connections/connections.ts';
+import { addConnection } from '../calendars/connections/connections.ts';
 import {
-  accountLabel,
   caldavCredentials,
+  connectionLabel,
   icsCredentials,
 } from '../calendars/connections/credentialsInput.ts';
 import { type Config, ConfigError, loadConfig } from '../config/config.ts';
@@ -193,11 +193,11 @@ async function runCommand(
         box: createSecretBox(secretKey),
         ...createCalendarAdapters(config, clock),
       };
-      const { account, calendars } = await connectAccount(
+      const { account, calendars } = await addConnection(
         deps,
         owner,
         credentials,
-        accountLabel(credentials),
+        connectionLabel(credentials),
       );
       io.out(account.id);
       for (const calendar of calendars) io.out(`${calendar.id}\t${calendar.name}`);

@@ -8,9 +8,9 @@ import { randomBytes } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import { after, before, describe, it } from 'node:test';
 import {
+  addConnection,
   type ConnectionDeps,
   calendarAddressOf,
-  connectAccount,
   reconnectWithPassword,
 } from '../../src/calendars/connections/connections.ts';
 import { createEventIds } from '../../src/calendars/eventIds.ts';
@@ -132,31 +132,31 @@ describe('connected accounts', { skip: radicaleMissing() }, () => {
 
   it('refuses bad input with a clear error and stores nothing', async () => {
     await rejectsWith(
-      connectAccount(deps, owner, caldav('wrong password'), 'x'),
+      addConnection(deps, owner, caldav('wrong password'), 'x'),
       'invalid_request',
       'password',
     );
     await rejectsWith(
-      connectAccount(deps, owner, { ...caldav(radicale.password), serverUrl: `${feedBase}/page.html` }, 'x'),
+      addConnection(deps, owner, { ...caldav(radicale.password), serverUrl: `${feedBase}/page.html` }, 'x'),
       'invalid_request',
       'serverUrl',
     );
     await rejectsWith(
-      connectAccount(deps, owner, { ...caldav(radicale.password), serverUrl: 'http://127.0.0.1:9/' }, 'x'),
+      addConnection(deps, owner, { ...caldav(radicale.password), serverUrl: 'http://127.0.0.1:9/' }, 'x'),
       'invalid_request',
       'serverUrl',
     );
     await rejectsWith(
-      connectAccount(deps, owner, { kind: 'ics', url: `${feedBase}/page.html` }, 'x'),
+      addConnection(deps, owner, { kind: 'ics', url: `${feedBase}/page.html` }, 'x'),
       'invalid_request',
       'url',
     );
     await rejectsWith(
-      connectAccount(deps, owner, { kind: 'ics', url: `${feedBase}/huge.ics` }, 'x'),
+      addConnection(deps, owner, { kind: 'ics', url: `${feedBase}/huge.ics` }, 'x'),
       'payload_too_large',
     );
     await rejectsWith(
-      connectAccount(
+      addConnection(
         deps,
         { ...owner, workspaceId: 'ws_other' },
         { kind: 'ics', url: `${feedBase}/a.ics` },
@@ -168,7 +168,7 @@ describe('connected accounts', { skip: radicaleMissing() }, () => {
   });
 
   it('connects CalDAV, keeps the discovered home, and seals the password bound to the account', async () => {
-    const { account, calendars } = await connectAccount(
+    const { account, calendars } = await addConnection(
       deps,
       owner,
       caldav(radicale.password),

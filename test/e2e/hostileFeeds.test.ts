@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
 import { after, before, describe, it } from 'node:test';
-import { connectAccount } from '../../src/calendars/connections/connections.ts';
+import { addConnection } from '../../src/calendars/connections/connections.ts';
 import {
   hostileZoneCalendar,
   impossibleRules,
@@ -64,7 +64,7 @@ describe('hostile ICS feeds through search_events', () => {
   for (const name of Object.keys(feeds)) {
     it(`${name}: health answers within 1 s, RSS stays under 1 GB, the calendar is answered`, async () => {
       const seen = await watchHealth(testApp.app, async () => {
-        const { calendars } = await connectAccount(
+        const { calendars } = await addConnection(
           testApp.ctx,
           owner,
           { kind: 'ics', url: `${feedBase}/${name}.ics` },

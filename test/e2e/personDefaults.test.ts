@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import { connectAccount } from '../../src/calendars/connections/connections.ts';
+import { addConnection } from '../../src/calendars/connections/connections.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { grantToken } from '../helpers/grantToken.ts';
 import { assertMatchesSchema, type ListedTool } from '../helpers/mcpSession.ts';
@@ -52,7 +52,7 @@ describe("a person's default calendar and time zone", { skip: radicaleMissing() 
     const userId = await seedUser(t.ctx.db, 'ana@example.org');
     owner = { userId, workspaceId: await seedWorkspace(t.ctx.db, 'Home', [[userId, 'owner']]) };
     for (const [username, password] of Object.entries(users)) {
-      const { calendars } = await connectAccount(
+      const { calendars } = await addConnection(
         t.ctx,
         owner,
         { kind: 'caldav', serverUrl: radicale.url, username, password },

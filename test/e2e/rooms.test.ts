@@ -9,7 +9,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { accountRooms } from '../../src/calendars/connections/connectionRooms.ts';
+import { connectionRooms } from '../../src/calendars/connections/connectionRooms.ts';
 import { addRoom, importRooms } from '../../src/people/rooms.ts';
 import { defaultPolicy, type Scope } from '../../src/policy/workspacePolicy.ts';
 import { microsoftScopes } from '../../src/providers/microsoft/oauth.ts';
@@ -149,7 +149,7 @@ describe('rooms: listed, found free with the attendees, booked', () => {
 
   it("fills the room list from the admin's Google and Microsoft accounts in one call", async () => {
     const owner = { userId: anaId, workspaceId };
-    const outcome = await importRooms(t.ctx, workspaceId, owner, () => accountRooms(t.ctx, owner));
+    const outcome = await importRooms(t.ctx, workspaceId, owner, () => connectionRooms(t.ctx, owner));
     assert.deepEqual(outcome, { listed: 3, failed: 0 });
     assert.deepEqual(
       (await roomsOf(t.ctx.db, workspaceId)).map(({ email, name, capacity, features, source }) => ({

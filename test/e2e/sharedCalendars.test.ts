@@ -9,7 +9,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import { connectAccount } from '../../src/calendars/connections/connections.ts';
+import { addConnection } from '../../src/calendars/connections/connections.ts';
 import type { Event } from '../../src/domain/event.ts';
 import { systemClock } from '../../src/lib/clock.ts';
 import { defaultPolicy } from '../../src/policy/workspacePolicy.ts';
@@ -61,7 +61,7 @@ async function connectedClient(
     { ...defaultPolicy, allowedScopes: ['calendar:read', 'calendar:write'] },
     0,
   );
-  const { calendars } = await connectAccount(t.ctx, { userId, workspaceId }, credentials, me);
+  const { calendars } = await addConnection(t.ctx, { userId, workspaceId }, credentials, me);
   const { token } = await grantToken(t.ctx, {
     userId,
     workspaceId,

@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { setTimeout as delay } from 'node:timers/promises';
-import { connectAccount } from '../../src/calendars/connections/connections.ts';
+import { addConnection } from '../../src/calendars/connections/connections.ts';
 import { systemClock } from '../../src/lib/clock.ts';
 import { createSecretBox } from '../../src/lib/encryption.ts';
 import { createGoogleProvider } from '../../src/providers/google/adapter.ts';
@@ -128,7 +128,7 @@ describe('two service processes on one PostgreSQL', { skip }, () => {
         }),
       },
     };
-    const { calendars } = await connectAccount(
+    const { calendars } = await addConnection(
       connecting,
       owner,
       { kind: 'google', ...google.oauth.issue() },

@@ -13,7 +13,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { connectAccount } from '../../src/calendars/connections/connections.ts';
+import { addConnection } from '../../src/calendars/connections/connections.ts';
 import { systemClock } from '../../src/lib/clock.ts';
 import { createSecretBox } from '../../src/lib/encryption.ts';
 import { defaultPolicy } from '../../src/policy/workspacePolicy.ts';
@@ -103,7 +103,7 @@ describe('a service killed between the provider write and its outcome', () => {
       { ...defaultPolicy, allowedScopes: ['calendar:read', 'calendar:write'] },
       0,
     );
-    const { calendars } = await connectAccount(
+    const { calendars } = await addConnection(
       {
         db: database.db,
         clock: systemClock,

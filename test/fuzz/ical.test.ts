@@ -10,7 +10,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import fc from 'fast-check';
-import { connectAccount } from '../../src/calendars/connections/connections.ts';
+import { addConnection } from '../../src/calendars/connections/connections.ts';
 import { expandIcs } from '../../src/domain/ical/expand.ts';
 import { errorCatalogue, isAppError } from '../../src/errors.ts';
 import { fixture, fixtureNames } from '../domain/icalFixtures.ts';
@@ -192,7 +192,7 @@ for (const engine of engines) {
       const workspaceId = await seedWorkspace(t.ctx.db, 'Feeds', [[userId, 'owner']]);
       body = fixture(fixtureNames()[0]!);
       const { port } = feed.address() as AddressInfo;
-      const { calendars } = await connectAccount(
+      const { calendars } = await addConnection(
         t.ctx,
         { userId, workspaceId },
         { kind: 'ics', url: `http://127.0.0.1:${port}/feed.ics` },

@@ -5,7 +5,7 @@
  * calendars live in memory. What each fake tells of other people (freeBusy, getSchedule, rooms)
  * each test sets itself.
  */
-import { connectAccount } from '../../src/calendars/connections/connections.ts';
+import { addConnection } from '../../src/calendars/connections/connections.ts';
 import type { ProviderOccurrence } from '../../src/domain/providerFacts.ts';
 import { createGoogleProvider } from '../../src/providers/google/adapter.ts';
 import type { GoogleEvent } from '../../src/providers/google/wire.ts';
@@ -44,7 +44,7 @@ export interface CallerWorldOptions {
   env?: Record<string, string>;
 }
 
-type Connected = Awaited<ReturnType<typeof connectAccount>>;
+type Connected = Awaited<ReturnType<typeof addConnection>>;
 
 export interface CallerWorld {
   t: TestApp;
@@ -87,11 +87,11 @@ export async function startCallerWorld(options: CallerWorldOptions): Promise<Cal
   const world: CallerWorld = { t, workspaceId, ana, members: memberIds };
   if (google) {
     const tokens = google.oauth.issue();
-    world.viaGoogle = await connectAccount(t.ctx, owner, { kind: 'google', ...tokens }, 'Google');
+    world.viaGoogle = await addConnection(t.ctx, owner, { kind: 'google', ...tokens }, 'Google');
   }
   if (graph) {
     const { scopes, ...tokens } = graph.issueTokens(anaEmail, options.graphScopes);
-    world.viaGraph = await connectAccount(t.ctx, owner, { kind: 'microsoft', ...tokens, scopes }, 'Work');
+    world.viaGraph = await addConnection(t.ctx, owner, { kind: 'microsoft', ...tokens, scopes }, 'Work');
   }
   for (const [i, userId] of memberIds.entries())
     await seedMemoryAccount(t.ctx, { userId, workspaceId }, caldav, [members[i]!]);

@@ -4,7 +4,7 @@
  * way a person connects one.
  */
 import { readFile } from 'node:fs/promises';
-import { connectAccount } from '../../src/calendars/connections/connections.ts';
+import { addConnection } from '../../src/calendars/connections/connections.ts';
 import type { AppContext } from '../../src/context.ts';
 import { mkcalendar, putIcs, type RadicaleServer } from './radicale.ts';
 
@@ -64,7 +64,7 @@ export async function connectRadicale(
   owner: { userId: string; workspaceId: string },
   radicale: RadicaleServer,
 ): Promise<Map<string, string>> {
-  const { calendars } = await connectAccount(
+  const { calendars } = await addConnection(
     ctx,
     owner,
     { kind: 'caldav', serverUrl: radicale.url, username: radicale.username, password: radicale.password },

@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { after, before } from 'node:test';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import { connectAccount } from '../../src/calendars/connections/connections.ts';
+import { addConnection } from '../../src/calendars/connections/connections.ts';
 import { defaultPolicy, type Scope, type WorkspacePolicy } from '../../src/policy/workspacePolicy.ts';
 import type { Credentials } from '../../src/providers/port.ts';
 import type { Providers } from '../../src/providers/registry.ts';
@@ -79,7 +79,7 @@ export function roundTripSuite<W extends RoundTripWorld>(
     const workspaceId = await seedWorkspace(t.ctx.db, 'Team', [[userId, 'owner']]);
     await savePolicy(t.ctx.db, workspaceId, { ...defaultPolicy, allowedScopes: scopes, ...policy }, 0);
     const person = { userId, workspaceId };
-    const { calendars } = await connectAccount(t.ctx, person, world.credentials, name);
+    const { calendars } = await addConnection(t.ctx, person, world.credentials, name);
     const team = calendars.find((c) => c.name === 'Team')!.id;
     const { token } = await grantToken(t.ctx, {
       ...person,

@@ -9,7 +9,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import * as clientV2 from '@modelcontextprotocol/client';
-import { connectAccount } from '../../src/calendars/connections/connections.ts';
+import { addConnection } from '../../src/calendars/connections/connections.ts';
 import { ConfigError, loadConfig } from '../../src/config/config.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { parseExposition, type Sample, sampleValue } from '../helpers/exposition.ts';
@@ -190,7 +190,7 @@ describe('/metrics: what happened, with its labels', () => {
     userId = await seedUser(t.ctx.db, email);
     workspaceId = await seedWorkspace(t.ctx.db, 'Acme', [[userId, 'owner']]);
     const { port } = feedServer.address() as AddressInfo;
-    const { calendars } = await connectAccount(
+    const { calendars } = await addConnection(
       t.ctx,
       { userId, workspaceId },
       { kind: 'ics', url: `http://127.0.0.1:${port}/team.ics` },

@@ -7,7 +7,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { connectAccount } from '../../src/calendars/connections/connections.ts';
+import { addConnection } from '../../src/calendars/connections/connections.ts';
 import { tokenHash } from '../../src/lib/secrets.ts';
 import { createGoogleProvider } from '../../src/providers/google/adapter.ts';
 import { createMicrosoftProvider } from '../../src/providers/microsoft/adapter.ts';
@@ -44,7 +44,7 @@ async function until(what: string, check: () => Promise<boolean>, ms = 30_000): 
 async function connected(t: TestApp, credentials: Credentials, name: string) {
   const userId = await seedUser(t.ctx.db, me);
   const workspaceId = await seedWorkspace(t.ctx.db, 'Team', [[userId, 'owner']]);
-  const { calendars } = await connectAccount(t.ctx, { userId, workspaceId }, credentials, name);
+  const { calendars } = await addConnection(t.ctx, { userId, workspaceId }, credentials, name);
   const calendarId = calendars.find((c) => c.name === 'Team')!.id;
   const { grantId } = await grantToken(t.ctx, {
     userId,

@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { connectAccount } from '../../src/calendars/connections/connections.ts';
+import { addConnection } from '../../src/calendars/connections/connections.ts';
 import { createGoogleProvider } from '../../src/providers/google/adapter.ts';
 import { ProviderHttp } from '../../src/providers/providerHttp.ts';
 import { occurrencesNear } from '../../src/store/calendarCopies.ts';
@@ -56,7 +56,7 @@ describe('push: a burst of notifications', () => {
     const userId = await seedUser(t.ctx.db, me);
     const workspaceId = await seedWorkspace(t.ctx.db, 'Team', [[userId, 'owner']]);
     const credentials = { kind: 'google' as const, ...google.oauth.issue() };
-    const { calendars } = await connectAccount(t.ctx, { userId, workspaceId }, credentials, 'Google');
+    const { calendars } = await addConnection(t.ctx, { userId, workspaceId }, credentials, 'Google');
     calendarId = calendars.find((c) => c.name === 'Team')!.id;
     await grantToken(t.ctx, { userId, workspaceId, calendars: [{ calendarId, detailLevel: 'full' }] });
   });

@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
 import { after, before, describe, it } from 'node:test';
-import { connectAccount } from '../../src/calendars/connections/connections.ts';
+import { addConnection } from '../../src/calendars/connections/connections.ts';
 import { exclusionMeanings } from '../../src/calendars/reads/readEvents.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { grantToken } from '../helpers/grantToken.ts';
@@ -59,7 +59,7 @@ describe('why a stale copy is stale', () => {
     t = await startTestApp({ env: { ICS_ALLOW_PRIVATE_NETWORKS: 'true' }, adapters: {}, listen: true });
     const userId = await seedUser(t.ctx.db, 'ida@example.org');
     const owner = { userId, workspaceId: await seedWorkspace(t.ctx.db, 'Feeds', [[userId, 'owner']]) };
-    const { calendars } = await connectAccount(t.ctx, owner, { kind: 'ics', url: feedUrl }, 'Team');
+    const { calendars } = await addConnection(t.ctx, owner, { kind: 'ics', url: feedUrl }, 'Team');
     calendarId = calendars[0]!.id;
     const granted = [{ calendarId, detailLevel: 'full' as const }];
     mcpToken = (await grantToken(t.ctx, { ...owner, calendars: granted })).token;

@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
 import { after, before, describe, it } from 'node:test';
-import { connectAccount } from '../../src/calendars/connections/connections.ts';
+import { addConnection } from '../../src/calendars/connections/connections.ts';
 import { accountsOf, calendarsOfAccount, sealedCredentialsOf } from '../../src/store/connectedAccounts.ts';
 import { FakeGoogle } from '../fakes/google.ts';
 import { alice, sampleUsers } from '../fakes/graph/sampleMailbox.ts';
@@ -194,7 +194,7 @@ describe('a Microsoft account connected before shared calendars', () => {
       'Calendars.ReadWrite',
       'User.Read',
     ]);
-    await connectAccount(t.ctx, { userId, workspaceId }, { kind: 'microsoft', ...tokens }, alice);
+    await addConnection(t.ctx, { userId, workspaceId }, { kind: 'microsoft', ...tokens }, alice);
   });
   after(async () => {
     await t?.close();

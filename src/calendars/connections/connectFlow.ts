@@ -9,8 +9,8 @@ import { randomToken, tokenHash } from '../../lib/secrets.ts';
 import type { Connectors, OAuthConnector, OAuthProviderKind } from '../../providers/connectors.ts';
 import { insertOAuthState, takeOAuthState } from '../../store/connectedAccounts.ts';
 import { roleOf } from '../../store/workspaces.ts';
-import { type ConnectionDeps, connectAccount, type Owner, ownAccount, reconnect } from './connections.ts';
-import { accountLabel, providerNames } from './credentialsInput.ts';
+import { addConnection, type ConnectionDeps, type Owner, ownConnection, reconnect } from './connections.ts';
+import { connectionLabel, providerNames } from './credentialsInput.ts';
 
 export const oauthStateTtlMs = 10 * 60 * 1000;
 
@@ -73,14 +73,14 @@ export async function finishConnectFlow(
   const { tokens, email } = await connectorFor(deps, kind).exchange({ code, codeVerifier });
   const credentials = { kind, ...tokens };
   if (flow.accountId !== null) {
-    await reconnect(deps, await ownAccount(deps, userId, flow.accountId), credentials);
+    await reconnect(deps, await ownConnection(deps, userId, flow.accountId), credentials);
     return 'reconnected';
   }
-  await connectAccount(
+  await addConnection(
     deps,
     { userId, workspaceId: flow.workspaceId },
     credentials,
-    accountLabel(credentials, email),
+    connectionLabel(credentials, email),
   );
   return 'connected';
 }

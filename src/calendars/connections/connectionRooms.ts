@@ -16,7 +16,7 @@ export interface ListedRooms {
   failed: number;
 }
 
-export async function accountRooms(deps: ConnectionDeps, owner: Owner): Promise<ListedRooms> {
+export async function connectionRooms(deps: ConnectionDeps, owner: Owner): Promise<ListedRooms> {
   const listed: ListedRooms = { rooms: [], failed: 0 };
   for (const account of await accountsOf(deps.db, owner.userId, owner.workspaceId)) {
     const provider = providerFor(deps.providers, account.provider);

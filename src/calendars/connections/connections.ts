@@ -82,7 +82,7 @@ async function verify(
  * Lists the account's calendars with the given credentials first; only when that works are the
  * account, its sealed credentials and its calendars stored, together. A failure stores nothing.
  */
-export async function connectAccount(
+export async function addConnection(
   deps: ConnectionDeps,
   owner: Owner,
   credentials: Credentials,
@@ -111,7 +111,7 @@ export async function connectAccount(
 }
 
 /** The account of this person, or not_found (also for other people's accounts: no oracle). */
-export async function ownAccount(
+export async function ownConnection(
   deps: ConnectionDeps,
   userId: string,
   accountId: string,
@@ -248,7 +248,7 @@ export async function chooseCountingCalendars(
   accountId: string,
   counting: readonly string[],
 ): Promise<void> {
-  const account = await ownAccount(deps, userId, accountId);
+  const account = await ownConnection(deps, userId, accountId);
   const ids = new Set((await calendarsOfAccount(deps.db, account.id)).map((c) => c.id));
   if (counting.some((id) => !ids.has(id))) throw new AppError('not_found', 'No such calendar.');
   const now = epochMs(deps.clock);
@@ -260,12 +260,12 @@ export async function chooseCountingCalendars(
  * The person removes one of their accounts. Their grants name its calendars: every instance
  * looks them up again (`forgetGrants`, the authorization side's port).
  */
-export async function removeAccount(
+export async function removeConnection(
   deps: ConnectionDeps & { forgetGrants(grantIds: readonly string[]): Promise<void> },
   userId: string,
   accountId: string,
 ): Promise<void> {
-  const account = await ownAccount(deps, userId, accountId);
+  const account = await ownConnection(deps, userId, accountId);
   await deleteAccount(deps.db, account.id);
   await checkpointAfterPurge(deps.db);
   await deps.forgetGrants(await liveGrantIds(deps.db, { userId }));

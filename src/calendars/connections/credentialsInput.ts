@@ -75,7 +75,7 @@ export function icsCredentials(form: Form): Credentials {
   return { kind: 'ics', url: httpUrl(form.url, 'url', ['https:', 'http:', 'webcal:', 'webcals:']) };
 }
 
-export const accountLabel = (credentials: Credentials, email?: string): string => {
+export const connectionLabel = (credentials: Credentials, email?: string): string => {
   switch (credentials.kind) {
     case 'caldav':
       return `${credentials.username} on ${new URL(credentials.serverUrl).host}`;

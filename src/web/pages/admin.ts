@@ -3,7 +3,7 @@
  * a member gets 403, a non-member 404 — the pages only render and route.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { accountRooms } from '../../calendars/connections/connectionRooms.ts';
+import { connectionRooms } from '../../calendars/connections/connectionRooms.ts';
 import type { AppContext } from '../../context.ts';
 import { detailLevels } from '../../domain/detailLevels.ts';
 import { maxRoomCapacity } from '../../domain/rooms.ts';
@@ -448,7 +448,7 @@ export function registerAdminPages(app: FastifyInstance, ctx: AppContext, admin:
       action(request, reply, request.params.workspaceId, async (user) => {
         const owner = { userId: user.id, workspaceId: request.params.workspaceId };
         const { listed, failed } = await importRooms(admin, owner.workspaceId, owner, () =>
-          accountRooms(ctx, owner),
+          connectionRooms(ctx, owner),
         );
         const rooms = listed === 1 ? '1 room' : `${listed} rooms`;
         const unanswered =

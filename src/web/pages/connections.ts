@@ -11,17 +11,17 @@ import {
   startConnectFlow,
 } from '../../calendars/connections/connectFlow.ts';
 import {
+  addConnection,
   calendarAddressOf,
   chooseCountingCalendars,
-  connectAccount,
   missesSharedCalendars,
-  ownAccount,
+  ownConnection,
   reconnectWithPassword,
-  removeAccount,
+  removeConnection,
 } from '../../calendars/connections/connections.ts';
 import {
-  accountLabel,
   caldavCredentials,
+  connectionLabel,
   icsCredentials,
   providerNames,
 } from '../../calendars/connections/credentialsInput.ts';
@@ -209,7 +209,7 @@ export function registerConnectionRoutes(
         const owner = { userId: user.id, workspaceId: request.params.workspaceId };
         try {
           const credentials = credentialsOf[kind](form);
-          await connectAccount(deps, owner, credentials, accountLabel(credentials));
+          await addConnection(deps, owner, credentials, connectionLabel(credentials));
         } catch (error) {
           const e = correctable(error, ['provider_unavailable', 'payload_too_large', 'reconnect_required']);
           const connectForm = connectFormState(owner.workspaceId, kind, form, e);
@@ -226,7 +226,7 @@ export function registerConnectionRoutes(
     async (request, reply) => {
       const user = requireUser(request, reply);
       if (user === undefined) return reply;
-      const account = await ownAccount(deps, user.id, request.params.accountId);
+      const account = await ownConnection(deps, user.id, request.params.accountId);
       if (account.provider === 'google' || account.provider === 'microsoft') {
         return reply.redirect(
           await startConnectFlow(
@@ -276,7 +276,7 @@ export function registerConnectionRoutes(
     { config: { page: true } },
     (request, reply) =>
       act(request, reply, async (user) => {
-        await removeAccount({ ...deps, forgetGrants: grants.forget }, user.id, request.params.accountId);
+        await removeConnection({ ...deps, forgetGrants: grants.forget }, user.id, request.params.accountId);
         return 'removed';
       }),
   );
@@ -301,7 +301,7 @@ export function registerConnectionRoutes(
       const user = requireUser(request, reply);
       if (user === undefined) return reply;
       // Another person's account or calendar is refused like one that does not exist.
-      const account = await ownAccount(deps, user.id, request.params.accountId);
+      const account = await ownConnection(deps, user.id, request.params.accountId);
       const [calendar] = await findCalendars(ctx.db, [request.params.calendarId]);
       if (calendar?.accountId !== account.id) throw new AppError('not_found', 'No such calendar.');
       const outcome =

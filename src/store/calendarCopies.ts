@@ -12,7 +12,7 @@ import { busyTitle } from '../domain/visibility.ts';
 import { unpackOccurrence } from './packedOccurrence.ts';
 import { numberParameter, reused } from './reusedStatements.ts';
 import { type Database, flag } from './schema.ts';
-import { readOffLoop } from './sqliteReaders.ts';
+import { readOffLoop, readUnpackedOffLoop } from './sqliteReaders.ts';
 
 type Db = Kysely<Database>;
 
@@ -320,16 +320,16 @@ export async function copyRows(db: Db, query: CopyQuery): Promise<{ rows: CopyPl
 export async function copiedRows(db: Db, rowIds: readonly number[]): Promise<Map<number, CopiedRow>> {
   const held = new Map<number, CopiedRow>();
   for (let i = 0; i < rowIds.length; i += 500) {
-    const rows = await readOffLoop(
+    const rows = await readUnpackedOffLoop(
       db,
       db
         .selectFrom('copy_occurrences')
         .select(['id', 'event_id', 'data'])
         .where('id', 'in', rowIds.slice(i, i + 500))
         .compile(),
+      'data',
     );
-    for (const r of rows)
-      held.set(Number(r.id), { eventId: r.event_id, occurrence: unpackOccurrence(r.data) });
+    for (const r of rows) held.set(Number(r.id), { eventId: r.event_id, occurrence: r.data });
   }
   return held;
 }

@@ -9,13 +9,15 @@
 import type { SQLInputValue } from 'node:sqlite';
 import { Worker } from 'node:worker_threads';
 import type { CompiledQuery, Kysely } from 'kysely';
+import type { ProviderOccurrence } from '../domain/providerFacts.ts';
+import { unpackOccurrence } from './packedOccurrence.ts';
 import type { Database } from './schema.ts';
 import type { ReadAnswer, ReadQuery } from './sqliteReaderThread.ts';
 
 export interface SqliteReaders {
   readonly threads: number;
-  /** The rows of one read-only statement. */
-  run(text: string, parameters: readonly unknown[]): Promise<unknown[]>;
+  /** The rows of one read-only statement, the column `unpack` (if named) unpacked. */
+  run(text: string, parameters: readonly unknown[], unpack?: string): Promise<unknown[]>;
   close(): Promise<void>;
 }
 
@@ -76,14 +78,19 @@ export function sqliteReaders(path: string, count: number): SqliteReaders {
 
   return {
     threads: count,
-    run(text, parameters) {
+    run(text, parameters, unpack) {
       if (closed) return Promise.reject(new Error('SQLite readers closed'));
       const reader = leastBusy();
       const id = nextId++;
       return new Promise<unknown[]>((resolve, reject) => {
         reader.waiting.set(id, { resolve, reject });
         reader.worker.ref();
-        const query: ReadQuery = { id, sql: text, parameters: parameters.map(asSqliteValue) };
+        const query: ReadQuery = {
+          id,
+          sql: text,
+          parameters: parameters.map(asSqliteValue),
+          ...(unpack === undefined ? {} : { unpack }),
+        };
         reader.worker.postMessage(query);
       });
     },
@@ -113,4 +120,25 @@ export async function readOffLoop<R>(db: Kysely<Database>, compiled: CompiledQue
   const readers = readersOf.get(db);
   if (readers === undefined) return (await db.executeQuery(compiled)).rows;
   return (await readers.run(compiled.sql, compiled.parameters)) as R[];
+}
+
+/**
+ * Like `readOffLoop`, with the column `column` of packed occurrences answered unpacked: by the
+ * reader thread where there is one, else here.
+ */
+export async function readUnpackedOffLoop<R, K extends keyof R & string>(
+  db: Kysely<Database>,
+  compiled: CompiledQuery<R>,
+  column: K,
+): Promise<Array<Omit<R, K> & Record<K, ProviderOccurrence>>> {
+  const readers = readersOf.get(db);
+  if (readers !== undefined)
+    return (await readers.run(compiled.sql, compiled.parameters, column)) as Array<
+      Omit<R, K> & Record<K, ProviderOccurrence>
+    >;
+  const rows = (await db.executeQuery(compiled)).rows;
+  return rows.map((row) => ({
+    ...row,
+    [column]: unpackOccurrence(row[column] as string | Uint8Array),
+  })) as Array<Omit<R, K> & Record<K, ProviderOccurrence>>;
 }

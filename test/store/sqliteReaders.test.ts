@@ -10,7 +10,13 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { sql } from 'kysely';
 import { type DatabaseHandle, openDatabase } from '../../src/store/database.ts';
-import { readerThreads, readOffLoop, sqliteReaders } from '../../src/store/sqliteReaders.ts';
+import { packOccurrence } from '../../src/store/packedOccurrence.ts';
+import {
+  readerThreads,
+  readOffLoop,
+  readUnpackedOffLoop,
+  sqliteReaders,
+} from '../../src/store/sqliteReaders.ts';
 
 /** A read that keeps SQLite busy for a while: ~2 million rows counted. */
 const longRead = sql<{
@@ -112,6 +118,25 @@ describe('SQLite reader threads', () => {
       assert.equal(readerThreads(memory.db), 0);
       const rows = await readOffLoop(memory.db, sql<{ seven: number }>`select 7 as seven`.compile(memory.db));
       assert.deepEqual({ ...rows[0] }, { seven: 7 });
+    } finally {
+      await memory.close();
+    }
+  });
+
+  it('answers a column of packed occurrences unpacked, by the thread or on the connection', async () => {
+    const meeting = { providerEventId: 'e1', start: '2026-03-02T09:00:00', duration: 'PT1H', title: 'Café' };
+    const memory = openDatabase({ sqlitePath: ':memory:' });
+    try {
+      for (const db of [handle.db, memory.db]) {
+        await sql`create table packed (id integer primary key, data blob not null)`.execute(db);
+        await sql`insert into packed (data) values (${packOccurrence(JSON.stringify(meeting))})`.execute(db);
+        const rows = await readUnpackedOffLoop(
+          db,
+          sql<{ id: number; data: Uint8Array }>`select id, data from packed`.compile(db),
+          'data',
+        );
+        assert.deepEqual({ ...rows[0]!.data }, meeting);
+      }
     } finally {
       await memory.close();
     }

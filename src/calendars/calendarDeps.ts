@@ -15,8 +15,8 @@ export interface CalendarDeps extends ConnectionDeps {
   /** Others' busy time the providers told each grant lately, not asked again (absent: always asked). */
   busyLookups?: BusyLookups;
   /**
-   * Copies one read asks at once (default 1): PostgreSQL answers several calendars' queries in
-   * parallel while the loop waits; SQLite's queries run on the loop, so one after another.
+   * Copies whose busy time one read asks at once (default 1): PostgreSQL answers several in
+   * parallel while the loop waits; SQLite's reader threads two each.
    */
   copyReadsAtOnce?: number;
   /** Told about failures that were not the provider's answer (they are still reported to the caller). */

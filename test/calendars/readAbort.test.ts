@@ -1,7 +1,7 @@
 /**
- * A client that has gone stops its read: readEvents is given the request's signal and asks no
- * copy for more once it is aborted (the copies are read one query after another, the loop free
- * between them, so the closed connection is heard in between).
+ * A client that has gone stops its read: readEvents is given the request's signal, asks no copy
+ * once it is aborted, and reads no event's row once it is aborted while the copies' places are
+ * chosen (the loop is free while a query runs off it, so the closed connection is heard).
  */
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
@@ -15,9 +15,16 @@ import { parseWindow } from '../../src/domain/window.ts';
 import { createSecretBox } from '../../src/lib/encryption.ts';
 import type { Principal } from '../../src/policy/principal.ts';
 import { defaultPolicy } from '../../src/policy/workspacePolicy.ts';
+import { insertGrant } from '../../src/store/accessGrants.ts';
+import { reconcileCopies } from '../../src/store/copyMembership.ts';
 import { type DatabaseHandle, migrateToLatest, openDatabase } from '../../src/store/database.ts';
 import { TestClock } from '../helpers/clock.ts';
+import { copyHolding } from '../helpers/copiedOccurrences.ts';
+import { occurrence } from '../helpers/memoryCalendars.ts';
 import { seedCalendars, seedUser, seedWorkspace } from '../helpers/seed.ts';
+
+const secretKey = randomBytes(32);
+const ids = createEventIds(secretKey);
 
 describe('a read whose client has gone', () => {
   let handle: DatabaseHandle;
@@ -34,6 +41,30 @@ describe('a read whose client has gone', () => {
       { name: 'Two' },
       { name: 'Three' },
     ]);
+    await insertGrant(handle.db, {
+      id: 'g',
+      ...owner,
+      clientId: 'c',
+      clientName: 'C',
+      scopes: ['calendar:read'],
+      privateDetails: false,
+      calendars: calendarIds.map((calendarId) => ({ calendarId, detailLevel: 'full' })),
+      createdAt: 0,
+    });
+    await reconcileCopies(handle.db, 0);
+    for (const calendarId of calendarIds)
+      await copyHolding(handle.db, ids, calendarId, [
+        occurrence({
+          providerEventId: `${calendarId}-a`,
+          start: '2026-03-02T09:00:00',
+          timeZone: 'Europe/Berlin',
+        }),
+        occurrence({
+          providerEventId: `${calendarId}-b`,
+          start: '2026-03-03T09:00:00',
+          timeZone: 'Europe/Berlin',
+        }),
+      ]);
     principal = {
       ...owner,
       clientId: 'c',
@@ -46,18 +77,15 @@ describe('a read whose client has gone', () => {
   });
   after(() => handle.close());
 
-  /** Deps whose copies all answer, counting the copies asked (a copy may take more than one query); `onQuery` runs at each query. */
+  /** Deps whose copies all answer, counting the copies asked and the queries of events' rows; `onQuery` runs at each query of the copies. */
   const depsCounting = (onQuery: () => void) => {
     const asked = new Set<unknown>();
-    const counted = {
-      get copies() {
-        return asked.size;
-      },
-    };
+    const counted = { rowReads: 0, copies: () => asked.size };
     const counter: KyselyPlugin = {
       transformQuery: ({ node, queryId }) => {
         const query = handle.db.getExecutor().compileQuery(node, queryId);
-        if (query.sql.includes('from copy_occurrences')) {
+        if (query.sql.includes('"event_id", "data"')) counted.rowReads += 1;
+        else if (query.sql.includes('from copy_occurrences')) {
           for (const value of query.parameters) if (calendarIds.includes(value as string)) asked.add(value);
           onQuery();
         }
@@ -65,7 +93,6 @@ describe('a read whose client has gone', () => {
       },
       transformResult: async ({ result }) => result,
     };
-    const secretKey = randomBytes(32);
     const copy = (calendarId: string): CopyForRead => ({
       calendarId,
       level: 'full',
@@ -83,7 +110,7 @@ describe('a read whose client has gone', () => {
       clock: new TestClock(),
       box: createSecretBox(secretKey),
       providers: {},
-      ids: createEventIds(secretKey),
+      ids,
       readDeadlineMs: 1_000,
       copies: {
         forRead: async (ids) => new Map(ids.map((id) => [id, copy(id)])),
@@ -104,15 +131,28 @@ describe('a read whose client has gone', () => {
     const { deps, counted } = depsCounting(() => {});
     const read = await readEvents(deps, principal, request(), { signal: new AbortController().signal });
     assert.deepEqual(read.excluded, []);
-    assert.equal(counted.copies, 3);
+    assert.equal(read.events.length, 6);
+    assert.equal(counted.copies(), 3);
+    assert.equal(counted.rowReads, 1);
   });
 
-  it('asks no further copy once the client has gone', async () => {
+  it('asks no copy once the client has gone', async () => {
+    const gone = new AbortController();
+    gone.abort();
+    const { deps, counted } = depsCounting(() => {});
+    await assert.rejects(readEvents(deps, principal, request(), { signal: gone.signal }), {
+      name: 'AbortError',
+    });
+    assert.equal(counted.copies(), 0);
+  });
+
+  it('reads no event once the client has gone while the places were chosen', async () => {
     const gone = new AbortController();
     const { deps, counted } = depsCounting(() => gone.abort());
     await assert.rejects(readEvents(deps, principal, request(), { signal: gone.signal }), {
       name: 'AbortError',
     });
-    assert.equal(counted.copies, 1);
+    assert.equal(counted.copies(), 3);
+    assert.equal(counted.rowReads, 0);
   });
 });

@@ -15,15 +15,15 @@ import { CompiledQuery, type KyselyPlugin, type RootOperationNode } from 'kysely
 import { createEventIds } from '../../src/calendars/eventIds.ts';
 import { busyIntervals } from '../../src/domain/availability.ts';
 import type { DetailLevel } from '../../src/domain/detailLevels.ts';
-import { type CalendarView, toEvents } from '../../src/domain/occurrences.ts';
+import { type CalendarView, mergeOrdered, toEvents } from '../../src/domain/occurrences.ts';
 import type { ProviderOccurrence } from '../../src/domain/providerFacts.ts';
 import { matchesWords, queryWords } from '../../src/domain/search.ts';
 import { localOffsets } from '../../src/domain/time/localOffsets.ts';
 import { insertGrant } from '../../src/store/accessGrants.ts';
-import { type CopyQuery, copyBusy, copyRows } from '../../src/store/calendarCopies.ts';
-import { applyBatch } from '../../src/store/copyBatches.ts';
 import { reconcileCopies } from '../../src/store/copyMembership.ts';
+import { type CopyPlace, type CopyQuery, copyBusy, copyPage } from '../../src/store/copyReads.ts';
 import type { DatabaseHandle } from '../../src/store/database.ts';
+import { copyHolding } from '../helpers/copiedOccurrences.ts';
 import { enginesUnderTest } from '../helpers/databases.ts';
 import { occurrence } from '../helpers/memoryCalendars.ts';
 import { seedCalendars, seedUser, seedWorkspace } from '../helpers/seed.ts';
@@ -45,12 +45,16 @@ for (const engine of await enginesUnderTest({ sqliteReaders: true })) {
   describe(`a read of a copy is one query (${engine.label})`, { skip: engine.skip }, () => {
     let handle: DatabaseHandle;
     let calendarId: string;
+    let otherId: string;
 
     before(async () => {
       handle = await engine.open();
       const userId = await seedUser(handle.db, 'rea@example.org');
       const owner = { userId, workspaceId: await seedWorkspace(handle.db, 'Reads', [[userId, 'owner']]) };
-      [calendarId] = (await seedCalendars(handle.db, owner, [{ name: 'Work' }])) as [string];
+      [calendarId, otherId] = (await seedCalendars(handle.db, owner, [
+        { name: 'Work' },
+        { name: 'Home' },
+      ])) as [string, string];
       await insertGrant(handle.db, {
         id: 'grant-full',
         ...owner,
@@ -58,7 +62,10 @@ for (const engine of await enginesUnderTest({ sqliteReaders: true })) {
         clientName: 'C',
         scopes: ['calendar:read'],
         privateDetails: true,
-        calendars: [{ calendarId, detailLevel: 'full' }],
+        calendars: [
+          { calendarId, detailLevel: 'full' },
+          { calendarId: otherId, detailLevel: 'full' },
+        ],
         createdAt: 0,
       });
       await reconcileCopies(handle.db, 0);
@@ -66,37 +73,8 @@ for (const engine of await enginesUnderTest({ sqliteReaders: true })) {
     after(() => handle.close());
 
     /** The copy holds exactly these occurrences, written by a sync as every sync writes them. */
-    const copied = async (occurrences: ProviderOccurrence[]) => {
-      await handle.db
-        .updateTable('calendar_copies')
-        .set({ lease_owner: 'test', lease_until: Number.MAX_SAFE_INTEGER })
-        .where('calendar_id', '=', calendarId)
-        .execute();
-      const keys = [...new Set(occurrences.map((o) => o.providerEventId))];
-      await applyBatch(handle.db, {
-        calendarId,
-        owner: 'test',
-        ids,
-        now: 1,
-        leaseMs: 1_000,
-        full: true,
-        upserts: keys.map((key) => ({
-          key,
-          version: '1',
-          occurrences: occurrences.filter((o) => o.providerEventId === key),
-        })),
-        removals: [],
-        skipped: [],
-        bytes: { spent: 0, limit: 1e9 },
-        end: { state: 'position', horizon: { start: 0, end: 4e12 }, nextSyncAt: 4e12 },
-      });
-      const copy = await handle.db
-        .selectFrom('calendar_copies')
-        .select('longest_ms')
-        .where('calendar_id', '=', calendarId)
-        .executeTakeFirstOrThrow();
-      return Number(copy.longest_ms);
-    };
+    const copied = (occurrences: ProviderOccurrence[], into = calendarId) =>
+      copyHolding(handle.db, ids, into, occurrences);
 
     const view = (fields: Partial<CalendarView> = {}): CalendarView => ({
       calendarId,
@@ -130,9 +108,8 @@ for (const engine of await enginesUnderTest({ sqliteReaders: true })) {
         ...(words === undefined
           ? {}
           : { search: { words, level: v.detailLevel, privateDetails: v.privateDetails } }),
-        ...(first === undefined ? {} : { first }),
       };
-      const { rows, total } = await copyRows(handle.db, query);
+      const { rows, total } = await copyPage(handle.db, [query], first);
       const core = toEvents(occurrences, v, ids, w).filter(
         (placed) => words === undefined || matchesWords(placed.event, words),
       );
@@ -197,6 +174,81 @@ for (const engine of await enginesUnderTest({ sqliteReaders: true })) {
       assert.deepEqual(query, core);
       // Sealed ids hold '-', '_', capitals and small letters: a locale's order would differ.
       assert.ok(core.ids.some((id) => /[-_]/.test(id.slice(4))));
+    });
+
+    it('merges the calendars of a read in the one order, after a cursor, and counts every match', async () => {
+      const work = Array.from({ length: 30 }, (_, i) =>
+        berlin(`2026-03-${String(10 + (i % 3)).padStart(2, '0')}T09:00:00`, `work-${i}`, {
+          title: i % 2 === 0 ? 'Budget review' : 'Standup',
+        }),
+      );
+      const home = [
+        ...Array.from({ length: 20 }, (_, i) =>
+          berlin(`2026-03-${String(10 + (i % 3)).padStart(2, '0')}T09:00:00`, `home-${i}`, {
+            title: i % 4 === 0 ? 'Budget at home' : 'Dinner',
+          }),
+        ),
+        floating('2026-03-11T09:00:00', 'home-local', { title: 'Budget, local' }),
+      ];
+      const longest = Math.max(await copied(work), await copied(home, otherId));
+      const w = window('2026-03-09T00:00:00Z', '2026-03-13T00:00:00Z');
+      const views = [calendarId, otherId].map((id) =>
+        view({ calendarId: id, placementZone: 'Europe/Berlin' }),
+      );
+      const core = mergeOrdered(
+        views.map((v) => toEvents(v.calendarId === calendarId ? work : home, v, ids, w)),
+      );
+      const queryOf = (v: CalendarView, words?: string[], place?: (typeof core)[number]): CopyQuery => ({
+        calendarId: v.calendarId,
+        window: { startNs: w.start.epochNanoseconds, endNs: w.end.epochNanoseconds },
+        longestMs: longest,
+        offsets: localOffsets('Europe/Berlin', {
+          startMs: w.start.epochMilliseconds - longest - day,
+          endMs: w.end.epochMilliseconds + day,
+        }),
+        ...(words === undefined ? {} : { search: { words, level: 'full', privateDetails: true } }),
+        ...(place === undefined
+          ? {}
+          : {
+              after: {
+                startMs: place.startMs,
+                calendarId: place.event.calendarId,
+                occurrenceId: place.event.occurrenceId,
+              },
+            }),
+      });
+      const shown = (list: { event: { calendarId: string; occurrenceId: string } }[] | CopyPlace[]) =>
+        list.map((e) =>
+          'event' in e
+            ? `${e.event.calendarId}/${e.event.occurrenceId}`
+            : `${e.calendarId}/${e.occurrenceId}`,
+        );
+      // Pages of 7 walked with the cursor give every event once, in the core's order.
+      const walked: CopyPlace[] = [];
+      let place: (typeof core)[number] | undefined;
+      for (let page = 0; page < 20; page++) {
+        const { rows } = await copyPage(
+          handle.db,
+          views.map((v) => queryOf(v, undefined, place)),
+          7,
+        );
+        walked.push(...rows);
+        if (rows.length < 7) break;
+        place = core.find((e) => e.event.occurrenceId === rows.at(-1)!.occurrenceId);
+      }
+      assert.deepEqual(shown(walked), shown(core));
+      assert.equal(walked.length, 51);
+      // A search's page is its first matches over both calendars; its count, every match.
+      const words = ['budget'];
+      const { rows, total } = await copyPage(
+        handle.db,
+        views.map((v) => queryOf(v, words)),
+        4,
+      );
+      const matches = core.filter((e) => matchesWords(e.event, words));
+      assert.deepEqual(shown(rows), shown(matches.slice(0, 4)));
+      assert.equal(total, matches.length);
+      assert.equal(total, 15 + 5 + 1);
     });
 
     it('places floating and all-day times in the reader zone, across DST changes and far zones', async () => {
@@ -371,38 +423,51 @@ for (const engine of await enginesUnderTest({ sqliteReaders: true })) {
         if (search === 'busy')
           await copyBusy(handle.db.withPlugin(capture), { ...query, tentativeIsBusy: true });
         else
-          await copyRows(handle.db.withPlugin(capture), {
-            ...query,
-            ...(search === undefined ? {} : { search }),
-            first: 10,
-          });
+          await copyPage(
+            handle.db.withPlugin(capture),
+            [calendarId, otherId].map((id) => ({
+              ...query,
+              calendarId: id,
+              ...(search === undefined ? {} : { search }),
+            })),
+            10,
+          );
         const compiled = handle.db.getExecutor().compileQuery(nodes[nth]!, { queryId: 'plan' });
         const rows = await handle.db.executeQuery<{ detail: string }>(
           CompiledQuery.raw(`explain query plan ${compiled.sql}`, [...compiled.parameters]),
         );
         return rows.rows.map((r) => r.detail).join('\n');
       };
-      const range = '\\(calendar_id=\\? AND start_ms>\\? AND start_ms<\\?\\)';
-      const instants = '\\(calendar_id=\\? AND floating=\\? AND start_ms>\\? AND start_ms<\\?\\)';
-      // A search reads the window's texts from the index, and no other rows.
-      assert.match(
-        await plan({ words: ['x'], level: 'full', privateDetails: false }),
-        new RegExp(`SEARCH copy_occurrences USING COVERING INDEX copy_occurrences_text ${range}`),
-      );
-      // A list of the window reads the index alone until the page is chosen, its instants in the
-      // index's order (no sort of the window); so does the busy time.
-      for (const read of [undefined, 'busy'] as const) {
-        assert.match(
-          await plan(read),
-          new RegExp(`SEARCH copy_occurrences USING COVERING INDEX copy_occurrences_read ${instants}`),
-        );
-        assert.match(
-          await plan(read, 1),
-          new RegExp(`SEARCH copy_occurrences USING COVERING INDEX copy_occurrences_read ${instants}`),
-        );
-      }
-      // Only ties of one start are sorted (by occurrence id), not the window.
-      assert.doesNotMatch(await plan(undefined), /USE TEMP B-TREE FOR ORDER BY/);
+      const readIndex =
+        /USING (COVERING )?INDEX copy_occurrences_read \(calendar_id=\? AND floating=\? AND start_ms>\? AND start_ms<\?\)/;
+      const textIndex =
+        /USING COVERING INDEX copy_occurrences_text \(calendar_id=\? AND start_ms>\? AND start_ms<\?\)/;
+      const lines = async (read: Parameters<typeof plan>[0], nth: number) =>
+        (await plan(read, nth)).split('\n');
+      const searches = (all: string[]) => all.filter((line) => line.startsWith('SEARCH'));
+      // A list of the window reads the index alone until the page is chosen: each calendar's
+      // instants a range of it in its order, merged, only ties of one start sorted (by id)...
+      const list = await lines(undefined, 0);
+      assert.equal(list[0], 'MERGE (UNION ALL)');
+      assert.equal(searches(list).length, 2);
+      for (const [i, line] of list.entries())
+        if (line.startsWith('SEARCH')) {
+          assert.match(line, readIndex);
+          assert.equal(list[i + 1], 'USE TEMP B-TREE FOR LAST TERM OF ORDER BY');
+        }
+      // ...and the local times a range of it too; so does the busy time.
+      for (const line of [...searches(await lines(undefined, 1)), ...searches(await lines('busy', 0))])
+        assert.match(line, readIndex);
+      // A search reads the window's texts from the text index and no other rows, its local times
+      // by the read index; its count reads the same.
+      const search = { words: ['x'], level: 'full' as const, privateDetails: false };
+      const page = await lines(search, 0);
+      assert.equal(page[0], 'MERGE (UNION ALL)');
+      for (const line of searches(page)) assert.match(line, textIndex);
+      for (const line of searches(await lines(search, 1))) assert.match(line, readIndex);
+      const [text, local] = searches(await lines(search, 2));
+      assert.match(text!, textIndex);
+      assert.match(local!, readIndex);
     });
   });
 }

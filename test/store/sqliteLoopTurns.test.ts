@@ -23,12 +23,16 @@ describe('the SQLite connection and the event loop', () => {
       };
       const started = performance.now();
       setImmediate(turn);
+      let statements = 0;
       await handle.db.transaction().execute(async (trx) => {
-        // Past a few slices of work, whatever this machine's speed.
-        while (performance.now() - started < 100) await someWork.execute(trx);
+        // Past several slices of work, however busy the machine: 100 ms and 20 statements.
+        while (performance.now() - started < 100 || statements < 20) {
+          await someWork.execute(trx);
+          statements += 1;
+        }
       });
       going = false;
-      assert.ok(turns >= 3, `the loop turned ${turns} times in 100 ms of statements`);
+      assert.ok(turns >= 3, `the loop turned ${turns} times in ${statements} statements`);
     } finally {
       await handle.close();
     }

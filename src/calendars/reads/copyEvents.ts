@@ -1,7 +1,7 @@
 /**
- * A calendar's events read from its synced copy by one query (store/calendarCopies.ts#copyRows):
- * the database selects the window's rows, matches the search's words against the text this
- * reader may see, orders, limits and counts. Only the rows the read returns are then placed,
+ * A read's events from the synced copies by one query over all its calendars
+ * (store/copyReads.ts#copyPage): the database selects the window's rows, matches the search's
+ * words against the text each calendar's reader may see, orders, limits and counts. Only the rows the read returns are then placed,
  * masked and given rights (`complete`): a read's cost is its window's rows and its page.
  */
 import type { BusySpan } from '../../domain/availability.ts';
@@ -15,8 +15,9 @@ import {
   type CopyQuery,
   copiedRows,
   copyBusy,
-  copyRows,
-} from '../../store/calendarCopies.ts';
+  copyPage,
+  floatingNear,
+} from '../../store/copyReads.ts';
 import type { ConnectionDeps } from '../connections/connections.ts';
 import type { CopyForRead } from '../copies.ts';
 
@@ -62,13 +63,8 @@ function windowOf(
 }
 
 /** Floating and all-day times need a zone to be placed, as they do read live (domain/occurrences.ts). */
-function placeable(view: CalendarView, rows: readonly { floating: boolean }[]): void {
-  if (view.placementZone === undefined && rows.some((row) => row.floating))
-    throw new AppError(
-      'time_zone_required',
-      'This calendar has floating or all-day times and no known time zone.',
-    );
-}
+const zoneRequired = () =>
+  new AppError('time_zone_required', 'This calendar has floating or all-day times and no known time zone.');
 
 /** The copy's busy time in the window, times only: what availability and meeting times need of it. */
 export async function readCopyBusy(
@@ -79,49 +75,70 @@ export async function readCopyBusy(
   tentativeIsBusy: boolean,
 ): Promise<BusySpan[]> {
   const rows = await copyBusy(deps.db, { ...windowOf(view, copy, window), tentativeIsBusy });
-  placeable(view, rows);
+  if (view.placementZone === undefined && rows.some((row) => row.floating)) throw zoneRequired();
   return rows.map((row) => ({
     startNs: BigInt(row.startMs) * 1_000_000n,
     endNs: BigInt(row.endMs) * 1_000_000n,
   }));
 }
 
-export async function readCopy(
+/** A calendar a read answers from its copy: how it is seen, and the copy. */
+export interface CopyPart {
+  view: CalendarView;
+  copy: CopyForRead;
+}
+
+/**
+ * The places of a read over the copies of `parts`, in the one order, from one query
+ * (store/copyReads.ts#copyPage); each becomes its event only if the read returns it. A copy
+ * whose floating or all-day times have no zone to be placed by is refused (`time_zone_required`)
+ * before the query, so the page and the count are those of the calendars answered.
+ */
+export async function readCopies(
   deps: Pick<ConnectionDeps, 'db'>,
-  view: CalendarView,
-  copy: CopyForRead,
+  parts: readonly CopyPart[],
   window: { start: Temporal.Instant; end: Temporal.Instant },
   options: CopyReadOptions,
-): Promise<{ candidates: CopyCandidate[]; total: number }> {
+): Promise<{
+  candidates: CopyCandidate[];
+  total: number;
+  refused: { calendarId: string; error: AppError }[];
+}> {
   const { after, words } = options;
-  const query: CopyQuery = {
-    ...windowOf(view, copy, window),
-    ...(words === undefined || words.length === 0
-      ? {}
-      : { search: { words, level: view.detailLevel, privateDetails: view.privateDetails } }),
-    ...(options.first === undefined ? {} : { first: options.first }),
-    ...(after === undefined
-      ? {}
-      : {
-          after: {
-            startMs: after.startMs,
-            // The same start: this calendar's events come after the place's when its id sorts after.
-            tie:
-              view.calendarId === after.event.calendarId
-                ? { occurrenceId: after.event.occurrenceId }
-                : view.calendarId > after.event.calendarId
-                  ? 'all'
-                  : 'none',
-          },
-        }),
-  };
-  const { rows, total } = await copyRows(deps.db, query);
-  placeable(view, rows);
-  const candidates = rows.map(
-    (row): CopyCandidate => ({
+  const refused: { calendarId: string; error: AppError }[] = [];
+  const answered: CopyPart[] = [];
+  for (const part of parts) {
+    const zoneless =
+      part.view.placementZone === undefined &&
+      (await floatingNear(deps.db, windowOf(part.view, part.copy, window)));
+    if (zoneless) refused.push({ calendarId: part.view.calendarId, error: zoneRequired() });
+    else answered.push(part);
+  }
+  const queries = answered.map(
+    ({ view, copy }): CopyQuery => ({
+      ...windowOf(view, copy, window),
+      ...(words === undefined || words.length === 0
+        ? {}
+        : { search: { words, level: view.detailLevel, privateDetails: view.privateDetails } }),
+      ...(after === undefined
+        ? {}
+        : {
+            after: {
+              startMs: after.startMs,
+              calendarId: after.event.calendarId,
+              occurrenceId: after.event.occurrenceId,
+            },
+          }),
+    }),
+  );
+  const { rows, total } = await copyPage(deps.db, queries, options.first);
+  const views = new Map(answered.map(({ view }) => [view.calendarId, view]));
+  const candidates = rows.map((row): CopyCandidate => {
+    const view = views.get(row.calendarId)!;
+    return {
       startMs: row.startMs,
       startNs: BigInt(row.startMs) * 1_000_000n,
-      event: { calendarId: view.calendarId, occurrenceId: row.occurrenceId },
+      event: { calendarId: row.calendarId, occurrenceId: row.occurrenceId },
       rowId: row.rowId,
       complete(copied) {
         const placed = placedEvent(copied.occurrence, view, {
@@ -131,9 +148,9 @@ export async function readCopy(
         placed.event = narrowRights(placed.event, options.scopes);
         return placed;
       },
-    }),
-  );
-  return { candidates, total };
+    };
+  });
+  return { candidates, total, refused };
 }
 
 /**

@@ -23,7 +23,7 @@ import type { Principal } from '../../policy/principal.ts';
 import type { CalendarDeps } from '../calendarDeps.ts';
 import { permittedCalendars } from '../permittedCalendars.ts';
 import { calendarView, needsTimeZone, readCalendarEvents } from './calendarEvents.ts';
-import { type CopyCandidate, completeChosen, readCopy, readCopyBusy } from './copyEvents.ts';
+import { type CopyCandidate, type CopyPart, completeChosen, readCopies, readCopyBusy } from './copyEvents.ts';
 
 /** Why a calendar is missing from a read, each in words for the MCP text (a closed list: OpenAPI enumerates it). */
 export const exclusionMeanings = {
@@ -221,47 +221,59 @@ export async function readEvents(
       return fail(calendar.id, error);
     }
   });
-  // Copies a few queries at a time (SQLite: one after another, as its queries hold the loop), the
-  // loop free between them: each is bounded by its window.
-  const copyParts: CalendarPart[] = [];
-  const busy: BusySpan[] = [];
-  const readOne = async ({ calendar, level }: (typeof fromCopy)[number]): Promise<void> => {
-    await yieldToLoop();
+  const fromCopies: CopyPart[] = fromCopy.map(({ calendar, level }) => {
+    const copy = copies.get(calendar.id)!;
+    if (copy.stale)
+      stale.push({
+        calendarId: calendar.id,
+        syncedAt: showInstant(Temporal.Instant.fromEpochMilliseconds(copy.syncedAt), undefined),
+        reason: staleReason(copy.failureReason),
+      });
+    if (copy.skipped > 0) excluded.push({ calendarId: calendar.id, reason: 'incomplete' });
+    return { view: calendarView(calendar, options(level)), copy };
+  });
+  const stopIfGone = () => {
     if (signal?.aborted) {
       deadline.clear();
       signal.throwIfAborted();
     }
-    const copy = copies.get(calendar.id)!;
-    try {
-      if (copy.stale)
-        stale.push({
-          calendarId: calendar.id,
-          syncedAt: showInstant(Temporal.Instant.fromEpochMilliseconds(copy.syncedAt), undefined),
-          reason: staleReason(copy.failureReason),
-        });
-      if (copy.skipped > 0) excluded.push({ calendarId: calendar.id, reason: 'incomplete' });
-      const view = calendarView(calendar, options(level));
-      if (filter.busy !== undefined) {
-        for (const span of await readCopyBusy(deps, view, copy, request.window, filter.busy.tentativeIsBusy))
-          busy.push(span);
-        return;
+  };
+  const copyParts: CalendarPart[] = [];
+  const busy: BusySpan[] = [];
+  if (filter.busy !== undefined) {
+    // Busy time a few copies at a time, the loop free between them: each is bounded by its window.
+    const { tentativeIsBusy } = filter.busy;
+    let next = 0;
+    const reader = async () => {
+      while (next < fromCopies.length) {
+        const { view, copy } = fromCopies[next++]!;
+        await yieldToLoop();
+        stopIfGone();
+        try {
+          for (const span of await readCopyBusy(deps, view, copy, request.window, tentativeIsBusy))
+            busy.push(span);
+        } catch (error) {
+          fail(view.calendarId, error);
+        }
       }
-      const { candidates, total } = await readCopy(deps, view, copy, request.window, {
+    };
+    await Promise.all(Array.from({ length: Math.min(deps.copyReadsAtOnce ?? 1, fromCopies.length) }, reader));
+  } else if (fromCopies.length > 0) {
+    // Every copy's places in one query: the page is chosen and counted by the database.
+    stopIfGone();
+    try {
+      const { candidates, total, refused } = await readCopies(deps, fromCopies, request.window, {
         scopes: principal.scopes,
         ...(words === undefined ? {} : { words }),
         ...(filter.first === undefined ? {} : { first: filter.first }),
         ...(after === undefined ? {} : { after }),
       });
+      for (const { calendarId, error } of refused) fail(calendarId, error);
       copyParts.push({ events: candidates, total });
     } catch (error) {
-      copyParts.push(fail(calendar.id, error));
+      for (const { view } of fromCopies) fail(view.calendarId, error);
     }
-  };
-  let next = 0;
-  const reader = async () => {
-    while (next < fromCopy.length) await readOne(fromCopy[next++]!);
-  };
-  await Promise.all(Array.from({ length: Math.min(deps.copyReadsAtOnce ?? 1, fromCopy.length) }, reader));
+  }
   const parts = [...copyParts, ...(await Promise.all(liveParts))];
   deadline.clear();
   signal?.throwIfAborted();

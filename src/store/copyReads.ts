@@ -1,0 +1,343 @@
+/**
+ * Reads of the synced copies: the places of a page over every calendar of a read in one
+ * statement, a search's words matched and counted there, a copy's busy time, and the chosen rows
+ * whole. Each calendar's rows are ranges of the read index (calendar, kind of time, start): a
+ * read's cost is its window's rows, never the horizon or the other copies.
+ */
+import { type Kysely, PostgresAdapter, type RawBuilder, sql } from 'kysely';
+import type { DetailLevel } from '../domain/detailLevels.ts';
+import { compareStrings } from '../domain/occurrences.ts';
+import type { ProviderOccurrence } from '../domain/providerFacts.ts';
+import { foldText } from '../domain/search.ts';
+import type { OffsetStep } from '../domain/time/localOffsets.ts';
+import { busyTitle } from '../domain/visibility.ts';
+import { numberParameter, reused } from './reusedStatements.ts';
+import type { Database } from './schema.ts';
+import { readOffLoop, readUnpackedOffLoop } from './sqliteReaders.ts';
+
+type Db = Kysely<Database>;
+
+/** One calendar's part of a read: the window, how floating times are placed, and what of its rows is wanted. */
+export interface CopyQuery {
+  calendarId: string;
+  /** The window's bounds, epoch ns (overlap as domain/occurrences.ts#overlapsNs has it). */
+  window: { startNs: bigint; endNs: bigint };
+  /** The copy's longest occurrence: how long before the window an overlapping one may start. */
+  longestMs: number;
+  /** The reading zone's offsets (domain/time/localOffsets.ts) for floating and all-day times; none: read as UTC. */
+  offsets: readonly OffsetStep[];
+  /** Only rows whose text, as this reader sees it, holds every folded word. */
+  search?: { words: readonly string[]; level: DetailLevel; privateDetails: boolean };
+  /** Only rows after this place in the one order (start, calendar, occurrence id): a page cursor's. */
+  after?: { startMs: number; calendarId: string; occurrenceId: string };
+}
+
+/** A copied occurrence's place in the one order, as a read's query gives it: its row and placed start (epoch ms). */
+export interface CopyPlace {
+  /** The row, for `copiedRows` once the read has chosen it. */
+  rowId: number;
+  calendarId: string;
+  startMs: number;
+  /** Its times are local (placed by the query's offsets). */
+  floating: boolean;
+  occurrenceId: string;
+}
+
+/** What a read makes an event of: the sealed event id and the occurrence. */
+export interface CopiedRow {
+  eventId: string;
+  occurrence: ProviderOccurrence;
+}
+
+/** Floating and all-day times lie within 14 hours of their local time read as UTC, in every zone. */
+const zoneSlackMs = 14 * 3_600_000;
+
+/**
+ * How rows are found: instants (`floating` 0) come in the read index's order of start, one
+ * calendar at a time; local times (1: a local start and an elapsed duration, 2: local start and
+ * end), few, are placed by the reading zone and sorted, calendars of one zone together.
+ */
+type Kind = 'instants' | 'local';
+
+/** The calendars a statement's branch reads alike: one or several, with the window and the zone's offsets. */
+type Part = Pick<CopyQuery, 'window' | 'longestMs' | 'offsets'> & { calendarIds: readonly string[] };
+
+const isPostgres = (db: Db) => db.getExecutor().adapter instanceof PostgresAdapter;
+
+/** The instant of a local time column read as UTC, by the reading zone's offsets. */
+function placed(column: RawBuilder<number>, offsets: readonly OffsetStep[]): RawBuilder<number> {
+  const last = offsets.at(-1);
+  if (last === undefined) return column;
+  if (offsets.length === 1) return sql`(${column} - ${numberParameter(last.offsetMs)})`;
+  const steps = offsets
+    .slice(0, -1)
+    .map(
+      (step) =>
+        sql`when ${column} < ${numberParameter(step.untilLocalMs)} then ${numberParameter(step.offsetMs)}`,
+    );
+  return sql`(${column} - case ${sql.join(steps, sql` `)} else ${numberParameter(last.offsetMs)} end)`;
+}
+
+/** Whether the row's text a reader sees holds `word`: the busy title, else the title (and at full the rest). */
+function holdsWord(
+  word: string,
+  search: NonNullable<CopyQuery['search']>,
+  find: (column: RawBuilder<string>, word: string) => RawBuilder<boolean>,
+): RawBuilder<boolean> {
+  const inFree = foldText(busyTitle('free')).includes(word);
+  const inBusy = foldText(busyTitle('busy')).includes(word);
+  const placeholder =
+    inFree && inBusy
+      ? sql<boolean>`1 = 1`
+      : inFree
+        ? sql<boolean>`is_free = 1`
+        : inBusy
+          ? sql<boolean>`is_free = 0`
+          : sql<boolean>`1 = 0`;
+  if (search.level === 'busy') return placeholder;
+  const text =
+    search.level === 'full'
+      ? sql<boolean>`(${find(sql.ref('title_text'), word)} or ${find(sql.ref('body_text'), word)})`
+      : find(sql.ref('title_text'), word);
+  // Private and secret events show their text only to grants with private details (visibleLevel).
+  if (search.privateDetails) return text;
+  return sql<boolean>`((is_private = 1 and ${placeholder}) or (is_private = 0 and ${text}))`;
+}
+
+/**
+ * The rows of one kind that overlap the window, their instants placed by the reading zone's
+ * offsets: the calendar, the kind and a range of starts lead the read index.
+ */
+function inWindow(part: Part, kind: Kind) {
+  const startMs = sql<number>`start_ms`;
+  const start = kind === 'instants' ? startMs : placed(startMs, part.offsets);
+  // An elapsed duration ends that long after the placed start; days end on their own local time.
+  const end =
+    kind === 'instants'
+      ? sql<number>`end_ms`
+      : sql<number>`(case floating when 1 then ${start} + (end_ms - start_ms) else ${placed(sql<number>`end_ms`, part.offsets)} end)`;
+  // Whole milliseconds that decide the same as the nanosecond bounds.
+  const windowStart = part.window.startNs;
+  const fromMs = Number(windowStart / 1_000_000n);
+  const fromCeilMs = fromMs + (windowStart % 1_000_000n > 0n ? 1 : 0);
+  const untilCeilMs = Number((part.window.endNs + 999_999n) / 1_000_000n);
+  // Local times lie within a zone's offset of where they are kept: the range widens by that much.
+  const slackMs = kind === 'instants' ? 0 : zoneSlackMs;
+  const [only] = part.calendarIds;
+  const range: RawBuilder<boolean>[] = [
+    part.calendarIds.length === 1
+      ? sql`calendar_id = ${only}`
+      : sql`calendar_id in (${sql.join(part.calendarIds)})`,
+    kind === 'instants' ? sql`floating = 0` : sql`floating in (1, 2)`,
+    sql`start_ms >= ${numberParameter(fromMs - part.longestMs - slackMs)}`,
+    sql`start_ms < ${numberParameter(untilCeilMs + slackMs)}`,
+  ];
+  // domain/occurrences.ts#overlapsNs: a zero-length occurrence counts when it starts inside.
+  const overlap = sql<boolean>`((${start} = ${end} and ${start} >= ${numberParameter(fromCeilMs)} and ${start} < ${numberParameter(untilCeilMs)}) or (${start} <> ${end} and ${start} < ${numberParameter(untilCeilMs)} and ${end} > ${numberParameter(fromMs)}))`;
+  return { start, end, range, conditions: [...range, overlap] };
+}
+
+const partOf = (query: CopyQuery): Part => ({ ...query, calendarIds: [query.calendarId] });
+
+/** Local times by the read index on SQLite, which would otherwise walk a window of the text index for them. */
+const localRows = (db: Db, kind: Kind) =>
+  kind === 'local' && !isPostgres(db)
+    ? sql`copy_occurrences indexed by copy_occurrences_read`
+    : sql`copy_occurrences`;
+
+/**
+ * The busy time of a copy in the window, times only (domain/availability.ts: busy, not
+ * cancelled, tentative when it counts), placed as a read places them; the floating rows say
+ * whether a zone was needed. One statement: each kind of time a range of the read index.
+ */
+export async function copyBusy(
+  db: Db,
+  query: Pick<CopyQuery, 'calendarId' | 'window' | 'longestMs' | 'offsets'> & { tentativeIsBusy: boolean },
+): Promise<{ startMs: number; endMs: number; floating: boolean }[]> {
+  const kinds = (['instants', 'local'] as const).map((kind) => {
+    const { start, end, conditions } = inWindow({ ...query, calendarIds: [query.calendarId] }, kind);
+    conditions.push(sql`is_free = 0`, sql`status <> 'cancelled'`);
+    if (!query.tentativeIsBusy) conditions.push(sql`status <> 'tentative'`);
+    return sql`select ${start} as s, ${end} as e, floating from ${localRows(db, kind)} where ${sql.join(conditions, sql` and `)}`;
+  });
+  const rows = await readOffLoop(
+    db,
+    reused(
+      sql<{ s: number | string; e: number | string; floating: number }>`${sql.join(kinds, sql` union all `)}`,
+    ).compile(db),
+  );
+  return rows.map((r) => ({ startMs: Number(r.s), endMs: Number(r.e), floating: r.floating !== 0 }));
+}
+
+/** Queries that read alike, together: the same text seen, and (for local times) the same zone. */
+function together(queries: readonly CopyQuery[], kind: Kind): { part: Part; query: CopyQuery }[] {
+  const groups = new Map<string, { part: Part; query: CopyQuery; ids: string[] }>();
+  for (const query of queries) {
+    const key = JSON.stringify([
+      query.search?.level,
+      query.search?.privateDetails,
+      kind === 'local' ? query.offsets : [],
+    ]);
+    const group = groups.get(key);
+    if (group === undefined)
+      groups.set(key, { part: { ...query, calendarIds: [] }, query, ids: [query.calendarId] });
+    else {
+      group.ids.push(query.calendarId);
+      group.part.longestMs = Math.max(group.part.longestMs, query.longestMs);
+    }
+  }
+  return [...groups.values()].map(({ part, query, ids }) => ({ part: { ...part, calendarIds: ids }, query }));
+}
+
+/** Branches of a read's statement: each a select of `columns` over a part's rows of one kind that the read wants. */
+function branches(
+  db: Db,
+  parts: readonly { part: Part; query: CopyQuery }[],
+  kind: Kind,
+  columns: (start: RawBuilder<number>) => RawBuilder<unknown>,
+) {
+  const postgres = isPostgres(db);
+  // SQLite's glob compares bytes as instr does, but without counting characters to a position:
+  // a search of 20,000 descriptions in half the time. Its wildcards in a word stand for themselves.
+  const find = (column: RawBuilder<string>, word: string) =>
+    postgres
+      ? sql<boolean>`strpos(${column}, ${word}) > 0`
+      : sql<boolean>`${column} glob ${`*${word.replace(/[*?[]/g, '[$&]')}*`}`;
+  // Ids compare as JavaScript compares them: by code unit (they are ASCII), never by a locale.
+  const byCode = (column: string) => (postgres ? sql`${sql.ref(column)} collate "C"` : sql.ref(column));
+  return parts.map(({ part, query }) => {
+    const { start, conditions } = inWindow(part, kind);
+    for (const word of query.search?.words ?? []) conditions.push(holdsWord(word, query.search!, find));
+    const { after } = query;
+    if (after !== undefined) {
+      const at = numberParameter(after.startMs);
+      conditions.push(
+        sql`(${start} > ${at} or (${start} = ${at} and (${byCode('calendar_id')} > ${after.calendarId} or (calendar_id = ${after.calendarId} and ${byCode('occurrence_id')} > ${after.occurrenceId}))))`,
+      );
+    }
+    return sql`select ${columns(start)} from ${localRows(db, kind)} where ${sql.join(conditions, sql` and `)}`;
+  });
+}
+
+interface PlaceRow {
+  id: number | string;
+  placed_start: number | string;
+  floating: number;
+  calendar_id: string;
+  occurrence_id: string;
+}
+
+/** The first places of branches in the one order: start, calendar, occurrence id (by code unit). */
+function firstPlaces(db: Db, selects: readonly RawBuilder<unknown>[], first: number | undefined) {
+  if (selects.length === 0) return Promise.resolve([] as PlaceRow[]);
+  const limit = first === undefined ? sql`` : sql`limit ${first}`;
+  const union = sql.join(selects, sql` union all `);
+  // PostgreSQL orders a union by its output columns alone: ids by code unit need an outer query.
+  const ordered = isPostgres(db)
+    ? sql<PlaceRow>`select * from (${union}) as places order by placed_start, calendar_id collate "C", occurrence_id collate "C" ${limit}`
+    : sql<PlaceRow>`${union} order by placed_start, calendar_id, occurrence_id ${limit}`;
+  return readOffLoop(db, statement(db, ordered));
+}
+
+/** One statement, kept for its shape on SQLite; on PostgreSQL planned per read (a named statement per shape would pile up on every connection). */
+const statement = <R>(db: Db, text: RawBuilder<R>) => (isPostgres(db) ? text : reused(text)).compile(db);
+
+const placeOf = (r: PlaceRow): CopyPlace => ({
+  rowId: Number(r.id),
+  calendarId: r.calendar_id,
+  startMs: Number(r.placed_start),
+  floating: r.floating !== 0,
+  occurrenceId: r.occurrence_id,
+});
+
+const inOrder = (a: CopyPlace, b: CopyPlace) =>
+  a.startMs - b.startMs ||
+  compareStrings(a.calendarId, b.calendarId) ||
+  compareStrings(a.occurrenceId, b.occurrenceId);
+
+/**
+ * The first `first` places of a read over every calendar in `queries`, in the one order (start,
+ * calendar, occurrence). The instants of each calendar come in the read index's order and are
+ * merged by the engine, which stops at the page's end instead of sorting every window; the few
+ * local times, placed, come apart and join them here. A search also counts every match
+ * (`total`); other reads count the places returned.
+ */
+export async function copyPage(
+  db: Db,
+  queries: readonly CopyQuery[],
+  first?: number,
+): Promise<{ rows: CopyPlace[]; total: number }> {
+  if (queries.length === 0) return { rows: [], total: 0 };
+  const columns = (start: RawBuilder<number>) =>
+    sql`id, ${start} as placed_start, floating, calendar_id, occurrence_id`;
+  const local = together(queries, 'local');
+  const instants = firstPlaces(
+    db,
+    branches(
+      db,
+      queries.map((query) => ({ part: partOf(query), query })),
+      'instants',
+      columns,
+    ),
+    first,
+  );
+  const placedLocal = firstPlaces(db, branches(db, local, 'local', columns), first);
+  // Counted apart: a count beside the page would keep the engine reading after the page's end.
+  const count = () =>
+    readOffLoop(
+      db,
+      statement(
+        db,
+        sql<{ total: number | string | null }>`select sum(n) as total from (${sql.join(
+          [
+            ...branches(db, together(queries, 'instants'), 'instants', () => sql`count(*) as n`),
+            ...branches(db, local, 'local', () => sql`count(*) as n`),
+          ],
+          sql` union all `,
+        )}) as counts`,
+      ),
+    );
+  const [a, b, counted] = await Promise.all([
+    instants,
+    placedLocal,
+    queries[0]!.search === undefined ? undefined : count(),
+  ]);
+  const rows = [...a.map(placeOf), ...b.map(placeOf)].sort(inOrder).slice(0, first);
+  return { rows, total: counted === undefined ? rows.length : Number(counted[0]?.total ?? 0) };
+}
+
+/** Whether a copy holds floating or all-day times near the window: a zone is needed to place them. */
+export async function floatingNear(
+  db: Db,
+  query: Pick<CopyQuery, 'calendarId' | 'window' | 'longestMs' | 'offsets'>,
+): Promise<boolean> {
+  // The range alone: where a zone would place them is what is unknown.
+  const { range } = inWindow(partOf({ ...query }), 'local');
+  const rows = await readOffLoop(
+    db,
+    reused(
+      sql<{
+        found: number;
+      }>`select 1 as found from ${localRows(db, 'local')} where ${sql.join(range, sql` and `)} limit 1`,
+    ).compile(db),
+  );
+  return rows.length > 0;
+}
+
+/** The rows a read chose, whole, by their ids (in chunks the engines' parameter limits allow). */
+export async function copiedRows(db: Db, rowIds: readonly number[]): Promise<Map<number, CopiedRow>> {
+  const held = new Map<number, CopiedRow>();
+  for (let i = 0; i < rowIds.length; i += 500) {
+    const rows = await readUnpackedOffLoop(
+      db,
+      db
+        .selectFrom('copy_occurrences')
+        .select(['id', 'event_id', 'data'])
+        .where('id', 'in', rowIds.slice(i, i + 500))
+        .compile(),
+      'data',
+    );
+    for (const r of rows) held.set(Number(r.id), { eventId: r.event_id, occurrence: r.data });
+  }
+  return held;
+}

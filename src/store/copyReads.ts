@@ -231,11 +231,21 @@ interface PlaceRow {
 function firstPlaces(db: Db, selects: readonly RawBuilder<unknown>[], first: number | undefined) {
   if (selects.length === 0) return Promise.resolve([] as PlaceRow[]);
   const limit = first === undefined ? sql`` : sql`limit ${first}`;
-  const union = sql.join(selects, sql` union all `);
-  // PostgreSQL orders a union by its output columns alone: ids by code unit need an outer query.
-  const ordered = isPostgres(db)
-    ? sql<PlaceRow>`select * from (${union}) as places order by placed_start, calendar_id collate "C", occurrence_id collate "C" ${limit}`
-    : sql<PlaceRow>`${union} order by placed_start, calendar_id, occurrence_id ${limit}`;
+  if (!isPostgres(db)) {
+    const union = sql.join(selects, sql` union all `);
+    return readOffLoop(
+      db,
+      statement(db, sql<PlaceRow>`${union} order by placed_start, calendar_id, occurrence_id ${limit}`),
+    );
+  }
+  // PostgreSQL sorts a union's rows whole rather than merge its branches (its index orders ids
+  // by the column's collation, not by code unit): each branch is limited to the page first.
+  const order = sql`order by placed_start, calendar_id collate "C", occurrence_id collate "C" ${limit}`;
+  const union = sql.join(
+    selects.map((select) => sql`(${select} ${order})`),
+    sql` union all `,
+  );
+  const ordered = sql<PlaceRow>`select * from (${union}) as places ${order}`;
   return readOffLoop(db, statement(db, ordered));
 }
 

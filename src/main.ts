@@ -41,7 +41,6 @@ import {
 } from './store/database.ts';
 import { countGrantRequest } from './store/grantBudgetWindows.ts';
 import { listenForNotices, type NoticeListener, noticeChannels } from './store/notices.ts';
-import { readerThreads } from './store/sqliteReaders.ts';
 import { syncSettings } from './sync/horizon.ts';
 import { createPushUpkeep } from './sync/push.ts';
 import { createPushNotices } from './sync/pushNotices.ts';
@@ -185,8 +184,6 @@ export async function assemble(given: AppContext, options: AssembleOptions = {})
     // Two provider timeouts: room for one retry of an idempotent read, and no more.
     readDeadlineMs: 2 * ctx.config.providerTimeoutMs,
     copies: sync,
-    // Reads wait on the server or on reader threads: a few at once keep them all busy.
-    copyReadsAtOnce: engineOf(ctx.db) === 'postgres' ? 4 : Math.max(1, 2 * readerThreads(ctx.db)),
     busyLookups: new BusyLookups(ctx.clock),
   };
   const app = await buildApp(

@@ -14,11 +14,6 @@ export interface CalendarDeps extends ConnectionDeps {
   copies?: CalendarCopies;
   /** Others' busy time the providers told each grant lately, not asked again (absent: always asked). */
   busyLookups?: BusyLookups;
-  /**
-   * Copies whose busy time one read asks at once (default 1): PostgreSQL answers several in
-   * parallel while the loop waits; SQLite's reader threads two each.
-   */
-  copyReadsAtOnce?: number;
   /** Told about failures that were not the provider's answer (they are still reported to the caller). */
   onUnexpectedError?: (error: unknown) => void;
   /** Told about a calendar left out for its provider's known failure (a feed too large, a timeout…): one line, no stack. */

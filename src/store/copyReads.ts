@@ -146,32 +146,37 @@ const localRows = (db: Db, kind: Kind) =>
     : sql`copy_occurrences`;
 
 /**
- * The busy time of a copy in the window, times only (domain/availability.ts: busy, not
- * cancelled, tentative when it counts), placed as a read places them; the floating rows say
- * whether a zone was needed. One statement: each kind of time a range of the read index.
+ * The busy time of copies in the window, times only (domain/availability.ts: busy, not
+ * cancelled, tentative when it counts), placed as a read places them, in one statement: their
+ * instants one range of the read index per calendar, their local times per zone.
  */
 export async function copyBusy(
   db: Db,
-  query: Pick<CopyQuery, 'calendarId' | 'window' | 'longestMs' | 'offsets'> & { tentativeIsBusy: boolean },
-): Promise<{ startMs: number; endMs: number; floating: boolean }[]> {
-  const kinds = (['instants', 'local'] as const).map((kind) => {
-    const { start, end, conditions } = inWindow({ ...query, calendarIds: [query.calendarId] }, kind);
-    conditions.push(sql`is_free = 0`, sql`status <> 'cancelled'`);
-    if (!query.tentativeIsBusy) conditions.push(sql`status <> 'tentative'`);
-    return sql`select ${start} as s, ${end} as e, floating from ${localRows(db, kind)} where ${sql.join(conditions, sql` and `)}`;
-  });
+  queries: readonly Pick<CopyQuery, 'calendarId' | 'window' | 'longestMs' | 'offsets'>[],
+  tentativeIsBusy: boolean,
+): Promise<{ startMs: number; endMs: number }[]> {
+  if (queries.length === 0) return [];
+  const kinds = (['instants', 'local'] as const).flatMap((kind) =>
+    together(queries, kind).map(({ part }) => {
+      const { start, end, conditions } = inWindow(part, kind);
+      conditions.push(sql`is_free = 0`, sql`status <> 'cancelled'`);
+      if (!tentativeIsBusy) conditions.push(sql`status <> 'tentative'`);
+      return sql`select ${start} as s, ${end} as e from ${localRows(db, kind)} where ${sql.join(conditions, sql` and `)}`;
+    }),
+  );
   const rows = await readOffLoop(
     db,
-    reused(
-      sql<{ s: number | string; e: number | string; floating: number }>`${sql.join(kinds, sql` union all `)}`,
-    ).compile(db),
+    statement(db, sql<{ s: number | string; e: number | string }>`${sql.join(kinds, sql` union all `)}`),
   );
-  return rows.map((r) => ({ startMs: Number(r.s), endMs: Number(r.e), floating: r.floating !== 0 }));
+  return rows.map((r) => ({ startMs: Number(r.s), endMs: Number(r.e) }));
 }
 
 /** Queries that read alike, together: the same text seen, and (for local times) the same zone. */
-function together(queries: readonly CopyQuery[], kind: Kind): { part: Part; query: CopyQuery }[] {
-  const groups = new Map<string, { part: Part; query: CopyQuery; ids: string[] }>();
+function together<Q extends Pick<CopyQuery, 'calendarId' | 'window' | 'longestMs' | 'offsets' | 'search'>>(
+  queries: readonly Q[],
+  kind: Kind,
+): { part: Part; query: Q }[] {
+  const groups = new Map<string, { part: Part; query: Q; ids: string[] }>();
   for (const query of queries) {
     const key = JSON.stringify([
       query.search?.level,

@@ -373,28 +373,43 @@ for (const engine of await enginesUnderTest({ sqliteReaders: true })) {
         varied.push(i % 2 === 0 ? berlin(start, `busy-${i}`, fields) : floating(start, `busy-${i}`, fields));
       }
       const longestMs = await copied(varied);
+      // The other calendar holds every other one, read in a zone of its own: one statement reads both.
+      const others = varied.filter((_, i) => i % 4 < 2);
+      await copied(others, otherId);
       const w = window('2026-03-28T20:00:00Z', '2026-03-30T02:00:00Z');
+      const offsets = (zone: string) =>
+        localOffsets(zone, {
+          startMs: w.start.epochMilliseconds - longestMs - day,
+          endMs: w.end.epochMilliseconds + day,
+        });
       for (const placementZone of ['Europe/Berlin', 'America/New_York']) {
         for (const tentativeIsBusy of [true, false]) {
-          const rows = await copyBusy(handle.db, {
-            calendarId,
-            window: { startNs: w.start.epochNanoseconds, endNs: w.end.epochNanoseconds },
-            longestMs,
-            offsets: localOffsets(placementZone, {
-              startMs: w.start.epochMilliseconds - longestMs - day,
-              endMs: w.end.epochMilliseconds + day,
-            }),
+          const rows = await copyBusy(
+            handle.db,
+            [
+              [calendarId, placementZone],
+              [otherId, 'Asia/Kolkata'],
+            ].map(([id, zone]) => ({
+              calendarId: id!,
+              window: { startNs: w.start.epochNanoseconds, endNs: w.end.epochNanoseconds },
+              longestMs,
+              offsets: offsets(zone!),
+            })),
             tentativeIsBusy,
-          });
+          );
           const spans = rows.map((r) => ({
             startNs: BigInt(r.startMs) * 1_000_000n,
             endNs: BigInt(r.endMs) * 1_000_000n,
           }));
           const show = (list: { start: Temporal.Instant; end: Temporal.Instant }[]) =>
             list.map((span) => `${span.start}/${span.end}`);
+          const events = [
+            ...toEvents(varied, view({ placementZone }), ids, w),
+            ...toEvents(others, view({ calendarId: otherId, placementZone: 'Asia/Kolkata' }), ids, w),
+          ];
           assert.deepEqual(
             show(busyIntervals([], w, { tentativeIsBusy }, spans)),
-            show(busyIntervals(toEvents(varied, view({ placementZone }), ids, w), w, { tentativeIsBusy })),
+            show(busyIntervals(events, w, { tentativeIsBusy })),
             `${placementZone} ${tentativeIsBusy}`,
           );
         }
@@ -420,8 +435,7 @@ for (const engine of await enginesUnderTest({ sqliteReaders: true })) {
           longestMs: 0,
           offsets: localOffsets('Europe/Berlin', { startMs: -day, endMs: day }),
         };
-        if (search === 'busy')
-          await copyBusy(handle.db.withPlugin(capture), { ...query, tentativeIsBusy: true });
+        if (search === 'busy') await copyBusy(handle.db.withPlugin(capture), [query], true);
         else
           await copyPage(
             handle.db.withPlugin(capture),

@@ -16,7 +16,7 @@ import { workingHoursOf } from '../../store/workingHours.ts';
 import { findPolicy, membersByEmailKey } from '../../store/workspaces.ts';
 import type { CalendarDeps } from '../calendarDeps.ts';
 import { calendarView } from './calendarEvents.ts';
-import { readCopyBusy } from './copyEvents.ts';
+import { readCopiesBusy } from './copyEvents.ts';
 import { outsidersBusy, type ProviderSource } from './outsiderBusy.ts';
 
 /**
@@ -113,23 +113,16 @@ export async function attendeesBusy(
       answers.push({ ...unknown(email, 'not_synced'), ...workingHours });
       continue;
     }
-    const busy: BusySpan[] = [];
-    for (const calendar of calendars) {
-      const view = calendarView(calendar, {
+    const parts = calendars.map((calendar) => ({
+      view: calendarView(calendar, {
         detailLevel: 'busy',
         privateDetails: false,
         ...(request.timeZone === undefined ? {} : { timeZone: request.timeZone }),
-      });
-      busy.push(
-        ...(await readCopyBusy(
-          deps,
-          view,
-          copies.get(calendar.id)!,
-          request.window,
-          request.tentativeIsBusy,
-        )),
-      );
-    }
+      }),
+      copy: copies.get(calendar.id)!,
+    }));
+    const { busy, refused } = await readCopiesBusy(deps, parts, request.window, request.tentativeIsBusy);
+    if (refused.length > 0) throw refused[0]!.error;
     answers.push({ email, availability: 'known', source: 'workspace', busy, ...workingHours });
   }
   return answers;

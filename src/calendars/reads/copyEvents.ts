@@ -66,33 +66,63 @@ function windowOf(
 const zoneRequired = () =>
   new AppError('time_zone_required', 'This calendar has floating or all-day times and no known time zone.');
 
-/** The copy's busy time in the window, times only: what availability and meeting times need of it. */
-export async function readCopyBusy(
-  deps: Pick<ConnectionDeps, 'db'>,
-  view: CalendarView,
-  copy: CopyForRead,
-  window: { start: Temporal.Instant; end: Temporal.Instant },
-  tentativeIsBusy: boolean,
-): Promise<BusySpan[]> {
-  const rows = await copyBusy(deps.db, { ...windowOf(view, copy, window), tentativeIsBusy });
-  if (view.placementZone === undefined && rows.some((row) => row.floating)) throw zoneRequired();
-  return rows.map((row) => ({
-    startNs: BigInt(row.startMs) * 1_000_000n,
-    endNs: BigInt(row.endMs) * 1_000_000n,
-  }));
-}
-
 /** A calendar a read answers from its copy: how it is seen, and the copy. */
 export interface CopyPart {
   view: CalendarView;
   copy: CopyForRead;
 }
 
+/** A copy a read cannot answer from, and why. */
+export interface RefusedCopy {
+  calendarId: string;
+  error: AppError;
+}
+
+/**
+ * The parts a read can answer: a copy whose floating or all-day times have no zone to be placed
+ * by is refused (`time_zone_required`) before the query, so what the query finds and counts is
+ * that of the calendars answered.
+ */
+async function answerable(
+  deps: Pick<ConnectionDeps, 'db'>,
+  parts: readonly CopyPart[],
+  window: { start: Temporal.Instant; end: Temporal.Instant },
+): Promise<{ answered: CopyPart[]; refused: RefusedCopy[] }> {
+  const refused: RefusedCopy[] = [];
+  const answered: CopyPart[] = [];
+  for (const part of parts) {
+    const zoneless =
+      part.view.placementZone === undefined &&
+      (await floatingNear(deps.db, windowOf(part.view, part.copy, window)));
+    if (zoneless) refused.push({ calendarId: part.view.calendarId, error: zoneRequired() });
+    else answered.push(part);
+  }
+  return { answered, refused };
+}
+
+/** The copies' busy time in the window, times only, in one query: what availability and meeting times need of them. */
+export async function readCopiesBusy(
+  deps: Pick<ConnectionDeps, 'db'>,
+  parts: readonly CopyPart[],
+  window: { start: Temporal.Instant; end: Temporal.Instant },
+  tentativeIsBusy: boolean,
+): Promise<{ busy: BusySpan[]; refused: RefusedCopy[] }> {
+  const { answered, refused } = await answerable(deps, parts, window);
+  const spans = await copyBusy(
+    deps.db,
+    answered.map(({ view, copy }) => windowOf(view, copy, window)),
+    tentativeIsBusy,
+  );
+  const busy = spans.map((span) => ({
+    startNs: BigInt(span.startMs) * 1_000_000n,
+    endNs: BigInt(span.endMs) * 1_000_000n,
+  }));
+  return { busy, refused };
+}
+
 /**
  * The places of a read over the copies of `parts`, in the one order, from one query
- * (store/copyReads.ts#copyPage); each becomes its event only if the read returns it. A copy
- * whose floating or all-day times have no zone to be placed by is refused (`time_zone_required`)
- * before the query, so the page and the count are those of the calendars answered.
+ * (store/copyReads.ts#copyPage); each becomes its event only if the read returns it.
  */
 export async function readCopies(
   deps: Pick<ConnectionDeps, 'db'>,
@@ -102,18 +132,10 @@ export async function readCopies(
 ): Promise<{
   candidates: CopyCandidate[];
   total: number;
-  refused: { calendarId: string; error: AppError }[];
+  refused: RefusedCopy[];
 }> {
   const { after, words } = options;
-  const refused: { calendarId: string; error: AppError }[] = [];
-  const answered: CopyPart[] = [];
-  for (const part of parts) {
-    const zoneless =
-      part.view.placementZone === undefined &&
-      (await floatingNear(deps.db, windowOf(part.view, part.copy, window)));
-    if (zoneless) refused.push({ calendarId: part.view.calendarId, error: zoneRequired() });
-    else answered.push(part);
-  }
+  const { answered, refused } = await answerable(deps, parts, window);
   const queries = answered.map(
     ({ view, copy }): CopyQuery => ({
       ...windowOf(view, copy, window),

@@ -23,7 +23,13 @@ import type { Principal } from '../../policy/principal.ts';
 import type { CalendarDeps } from '../calendarDeps.ts';
 import { permittedCalendars } from '../permittedCalendars.ts';
 import { calendarView, needsTimeZone, readCalendarEvents } from './calendarEvents.ts';
-import { type CopyCandidate, type CopyPart, completeChosen, readCopies, readCopyBusy } from './copyEvents.ts';
+import {
+  type CopyCandidate,
+  type CopyPart,
+  completeChosen,
+  readCopies,
+  readCopiesBusy,
+} from './copyEvents.ts';
 
 /** Why a calendar is missing from a read, each in words for the MCP text (a closed list: OpenAPI enumerates it). */
 export const exclusionMeanings = {
@@ -142,7 +148,7 @@ interface CalendarPart {
 
 const noEvents: CalendarPart = { events: [], total: 0 };
 
-/** Lets the loop serve others (and hear of a closed request) between one calendar's query and the next. */
+/** Lets the loop serve others (and hear of a closed request) between slices of a long list. */
 const yieldToLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 /** Index of the first event of an ordered list that comes after `place`. */
@@ -240,25 +246,17 @@ export async function readEvents(
   };
   const copyParts: CalendarPart[] = [];
   const busy: BusySpan[] = [];
-  if (filter.busy !== undefined) {
-    // Busy time a few copies at a time, the loop free between them: each is bounded by its window.
-    const { tentativeIsBusy } = filter.busy;
-    let next = 0;
-    const reader = async () => {
-      while (next < fromCopies.length) {
-        const { view, copy } = fromCopies[next++]!;
-        await yieldToLoop();
-        stopIfGone();
-        try {
-          for (const span of await readCopyBusy(deps, view, copy, request.window, tentativeIsBusy))
-            busy.push(span);
-        } catch (error) {
-          fail(view.calendarId, error);
-        }
-      }
-    };
-    await Promise.all(Array.from({ length: Math.min(deps.copyReadsAtOnce ?? 1, fromCopies.length) }, reader));
-  } else if (fromCopies.length > 0) {
+  if (filter.busy !== undefined && fromCopies.length > 0) {
+    // Every copy's busy time in one query, times only.
+    stopIfGone();
+    try {
+      const read = await readCopiesBusy(deps, fromCopies, request.window, filter.busy.tentativeIsBusy);
+      for (const { calendarId, error } of read.refused) fail(calendarId, error);
+      busy.push(...read.busy);
+    } catch (error) {
+      for (const { view } of fromCopies) fail(view.calendarId, error);
+    }
+  } else if (filter.busy === undefined && fromCopies.length > 0) {
     // Every copy's places in one query: the page is chosen and counted by the database.
     stopIfGone();
     try {

@@ -1,6 +1,8 @@
 /** What the read and write services ask of the calendars' synced copies (the sync service answers). */
 import type { DetailLevel } from '../domain/detailLevels.ts';
 import type { TimeWindow } from '../domain/window.ts';
+import type { AccountAccess } from '../providers/port.ts';
+import type { CalendarRecord, ConnectedAccount } from '../store/connectedAccounts.ts';
 
 /** A calendar's synced copy, usable for one read's window. */
 export interface CopyForRead {
@@ -34,8 +36,18 @@ export interface CalendarCopies {
    * stale ones synced first within a short wait. Calendars missing from the map are read live.
    */
   forRead(calendarIds: readonly string[], window: TimeWindow): Promise<Map<string, CopyForRead>>;
-  /** After a write the provider confirmed: the copy shows it before the caller is answered. */
-  afterWrite(calendarId: string): Promise<void>;
+  /**
+   * After a write the provider confirmed: the copy shows it before the caller is answered. The
+   * write's connection, when given, is the sync's (not looked up and unsealed again).
+   */
+  afterWrite(calendarId: string, connection?: OpenConnection): Promise<void>;
   /** Syncs one calendar now ("Sync now" on the account page), joining a sync of it already running here. */
   syncNow(calendarId: string): Promise<SyncOutcome>;
+}
+
+/** A calendar's connection as a request opened it: the stored calendar, its account, the access. */
+export interface OpenConnection {
+  calendar: CalendarRecord;
+  account: ConnectedAccount;
+  access: AccountAccess;
 }

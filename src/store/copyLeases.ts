@@ -46,14 +46,20 @@ function leaseFree(eb: ExpressionBuilder<Database, 'calendar_copies'>, now: numb
   ]);
 }
 
+/** What a sync starts from, as the lease taken found the copy: its position and horizon's end. */
+export interface LeasedCopy {
+  state: string | null;
+  horizonEnd: number | null;
+}
+
 /**
  * Takes the lease of one calendar's copy for a sync asked for now (a read, a write, a person):
  * when no live lease holds it (a crashed instance's lease expires, or its heartbeat stops) or
  * this instance's own does.
  * A round's calendar, leased by `leaseDue` and waiting for its turn, is `keptBy` its owner
  * instead: only while the lease is still its own — if it passed to another instance meanwhile,
- * that one syncs it, even when it has already finished and let go. One UPDATE each: the
- * engines' row locking makes it exclusive.
+ * that one syncs it, even when it has already finished and let go. One UPDATE each, returning
+ * what the sync starts from (undefined: not taken): the engines' row locking makes it exclusive.
  */
 export async function takeLease(
   db: Db,
@@ -62,16 +68,19 @@ export async function takeLease(
   now: number,
   leaseMs: number,
   keptBy = false,
-): Promise<boolean> {
-  const result = await db
+): Promise<LeasedCopy | undefined> {
+  const row = await db
     .updateTable('calendar_copies')
     .set({ lease_owner: owner, lease_until: now + leaseMs, attempted_at: now })
     .where('calendar_id', '=', calendarId)
     .where((eb) =>
       keptBy ? eb('lease_owner', '=', owner) : eb.or([leaseFree(eb, now), eb('lease_owner', '=', owner)]),
     )
+    .returning(['sync_state', 'horizon_end'])
     .executeTakeFirst();
-  return Number(result.numUpdatedRows) === 1;
+  return (
+    row && { state: row.sync_state, horizonEnd: row.horizon_end === null ? null : Number(row.horizon_end) }
+  );
 }
 
 /**

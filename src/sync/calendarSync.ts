@@ -7,7 +7,7 @@
  * calendar and why, never content.
  */
 import { type ConnectionDeps, withConnection } from '../calendars/connections/connections.ts';
-import type { SyncOutcome } from '../calendars/copies.ts';
+import type { OpenConnection, SyncOutcome } from '../calendars/copies.ts';
 import type { EventIdCodec } from '../calendars/eventIds.ts';
 import { exclusionReason } from '../calendars/reads/readEvents.ts';
 import { type SyncLimits, syncBoundExceeded, syncLimits } from '../domain/budget.ts';
@@ -15,6 +15,7 @@ import type { ProviderKind } from '../domain/providerFacts.ts';
 import { isAppError } from '../errors.ts';
 import { epochMs } from '../lib/clock.ts';
 import { listingSync } from '../providers/listingSync.ts';
+import type { AccountAccess } from '../providers/port.ts';
 import { providerFor } from '../providers/registry.ts';
 import { copyForSync, itemVersions } from '../store/calendarCopies.ts';
 import { findAccount, findCalendars } from '../store/connectedAccounts.ts';
@@ -69,19 +70,25 @@ const boundOf = (error: unknown): { bound?: string } => {
   return typeof bound === 'string' ? { bound } : {};
 };
 
-/** `leased`: a round leased the calendar; it is synced only while that lease is still this instance's. */
-export async function syncCalendar(deps: SyncDeps, calendarId: string, leased = false): Promise<SyncOutcome> {
+/**
+ * `leased`: a round leased the calendar; it is synced only while that lease is still this
+ * instance's. `connection`: the calendar's, as the write just made opened it (else looked up).
+ */
+export async function syncCalendar(
+  deps: SyncDeps,
+  calendarId: string,
+  leased = false,
+  connection?: OpenConnection,
+): Promise<SyncOutcome> {
   const now = epochMs(deps.clock);
   const started = performance.now();
-  if (!(await takeLease(deps.db, calendarId, deps.owner, now, deps.settings.leaseMs, leased)))
+  const copy = await takeLease(deps.db, calendarId, deps.owner, now, deps.settings.leaseMs, leased);
+  if (copy === undefined)
     // No lease taken: another sync holds it, or there is no copy to lease.
     return (await copyForSync(deps.db, calendarId)) === undefined ? 'gone' : 'busy';
-  const [copy, [calendar]] = await Promise.all([
-    copyForSync(deps.db, calendarId),
-    findCalendars(deps.db, [calendarId]),
-  ]);
-  const account = calendar && (await findAccount(deps.db, calendar.accountId));
-  if (copy === undefined || calendar === undefined || account === undefined) return 'gone';
+  const calendar = connection?.calendar ?? (await findCalendars(deps.db, [calendarId]))[0];
+  const account = connection?.account ?? (calendar && (await findAccount(deps.db, calendar.accountId)));
+  if (calendar === undefined || account === undefined) return 'gone';
 
   const horizon = syncHorizon(deps.clock.now(), deps.settings);
   // The horizon moves with the days; a copy whose end has fallen a week behind is synced anew.
@@ -98,7 +105,7 @@ export async function syncCalendar(deps: SyncDeps, calendarId: string, leased = 
   let staged = false;
   let completed = false;
   try {
-    await withConnection(deps, account, async (access) => {
+    const copyBatches = async (access: AccountAccess) => {
       const batches = sync.syncCalendar(access, calendar, {
         horizon,
         ...(state === undefined ? {} : { state }),
@@ -152,7 +159,8 @@ export async function syncCalendar(deps: SyncDeps, calendarId: string, leased = 
           break;
         }
       }
-    });
+    };
+    await withConnection(deps, account, copyBatches, connection?.access);
     if (!completed) throw new Error('the sync ended without a position');
     deps.log?.({
       calendarId,

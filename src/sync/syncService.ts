@@ -5,7 +5,7 @@
  * (calendars/calendarDeps.ts#CalendarCopies).
  */
 import { setTimeout as delay } from 'node:timers/promises';
-import type { CalendarCopies, CopyForRead, SyncOutcome } from '../calendars/copies.ts';
+import type { CalendarCopies, CopyForRead, OpenConnection, SyncOutcome } from '../calendars/copies.ts';
 import type { TimeWindow } from '../domain/window.ts';
 import { epochMs } from '../lib/clock.ts';
 import { waitAtMost } from '../lib/waitAtMost.ts';
@@ -60,10 +60,12 @@ export function createSyncService(deps: SyncDeps, options: SyncServiceOptions): 
   const followUps = new Map<string, Promise<SyncOutcome>>();
   const noticeStarts = new Map<string, number>();
 
-  function syncNow(calendarId: string, leased = false): Promise<SyncOutcome> {
+  function syncNow(calendarId: string, leased = false, connection?: OpenConnection): Promise<SyncOutcome> {
     const current = running.get(calendarId);
     if (current !== undefined) return current;
-    const started = syncCalendar(deps, calendarId, leased).finally(() => running.delete(calendarId));
+    const started = syncCalendar(deps, calendarId, leased, connection).finally(() =>
+      running.delete(calendarId),
+    );
     running.set(calendarId, started);
     return started;
   }
@@ -175,11 +177,11 @@ export function createSyncService(deps: SyncDeps, options: SyncServiceOptions): 
     return new Map(usable.map((c) => [c.calendarId, c]));
   }
 
-  async function afterWrite(calendarId: string): Promise<void> {
+  async function afterWrite(calendarId: string, connection?: OpenConnection): Promise<void> {
     const work = (async () => {
       // A sync that started before the write may not see it: wait for it, then sync once more.
       await running.get(calendarId)?.catch(() => {});
-      return syncNow(calendarId);
+      return syncNow(calendarId, false, connection);
     })();
     const outcome = await waitAtMost(
       work.catch(() => undefined),

@@ -172,7 +172,7 @@ export async function connectionAccess(
       details: { accountId: account.id },
     });
   }
-  return {
+  const access: AccountAccess = {
     accountKey: account.id,
     credentials: await storedCredentials(deps, account),
     saveCredentials: async (next) => {
@@ -182,21 +182,26 @@ export async function connectionAccess(
         deps.box.seal(JSON.stringify(next), account.id),
         epochMs(deps.clock),
       );
+      // A later call with this access (the copy's sync after a write) starts from the new ones.
+      access.credentials = next;
     },
   };
+  return access;
 }
 
 /**
  * Runs a provider call for the account. A `reconnect_required` answer marks the account, so the
- * rejected credential is not tried again until the person reconnects.
+ * rejected credential is not tried again until the person reconnects. `opened`: the access an
+ * earlier call of this request opened (its credentials unsealed once, not again).
  */
 export async function withConnection<T>(
   deps: ConnectionDeps,
   account: ConnectedAccount,
   call: (access: AccountAccess) => Promise<T>,
+  opened?: AccountAccess,
 ): Promise<T> {
   try {
-    return await call(await connectionAccess(deps, account));
+    return await call(opened ?? (await connectionAccess(deps, account)));
   } catch (error) {
     if (isAppError(error) && error.code === 'reconnect_required' && account.status === 'active') {
       await setAccountStatus(deps.db, account.id, 'reconnect_required', error.message, epochMs(deps.clock));

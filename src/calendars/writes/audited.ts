@@ -16,10 +16,11 @@ import {
 } from '../../store/eventWrites.ts';
 import { despiteStorageOutage } from '../../store/storageFull.ts';
 import type { CalendarDeps } from '../calendarDeps.ts';
+import type { OpenConnection } from '../copies.ts';
 
 export interface WriteSubject {
   action: WriteAction;
-  /** Set by the run once the named calendar is known to be shared with the app. */
+  /** Once the named calendar is known to be shared with the app: given, or set by the run. */
   calendarId: string | null;
   eventId: string | null;
   occurrenceId: string | null;
@@ -28,6 +29,8 @@ export interface WriteSubject {
   keyHash?: string;
   /** "This and following": the new series, set by the run once made (the record names both halves). */
   newEventId?: string;
+  /** The calendar's connection, set by the run once opened: the copy's refresh syncs through it. */
+  connection?: OpenConnection;
 }
 
 /**
@@ -84,7 +87,7 @@ export async function audited<T extends { outcome: WriteOutcome }>(
   // The copy shows what the provider now holds before the caller is answered (read-your-writes).
   const refreshCopy = async () => {
     if (subject.calendarId !== null)
-      await deps.copies?.afterWrite(subject.calendarId).catch(despiteStorageOutage);
+      await deps.copies?.afterWrite(subject.calendarId, subject.connection).catch(despiteStorageOutage);
   };
   let result: T;
   try {

@@ -211,20 +211,26 @@ async function change<T extends { outcome: 'applied' }>(
   input: EventAddress,
   work: (fresh: FreshCalendar, ref: EventRef, subject: WriteSubject) => Promise<T>,
 ): Promise<T> {
+  // Resolved first (the database only), so the attempt goes on record with its calendar in one
+  // statement, before the provider is asked: a crash after shows where.
+  const resolved = await resolveEvent(deps, principal, input.eventId, input.occurrenceId).then(
+    (ref) => ({ ref }),
+    (error: unknown) => ({ error }),
+  );
   const subject: WriteSubject = {
     action,
-    calendarId: null,
+    calendarId: 'ref' in resolved ? resolved.ref.permitted.calendar.id : null,
     eventId: input.eventId,
     occurrenceId: input.occurrenceId ?? null,
     scope: input.scope ?? null,
   };
-  return audited(deps, principal, subject, async (intend) => {
-    const ref = await resolveEvent(deps, principal, input.eventId, input.occurrenceId);
+  return audited(deps, principal, subject, async () => {
+    // An event no calendar of the grant's holds is refused on record, without a calendar.
+    if ('error' in resolved) throw resolved.error;
+    const { ref } = resolved;
     const { calendar, account } = ref.permitted;
-    subject.calendarId = calendar.id;
-    // On record with its calendar before the provider is asked: a crash after shows where.
-    await intend();
     return withConnection(deps, account, async (access) => {
+      subject.connection = { calendar, account, access };
       const provider = providerFor(deps.providers, account.provider);
       return work(await freshCalendar(provider, access, principal, ref.permitted), ref, subject);
     });

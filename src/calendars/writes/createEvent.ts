@@ -122,6 +122,7 @@ export async function createEvent(
     const { calendar, account } = permitted!;
     subject.calendarId = calendar.id;
     return withConnection(deps, account, async (access) => {
+      subject.connection = { calendar, account, access };
       requireScope(principal, 'calendar:write');
       const provider = providerFor(deps.providers, account.provider);
       const fresh = await freshCalendar(provider, access, principal, permitted!);

@@ -29,10 +29,12 @@ export function withChangeLog<K extends 'caldav' | 'google'>(
   provider: CalendarProvider<K>,
   calendars: ReadonlyMap<string, MemoryCalendar>,
 ): CalendarProvider<K> {
-  // Each position is what the calendar held when it was given. One given by another process (the
-  // bench's memory row reads the same database from a process of its own) is at least as old as
-  // this one, whose calendars start as the same seed: what changed is what changed since then.
-  const positions = new Map<string, Snapshot>();
+  // The last position given for each calendar is what it held then: a copy syncs from its last.
+  // An older one, or one given by another process (the bench's memory row reads the same database
+  // from a process of its own), is at least as old as the seed these calendars start as: what
+  // changed is what changed since then (the copy finds the rest unchanged). Only the last is kept:
+  // a snapshot per write would be what the bench measures.
+  const positions = new Map<string, { state: string; snapshot: Snapshot }>();
   const initial = new Map([...calendars].map(([id, calendar]) => [id, byEvent(calendar.occurrences)]));
   const issuer = randomUUID();
   let issued = 0;
@@ -44,11 +46,14 @@ export function withChangeLog<K extends 'caldav' | 'google'>(
         if (found === undefined) throw new Error(`no memory calendar ${calendar.providerCalendarId}`);
         const now = byEvent(found.occurrences);
         const nextState = `${issuer}-${++issued}`;
-        positions.set(nextState, now);
+        const last = positions.get(calendar.providerCalendarId);
+        positions.set(calendar.providerCalendarId, { state: nextState, snapshot: now });
         const before =
           request.state === undefined
             ? undefined
-            : (positions.get(request.state) ?? initial.get(calendar.providerCalendarId));
+            : last?.state === request.state
+              ? last.snapshot
+              : initial.get(calendar.providerCalendarId);
         if (before === undefined) {
           yield* diffBatches(itemsOf(found.occurrences, request.horizon), found.skipped ?? [], new Map(), {
             full: true,

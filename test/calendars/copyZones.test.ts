@@ -1,0 +1,116 @@
+/**
+ * A read of several copies is one query: a copy whose floating or all-day times have no zone to
+ * be placed by is refused (`time_zone_required`) before it, so neither its instants nor its count
+ * reach the page; the other copies are answered as they are. The same for busy time.
+ */
+import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import { after, before, describe, it } from 'node:test';
+import type { CopyForRead } from '../../src/calendars/copies.ts';
+import { createEventIds } from '../../src/calendars/eventIds.ts';
+import { readCopies, readCopiesBusy } from '../../src/calendars/reads/copyEvents.ts';
+import type { CalendarView } from '../../src/domain/occurrences.ts';
+import { insertGrant } from '../../src/store/accessGrants.ts';
+import { reconcileCopies } from '../../src/store/copyMembership.ts';
+import { type DatabaseHandle, migrateToLatest, openDatabase } from '../../src/store/database.ts';
+import { copyHolding } from '../helpers/copiedOccurrences.ts';
+import { occurrence } from '../helpers/memoryCalendars.ts';
+import { seedCalendars, seedUser, seedWorkspace } from '../helpers/seed.ts';
+
+const ids = createEventIds(randomBytes(32));
+const window = {
+  start: Temporal.Instant.from('2026-03-01T00:00:00Z'),
+  end: Temporal.Instant.from('2026-03-08T00:00:00Z'),
+};
+
+describe('copies read together, one without a zone for its local times', () => {
+  let handle: DatabaseHandle;
+  let zoneless: string;
+  let zoned: string;
+  const longest: Record<string, number> = {};
+
+  before(async () => {
+    handle = openDatabase({ sqlitePath: ':memory:' });
+    await migrateToLatest(handle);
+    const userId = await seedUser(handle.db, 'zon@example.org');
+    const owner = { userId, workspaceId: await seedWorkspace(handle.db, 'Zones', [[userId, 'owner']]) };
+    [zoneless, zoned] = (await seedCalendars(handle.db, owner, [{ name: 'Loose' }, { name: 'Work' }])) as [
+      string,
+      string,
+    ];
+    await insertGrant(handle.db, {
+      id: 'g',
+      ...owner,
+      clientId: 'c',
+      clientName: 'C',
+      scopes: ['calendar:read'],
+      privateDetails: false,
+      calendars: [zoneless, zoned].map((calendarId) => ({ calendarId, detailLevel: 'full' })),
+      createdAt: 0,
+    });
+    await reconcileCopies(handle.db, 0);
+    const meeting = (id: string, start: string) =>
+      occurrence({ providerEventId: id, start, timeZone: 'Europe/Berlin', title: 'Budget' });
+    longest[zoneless] = await copyHolding(handle.db, ids, zoneless, [
+      meeting('loose-meeting', '2026-03-02T09:00:00'),
+      occurrence({
+        providerEventId: 'loose-day',
+        start: '2026-03-03T00:00:00',
+        duration: 'P1D',
+        showWithoutTime: true,
+      }),
+    ]);
+    longest[zoned] = await copyHolding(handle.db, ids, zoned, [
+      meeting('work-a', '2026-03-02T10:00:00'),
+      meeting('work-b', '2026-03-04T10:00:00'),
+    ]);
+  });
+  after(() => handle.close());
+
+  const copy = (calendarId: string): CopyForRead => ({
+    calendarId,
+    level: 'full',
+    syncedAt: 0,
+    stale: false,
+    failureReason: null,
+    privateDetails: false,
+    skipped: 0,
+    longestMs: longest[calendarId]!,
+    horizonStart: 0,
+    horizonEnd: 4e12,
+  });
+  /** Both calendars seen without a zone: the loose one holds a day, the other instants only. */
+  const parts = () =>
+    [zoneless, zoned].map((calendarId) => {
+      const view: CalendarView = { calendarId, access: 'owner', detailLevel: 'full', privateDetails: false };
+      return { view, copy: copy(calendarId) };
+    });
+
+  it("refuses the copy whose day it cannot place, and answers the other's page and count", async () => {
+    for (const words of [undefined, ['budget']]) {
+      const read = await readCopies({ db: handle.db }, parts(), window, {
+        scopes: ['calendar:read'],
+        ...(words === undefined ? {} : { words }),
+        first: 10,
+      });
+      assert.deepEqual(
+        read.refused.map((r) => [r.calendarId, r.error.code]),
+        [[zoneless, 'time_zone_required']],
+      );
+      assert.deepEqual(
+        read.candidates.map((c) => c.event.calendarId),
+        [zoned, zoned],
+      );
+      assert.equal(read.total, 2);
+    }
+  });
+
+  it('refuses it for busy time too, and gives the other busy time', async () => {
+    const read = await readCopiesBusy({ db: handle.db }, parts(), window, true);
+    assert.deepEqual(
+      read.refused.map((r) => r.calendarId),
+      [zoneless],
+    );
+    assert.equal(read.busy.length, 2);
+  });
+});

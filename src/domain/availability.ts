@@ -6,11 +6,6 @@
 import type { PlacedEvent, Span } from './occurrences.ts';
 import type { TimeWindow } from './window.ts';
 
-interface NsSpan {
-  start: bigint;
-  end: bigint;
-}
-
 /** Busy time a synced copy answered with (times only), in epoch ns. */
 export interface BusySpan {
   startNs: bigint;
@@ -39,25 +34,31 @@ export function busyIntervals(
 ): Span[] {
   const windowStart = window.start.epochNanoseconds;
   const windowEnd = window.end.epochNanoseconds;
-  const spans: NsSpan[] = [];
+  const spans: [bigint, bigint][] = [];
   const blocking = events.filter((placed) => blocksTime(placed.event, tentativeIsBusy));
   for (const { startNs, endNs } of [...blocking, ...copied]) {
     const start = startNs > windowStart ? startNs : windowStart;
     const end = endNs < windowEnd ? endNs : windowEnd;
-    if (start < end) spans.push({ start, end });
+    if (start < end) spans.push([start, end]);
   }
-  spans.sort((a, b) => (a.start < b.start ? -1 : a.start > b.start ? 1 : 0));
-  const merged: NsSpan[] = [];
-  for (const span of spans) {
-    const last = merged.at(-1);
-    if (last !== undefined && span.start <= last.end) {
-      if (span.end > last.end) last.end = span.end;
-    } else {
-      merged.push({ ...span });
-    }
-  }
-  return merged.map((s) => ({
-    start: Temporal.Instant.fromEpochNanoseconds(s.start),
-    end: Temporal.Instant.fromEpochNanoseconds(s.end),
+  return mergedSpans(spans).map(([start, end]) => ({
+    start: Temporal.Instant.fromEpochNanoseconds(start),
+    end: Temporal.Instant.fromEpochNanoseconds(end),
   }));
+}
+
+/**
+ * Spans as [start, end], merged where they overlap or touch, in order of start (sorted in place
+ * first). The copies' busy time is merged so before it leaves the database (store/copyReads.ts).
+ */
+export function mergedSpans<T extends number | bigint>(spans: [T, T][]): [T, T][] {
+  spans.sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
+  const merged: [T, T][] = [];
+  for (const [start, end] of spans) {
+    const last = merged.at(-1);
+    if (last !== undefined && start <= last[1]) {
+      if (end > last[1]) last[1] = end;
+    } else merged.push([start, end]);
+  }
+  return merged;
 }

@@ -13,7 +13,7 @@ import type { OffsetStep } from '../domain/time/localOffsets.ts';
 import { busyTitle } from '../domain/visibility.ts';
 import { numberParameter, reused } from './reusedStatements.ts';
 import type { Database } from './schema.ts';
-import { readOffLoop, readUnpackedOffLoop } from './sqliteReaders.ts';
+import { readOffLoop, readSpansOffLoop, readUnpackedOffLoop } from './sqliteReaders.ts';
 
 type Db = Kysely<Database>;
 
@@ -148,7 +148,10 @@ const localRows = (db: Db, kind: Kind) =>
 /**
  * The busy time of copies in the window, times only (domain/availability.ts: busy, not
  * cancelled, tentative when it counts), placed as a read places them, in one statement: their
- * instants one range of the read index per calendar, their local times per zone.
+ * instants one range of the read index per calendar, their local times per zone. Spans that
+ * overlap or touch come merged, in order of start, as domain/availability.ts#busyIntervals merges
+ * them: a month of 20 busy calendars is a few dozen spans to the request thread, not one per
+ * occurrence (SQLite's reader thread merges the rows, PostgreSQL the statement).
  */
 export async function copyBusy(
   db: Db,
@@ -164,11 +167,22 @@ export async function copyBusy(
       return sql`select ${start} as s, ${end} as e from ${localRows(db, kind)} where ${sql.join(conditions, sql` and `)}`;
     }),
   );
-  const rows = await readOffLoop(
-    db,
-    statement(db, sql<{ s: number | string; e: number | string }>`${sql.join(kinds, sql` union all `)}`),
-  );
-  return rows.map((r) => ({ startMs: Number(r.s), endMs: Number(r.e) }));
+  const spans = sql<{ s: number; e: number }>`${sql.join(kinds, sql` union all `)}`;
+  if (!isPostgres(db)) {
+    const merged = await readSpansOffLoop(db, statement(db, spans));
+    return merged.map(([startMs, endMs]) => ({ startMs, endMs }));
+  }
+  // PostgreSQL merges them itself (20,000 rows parsed here would hold the loop): a span opens a
+  // stretch when every span before it in order of start ended before it starts; a stretch ends
+  // where the next one opens, with the latest end before it.
+  const openers = sql<{ s: string; m: string | null; last: string }>`select s, m, last from (
+    select s, max(e) over (order by s rows between unbounded preceding and 1 preceding) as m, max(e) over () as last
+    from (${spans}) as spans) as marked where m is null or s > m order by s`;
+  const rows = await readOffLoop(db, openers.compile(db));
+  return rows.map((r, i) => ({
+    startMs: Number(r.s),
+    endMs: Number(i + 1 < rows.length ? rows[i + 1]!.m : r.last),
+  }));
 }
 
 /** Queries that read alike, together: the same text seen, and (for local times) the same zone. */

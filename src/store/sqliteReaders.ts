@@ -9,15 +9,16 @@
 import type { SQLInputValue } from 'node:sqlite';
 import { Worker } from 'node:worker_threads';
 import type { CompiledQuery, Kysely } from 'kysely';
+import { mergedSpans } from '../domain/availability.ts';
 import type { ProviderOccurrence } from '../domain/providerFacts.ts';
 import { unpackOccurrence } from './packedOccurrence.ts';
 import type { Database } from './schema.ts';
-import type { ReadAnswer, ReadQuery } from './sqliteReaderThread.ts';
+import type { ReadAnswer, ReadQuery, RowsAnswer } from './sqliteReaderThread.ts';
 
 export interface SqliteReaders {
   readonly threads: number;
-  /** The rows of one read-only statement, the column `unpack` (if named) unpacked. */
-  run(text: string, parameters: readonly unknown[], unpack?: string): Promise<unknown[]>;
+  /** The rows of one read-only statement, answered as `answer` says (as they are if absent). */
+  run(text: string, parameters: readonly unknown[], answer?: RowsAnswer): Promise<unknown[]>;
   close(): Promise<void>;
 }
 
@@ -78,7 +79,7 @@ export function sqliteReaders(path: string, count: number): SqliteReaders {
 
   return {
     threads: count,
-    run(text, parameters, unpack) {
+    run(text, parameters, answer) {
       if (closed) return Promise.reject(new Error('SQLite readers closed'));
       const reader = leastBusy();
       const id = nextId++;
@@ -89,7 +90,7 @@ export function sqliteReaders(path: string, count: number): SqliteReaders {
           id,
           sql: text,
           parameters: parameters.map(asSqliteValue),
-          ...(unpack === undefined ? {} : { unpack }),
+          ...(answer === undefined ? {} : { answer }),
         };
         reader.worker.postMessage(query);
       });
@@ -133,7 +134,7 @@ export async function readUnpackedOffLoop<R, K extends keyof R & string>(
 ): Promise<Array<Omit<R, K> & Record<K, ProviderOccurrence>>> {
   const readers = readersOf.get(db);
   if (readers !== undefined)
-    return (await readers.run(compiled.sql, compiled.parameters, column)) as Array<
+    return (await readers.run(compiled.sql, compiled.parameters, { unpack: column })) as Array<
       Omit<R, K> & Record<K, ProviderOccurrence>
     >;
   const rows = (await db.executeQuery(compiled)).rows;
@@ -141,4 +142,20 @@ export async function readUnpackedOffLoop<R, K extends keyof R & string>(
     ...row,
     [column]: unpackOccurrence(row[column] as string | Uint8Array),
   })) as Array<Omit<R, K> & Record<K, ProviderOccurrence>>;
+}
+
+/**
+ * The spans of a statement whose rows are (start, end), merged where they overlap or touch and
+ * in order of start (domain/availability.ts#mergedSpans): by the reader thread where there is
+ * one, else here.
+ */
+export async function readSpansOffLoop(
+  db: Kysely<Database>,
+  compiled: CompiledQuery<{ s: number; e: number }>,
+): Promise<[number, number][]> {
+  const readers = readersOf.get(db);
+  if (readers !== undefined)
+    return (await readers.run(compiled.sql, compiled.parameters, 'spans')) as [number, number][];
+  const rows = (await db.executeQuery(compiled)).rows;
+  return mergedSpans(rows.map((row): [number, number] => [Number(row.s), Number(row.e)]));
 }

@@ -4,7 +4,7 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { busyIntervals } from '../../src/domain/availability.ts';
+import { busyIntervals, mergedSpans } from '../../src/domain/availability.ts';
 import type { Event } from '../../src/domain/event.ts';
 import type { PlacedEvent } from '../../src/domain/occurrences.ts';
 
@@ -144,5 +144,43 @@ describe('busyIntervals', () => {
       spans.map((s) => [s.start.toString(), s.end.toString()]),
       [['2026-03-02T09:00:00.5Z', '2026-03-02T09:59:59.999999999Z']],
     );
+  });
+});
+
+describe('mergedSpans', () => {
+  it('merges spans that overlap, touch or nest, whatever their order, ties included', () => {
+    const spans: [number, number][] = [
+      [50, 60],
+      [10, 20],
+      [20, 30],
+      [12, 15],
+      [40, 45],
+      [40, 42],
+      [40, 42],
+      [70, 70],
+      [31, 35],
+    ];
+    assert.deepEqual(mergedSpans(spans), [
+      [10, 30],
+      [31, 35],
+      [40, 45],
+      [50, 60],
+      [70, 70],
+    ]);
+  });
+
+  it('merges nanosecond spans alike', () => {
+    assert.deepEqual(
+      mergedSpans<bigint>([
+        [5n, 9n],
+        [1n, 5n],
+        [10n, 11n],
+      ]),
+      [
+        [1n, 9n],
+        [10n, 11n],
+      ],
+    );
+    assert.deepEqual(mergedSpans([]), []);
   });
 });

@@ -358,7 +358,7 @@ for (const engine of await enginesUnderTest({ sqliteReaders: true })) {
       assert.equal(await found('full', true, 'a%b'), 0);
     });
 
-    it('gives the busy time, times only, as the core finds it in the events', async () => {
+    it('gives the busy time, times only and merged, as the core finds it in the events', async () => {
       const statuses = ['confirmed', 'tentative', 'cancelled'] as const;
       const varied: ProviderOccurrence[] = [];
       for (let i = 0; i < 60; i++) {
@@ -368,7 +368,7 @@ for (const engine of await enginesUnderTest({ sqliteReaders: true })) {
         const fields = {
           status: statuses[i % 3]!,
           freeBusyStatus: i % 5 === 0 ? ('free' as const) : ('busy' as const),
-          duration: i % 7 === 0 ? 'P1D' : 'PT50M',
+          duration: i % 29 === 0 ? 'P1D' : 'PT50M',
         };
         varied.push(i % 2 === 0 ? berlin(start, `busy-${i}`, fields) : floating(start, `busy-${i}`, fields));
       }
@@ -397,6 +397,13 @@ for (const engine of await enginesUnderTest({ sqliteReaders: true })) {
             })),
             tentativeIsBusy,
           );
+          // Merged in the statement: in order, and each span starts after the last one ended.
+          assert.ok(rows.length > 1);
+          rows.forEach((row, i) => {
+            assert.ok(row.startMs <= row.endMs);
+            if (i > 0)
+              assert.ok(row.startMs > rows[i - 1]!.endMs, `${placementZone} ${tentativeIsBusy}: span ${i}`);
+          });
           const spans = rows.map((r) => ({
             startNs: BigInt(r.startMs) * 1_000_000n,
             endNs: BigInt(r.endMs) * 1_000_000n,

@@ -10,12 +10,11 @@ import type { CopyForRead } from '../../src/calendars/copies.ts';
 import { createEventIds } from '../../src/calendars/eventIds.ts';
 import { readCopies, readCopiesBusy } from '../../src/calendars/reads/copyEvents.ts';
 import type { CalendarView } from '../../src/domain/occurrences.ts';
-import { insertGrant } from '../../src/store/accessGrants.ts';
 import { reconcileCopies } from '../../src/store/copyMembership.ts';
 import { type DatabaseHandle, migrateToLatest, openDatabase } from '../../src/store/database.ts';
 import { copyHolding } from '../helpers/copiedOccurrences.ts';
 import { occurrence } from '../helpers/memoryCalendars.ts';
-import { seedCalendars, seedUser, seedWorkspace } from '../helpers/seed.ts';
+import { seedCalendars, seedReadGrant, seedUser, seedWorkspace } from '../helpers/seed.ts';
 
 const ids = createEventIds(randomBytes(32));
 const window = {
@@ -38,16 +37,7 @@ describe('copies read together, one without a zone for its local times', () => {
       string,
       string,
     ];
-    await insertGrant(handle.db, {
-      id: 'g',
-      ...owner,
-      clientId: 'c',
-      clientName: 'C',
-      scopes: ['calendar:read'],
-      privateDetails: false,
-      calendars: [zoneless, zoned].map((calendarId) => ({ calendarId, detailLevel: 'full' })),
-      createdAt: 0,
-    });
+    await seedReadGrant(handle.db, owner, [zoneless, zoned]);
     await reconcileCopies(handle.db, 0);
     const meeting = (id: string, start: string) =>
       occurrence({ providerEventId: id, start, timeZone: 'Europe/Berlin', title: 'Budget' });

@@ -15,13 +15,12 @@ import { parseWindow } from '../../src/domain/window.ts';
 import { createSecretBox } from '../../src/lib/encryption.ts';
 import type { Principal } from '../../src/policy/principal.ts';
 import { defaultPolicy } from '../../src/policy/workspacePolicy.ts';
-import { insertGrant } from '../../src/store/accessGrants.ts';
 import { reconcileCopies } from '../../src/store/copyMembership.ts';
 import { type DatabaseHandle, migrateToLatest, openDatabase } from '../../src/store/database.ts';
 import { TestClock } from '../helpers/clock.ts';
 import { copyHolding } from '../helpers/copiedOccurrences.ts';
 import { occurrence } from '../helpers/memoryCalendars.ts';
-import { seedCalendars, seedUser, seedWorkspace } from '../helpers/seed.ts';
+import { seedCalendars, seedReadGrant, seedUser, seedWorkspace } from '../helpers/seed.ts';
 
 const secretKey = randomBytes(32);
 const ids = createEventIds(secretKey);
@@ -41,16 +40,7 @@ describe('a read whose client has gone', () => {
       { name: 'Two' },
       { name: 'Three' },
     ]);
-    await insertGrant(handle.db, {
-      id: 'g',
-      ...owner,
-      clientId: 'c',
-      clientName: 'C',
-      scopes: ['calendar:read'],
-      privateDetails: false,
-      calendars: calendarIds.map((calendarId) => ({ calendarId, detailLevel: 'full' })),
-      createdAt: 0,
-    });
+    await seedReadGrant(handle.db, owner, calendarIds);
     await reconcileCopies(handle.db, 0);
     for (const calendarId of calendarIds)
       await copyHolding(handle.db, ids, calendarId, [

@@ -14,13 +14,12 @@ import { createSecretBox } from '../../src/lib/encryption.ts';
 import { createGoogleProvider } from '../../src/providers/google/adapter.ts';
 import type { GoogleEvent } from '../../src/providers/google/wire.ts';
 import { ProviderHttp } from '../../src/providers/providerHttp.ts';
-import { insertGrant } from '../../src/store/accessGrants.ts';
 import type { DatabaseHandle } from '../../src/store/database.ts';
 import { migrateToLatest } from '../../src/store/database.ts';
 import { FakeGoogle } from '../fakes/google.ts';
 import { freshPostgres, postgresSkip } from '../helpers/databases.ts';
 import { freePort } from '../helpers/freePort.ts';
-import { seedUser, seedWorkspace } from '../helpers/seed.ts';
+import { seedReadGrant, seedUser, seedWorkspace } from '../helpers/seed.ts';
 import { type ServiceProcess, startService } from '../helpers/serviceProcess.ts';
 
 const skip = await postgresSkip('the tests of several service processes');
@@ -87,17 +86,7 @@ describe('two service processes on one PostgreSQL', { skip }, () => {
       .select(['synced_at', 'lease_owner', 'lease_until', 'items', 'staged_items'])
       .where('calendar_id', '=', calendarId)
       .executeTakeFirst();
-  const grant = (calendarIds: string[]) =>
-    insertGrant(database.db, {
-      id: `grt_${randomBytes(6).toString('hex')}`,
-      ...owner,
-      clientId: 'c',
-      clientName: 'C',
-      scopes: ['calendar:read'],
-      privateDetails: false,
-      calendars: calendarIds.map((calendarId) => ({ calendarId, detailLevel: 'full' })),
-      createdAt: 0,
-    });
+  const grant = (calendarIds: string[]) => seedReadGrant(database.db, owner, calendarIds);
 
   before(async () => {
     database = await freshPostgres();

@@ -10,14 +10,13 @@ import type { ProviderOccurrence } from '../../src/domain/providerFacts.ts';
 import { createSecretBox } from '../../src/lib/encryption.ts';
 import { createMetrics } from '../../src/lib/metrics.ts';
 import type { CalendarProvider, SyncBatch, SyncRequest } from '../../src/providers/port.ts';
-import { insertGrant } from '../../src/store/accessGrants.ts';
 import type { DatabaseHandle } from '../../src/store/database.ts';
 import type { SyncDeps } from '../../src/sync/calendarSync.ts';
 import type { SyncSettings } from '../../src/sync/horizon.ts';
 import { createSyncService, type SyncService, type SyncServiceOptions } from '../../src/sync/syncService.ts';
 import { TestClock } from './clock.ts';
 import { memoryProvider, occurrence, seedMemoryAccount } from './memoryCalendars.ts';
-import { seedUser, seedWorkspace } from './seed.ts';
+import { seedReadGrant, seedUser, seedWorkspace } from './seed.ts';
 
 export const settings: SyncSettings = {
   intervalMs: 300_000,
@@ -87,16 +86,9 @@ export async function scriptedCopy(
   const workspaceId = await seedWorkspace(handle.db, 'W', [[userId, 'owner']]);
   const [calendarId] = await seedMemoryAccount(ctx, { userId, workspaceId }, provider);
   const grantId = `grt_${randomBytes(6).toString('hex')}`;
-  await insertGrant(handle.db, {
+  await seedReadGrant(handle.db, { userId, workspaceId }, [calendarId!], {
     id: grantId,
-    userId,
-    workspaceId,
-    clientId: 'c',
-    clientName: 'C',
-    scopes: ['calendar:read'],
-    privateDetails: false,
-    calendars: [{ calendarId: calendarId!, detailLevel: 'titles' }],
-    createdAt: 0,
+    detailLevel: 'titles',
   });
   const deps = (owner: string): SyncDeps => ({
     db: handle.db,

@@ -1,10 +1,12 @@
 /** Direct inserts for tests that need people and workspaces but not the cost of real hashing. */
 import type { Kysely } from 'kysely';
+import type { DetailLevel } from '../../src/domain/detailLevels.ts';
 import type { CalendarAccess } from '../../src/domain/providerFacts.ts';
 import { newId } from '../../src/lib/ids.ts';
 import { hashPassword } from '../../src/people/passwords.ts';
 import type { Role } from '../../src/policy/roles.ts';
 import { defaultPolicy } from '../../src/policy/workspacePolicy.ts';
+import { insertGrant } from '../../src/store/accessGrants.ts';
 import { insertAccount, syncCalendars } from '../../src/store/connectedAccounts.ts';
 import type { Database } from '../../src/store/schema.ts';
 import { insertUser } from '../../src/store/users.ts';
@@ -72,4 +74,28 @@ export async function seedCalendars(
     connectedAt,
   );
   return calendars.map((c) => stored.find((s) => s.name === c.name)!.id);
+}
+
+/**
+ * A read-only grant of `calendarIds` (each at `detailLevel`, full unless told) to a client "C",
+ * made at 0: what a copy needs to exist once reconciled (store/copyMembership.ts).
+ */
+export async function seedReadGrant(
+  db: Kysely<Database>,
+  owner: { userId: string; workspaceId: string },
+  calendarIds: readonly string[],
+  options: { id?: string; detailLevel?: DetailLevel; privateDetails?: boolean } = {},
+): Promise<string> {
+  const id = options.id ?? newId('grt');
+  await insertGrant(db, {
+    id,
+    ...owner,
+    clientId: 'c',
+    clientName: 'C',
+    scopes: ['calendar:read'],
+    privateDetails: options.privateDetails ?? false,
+    calendars: calendarIds.map((calendarId) => ({ calendarId, detailLevel: options.detailLevel ?? 'full' })),
+    createdAt: 0,
+  });
+  return id;
 }

@@ -19,14 +19,13 @@ import { type CalendarView, mergeOrdered, toEvents } from '../../src/domain/occu
 import type { ProviderOccurrence } from '../../src/domain/providerFacts.ts';
 import { matchesWords, queryWords } from '../../src/domain/search.ts';
 import { localOffsets } from '../../src/domain/time/localOffsets.ts';
-import { insertGrant } from '../../src/store/accessGrants.ts';
 import { reconcileCopies } from '../../src/store/copyMembership.ts';
 import { type CopyPlace, type CopyQuery, copyBusy, copyPage } from '../../src/store/copyReads.ts';
 import type { DatabaseHandle } from '../../src/store/database.ts';
 import { copyHolding } from '../helpers/copiedOccurrences.ts';
 import { enginesUnderTest } from '../helpers/databases.ts';
 import { occurrence } from '../helpers/memoryCalendars.ts';
-import { seedCalendars, seedUser, seedWorkspace } from '../helpers/seed.ts';
+import { seedCalendars, seedReadGrant, seedUser, seedWorkspace } from '../helpers/seed.ts';
 
 const ids = createEventIds(randomBytes(32));
 const day = 86_400_000;
@@ -55,19 +54,7 @@ for (const engine of await enginesUnderTest({ sqliteReaders: true })) {
         { name: 'Work' },
         { name: 'Home' },
       ])) as [string, string];
-      await insertGrant(handle.db, {
-        id: 'grant-full',
-        ...owner,
-        clientId: 'c',
-        clientName: 'C',
-        scopes: ['calendar:read'],
-        privateDetails: true,
-        calendars: [
-          { calendarId, detailLevel: 'full' },
-          { calendarId: otherId, detailLevel: 'full' },
-        ],
-        createdAt: 0,
-      });
+      await seedReadGrant(handle.db, owner, [calendarId, otherId], { privateDetails: true });
       await reconcileCopies(handle.db, 0);
     });
     after(() => handle.close());

@@ -8,12 +8,12 @@
 import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, it } from 'node:test';
 import { sql } from 'kysely';
-import { insertGrant } from '../../src/store/accessGrants.ts';
 import { copiesOf, occurrencesNear } from '../../src/store/calendarCopies.ts';
 import { reconcileCopies } from '../../src/store/copyMembership.ts';
 import type { DatabaseHandle } from '../../src/store/database.ts';
 import { enginesUnderTest } from '../helpers/databases.ts';
 import { at, batch, item, scriptedCopy, scriptedProvider } from '../helpers/scriptedSync.ts';
+import { seedReadGrant } from '../helpers/seed.ts';
 
 const march = { startMs: Date.parse('2026-03-01T00:00:00Z'), endMs: Date.parse('2026-04-01T00:00:00Z') };
 const copiedTables = ['copy_items', 'copy_occurrences'] as const;
@@ -242,17 +242,7 @@ for (const engine of await enginesUnderTest()) {
         'titles: no description copied',
       );
 
-      await insertGrant(handle.db, {
-        id: 'grt_full',
-        userId,
-        workspaceId,
-        clientId: 'c',
-        clientName: 'C',
-        scopes: ['calendar:read'],
-        privateDetails: false,
-        calendars: [{ calendarId, detailLevel: 'full' }],
-        createdAt: 0,
-      });
+      await seedReadGrant(handle.db, { userId, workspaceId }, [calendarId]);
       await reconcileCopies(handle.db, clock.now().epochMilliseconds);
       await one.runDue();
       assert.ok((await copyOf(calendarId)).version > titles.version);

@@ -10,7 +10,7 @@ import { syncBoundExceeded } from '../domain/budget.ts';
 import type { DetailLevel } from '../domain/detailLevels.ts';
 import { type EventIds, sealedIds } from '../domain/occurrences.ts';
 import type { ProviderOccurrence } from '../domain/providerFacts.ts';
-import { foldText } from '../domain/search.ts';
+import { distinctWords, foldText } from '../domain/search.ts';
 import { forCopy } from '../domain/visibility.ts';
 import { LeaseLost } from './copyLeases.ts';
 import { packOccurrence } from './packedOccurrence.ts';
@@ -498,7 +498,7 @@ function occurrenceRow(
     end_ms: end.epochMilliseconds,
     data: packOccurrence(json),
     title_text: foldText(kept.title ?? ''),
-    body_text: foldText(
+    body_text: distinctWords(
       [kept.description ?? '', ...(kept.categories ?? []), ...(kept.keywords ?? [])].join('\n'),
     ),
     event_id: sealed.eventId,

@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { Event } from '../../src/domain/event.ts';
 import {
+  distinctWords,
   fieldsSearchedAt,
   foldText,
   matchesWords,
@@ -186,5 +187,30 @@ describe('fieldsSearchedAt', () => {
     const fields = fieldsSearchedAt('full');
     fields.pop();
     assert.deepEqual(fieldsSearchedAt('full'), ['title', 'description', 'categories', 'keywords']);
+  });
+});
+
+describe('distinctWords', () => {
+  it('keeps each folded word once, one per line', () => {
+    assert.equal(distinctWords('The plan\u00a0and the  PLAN,\nthe end'), 'the\nplan\nand\nplan,\nend');
+    assert.equal(distinctWords(' \n\t'), '');
+  });
+
+  it('holds every query word exactly when the folded text does', () => {
+    // Texts and words drawn from a small alphabet with white space of several kinds: every
+    // substring without white space is found in both or in neither.
+    const alphabet = ['a', 'b', 'É', 'ß', 'ss', '-', ' ', '\n', '\u00a0', '\u2003', 'ﬁ'];
+    let seed = 7;
+    const next = (n: number) => {
+      seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31;
+      return seed % n;
+    };
+    const draw = (length: number) => Array.from({ length }, () => alphabet[next(alphabet.length)]).join('');
+    for (let i = 0; i < 400; i++) {
+      const text = draw(1 + next(30));
+      const kept = distinctWords(text);
+      for (const word of queryWords(draw(1 + next(6))))
+        assert.equal(kept.includes(word), foldText(text).includes(word), JSON.stringify({ text, word }));
+    }
   });
 });

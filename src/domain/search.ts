@@ -42,21 +42,18 @@ export function foldText(text: string): string {
   );
 }
 
-/** The folded words of a text, split on Unicode white space. */
-const wordsOf = (text: string): string[] =>
-  foldText(text)
+/** The query's words: split on Unicode white space, folded; empty when it has none. */
+export const queryWords = (query: string): string[] =>
+  foldText(query)
     .split(/\p{White_Space}+/u)
     .filter((word) => word !== '');
-
-/** The query's words: split on Unicode white space, folded; empty when it has none. */
-export const queryWords = wordsOf;
 
 /**
  * What a search needs of a text: its distinct folded words, one per line. A query's words hold no
  * white space, so one occurs in the text exactly when it occurs within one of these: a copy keeps
  * an agenda's searchable text without its repeats (store/copyBatches.ts).
  */
-export const distinctWords = (text: string): string => [...new Set(wordsOf(text))].join('\n');
+export const distinctWords = (text: string): string => [...new Set(queryWords(text))].join('\n');
 
 export const searchableFields = ['title', 'description', 'categories', 'keywords'] as const;
 export type SearchableField = (typeof searchableFields)[number];

@@ -178,7 +178,7 @@ export async function copyBusy(
   const openers = sql<{ s: string; m: string | null; last: string }>`select s, m, last from (
     select s, max(e) over (order by s rows between unbounded preceding and 1 preceding) as m, max(e) over () as last
     from (${spans}) as spans) as marked where m is null or s > m order by s`;
-  const rows = await readOffLoop(db, openers.compile(db));
+  const rows = await readOffLoop(db, statement(db, openers));
   return rows.map((r, i) => ({
     startMs: Number(r.s),
     endMs: Number(i + 1 < rows.length ? rows[i + 1]!.m : r.last),

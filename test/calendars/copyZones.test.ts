@@ -6,13 +6,12 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
-import type { CopyForRead } from '../../src/calendars/copies.ts';
 import { createEventIds } from '../../src/calendars/eventIds.ts';
 import { readCopies, readCopiesBusy } from '../../src/calendars/reads/copyEvents.ts';
 import type { CalendarView } from '../../src/domain/occurrences.ts';
 import { reconcileCopies } from '../../src/store/copyMembership.ts';
 import { type DatabaseHandle, migrateToLatest, openDatabase } from '../../src/store/database.ts';
-import { copyHolding } from '../helpers/copiedOccurrences.ts';
+import { copyHolding, freshCopy } from '../helpers/copiedOccurrences.ts';
 import { occurrence } from '../helpers/memoryCalendars.ts';
 import { seedCalendars, seedReadGrant, seedUser, seedWorkspace } from '../helpers/seed.ts';
 
@@ -57,18 +56,7 @@ describe('copies read together, one without a zone for its local times', () => {
   });
   after(() => handle.close());
 
-  const copy = (calendarId: string): CopyForRead => ({
-    calendarId,
-    level: 'full',
-    syncedAt: 0,
-    stale: false,
-    failureReason: null,
-    privateDetails: false,
-    skipped: 0,
-    longestMs: longest[calendarId]!,
-    horizonStart: 0,
-    horizonEnd: 4e12,
-  });
+  const copy = (calendarId: string) => freshCopy(calendarId, longest[calendarId]!);
   /** Both calendars seen without a zone: the loose one holds a day, the other instants only. */
   const parts = () =>
     [zoneless, zoned].map((calendarId) => {

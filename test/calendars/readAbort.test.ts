@@ -8,7 +8,6 @@ import { randomBytes } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import type { KyselyPlugin } from 'kysely';
 import type { CalendarDeps } from '../../src/calendars/calendarDeps.ts';
-import type { CopyForRead } from '../../src/calendars/copies.ts';
 import { createEventIds } from '../../src/calendars/eventIds.ts';
 import { readEvents } from '../../src/calendars/reads/readEvents.ts';
 import { parseWindow } from '../../src/domain/window.ts';
@@ -18,7 +17,7 @@ import { defaultPolicy } from '../../src/policy/workspacePolicy.ts';
 import { reconcileCopies } from '../../src/store/copyMembership.ts';
 import { type DatabaseHandle, migrateToLatest, openDatabase } from '../../src/store/database.ts';
 import { TestClock } from '../helpers/clock.ts';
-import { copyHolding } from '../helpers/copiedOccurrences.ts';
+import { copyHolding, freshCopy } from '../helpers/copiedOccurrences.ts';
 import { occurrence } from '../helpers/memoryCalendars.ts';
 import { seedCalendars, seedReadGrant, seedUser, seedWorkspace } from '../helpers/seed.ts';
 
@@ -83,18 +82,6 @@ describe('a read whose client has gone', () => {
       },
       transformResult: async ({ result }) => result,
     };
-    const copy = (calendarId: string): CopyForRead => ({
-      calendarId,
-      level: 'full',
-      syncedAt: 0,
-      stale: false,
-      failureReason: null,
-      privateDetails: false,
-      skipped: 0,
-      longestMs: 0,
-      horizonStart: 0,
-      horizonEnd: 4e12,
-    });
     const deps: CalendarDeps = {
       db: handle.db.withPlugin(counter),
       clock: new TestClock(),
@@ -103,7 +90,7 @@ describe('a read whose client has gone', () => {
       ids,
       readDeadlineMs: 1_000,
       copies: {
-        forRead: async (ids) => new Map(ids.map((id) => [id, copy(id)])),
+        forRead: async (ids) => new Map(ids.map((id) => [id, freshCopy(id)])),
         afterWrite: async () => {},
         syncNow: async () => 'synced',
       },

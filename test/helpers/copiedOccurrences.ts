@@ -1,5 +1,6 @@
 /** A calendar's copy made to hold exactly the given occurrences, written as every sync writes them. */
 import type { Kysely } from 'kysely';
+import type { CopyForRead } from '../../src/calendars/copies.ts';
 import type { EventIds } from '../../src/domain/occurrences.ts';
 import type { ProviderOccurrence } from '../../src/domain/providerFacts.ts';
 import { applyBatch } from '../../src/store/copyBatches.ts';
@@ -42,3 +43,17 @@ export async function copyHolding(
     .executeTakeFirstOrThrow();
   return Number(copy.longest_ms);
 }
+
+/** A fresh, full copy of `calendarId` as a read is given it (calendars/copies.ts#forRead). */
+export const freshCopy = (calendarId: string, longestMs = 0): CopyForRead => ({
+  calendarId,
+  level: 'full',
+  syncedAt: 0,
+  stale: false,
+  failureReason: null,
+  privateDetails: false,
+  skipped: 0,
+  longestMs,
+  horizonStart: 0,
+  horizonEnd: 4e12,
+});

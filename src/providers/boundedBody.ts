@@ -43,7 +43,14 @@ export async function readBounded(response: Response, limit: BodyLimit): Promise
       { cause: error, details: { reason: timedOut ? 'timeout' : 'cut_off' } },
     );
   }
-  return Buffer.concat(chunks, total);
+  // A buffer of its own (never a slice of Node's shared pool), so it can be moved to a worker.
+  const bytes = new Uint8Array(total);
+  let at = 0;
+  for (const chunk of chunks) {
+    bytes.set(chunk, at);
+    at += chunk.byteLength;
+  }
+  return bytes;
 }
 
 /** The body as UTF-8 text, within the limit. */

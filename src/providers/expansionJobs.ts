@@ -2,6 +2,7 @@
 import type { BudgetLimits } from '../domain/budget.ts';
 import type { ExpandOptions } from '../domain/ical/expand.ts';
 import type { EventsResult } from '../domain/providerFacts.ts';
+import type { ReportRequest } from './caldav/report.ts';
 import type { DavResponse } from './caldav/wire.ts';
 
 type Options = Omit<ExpandOptions, 'budget' | 'window'>;
@@ -11,14 +12,21 @@ export type PoolJob = { limits: BudgetLimits } & (
       kind: 'expand';
       objects: { ics: string; options?: Pick<ExpandOptions, 'version'> }[];
       options: Options;
-      /** Instants as ISO strings: Temporal values do not cross threads. */
-      window: { start: string; end: string };
+      window: IsoWindow;
     }
   | { kind: 'find'; ics: string; uid: string; recurrenceId: string | undefined; options: Options }
   | { kind: 'describe'; ics: string }
-  /** A WebDAV 207 answer; `syncToken`: a sync-collection answer, its token read too. */
-  | { kind: 'multistatus'; xml: string; syncToken: boolean }
+  /**
+   * WebDAV answers travel as the bytes received (UTF-8) and are decoded on the worker: a
+   * sync-collection answer (RFC 6578), its members and new token; a REPORT answer carrying
+   * calendar objects, read and expanded in one job.
+   */
+  | { kind: 'syncCollection'; xml: Uint8Array }
+  | { kind: 'report'; xml: Uint8Array; request: Omit<ReportRequest, 'window'> & { window: IsoWindow } }
 );
+
+/** Instants as ISO strings: Temporal values do not cross threads. */
+export type IsoWindow = { start: string; end: string };
 
 /** One object's occurrences, or why the object itself cannot be read. */
 export type ObjectResult = EventsResult | { error: string };
@@ -31,8 +39,8 @@ export interface ExpandAnswer {
   exhausted?: true;
 }
 
-/** A 207 answer's responses (and sync-token), or why it is not WebDAV XML. */
-export type MultistatusAnswer = { responses: DavResponse[]; token?: string } | { error: string };
+/** A sync-collection answer's responses and sync-token, or why it is not WebDAV XML. */
+export type SyncCollectionAnswer = { responses: DavResponse[]; token?: string } | { error: string };
 
 export interface JobRequest {
   id: number;

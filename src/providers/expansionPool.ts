@@ -10,8 +10,10 @@ import { Worker } from 'node:worker_threads';
 import { type BudgetLimits, calendarLimits } from '../domain/budget.ts';
 import type { ExpandOptions } from '../domain/ical/expand.ts';
 import type { ProviderOccurrence } from '../domain/providerFacts.ts';
+import type { TimeWindow } from '../domain/window.ts';
 import { AppError } from '../errors.ts';
-import type { ExpandAnswer, JobAnswer, MultistatusAnswer, PoolJob } from './expansionJobs.ts';
+import type { ReportAnswer, ReportRequest } from './caldav/report.ts';
+import type { ExpandAnswer, IsoWindow, JobAnswer, PoolJob, SyncCollectionAnswer } from './expansionJobs.ts';
 
 export interface ExpansionPoolOptions {
   /** Worker threads (default 2). */
@@ -42,6 +44,17 @@ interface Slot {
   running?: { id: number; pending: Pending; timer?: NodeJS.Timeout };
 }
 
+const isoWindow = (window: TimeWindow): IsoWindow => ({
+  start: window.start.toString(),
+  end: window.end.toString(),
+});
+
+/** A job's XML bytes, moved to the worker rather than copied on the request thread when they own their buffer. */
+const movedBytes = (job: PoolJob): ArrayBuffer[] =>
+  'xml' in job && job.xml.byteOffset === 0 && job.xml.byteLength === job.xml.buffer.byteLength
+    ? [job.xml.buffer as ArrayBuffer]
+    : [];
+
 const unavailable = (message: string) => new AppError('provider_unavailable', message);
 
 export interface ExpansionPool {
@@ -58,8 +71,10 @@ export interface ExpansionPool {
     options: Omit<ExpandOptions, 'budget' | 'window'>,
   ): Promise<ProviderOccurrence | undefined>;
   describe(owner: string, ics: string): Promise<{ name?: string; timeZone?: string }>;
-  /** A WebDAV 207 answer read (REPORT answers run to megabytes of XML). */
-  multistatus(owner: string, xml: string, syncToken: boolean): Promise<MultistatusAnswer>;
+  /** A sync-collection answer read: its members and token. `xml` is moved to the worker, not copied. */
+  syncCollection(owner: string, xml: Uint8Array): Promise<SyncCollectionAnswer>;
+  /** A REPORT answer of calendar objects (megabytes of XML) read and expanded in one job; `xml` is moved. */
+  report(owner: string, xml: Uint8Array, request: ReportRequest): Promise<ReportAnswer>;
   close(): Promise<void>;
 }
 
@@ -173,7 +188,7 @@ export function createExpansionPool(options: ExpansionPoolOptions = {}): Expansi
       slot.running = { id, pending };
       armDeadline(slot);
       slot.worker.ref();
-      slot.worker.postMessage({ id, job: pending.job });
+      slot.worker.postMessage({ id, job: pending.job }, movedBytes(pending.job));
     }
     for (const slot of slots) if (slot.running === undefined) slot.worker.unref();
   }
@@ -199,7 +214,7 @@ export function createExpansionPool(options: ExpansionPoolOptions = {}): Expansi
         kind: 'expand',
         objects,
         options: expandOptions,
-        window: { start: window.start.toString(), end: window.end.toString() },
+        window: isoWindow(window),
       }),
     async find(owner, ics, uid, recurrenceId, findOptions) {
       return (
@@ -213,7 +228,9 @@ export function createExpansionPool(options: ExpansionPoolOptions = {}): Expansi
       );
     },
     describe: (owner, ics) => submit(owner, { kind: 'describe', ics }),
-    multistatus: (owner, xml, syncToken) => submit(owner, { kind: 'multistatus', xml, syncToken }),
+    syncCollection: (owner, xml) => submit(owner, { kind: 'syncCollection', xml }),
+    report: (owner, xml, { window, ...request }) =>
+      submit(owner, { kind: 'report', xml, request: { ...request, window: isoWindow(window) } }),
     async close() {
       for (const pending of queue.splice(0)) pending.reject(unavailable('The service is stopping.'));
       await Promise.all([...slots].map((slot) => slot.worker.terminate()));

@@ -14,6 +14,7 @@ import { ProviderHttp } from '../../src/providers/providerHttp.ts';
 import { hostileZoneCalendar } from '../domain/hostileCalendars.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { rejectsWith } from '../helpers/appErrors.ts';
+import { multistatus, davResponse as response } from '../helpers/davXml.ts';
 import { freePort } from '../helpers/freePort.ts';
 import { assertStayedHealthy, watchHealth } from '../helpers/healthWatch.ts';
 import {
@@ -23,10 +24,6 @@ import {
   startSocketServer,
 } from '../helpers/hostileServers.ts';
 
-const multistatus = (responses: string) =>
-  `<?xml version="1.0"?><d:multistatus xmlns:d="DAV:" xmlns:c="urn:ietf:params:xml:ns:caldav">${responses}</d:multistatus>`;
-const response = (href: string, props: string) =>
-  `<d:response><d:href>${href}</d:href><d:propstat><d:prop>${props}</d:prop><d:status>HTTP/1.1 200 OK</d:status></d:propstat></d:response>`;
 const principal = (href: string) =>
   `<d:current-user-principal><d:href>${href}</d:href></d:current-user-principal>`;
 const homeSet = (href: string) => `<c:calendar-home-set><d:href>${href}</d:href></c:calendar-home-set>`;

@@ -7,10 +7,12 @@
  */
 import { AppError, invalidField, isAppError } from '../../errors.ts';
 import { assertPublicHost } from '../../lib/networkGuard.ts';
-import { readBoundedText } from '../boundedBody.ts';
+import { readBounded } from '../boundedBody.ts';
 import type { ExpansionPool } from '../expansionPool.ts';
 import type { ProviderHttp } from '../providerHttp.ts';
 import { requestFollowingRedirects } from '../redirects.ts';
+import { sameServer } from './hrefs.ts';
+import type { ReportAnswer, ReportRequest } from './report.ts';
 import { type DavResponse, type PropName, parseMultistatus, propfindBody } from './wire.ts';
 
 export interface DavSession {
@@ -28,7 +30,10 @@ export interface DavAnswer {
   url: URL;
   status: number;
   headers: Headers;
-  body: string;
+  /** As received. A 207 read in the expansion pool moves them there: the answer is spent after. */
+  bytes: Uint8Array;
+  /** The bytes as UTF-8 text, decoded when first asked for. */
+  readonly body: string;
 }
 
 const provider = 'CalDAV server';
@@ -41,11 +46,6 @@ const maxRedirects = 5;
  * of some hundred calendars, GET of one object) is far smaller than 4 MiB.
  */
 export const answerLimits = { report: 16 * 1024 * 1024, other: 4 * 1024 * 1024 };
-
-/** Same origin, or the same host upgraded to https: credentials never travel elsewhere. */
-export const sameServer = (next: URL, from: URL): boolean =>
-  next.origin === from.origin ||
-  (from.protocol === 'http:' && next.protocol === 'https:' && next.hostname === from.hostname);
 
 /** Every address requested: the one typed, each redirect hop, each href followed. */
 async function checkHop(session: DavSession, next: URL, from: URL | undefined): Promise<void> {
@@ -137,11 +137,21 @@ export async function davRequest(session: DavSession, request: DavRequest): Prom
           'The CalDAV server no longer accepts the stored password; reconnect the account.',
         );
   }
-  const body = await readBoundedText(response, {
+  const bytes = await readBounded(response, {
     maxBytes: request.method === 'REPORT' ? answerLimits.report : answerLimits.other,
     what: `The CalDAV server's answer for ${request.what} (${url.pathname})`,
   });
-  return { url, status: response.status, headers: response.headers, body };
+  let text: string | undefined;
+  return {
+    url,
+    status: response.status,
+    headers: response.headers,
+    bytes,
+    get body() {
+      text ??= new TextDecoder().decode(bytes);
+      return text;
+    },
+  };
 }
 
 /** An answer the caller cannot use: gone (404/410/403 → not_found later on), or not CalDAV at all. */
@@ -180,23 +190,40 @@ function readMultistatus<T>(
   }
 }
 
-/**
- * A 207 REPORT answer read in the expansion pool (megabytes of XML, parsed off the request
- * thread), or the error its absence means; `syncToken`: a sync-collection answer and its token.
- */
-export async function readMultistatusInPool(
+/** A 207 answer read in the expansion pool (megabytes of XML, off the request thread), or the error its absence means. */
+async function readInPool<T extends object>(
+  session: DavSession,
+  answer: DavAnswer,
+  what: string,
+  read: (xml: Uint8Array) => Promise<T | { error: string }>,
+): Promise<T> {
+  if (answer.status !== 207) throw unexpectedAnswer(session, answer, what);
+  const result = await read(answer.bytes);
+  if ('error' in result)
+    throw fail(session, 'serverUrl', `The server's answer for ${what} is not WebDAV XML: ${result.error}`);
+  return result;
+}
+
+/** A sync-collection answer: the members it lists and the collection's new token. */
+export const readSyncCollectionInPool = (
   pool: ExpansionPool,
   session: DavSession,
   answer: DavAnswer,
   what: string,
-  syncToken: boolean,
-): Promise<{ responses: DavResponse[]; token?: string }> {
-  if (answer.status !== 207) throw unexpectedAnswer(session, answer, what);
-  const read = await pool.multistatus(session.accountKey, answer.body, syncToken);
-  if ('error' in read)
-    throw fail(session, 'serverUrl', `The server's answer for ${what} is not WebDAV XML: ${read.error}`);
-  return read;
-}
+): Promise<{ responses: DavResponse[]; token?: string }> =>
+  readInPool(session, answer, what, (xml) => pool.syncCollection(session.accountKey, xml));
+
+/** A REPORT answer of calendar objects: read and expanded in one pool job; hrefs resolve against where it came from. */
+export const readReportInPool = (
+  pool: ExpansionPool,
+  session: DavSession,
+  answer: DavAnswer,
+  what: string,
+  request: Omit<ReportRequest, 'base'>,
+): Promise<Exclude<ReportAnswer, { error: string }>> =>
+  readInPool(session, answer, what, (xml) =>
+    pool.report(session.accountKey, xml, { ...request, base: answer.url.href }),
+  );
 
 export async function propfind(
   session: DavSession,

@@ -7,8 +7,8 @@ import { unplacedSlackMs } from '../../domain/ical/window.ts';
 import type { EventsResult, ProviderOccurrence } from '../../domain/providerFacts.ts';
 import type { TimeWindow } from '../../domain/window.ts';
 import type { ExpansionPool } from '../expansionPool.ts';
-import { type DavSession, davRequest, readMultistatusInPool, unexpectedAnswer } from './client.ts';
-import { expandObjects, parseEventId, readObjects } from './objects.ts';
+import { type DavSession, davRequest, readReportInPool, unexpectedAnswer } from './client.ts';
+import { parseEventId } from './objects.ts';
 import { calendarQueryBody } from './wire.ts';
 
 export async function listEventsIn(
@@ -28,20 +28,12 @@ export async function listEventsIn(
     body,
     what: 'the calendar',
   });
-  const { responses } = await readMultistatusInPool(pool, session, answer, 'the calendar', false);
-  const read = readObjects(calendarUrl, answer.url, responses);
-  const { expanded, skipped } = await expandObjects(
-    session,
-    calendarUrl,
-    read.objects,
+  const read = await readReportInPool(pool, session, answer, 'the calendar', {
+    calendarUrl: calendarUrl.href,
     window,
     selfAddresses,
-    pool,
-  );
-  return {
-    occurrences: expanded.flatMap((object) => object.occurrences),
-    skipped: [...read.skipped, ...skipped],
-  };
+  });
+  return { occurrences: read.objects.flatMap((object) => object.occurrences), skipped: read.skipped };
 }
 
 export async function getEventIn(

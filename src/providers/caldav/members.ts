@@ -8,7 +8,8 @@ import { calendarLimits } from '../../domain/budget.ts';
 import type { SkippedItem } from '../../domain/providerFacts.ts';
 import { AppError } from '../../errors.ts';
 import type { ExpansionPool } from '../expansionPool.ts';
-import { type DavSession, davRequest, fail, propfind, readMultistatusInPool } from './client.ts';
+import { type DavSession, davRequest, fail, propfind, readSyncCollectionInPool } from './client.ts';
+import { memberKey, memberUrl } from './hrefs.ts';
 import { etagOf } from './objects.ts';
 import {
   type DavResponse,
@@ -44,17 +45,6 @@ export const tooManyMembers = () =>
       details: { reason: 'too_large', maxItems: maxMembers },
     },
   );
-
-/** A member's key: its href resolved against the collection, without credentials, query or fragment. */
-export const memberKey = (url: URL): string => `${url.origin}${url.pathname}`;
-
-/** The href as a member of the collection: 'self' for the collection, undefined outside it. */
-export function memberUrl(collection: URL, base: URL, href: string): URL | 'self' | undefined {
-  const url = URL.parse(href, base);
-  if (url === null || url.origin !== collection.origin) return undefined;
-  if (url.pathname === collection.pathname) return 'self';
-  return url.pathname.startsWith(collection.pathname) ? url : undefined;
-}
 
 const outside = (href: string): SkippedItem => ({
   providerEventId: href,
@@ -122,7 +112,7 @@ export async function syncRound(
     return { kind: 'token_rejected' };
   }
   if ([400, 403, 501].includes(answer.status)) return { kind: 'unsupported' };
-  const { responses, token: next } = await readMultistatusInPool(pool, session, answer, what, true);
+  const { responses, token: next } = await readSyncCollectionInPool(pool, session, answer, what);
   if (next === undefined)
     throw fail(session, 'serverUrl', 'The CalDAV server sent no sync-token.', answer.status);
   return { kind: 'changes', token: next, ...sortMembers(collection, answer.url, responses) };

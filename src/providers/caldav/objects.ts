@@ -1,16 +1,13 @@
 /**
- * Calendar objects as REPORT answers carry them (calendar-query, calendar-multiget) and their
- * occurrences: parsed and expanded in the expansion pool, within one budget per call, off the
- * request thread. Reads and sync share it, so a synced copy holds what a live read reports.
+ * Calendar objects as REPORT answers carry them (calendar-query, calendar-multiget), and the
+ * ids of their events. Reads and sync share it (through report.ts, in the expansion pool), so
+ * a synced copy holds what a live read reports.
  *
  * providerEventId is `<object href relative to the calendar>#<UID>`: the href is the resource a
  * later write must address (it need not be derived from the UID), the UID names the event in it.
  */
-import type { ProviderOccurrence, SkippedItem } from '../../domain/providerFacts.ts';
-import type { TimeWindow } from '../../domain/window.ts';
-import type { ExpansionPool } from '../expansionPool.ts';
-import { nearWindow } from '../nearWindow.ts';
-import { type DavSession, sameServer } from './client.ts';
+import type { SkippedItem } from '../../domain/providerFacts.ts';
+import { sameServer } from './hrefs.ts';
 import { type DavResponse, ns, propKey } from './wire.ts';
 
 const calendarData = propKey([ns.caldav, 'calendar-data']);
@@ -23,7 +20,7 @@ function relativeHref(calendarUrl: URL, object: URL): string {
 }
 
 /** The providerEventId of the event `uid` in `object`; the object's own name without a UID. */
-const eventIdOf = (calendarUrl: URL, object: URL, uid: string | undefined): string =>
+export const eventIdOf = (calendarUrl: URL, object: URL, uid: string | undefined): string =>
   uid === undefined ? relativeHref(calendarUrl, object) : `${relativeHref(calendarUrl, object)}#${uid}`;
 
 /** The object URL and UID of an id made by eventIdOf; undefined for anything else. */
@@ -77,54 +74,4 @@ export function readObjects(
     objects.push({ url, ics, ...(version !== undefined && { version }) });
   }
   return { objects, skipped };
-}
-
-/** One object read: its occurrences in the window (none when it is unreadable: see skipped). */
-export interface ExpandedObject {
-  object: DavObject;
-  occurrences: ProviderOccurrence[];
-}
-
-/**
- * Expands the objects within the window in one pool job (one budget), keeping the occurrences
- * nearWindow keeps. Objects the budget did not reach are missing from `expanded`, and counted
- * in `skipped`.
- */
-export async function expandObjects(
-  session: DavSession,
-  calendarUrl: URL,
-  objects: DavObject[],
-  window: TimeWindow,
-  selfAddresses: string[],
-  pool: ExpansionPool,
-): Promise<{ expanded: ExpandedObject[]; skipped: SkippedItem[] }> {
-  const answer = await pool.expand(
-    session.accountKey,
-    objects.map(({ ics, version }) => ({ ics, options: { ...(version !== undefined && { version }) } })),
-    { window, selfAddresses },
-  );
-  const expanded: ExpandedObject[] = [];
-  const skipped: SkippedItem[] = [];
-  for (const [index, result] of answer.results.entries()) {
-    const object = objects[index]!;
-    const idOf = (uid: string | undefined) => eventIdOf(calendarUrl, object.url, uid);
-    if ('error' in result) {
-      skipped.push({
-        providerEventId: idOf(undefined),
-        reason: `unreadable iCalendar object: ${result.error}`,
-      });
-      expanded.push({ object, occurrences: [] });
-      continue;
-    }
-    const occurrences = result.occurrences
-      .filter((occurrence) => nearWindow(occurrence, window))
-      .map((occurrence) => ({ ...occurrence, providerEventId: idOf(occurrence.providerEventId) }));
-    expanded.push({ object, occurrences });
-    for (const item of result.skipped) skipped.push({ ...item, providerEventId: idOf(item.providerEventId) });
-  }
-  if (answer.over !== undefined) {
-    const left = objects.length - answer.results.length;
-    skipped.push({ reason: `${answer.over} (${left} object${left === 1 ? '' : 's'} not read)` });
-  }
-  return { expanded, skipped };
 }

@@ -5,7 +5,6 @@
  * objects are fetched with calendar-multiget in chunks and expanded like listEvents' objects,
  * one batch per chunk; the next chunk is fetched while the caller applies one, never more ahead.
  */
-import { createHash } from 'node:crypto';
 import { syncBoundExceeded, syncLimits } from '../../domain/budget.ts';
 import type { ProviderCalendar, SkippedItem } from '../../domain/providerFacts.ts';
 import type { TimeWindow } from '../../domain/window.ts';
@@ -19,19 +18,16 @@ import type {
   SyncedItem,
   SyncRequest,
 } from '../port.ts';
-import { type DavAnswer, type DavSession, davRequest, fail, readMultistatusInPool } from './client.ts';
+import { type DavAnswer, type DavSession, davRequest, fail, readReportInPool } from './client.ts';
 import {
   collectionState,
   listMembers,
   type Member,
   type MemberChanges,
   maxMembers,
-  memberKey,
-  memberUrl,
   syncRound,
   tooManyMembers,
 } from './members.ts';
-import { expandObjects, readObjects } from './objects.ts';
 import { multigetBody } from './wire.ts';
 
 type Account = AccountAccess<CredentialsOf<'caldav'>>;
@@ -101,35 +97,13 @@ async function fetchChunk(run: Run, members: Member[]): Promise<Fetched> {
       skipped: [...first.skipped, ...second.skipped],
     };
   }
-  const asked = new Map(members.map((member) => [member.key, member]));
-  const removals: string[] = [];
-  const { responses } = await readMultistatusInPool(run.pool, run.session, answer, what, false);
-  const found = responses.filter((response) => {
-    const url = memberUrl(run.collection, answer.url, response.href);
-    // Only what was asked for: anything else the server adds is no member this sync knows.
-    if (url === undefined || url === 'self' || !asked.has(memberKey(url))) return false;
-    if (response.status === 404) removals.push(memberKey(url));
-    return response.status !== 404;
+  const read = await readReportInPool(run.pool, run.session, answer, what, {
+    calendarUrl: run.collection.href,
+    window: run.horizon,
+    selfAddresses: run.self,
+    asked: members.map(({ key, version }) => ({ key, ...(version !== undefined && { version }) })),
   });
-  const read = readObjects(run.collection, answer.url, found);
-  const { expanded, skipped } = await expandObjects(
-    run.session,
-    run.collection,
-    read.objects,
-    run.horizon,
-    run.self,
-    run.pool,
-  );
-  const upserts = expanded.map(({ object, occurrences }): SyncedItem => {
-    const key = memberKey(object.url);
-    // The ETag that came with the data; without one, the data's own hash still changes with it.
-    const version =
-      object.version ??
-      asked.get(key)?.version ??
-      createHash('sha256').update(object.ics).digest('base64url');
-    return { key, version, occurrences };
-  });
-  return { upserts, removals, skipped: [...read.skipped, ...skipped] };
+  return { upserts: read.objects, removals: read.removals, skipped: read.skipped };
 }
 
 /**

@@ -1,0 +1,98 @@
+/**
+ * A REPORT answer that carries calendar objects (calendar-query, calendar-multiget), read whole
+ * in one expansion-pool job: the WebDAV XML parsed, the objects picked, expanded within the
+ * job's budget and kept near the window. Megabytes of object text never reach the request
+ * thread; only occurrences do.
+ */
+import { createHash } from 'node:crypto';
+import type { Budget } from '../../domain/budget.ts';
+import type { ProviderOccurrence, SkippedItem } from '../../domain/providerFacts.ts';
+import type { TimeWindow } from '../../domain/window.ts';
+import { expandWithin } from '../expandWithin.ts';
+import { nearWindow } from '../nearWindow.ts';
+import { memberKey, memberUrl } from './hrefs.ts';
+import { eventIdOf, readObjects } from './objects.ts';
+import { type DavResponse, parseMultistatus } from './wire.ts';
+
+export interface ReportRequest {
+  /** The calendar asked (URLs cross threads as strings). */
+  calendarUrl: string;
+  /** The address that answered: hrefs resolve against it. */
+  base: string;
+  window: TimeWindow;
+  selfAddresses: string[];
+  /**
+   * A multiget's members, by key (memberKey) with their listed ETags: only these are read, and a
+   * 404 among them is a removal. Absent for a calendar-query: every object of the calendar.
+   */
+  asked?: { key: string; version?: string }[];
+}
+
+/** One object read: its key, occurrences near the window (none when unreadable: see skipped). */
+export interface ReportObject {
+  key: string;
+  /** The ETag that came with the data, else the listed one, else the data's hash. */
+  version: string;
+  occurrences: ProviderOccurrence[];
+}
+
+/** What the answer holds; `error` when it is not WebDAV XML (the server's fault, said as a value). */
+export type ReportAnswer =
+  | { objects: ReportObject[]; removals: string[]; skipped: SkippedItem[] }
+  | { error: string };
+
+export function readReport(xml: string, request: ReportRequest, budget: Budget): ReportAnswer {
+  let responses: DavResponse[];
+  try {
+    responses = parseMultistatus(xml);
+  } catch (error) {
+    return { error: (error as Error).message };
+  }
+  const calendarUrl = new URL(request.calendarUrl);
+  const base = new URL(request.base);
+  const asked = request.asked && new Map(request.asked.map((member) => [member.key, member.version]));
+  const removals: string[] = [];
+  if (asked !== undefined) {
+    responses = responses.filter((response) => {
+      const url = memberUrl(calendarUrl, base, response.href);
+      // Only what was asked for: anything else the server adds is no member this sync knows.
+      if (url === undefined || url === 'self' || !asked.has(memberKey(url))) return false;
+      if (response.status === 404) removals.push(memberKey(url));
+      return response.status !== 404;
+    });
+  }
+  const read = readObjects(calendarUrl, base, responses);
+  const answer = expandWithin(
+    read.objects.map(({ ics, version }) => ({ ics, options: { ...(version !== undefined && { version }) } })),
+    { selfAddresses: request.selfAddresses },
+    request.window,
+    budget,
+  );
+  const objects: ReportObject[] = [];
+  const skipped = read.skipped;
+  for (const [index, result] of answer.results.entries()) {
+    const object = read.objects[index]!;
+    const key = memberKey(object.url);
+    const version =
+      object.version ?? asked?.get(key) ?? createHash('sha256').update(object.ics).digest('base64url');
+    const idOf = (uid: string | undefined) => eventIdOf(calendarUrl, object.url, uid);
+    if ('error' in result) {
+      skipped.push({
+        providerEventId: idOf(undefined),
+        reason: `unreadable iCalendar object: ${result.error}`,
+      });
+      objects.push({ key, version, occurrences: [] });
+      continue;
+    }
+    const occurrences = result.occurrences
+      .filter((occurrence) => nearWindow(occurrence, request.window))
+      .map((occurrence) => ({ ...occurrence, providerEventId: idOf(occurrence.providerEventId) }));
+    objects.push({ key, version, occurrences });
+    for (const item of result.skipped) skipped.push({ ...item, providerEventId: idOf(item.providerEventId) });
+  }
+  if (answer.over !== undefined) {
+    const left = read.objects.length - answer.results.length;
+    skipped.push({ reason: `${answer.over} (${left} object${left === 1 ? '' : 's'} not read)` });
+  }
+  return { objects, removals, skipped };
+}

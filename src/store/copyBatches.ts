@@ -496,7 +496,7 @@ function occurrenceRow(
     item_key: itemKey,
     start_ms: start.epochMilliseconds,
     end_ms: end.epochMilliseconds,
-    data: packOccurrence(json),
+    data: packOccurrence(kept),
     title_text: foldText(kept.title ?? ''),
     body_text: distinctWords(
       [kept.description ?? '', ...(kept.categories ?? []), ...(kept.keywords ?? [])].join('\n'),

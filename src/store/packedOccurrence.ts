@@ -1,16 +1,21 @@
 /**
- * A copied occurrence as stored: its JSON deflated against a dictionary of what every occurrence
- * shares (its keys and usual values), behind a format byte. The JSON was the copies' largest
- * column (about 770 of 2,200 bytes per event of the bench's calendars; packed, about 320). The
- * dictionary is part of the format: a changed one needs a new format byte. Rows written before
- * hold their JSON as text (SQLite) or its UTF-8 bytes (PostgreSQL): read as they are.
+ * A copied occurrence as stored: its JSON form in store/compactJson.ts's binary form, behind a
+ * format byte. Keys and the usual values are a byte each; text is packed with a static code
+ * (store/textCode.ts) made from the sample below. The tables and the sample are part of the
+ * format: changing them needs a new format byte.
+ *
+ * Rows written before read as they are: format 1 (JSON deflated against a dictionary), and
+ * JSON as text (SQLite) or its UTF-8 bytes (PostgreSQL).
  */
-import { deflateRawSync, inflateRawSync } from 'node:zlib';
+import { inflateRawSync } from 'node:zlib';
 import type { ProviderOccurrence } from '../domain/providerFacts.ts';
+import { compactJson } from './compactJson.ts';
+import { textCode } from './textCode.ts';
 
 const deflated = 1;
+const compact = 2;
 
-/** The shape of an occurrence's JSON as the copies write it (`JSON.stringify` keeps key order). */
+/** Format 1's dictionary: rows deflated against it still read. */
 const dictionary = Buffer.from(
   '{"uri":"https://","name":"","email":"@","optional":false,"response":"needsAction","accepted","declined",' +
     '"tentative","private","public","secret","alerts":[{"trigger":"-PT15M","action":"display"}],"color":"",' +
@@ -23,13 +28,126 @@ const dictionary = Buffer.from(
     '"description":"","locations":[{"name":""}]}',
 );
 
-/** The occurrence's JSON, packed for its row. */
-export function packOccurrence(json: string): Buffer {
-  return Buffer.concat([Buffer.of(deflated), deflateRawSync(json, { dictionary })]);
+/** Every member name of a ProviderOccurrence and what it holds. */
+const keys = [
+  'providerEventId',
+  'recurrenceId',
+  'start',
+  'timeZone',
+  'duration',
+  'showWithoutTime',
+  'title',
+  'description',
+  'locations',
+  'virtualLocations',
+  'links',
+  'categories',
+  'keywords',
+  'color',
+  'status',
+  'freeBusyStatus',
+  'privacy',
+  'alerts',
+  'workingLocation',
+  'responseStatus',
+  'organizer',
+  'attendees',
+  'facts',
+  'recurring',
+  'conference',
+  'managedCopy',
+  'version',
+  'userIsAttendee',
+  'name',
+  'email',
+  'self',
+  'optional',
+  'response',
+  'coordinates',
+  'uri',
+  'href',
+  'rel',
+  'offset',
+  'action',
+  'type',
+  'label',
+];
+
+/** Values many occurrences hold: the enumerations, usual durations, alert offsets and zones. */
+const values = [
+  'confirmed',
+  'tentative',
+  'cancelled',
+  'free',
+  'busy',
+  'public',
+  'private',
+  'secret',
+  'needs-action',
+  'accepted',
+  'declined',
+  'self',
+  'other',
+  'none',
+  'unknown',
+  'display',
+  'email',
+  'home',
+  'office',
+  'custom',
+  'PT15M',
+  'PT30M',
+  'PT45M',
+  'PT1H',
+  'PT1H30M',
+  'PT2H',
+  'PT0S',
+  'P1D',
+  '-PT5M',
+  '-PT10M',
+  '-PT15M',
+  '-PT30M',
+  '-PT1H',
+  '-P1D',
+  'UTC',
+  'Europe/Berlin',
+  'Europe/London',
+  'Europe/Paris',
+  'America/New_York',
+  'America/Chicago',
+  'America/Los_Angeles',
+  'Asia/Tokyo',
+  'Australia/Sydney',
+];
+
+/** What copied text looks like: titles, agendas, places, addresses, dates and ids. */
+const sample = `Project kickoff with the design and engineering teams. Agenda:
+1. Where we are: a short review of last month's results and the open questions.
+2. What we decide today, and who takes each item forward before the next meeting.
+3. Questions, then the plan for the coming weeks; please bring your notes.
+
+Dial in or join the call from the link in this invitation, and tell the organizer if you
+cannot attend. Interview, lunch, offsite, board meeting, dentist appointment, flight to Berlin,
+training session, product demo, budget review, all hands, standup, birthday party, holiday.
+Conference room B, 2nd floor, 221 Baker Street, London. Microsoft Teams meeting, Google Meet:
+https://meet.example.com/xyz-abcd-efg?pwd=Q1w2E3 https://www.example.org/docs/notes.html
+Marie Dupont <marie.dupont@example.com>, John Doe <john@example.net>; Zoë, Café, Straße.
+2026-03-10T09:30:00 2025-11-28T17:45:00Z 19970714T170000Z item_4711-20260310 "5e8b1c0a"`;
+
+const packing = compactJson(keys, values, textCode(sample));
+
+/** The occurrence, packed for its row. */
+export function packOccurrence(occurrence: ProviderOccurrence): Buffer {
+  const body = packing.encode(occurrence);
+  const packed = Buffer.allocUnsafe(body.length + 1);
+  packed[0] = compact;
+  body.copy(packed, 1);
+  return packed;
 }
 
 export function unpackOccurrence(stored: string | Uint8Array): ProviderOccurrence {
   if (typeof stored === 'string') return JSON.parse(stored) as ProviderOccurrence;
+  if (stored[0] === compact) return packing.decode(stored, 1) as ProviderOccurrence;
   const bytes = Buffer.from(stored.buffer, stored.byteOffset, stored.byteLength);
   const json =
     bytes[0] === deflated

@@ -17,6 +17,7 @@ import {
   readUnpackedOffLoop,
   sqliteReaders,
 } from '../../src/store/sqliteReaders.ts';
+import { occurrence } from '../helpers/memoryCalendars.ts';
 
 /** A read that keeps SQLite busy for a while: ~2 million rows counted. */
 const longRead = sql<{
@@ -124,12 +125,12 @@ describe('SQLite reader threads', () => {
   });
 
   it('answers a column of packed occurrences unpacked, by the thread or on the connection', async () => {
-    const meeting = { providerEventId: 'e1', start: '2026-03-02T09:00:00', duration: 'PT1H', title: 'Café' };
+    const meeting = occurrence({ providerEventId: 'e1', start: '2026-03-02T09:00:00', title: 'Café' });
     const memory = openDatabase({ sqlitePath: ':memory:' });
     try {
       for (const db of [handle.db, memory.db]) {
         await sql`create table packed (id integer primary key, data blob not null)`.execute(db);
-        await sql`insert into packed (data) values (${packOccurrence(JSON.stringify(meeting))})`.execute(db);
+        await sql`insert into packed (data) values (${packOccurrence(meeting)})`.execute(db);
         const rows = await readUnpackedOffLoop(
           db,
           sql<{ id: number; data: Uint8Array }>`select id, data from packed`.compile(db),

@@ -257,7 +257,7 @@ const figures = await syncFigures(service);
 // Memory with 100,000 events held, in a process of its own.
 const held = spawnSync(
   process.execPath,
-  // The bench's own V8 flags (npm start's), so the memory is the service's as it runs.
+  // The bench's own V8 flags (npm start's: none), so the memory is the service's as it runs.
   [...process.execArgv, '--expose-gc', fileURLToPath(new URL('./heldEvents.ts', import.meta.url))],
   {
     encoding: 'utf8',

@@ -283,11 +283,16 @@ export async function multiUserBench(engine: Engine): Promise<MultiUserReport> {
       ).map((copy) => `${copy.calendar_id}:${copy.version}`);
     const versionsBefore = new Set(await versions());
     const writes = await countCopyWrites(ctx.db, engine);
+    // Three rounds of a sync of every calendar, then a read: one read alone is at the mercy of noise.
+    const afterReads: number[] = [];
     let rewrittenRows: number;
     try {
-      for (const calendarId of someone.calendarIds) {
-        const outcome = await sync.syncNow(calendarId);
-        if (outcome !== 'synced') throw new Error(`${label}: the sync with no change: ${outcome}`);
+      for (let round = 0; round < 3; round++) {
+        for (const calendarId of someone.calendarIds) {
+          const outcome = await sync.syncNow(calendarId);
+          if (outcome !== 'synced') throw new Error(`${label}: the sync with no change: ${outcome}`);
+        }
+        afterReads.push((await timed('read after', eventsCall(someone), url)).ms);
       }
       rewrittenRows = await writes.count();
     } finally {
@@ -295,22 +300,22 @@ export async function multiUserBench(engine: Engine): Promise<MultiUserReport> {
     }
     const rewrittenViews = (await versions()).filter((version) => !versionsBefore.has(version)).length;
     const before = median(reads);
-    const after = (await timed('read after', eventsCall(someone), url)).ms;
+    const after = median(afterReads);
     lines.push(
-      `${label}: GET /v1/events of one person: ${ms(before)} (median of 5), after a sync with no change ${ms(after)}`,
+      `${label}: GET /v1/events of one person: ${ms(before)} (median of 5), after a sync with no change ${ms(after)} (median of 3 rounds)`,
     );
     bar(
-      'a sync of 20 calendars with no change: copies whose version moved = 0',
+      'three syncs of 20 calendars with no change: copies whose version moved = 0',
       String(rewrittenViews),
       rewrittenViews === 0,
     );
     bar(
-      'a sync of 20 calendars with no change: rows written = 0',
+      'three syncs of 20 calendars with no change: rows written = 0',
       String(rewrittenRows),
       rewrittenRows === 0,
     );
     bar(
-      'the read after it ≤ 2 × the reads before (+ 5 ms)',
+      'the read after each (median) ≤ 2 × the reads before (+ 5 ms)',
       `${ms(after)} vs ${ms(before)}`,
       after <= Math.max(2 * before, before + 5),
     );

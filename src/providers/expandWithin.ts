@@ -4,8 +4,19 @@
  */
 import { type Budget, BudgetExceeded, overBudget } from '../domain/budget.ts';
 import { type ExpandOptions, expandIcs } from '../domain/ical/expand.ts';
+import type { EventsResult } from '../domain/providerFacts.ts';
 import type { TimeWindow } from '../domain/window.ts';
-import type { ExpandAnswer, ObjectResult } from './expansionJobs.ts';
+
+/** One object's occurrences, or why the object itself cannot be read. */
+export type ObjectResult = EventsResult | { error: string };
+
+export interface ExpandAnswer {
+  results: ObjectResult[];
+  /** Set when the budget ran out: the objects after `results` were not read. */
+  over?: string;
+  /** Set when the budget ran out anywhere, the last object included: some result may be partial. */
+  exhausted?: true;
+}
 
 export function expandWithin(
   objects: { ics: string; options?: Pick<ExpandOptions, 'version'> }[],

@@ -1,7 +1,6 @@
 /** The messages between the expansion pool and its workers. */
 import type { BudgetLimits } from '../domain/budget.ts';
 import type { ExpandOptions } from '../domain/ical/expand.ts';
-import type { EventsResult } from '../domain/providerFacts.ts';
 import type { ReportRequest } from './caldav/report.ts';
 import type { DavResponse } from './caldav/wire.ts';
 
@@ -27,17 +26,6 @@ export type PoolJob = { limits: BudgetLimits } & (
 
 /** Instants as ISO strings: Temporal values do not cross threads. */
 export type IsoWindow = { start: string; end: string };
-
-/** One object's occurrences, or why the object itself cannot be read. */
-export type ObjectResult = EventsResult | { error: string };
-
-export interface ExpandAnswer {
-  results: ObjectResult[];
-  /** Set when the budget ran out: the objects after `results` were not read. */
-  over?: string;
-  /** Set when the budget ran out anywhere, the last object included: some result may be partial. */
-  exhausted?: true;
-}
 
 /** A sync-collection answer's responses and sync-token, or why it is not WebDAV XML. */
 export type SyncCollectionAnswer = { responses: DavResponse[]; token?: string } | { error: string };

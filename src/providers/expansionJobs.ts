@@ -1,7 +1,8 @@
 /** The messages between the expansion pool and its workers. */
 import type { BudgetLimits } from '../domain/budget.ts';
 import type { ExpandOptions } from '../domain/ical/expand.ts';
-import type { ReportRequest } from './caldav/report.ts';
+import type { ProviderOccurrence, SkippedItem } from '../domain/providerFacts.ts';
+import type { TimeWindow } from '../domain/window.ts';
 import type { DavResponse } from './caldav/wire.ts';
 
 type Options = Omit<ExpandOptions, 'budget' | 'window'>;
@@ -39,3 +40,31 @@ export type JobAnswer =
   | { id: number; value: unknown }
   /** `invalid`: the calendar's content is at fault (not iCalendar, over budget), not the service. */
   | { id: number; error: { message: string; invalid: boolean } };
+
+/** A REPORT answer read in the pool (providers/caldav/report.ts): what it is asked, what it answers. */
+export interface ReportRequest {
+  /** The calendar asked (URLs cross threads as strings). */
+  calendarUrl: string;
+  /** The address that answered: hrefs resolve against it. */
+  base: string;
+  window: TimeWindow;
+  selfAddresses: string[];
+  /**
+   * A multiget's members, by key (memberKey) with their listed ETags: only these are read, and a
+   * 404 among them is a removal. Absent for a calendar-query: every object of the calendar.
+   */
+  asked?: { key: string; version?: string }[];
+}
+
+/** One object read: its key, occurrences near the window (none when unreadable: see skipped). */
+export interface ReportObject {
+  key: string;
+  /** The ETag that came with the data, else the listed one, else the data's hash. */
+  version: string;
+  occurrences: ProviderOccurrence[];
+}
+
+/** What the answer holds; `error` when it is not WebDAV XML (the server's fault, said as a value). */
+export type ReportAnswer =
+  | { objects: ReportObject[]; removals: string[]; skipped: SkippedItem[] }
+  | { error: string };

@@ -12,9 +12,15 @@ import type { ExpandOptions } from '../domain/ical/expand.ts';
 import type { ProviderOccurrence } from '../domain/providerFacts.ts';
 import type { TimeWindow } from '../domain/window.ts';
 import { AppError } from '../errors.ts';
-import type { ReportAnswer, ReportRequest } from './caldav/report.ts';
 import type { ExpandAnswer } from './expandWithin.ts';
-import type { IsoWindow, JobAnswer, PoolJob, SyncCollectionAnswer } from './expansionJobs.ts';
+import type {
+  IsoWindow,
+  JobAnswer,
+  PoolJob,
+  ReportAnswer,
+  ReportRequest,
+  SyncCollectionAnswer,
+} from './expansionJobs.ts';
 
 export interface ExpansionPoolOptions {
   /** Worker threads (default 2). */

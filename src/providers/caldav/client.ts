@@ -8,11 +8,11 @@
 import { AppError, invalidField, isAppError } from '../../errors.ts';
 import { assertPublicHost } from '../../lib/networkGuard.ts';
 import { readBounded } from '../boundedBody.ts';
+import type { ReportAnswer, ReportRequest } from '../expansionJobs.ts';
 import type { ExpansionPool } from '../expansionPool.ts';
 import type { ProviderHttp } from '../providerHttp.ts';
 import { requestFollowingRedirects } from '../redirects.ts';
 import { sameServer } from './hrefs.ts';
-import type { ReportAnswer, ReportRequest } from './report.ts';
 import { type DavResponse, type PropName, parseMultistatus, propfindBody } from './wire.ts';
 
 export interface DavSession {

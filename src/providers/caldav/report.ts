@@ -6,40 +6,12 @@
  */
 import { createHash } from 'node:crypto';
 import type { Budget } from '../../domain/budget.ts';
-import type { ProviderOccurrence, SkippedItem } from '../../domain/providerFacts.ts';
-import type { TimeWindow } from '../../domain/window.ts';
 import { expandWithin } from '../expandWithin.ts';
+import type { ReportAnswer, ReportObject, ReportRequest } from '../expansionJobs.ts';
 import { nearWindow } from '../nearWindow.ts';
 import { memberKey, memberUrl } from './hrefs.ts';
 import { eventIdOf, readObjects } from './objects.ts';
 import { type DavResponse, parseMultistatus } from './wire.ts';
-
-export interface ReportRequest {
-  /** The calendar asked (URLs cross threads as strings). */
-  calendarUrl: string;
-  /** The address that answered: hrefs resolve against it. */
-  base: string;
-  window: TimeWindow;
-  selfAddresses: string[];
-  /**
-   * A multiget's members, by key (memberKey) with their listed ETags: only these are read, and a
-   * 404 among them is a removal. Absent for a calendar-query: every object of the calendar.
-   */
-  asked?: { key: string; version?: string }[];
-}
-
-/** One object read: its key, occurrences near the window (none when unreadable: see skipped). */
-export interface ReportObject {
-  key: string;
-  /** The ETag that came with the data, else the listed one, else the data's hash. */
-  version: string;
-  occurrences: ProviderOccurrence[];
-}
-
-/** What the answer holds; `error` when it is not WebDAV XML (the server's fault, said as a value). */
-export type ReportAnswer =
-  | { objects: ReportObject[]; removals: string[]; skipped: SkippedItem[] }
-  | { error: string };
 
 export function readReport(xml: string, request: ReportRequest, budget: Budget): ReportAnswer {
   let responses: DavResponse[];

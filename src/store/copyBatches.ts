@@ -50,7 +50,7 @@ export interface AppliedBatch {
 export interface WrittenBatch {
   /** The generation the batch wrote (a full sync's first batch starts a new one). */
   generation: number;
-  /** The bytes of the occurrences it copied. */
+  /** The bytes of the occurrences it copied, as stored (packed). */
   bytes: number;
   /** What the copy holds (level, private details), for the next batches' `copied`. */
   copied: string;
@@ -88,8 +88,8 @@ export async function applyBatch(db: Db, batch: AppliedBatch): Promise<WrittenBa
     let bytes = 0;
     const rows = batch.upserts.flatMap((u) =>
       u.occurrences.map((o) => {
-        const { row, jsonBytes } = occurrenceRow(batch.calendarId, u.key, o, copied, batch.ids);
-        bytes += jsonBytes;
+        const row = occurrenceRow(batch.calendarId, u.key, o, copied, batch.ids);
+        bytes += row.data.length;
         return row;
       }),
     );
@@ -467,13 +467,13 @@ const occurrenceColumns = [
   'status',
 ] as const;
 
-type OccurrenceRow = ReturnType<typeof occurrenceRow>['row'];
+type OccurrenceRow = ReturnType<typeof occurrenceRow>;
 
 /**
  * A row of copy_occurrences, holding what a read's query needs as it is: floating and all-day
  * times read as UTC (a read places them in its zone), the sealed ids, privacy and free/busy, the
- * folded text per field group, and the occurrence packed (store/packedOccurrence.ts); with the
- * size of its JSON, what a sync's byte bound counts.
+ * folded text per field group, and the occurrence packed (store/packedOccurrence.ts): its size is
+ * what a sync's byte bound counts.
  */
 function occurrenceRow(
   calendarId: string,
@@ -490,8 +490,7 @@ function occurrenceRow(
   const end = start.add(duration);
   const withDays = duration.years || duration.months || duration.weeks || duration.days;
   const sealed = sealedIds(calendarId, kept, ids);
-  const json = JSON.stringify(kept);
-  const row = {
+  return {
     calendar_id: calendarId,
     item_key: itemKey,
     start_ms: start.epochMilliseconds,
@@ -508,7 +507,6 @@ function occurrenceRow(
     is_free: kept.freeBusyStatus === 'free' ? 1 : 0,
     status: kept.status,
   };
-  return { row, jsonBytes: json.length };
 }
 
 export async function failuresSoFar(db: Db, calendarId: string): Promise<number> {

@@ -13,6 +13,9 @@
 
 import type { TextCode } from './textCode.ts';
 
+/** Bytes of buffer kept between calls. */
+const kept = 64 * 1024;
+
 /** The byte before each value. */
 const Tag = {
   Null: 0,
@@ -40,10 +43,15 @@ export function compactJson(keys: readonly string[], values: readonly string[], 
   if (keys.length > 255 || values.length > 255) throw new Error('compactJson: at most 255 keys and values');
   const keyIndex = new Map(keys.map((key, i) => [key, i + 1]));
   const valueIndex = new Map(values.map((value, i) => [value, i]));
-  let out = Buffer.allocUnsafeSlow(4096);
+  let out = Buffer.allocUnsafeSlow(kept);
   let at = 0;
   /** A string's UTF-8 bytes, on their way in or out. */
-  let scratch = Buffer.allocUnsafeSlow(4096);
+  let scratch = Buffer.allocUnsafeSlow(kept);
+  // One huge description must not keep megabytes of buffers for the life of the process.
+  const shrink = () => {
+    if (out.length > kept) out = Buffer.allocUnsafeSlow(kept);
+    if (scratch.length > kept) scratch = Buffer.allocUnsafeSlow(kept);
+  };
   const scratchFor = (bytes: number) => {
     if (scratch.length < bytes) scratch = Buffer.allocUnsafeSlow(Math.max(scratch.length * 2, bytes));
   };
@@ -160,7 +168,9 @@ export function compactJson(keys: readonly string[], values: readonly string[], 
       at = 0;
       if (!written(value)) throw new TypeError('compactJson: nothing to encode');
       write(value);
-      return Buffer.from(out.subarray(0, at));
+      const encoded = Buffer.from(out.subarray(0, at));
+      shrink();
+      return encoded;
     },
     decode(bytes, from = 0) {
       const view = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
@@ -246,9 +256,13 @@ export function compactJson(keys: readonly string[], values: readonly string[], 
             return fail(`unknown tag ${tag}`);
         }
       };
-      const value = read();
-      if (pos !== view.length) fail('bytes after the value');
-      return value;
+      try {
+        const value = read();
+        if (pos !== view.length) fail('bytes after the value');
+        return value;
+      } finally {
+        shrink();
+      }
     },
   };
 }

@@ -28,7 +28,11 @@ const dictionary = Buffer.from(
     '"description":"","locations":[{"name":""}]}',
 );
 
-/** Every member name of a ProviderOccurrence and what it holds. */
+/**
+ * Every member name of a ProviderOccurrence and what it holds, frozen here rather than taken from
+ * the domain's types: a key's byte is its place in this list, so a new member is added at the end
+ * (or under a new format byte), never in between. A member missing here is still written, in full.
+ */
 const keys = [
   'providerEventId',
   'recurrenceId',

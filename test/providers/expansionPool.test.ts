@@ -35,6 +35,35 @@ describe('expansion pool', () => {
     }
   });
 
+  it('moves a REPORT answer that owns its buffer to the worker, and copies one that shares it', async () => {
+    const pool = createExpansionPool({ workers: 1 });
+    const xml = (uid: string) =>
+      `<?xml version="1.0"?><d:multistatus xmlns:d="DAV:" xmlns:c="urn:ietf:params:xml:ns:caldav"><d:response><d:href>/cal/${uid}.ics</d:href><d:propstat><d:prop><d:getetag>"1"</d:getetag><c:calendar-data>${hostileZoneCalendar('2026').replaceAll('plain', uid)}</c:calendar-data></d:prop><d:status>HTTP/1.1 200 OK</d:status></d:propstat></d:response></d:multistatus>`;
+    const request = {
+      calendarUrl: 'https://dav.example.com/cal/',
+      base: 'https://dav.example.com/cal/',
+      window,
+      selfAddresses: [],
+    };
+    const ids = (answer: Awaited<ReturnType<typeof pool.report>>) =>
+      'error' in answer ? answer : answer.objects.flatMap((o) => o.occurrences.map((x) => x.providerEventId));
+    try {
+      const own = new TextEncoder().encode(xml('moved'));
+      assert.deepEqual(ids(await pool.report('ana', own, request)), ['moved.ics#moved']);
+      assert.equal(own.byteLength, 0, 'the bytes moved, not copied');
+      // A view into a buffer that holds more (another answer, Node's pool) is never taken from its owner.
+      const text = new TextEncoder().encode(xml('copied'));
+      const shared = new Uint8Array(text.length + 16);
+      shared.set(text, 8);
+      const view = shared.subarray(8, 8 + text.length);
+      assert.deepEqual(ids(await pool.report('ana', view, request)), ['copied.ics#copied']);
+      assert.equal(shared.byteLength, text.length + 16);
+      assert.deepEqual(view, text);
+    } finally {
+      await pool.close();
+    }
+  });
+
   it('terminates a job past its hard deadline, and a new worker takes the next job', async () => {
     // The deadline also bounds the next job, which runs cold in a fresh worker: ample for it on a busy machine.
     const pool = createExpansionPool({ workers: 1, limits: unbounded, hardTimeoutMs: 1_500 });

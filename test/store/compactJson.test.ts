@@ -72,6 +72,12 @@ describe('compact JSON', () => {
     );
   });
 
+  it('packs and reads text far larger than its buffers, and what comes after as before', () => {
+    const long = { title: 'Zoë '.repeat(200_000), attendees: [{ name: 'x'.repeat(300_000) }] };
+    assert.deepEqual(codec.decode(codec.encode(long)), long);
+    assert.deepEqual(codec.decode(codec.encode({ title: 'short' })), { title: 'short' });
+  });
+
   it('keeps "__proto__" a member of its own, as JSON.parse does', () => {
     const read = codec.decode(codec.encode(JSON.parse('{"__proto__":{"polluted":true}}'))) as object;
     assert.equal(Object.getPrototypeOf(read), Object.prototype);

@@ -5,7 +5,7 @@
  * the previous complete sync left it until the next one is complete. A failure is counted, the
  * copy left as it was and what the sync staged cleared.
  */
-import { type Kysely, sql, type Transaction } from 'kysely';
+import { type Kysely, type SelectQueryBuilder, sql, type Transaction } from 'kysely';
 import { syncBoundExceeded } from '../domain/budget.ts';
 import type { DetailLevel } from '../domain/detailLevels.ts';
 import { type EventIds, sealedIds } from '../domain/occurrences.ts';
@@ -13,8 +13,10 @@ import type { ProviderOccurrence } from '../domain/providerFacts.ts';
 import { distinctWords, foldText } from '../domain/search.ts';
 import { forCopy } from '../domain/visibility.ts';
 import { LeaseLost } from './copyLeases.ts';
+import { indexedColumns, indexRows, rebuildWords, vocabularyOverGrown } from './copyWords.ts';
 import { packOccurrence } from './packedOccurrence.ts';
 import { type Database, flag } from './schema.ts';
+import type { IndexedRow } from './wordPostings.ts';
 
 type Db = Kysely<Database>;
 type Trx = Transaction<Database>;
@@ -69,7 +71,15 @@ export async function applyBatch(db: Db, batch: AppliedBatch): Promise<WrittenBa
       .set({ lease_until: batch.now + batch.leaseMs })
       .where('calendar_id', '=', batch.calendarId)
       .where('lease_owner', '=', batch.owner)
-      .returning(['level', 'private_details', 'generation', 'staged_items', 'horizon_start', 'horizon_end'])
+      .returning([
+        'level',
+        'private_details',
+        'generation',
+        'staged_items',
+        'horizon_start',
+        'horizon_end',
+        'words_indexed',
+      ])
       .executeTakeFirst();
     if (renewed === undefined) throw new LeaseLost();
     const copied = { level: renewed.level as DetailLevel, privateDetails: flag(renewed.private_details) };
@@ -102,8 +112,11 @@ export async function applyBatch(db: Db, batch: AppliedBatch): Promise<WrittenBa
       await stageBatch(trx, batch, { generation, items, rows });
       return { generation, bytes, copied: copiedKey };
     }
+    // The word index follows the rows in this transaction; a copy without one yet gets it at the sync's end.
+    const indexed = flag(renewed.words_indexed);
     const moved =
-      batch.swap === true && (await swapStaged(trx, batch.calendarId, batch.full ? generation : undefined));
+      batch.swap === true &&
+      (await swapStaged(trx, batch.calendarId, batch.full ? generation : undefined, indexed));
 
     // What the copy already holds as it is now is left alone: a sync that changed nothing writes nothing.
     const unchanged = await unchangedItems(trx, batch, items, rows);
@@ -112,7 +125,9 @@ export async function applyBatch(db: Db, batch: AppliedBatch): Promise<WrittenBa
     const keys = [...changed.map((item) => item.key), ...batch.removals];
     // The counts move by what the batch replaced, so a sync of one change reads no other item.
     const replaced = { items: 0, skipped: 0 };
+    const removed: IndexedRow[] = [];
     for (let i = 0; i < keys.length; i += 500) {
+      if (indexed) removed.push(...(await rowsOfItems(trx, batch.calendarId, keys.slice(i, i + 500))));
       const gone = await trx
         .deleteFrom('copy_items')
         .where('calendar_id', '=', batch.calendarId)
@@ -139,12 +154,13 @@ export async function applyBatch(db: Db, batch: AppliedBatch): Promise<WrittenBa
     const written = rows.filter((row) => !unchanged.has(row.item_key));
     let longest = 0;
     for (const row of written) longest = Math.max(longest, row.end_ms - row.start_ms);
+    const added: IndexedRow[] = [];
     for (let i = 0; i < written.length; i += 100) {
-      await trx
-        .insertInto('copy_occurrences')
-        .values(written.slice(i, i + 100))
-        .execute();
+      const insert = trx.insertInto('copy_occurrences').values(written.slice(i, i + 100));
+      if (indexed) added.push(...(await insert.returning(indexedColumns).execute()));
+      else await insert.execute();
     }
+    if (indexed) await indexRows(trx, batch.calendarId, added, removed);
     const changedSkipped = changed.filter((item) => item.skipped !== null).length;
     const set: Record<string, unknown> = {
       longest_ms: sql`case when longest_ms < ${longest} then ${longest} else longest_ms end`,
@@ -156,6 +172,14 @@ export async function applyBatch(db: Db, batch: AppliedBatch): Promise<WrittenBa
     let shown = changed.length > 0 || replaced.items > 0 || moved;
     if (batch.end !== undefined) {
       if (batch.full) {
+        if (indexed) {
+          const unseen = trx
+            .selectFrom('copy_items')
+            .select('item_key')
+            .where('calendar_id', '=', batch.calendarId)
+            .where('generation', '<', generation);
+          await indexRows(trx, batch.calendarId, [], await rowsOfItems(trx, batch.calendarId, unseen));
+        }
         const swept = await trx
           .deleteFrom('copy_items')
           .where('calendar_id', '=', batch.calendarId)
@@ -202,11 +226,29 @@ export async function applyBatch(db: Db, batch: AppliedBatch): Promise<WrittenBa
     }
     if (shown) set.version = sql`version + 1`;
     await trx.updateTable('calendar_copies').set(set).where('calendar_id', '=', batch.calendarId).execute();
+    if (batch.end !== undefined && (!indexed || (await vocabularyOverGrown(trx, batch.calendarId))))
+      await rebuildWords(trx, batch.calendarId);
     return { generation, bytes, copied: copiedKey };
   });
 }
 
 type ItemRow = { key: string; version: string; skipped: string | null };
+
+/** The copy's rows of the items named (a list, or a select of keys), as the word index needs them. */
+async function rowsOfItems(
+  trx: Trx,
+  calendarId: string,
+  keys:
+    | readonly string[]
+    | SelectQueryBuilder<Database, 'copy_items' | 'copy_staged_items', { item_key: string }>,
+): Promise<IndexedRow[]> {
+  return trx
+    .selectFrom('copy_occurrences')
+    .select(indexedColumns)
+    .where('calendar_id', '=', calendarId)
+    .where('item_key', 'in', keys)
+    .execute();
+}
 
 /**
  * The items of a batch the copy already holds as they are: the same version (or the same reason
@@ -363,9 +405,15 @@ async function stageBatch(
  * through here), except what the copy already holds as it is; whether anything was moved in.
  * `seenBy`: a full sync's generation, given to the unchanged items it leaves in place.
  */
-async function swapStaged(trx: Trx, calendarId: string, seenBy: number | undefined): Promise<boolean> {
+async function swapStaged(
+  trx: Trx,
+  calendarId: string,
+  seenBy: number | undefined,
+  indexed: boolean,
+): Promise<boolean> {
   if (!(await dropUnchangedStaged(trx, calendarId, seenBy))) return false;
   const staged = trx.selectFrom('copy_staged_items').where('calendar_id', '=', calendarId);
+  const removed = indexed ? await rowsOfItems(trx, calendarId, staged.select('item_key')) : [];
   await trx
     .deleteFrom('copy_items')
     .where('calendar_id', '=', calendarId)
@@ -381,7 +429,7 @@ async function swapStaged(trx: Trx, calendarId: string, seenBy: number | undefin
         .$narrowType<{ version: string }>(),
     )
     .execute();
-  await trx
+  const moved = trx
     .insertInto('copy_occurrences')
     .columns(occurrenceColumns)
     .expression(
@@ -389,8 +437,9 @@ async function swapStaged(trx: Trx, calendarId: string, seenBy: number | undefin
         .selectFrom('copy_staged_occurrences')
         .select(occurrenceColumns)
         .where('calendar_id', '=', calendarId),
-    )
-    .execute();
+    );
+  if (indexed) await indexRows(trx, calendarId, await moved.returning(indexedColumns).execute(), removed);
+  else await moved.execute();
   return true;
 }
 

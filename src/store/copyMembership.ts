@@ -4,8 +4,10 @@
  * such grant may see them, and those counting toward their person's availability in a workspace
  * that shows colleagues' free/busy (busy at least); a copy neither reaches any more is deleted.
  */
+
 import { type Kysely, sql, type Transaction } from 'kysely';
 import { type DetailLevel, detailLevels, lowerDetail } from '../domain/detailLevels.ts';
+import { dropWords } from './copyWords.ts';
 import { checkpointAfterPurge } from './database.ts';
 import { type Database, flag } from './schema.ts';
 
@@ -138,6 +140,7 @@ export async function reconcileCopies(
         if (lowered) {
           // Nothing more than the grants now show is kept, not even until that sync.
           await trx.deleteFrom('copy_occurrences').where('calendar_id', '=', calendarId).execute();
+          await dropWords(trx, calendarId);
           await trx.deleteFrom('copy_items').where('calendar_id', '=', calendarId).execute();
           // What a running sync staged holds the old level too (that sync stops: the copy changed).
           await trx.deleteFrom('copy_staged_items').where('calendar_id', '=', calendarId).execute();

@@ -9,9 +9,10 @@ import type { DetailLevel } from '../domain/detailLevels.ts';
 import { compareStrings } from '../domain/occurrences.ts';
 import type { ProviderOccurrence } from '../domain/providerFacts.ts';
 import { foldText } from '../domain/search.ts';
-import type { OffsetStep } from '../domain/time/localOffsets.ts';
+import { type OffsetStep, placeLocalMs } from '../domain/time/localOffsets.ts';
 import { busyTitle } from '../domain/visibility.ts';
-import { numberParameter, reused } from './reusedStatements.ts';
+import { wordCandidates } from './copyWords.ts';
+import { numberParameter, readStatement, reused } from './reusedStatements.ts';
 import type { Database } from './schema.ts';
 import { readOffLoop, readSpansOffLoop, readUnpackedOffLoop } from './sqliteReaders.ts';
 
@@ -116,11 +117,7 @@ function inWindow(part: Part, kind: Kind) {
     kind === 'instants'
       ? sql<number>`end_ms`
       : sql<number>`(case floating when 1 then ${start} + (end_ms - start_ms) else ${placed(sql<number>`end_ms`, part.offsets)} end)`;
-  // Whole milliseconds that decide the same as the nanosecond bounds.
-  const windowStart = part.window.startNs;
-  const fromMs = Number(windowStart / 1_000_000n);
-  const fromCeilMs = fromMs + (windowStart % 1_000_000n > 0n ? 1 : 0);
-  const untilCeilMs = Number((part.window.endNs + 999_999n) / 1_000_000n);
+  const { fromMs, fromCeilMs, untilCeilMs } = windowMs(part.window);
   // Local times lie within a zone's offset of where they are kept: the range widens by that much.
   const slackMs = kind === 'instants' ? 0 : zoneSlackMs;
   const [only] = part.calendarIds;
@@ -135,6 +132,33 @@ function inWindow(part: Part, kind: Kind) {
   // domain/occurrences.ts#overlapsNs: a zero-length occurrence counts when it starts inside.
   const overlap = sql<boolean>`((${start} = ${end} and ${start} >= ${numberParameter(fromCeilMs)} and ${start} < ${numberParameter(untilCeilMs)}) or (${start} <> ${end} and ${start} < ${numberParameter(untilCeilMs)} and ${end} > ${numberParameter(fromMs)}))`;
   return { start, end, range, conditions: [...range, overlap] };
+}
+
+/** Whole milliseconds that decide the same as the window's nanosecond bounds. */
+function windowMs(window: CopyQuery['window']) {
+  const fromMs = Number(window.startNs / 1_000_000n);
+  const fromCeilMs = fromMs + (window.startNs % 1_000_000n > 0n ? 1 : 0);
+  const untilCeilMs = Number((window.endNs + 999_999n) / 1_000_000n);
+  return { fromMs, fromCeilMs, untilCeilMs };
+}
+
+/** A row's placed start when it lies in the query's window, as `inWindow` decides for its kind; else undefined. */
+function placedInWindow(
+  row: { start_ms: number | string; end_ms: number | string; floating: number },
+  query: CopyQuery,
+): number | undefined {
+  const { fromMs, fromCeilMs, untilCeilMs } = windowMs(query.window);
+  const kind = Number(row.floating);
+  const startMs = Number(row.start_ms);
+  const endMs = Number(row.end_ms);
+  const slackMs = kind === 0 ? 0 : zoneSlackMs;
+  if (startMs < fromMs - query.longestMs - slackMs || startMs >= untilCeilMs + slackMs) return undefined;
+  const start = kind === 0 ? startMs : placeLocalMs(startMs, query.offsets);
+  const end =
+    kind === 0 ? endMs : kind === 1 ? start + (endMs - startMs) : placeLocalMs(endMs, query.offsets);
+  const inside =
+    start === end ? start >= fromCeilMs && start < untilCeilMs : start < untilCeilMs && end > fromMs;
+  return inside ? start : undefined;
 }
 
 const partOf = (query: CopyQuery): Part => ({ ...query, calendarIds: [query.calendarId] });
@@ -169,7 +193,7 @@ export async function copyBusy(
   );
   const spans = sql<{ s: number; e: number }>`${sql.join(kinds, sql` union all `)}`;
   if (!isPostgres(db)) {
-    const merged = await readSpansOffLoop(db, statement(db, spans));
+    const merged = await readSpansOffLoop(db, readStatement(db, spans));
     return merged.map(([startMs, endMs]) => ({ startMs, endMs }));
   }
   // PostgreSQL merges them itself (20,000 rows parsed here would hold the loop): a span opens a
@@ -178,7 +202,7 @@ export async function copyBusy(
   const openers = sql<{ s: string; m: string | null; last: string }>`select s, m, last from (
     select s, max(e) over (order by s rows between unbounded preceding and 1 preceding) as m, max(e) over () as last
     from (${spans}) as spans) as marked where m is null or s > m order by s`;
-  const rows = await readOffLoop(db, statement(db, openers));
+  const rows = await readOffLoop(db, readStatement(db, openers));
   return rows.map((r, i) => ({
     startMs: Number(r.s),
     endMs: Number(i + 1 < rows.length ? rows[i + 1]!.m : r.last),
@@ -254,7 +278,7 @@ function firstPlaces(db: Db, selects: readonly RawBuilder<unknown>[], first: num
     const union = sql.join(selects, sql` union all `);
     return readOffLoop(
       db,
-      statement(db, sql<PlaceRow>`${union} order by placed_start, calendar_id, occurrence_id ${limit}`),
+      readStatement(db, sql<PlaceRow>`${union} order by placed_start, calendar_id, occurrence_id ${limit}`),
     );
   }
   // PostgreSQL sorts a union's rows whole rather than merge its branches (its index orders ids
@@ -265,11 +289,8 @@ function firstPlaces(db: Db, selects: readonly RawBuilder<unknown>[], first: num
     sql` union all `,
   );
   const ordered = sql<PlaceRow>`select * from (${union}) as places ${order}`;
-  return readOffLoop(db, statement(db, ordered));
+  return readOffLoop(db, readStatement(db, ordered));
 }
-
-/** One statement, kept for its shape on SQLite; on PostgreSQL planned per read (a named statement per shape would pile up on every connection). */
-const statement = <R>(db: Db, text: RawBuilder<R>) => (isPostgres(db) ? text : reused(text)).compile(db);
 
 const placeOf = (r: PlaceRow): CopyPlace => ({
   rowId: Number(r.id),
@@ -297,6 +318,8 @@ export async function copyPage(
   first?: number,
 ): Promise<{ rows: CopyPlace[]; total: number }> {
   if (queries.length === 0) return { rows: [], total: 0 };
+  const named = await searchCandidates(db, queries);
+  if (named !== undefined) return namedPlaces(db, queries, named, first);
   const columns = (start: RawBuilder<number>) =>
     sql`id, ${start} as placed_start, floating, calendar_id, occurrence_id`;
   const local = together(queries, 'local');
@@ -315,7 +338,7 @@ export async function copyPage(
   const count = () =>
     readOffLoop(
       db,
-      statement(
+      readStatement(
         db,
         sql<{ total: number | string | null }>`select sum(n) as total from (${sql.join(
           [
@@ -333,6 +356,93 @@ export async function copyPage(
   ]);
   const rows = [...a.map(placeOf), ...b.map(placeOf)].sort(inOrder).slice(0, first);
   return { rows, total: counted === undefined ? rows.length : Number(counted[0]?.total ?? 0) };
+}
+
+/**
+ * The word index's rows for a search, when it can name them: not where placeholder titles are
+ * searched (a busy-level reader; private events' placeholders, to a reader without private
+ * details, when a word lies in one), whose rows no word list names, nor past a page's cursor.
+ */
+function searchCandidates(db: Db, queries: readonly CopyQuery[]) {
+  const search = queries[0]!.search;
+  if (search === undefined || search.words.length === 0 || search.level === 'busy') return undefined;
+  if (queries.some((query) => query.after !== undefined)) return undefined;
+  const placeholders = [foldText(busyTitle('free')), foldText(busyTitle('busy'))];
+  if (
+    !search.privateDetails &&
+    search.words.some((word) => placeholders.some((title) => title.includes(word)))
+  )
+    return undefined;
+  return wordCandidates(
+    db,
+    queries.map((query) => {
+      const { fromMs, untilCeilMs } = windowMs(query.window);
+      return {
+        calendarId: query.calendarId,
+        fromMs: fromMs - query.longestMs - zoneSlackMs,
+        untilMs: untilCeilMs + zoneSlackMs,
+      };
+    }),
+    search.words,
+  );
+}
+
+interface NamedRow {
+  id: number | string;
+  calendar_id: string;
+  start_ms: number | string;
+  end_ms: number | string;
+  floating: number;
+  is_private: number;
+  occurrence_id: string;
+  title_text?: string;
+}
+
+/**
+ * A search's places from the rows the word index named: each looked up by id once (SQLite: the
+ * list leads the join) and checked here as the scan's statement checks it — the window, placed
+ * as its kind is, privacy, and on a title-level reader the words in the title (the index lists
+ * title and body alike). Every match is counted.
+ */
+async function namedPlaces(
+  db: Db,
+  queries: readonly CopyQuery[],
+  named: ReadonlyMap<string, readonly number[]>,
+  first: number | undefined,
+): Promise<{ rows: CopyPlace[]; total: number }> {
+  const ids = [...named.values()].flat();
+  if (ids.length === 0) return { rows: [], total: 0 };
+  const search = queries[0]!.search!;
+  const titles = search.level === 'titles';
+  const columns = sql`id, calendar_id, start_ms, end_ms, floating, is_private, occurrence_id${titles ? sql`, title_text` : sql``}`;
+  const found = await readOffLoop(
+    db,
+    readStatement(
+      db,
+      isPostgres(db)
+        ? sql<NamedRow>`select ${columns} from copy_occurrences where id = any(cast(${ids} as bigint[]))`
+        : sql<NamedRow>`select ${columns} from (select value as named_id from json_each(${JSON.stringify(ids)})) as named cross join copy_occurrences on copy_occurrences.id = named.named_id`,
+    ),
+  );
+  const byCalendar = new Map(queries.map((query) => [query.calendarId, query]));
+  const places: CopyPlace[] = [];
+  for (const row of found) {
+    const query = byCalendar.get(row.calendar_id);
+    if (query === undefined) continue;
+    if (!search.privateDetails && Number(row.is_private) !== 0) continue;
+    if (titles && !search.words.every((word) => row.title_text!.includes(word))) continue;
+    const startMs = placedInWindow(row, query);
+    if (startMs === undefined) continue;
+    places.push({
+      rowId: Number(row.id),
+      calendarId: row.calendar_id,
+      startMs,
+      floating: Number(row.floating) !== 0,
+      occurrenceId: row.occurrence_id,
+    });
+  }
+  places.sort(inOrder);
+  return { rows: places.slice(0, first), total: places.length };
 }
 
 /** Whether a copy holds floating or all-day times near the window: a zone is needed to place them. */

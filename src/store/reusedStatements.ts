@@ -6,7 +6,7 @@
  * read (planning cost a search of 20 calendars more than its execution).
  */
 import { createHash } from 'node:crypto';
-import { type RawBuilder, sql } from 'kysely';
+import { type Kysely, PostgresAdapter, type RawBuilder, sql } from 'kysely';
 
 const marker = '/* reused */';
 
@@ -33,3 +33,12 @@ export function pgStatement(
   }
   return { name, text, values };
 }
+
+/**
+ * A read's statement whose shape follows its calendars (how many, their levels and zones): kept
+ * for its shape on SQLite; on PostgreSQL planned per read (a named statement per shape would pile
+ * up on every connection).
+ */
+// biome-ignore lint/suspicious/noExplicitAny: any database's schema
+export const readStatement = <R>(db: Kysely<any>, text: RawBuilder<R>) =>
+  (db.getExecutor().adapter instanceof PostgresAdapter ? text : reused(text)).compile(db);

@@ -250,6 +250,8 @@ export interface CalendarCopiesTable {
   created_at: number;
   /** Items a running sync of several batches has staged so far (none are served until its last). */
   staged_items: Generated<number>;
+  /** The word index (copy_words) lists every row: else a search reads row by row, and the next sync's end builds it. */
+  words_indexed: Generated<Flag>;
 }
 
 export interface CopyItemsTable {
@@ -312,6 +314,21 @@ export interface CopyStagedOccurrencesTable {
   is_free: Generated<number>;
   /** confirmed, tentative or cancelled (whether it blocks time). */
   status: Generated<string>;
+}
+
+/** Per copy, word and ~3 days of starts: the rows whose text holds the word (store/copyWords.ts). */
+export interface CopyWordsTable {
+  calendar_id: string;
+  word: string;
+  bucket: number;
+  /** Ascending row ids, packed (store/wordPostings.ts#encodeIds). */
+  ids: Uint8Array;
+}
+
+/** The words a copy's index lists, one per line between newlines. */
+export interface CopyVocabularyTable {
+  calendar_id: string;
+  words: string;
 }
 
 /** An instance's heartbeat: leases of an owner not seen for a while are free. */
@@ -386,6 +403,8 @@ export interface Database {
   copy_occurrences: CopyOccurrencesTable;
   copy_staged_items: CopyStagedItemsTable;
   copy_staged_occurrences: CopyStagedOccurrencesTable;
+  copy_words: CopyWordsTable;
+  copy_vocabulary: CopyVocabularyTable;
   sync_instances: SyncInstancesTable;
   push_channels: PushChannelsTable;
   push_handshakes: PushHandshakesTable;

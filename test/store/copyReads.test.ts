@@ -413,8 +413,12 @@ for (const engine of await enginesUnderTest({ sqliteReaders: true })) {
     it('reads its rows through the index that leads with the calendar and the start', {
       skip: engine.name !== 'sqlite',
     }, async () => {
-      /** The plan of the read's `nth` query. */
-      const plan = async (search: CopyQuery['search'] | 'busy', nth = 0) => {
+      /** The plan of the read's `nth` query (over `w`, epoch ns: the first 1,000 s unless given). */
+      const plan = async (
+        search: CopyQuery['search'] | 'busy',
+        nth = 0,
+        w = { startNs: 0n, endNs: 1_000_000_000_000n },
+      ) => {
         const nodes: RootOperationNode[] = [];
         const capture: KyselyPlugin = {
           transformQuery: ({ node }) => {
@@ -425,7 +429,7 @@ for (const engine of await enginesUnderTest({ sqliteReaders: true })) {
         };
         const query = {
           calendarId,
-          window: { startNs: 0n, endNs: 1_000_000_000_000n },
+          window: w,
           longestMs: 0,
           offsets: localOffsets('Europe/Berlin', { startMs: -day, endMs: day }),
         };
@@ -466,9 +470,10 @@ for (const engine of await enginesUnderTest({ sqliteReaders: true })) {
       // ...and the local times a range of it too; so does the busy time.
       for (const line of [...searches(await lines(undefined, 1)), ...searches(await lines('busy', 0))])
         assert.match(line, readIndex);
-      // A search reads the window's texts from the text index and no other rows, its local times
-      // by the read index; its count reads the same.
-      const search = { words: ['x'], level: 'full' as const, privateDetails: false };
+      // A search the word index cannot serve (here: a word of the busy placeholder, which private
+      // events show a reader without private details) reads the window's texts from the text
+      // index and no other rows, its local times by the read index; its count reads the same.
+      const search = { words: ['bus'], level: 'full' as const, privateDetails: false };
       const page = await lines(search, 0);
       assert.equal(page[0], 'MERGE (UNION ALL)');
       for (const line of searches(page)) assert.match(line, textIndex);
@@ -476,6 +481,26 @@ for (const engine of await enginesUnderTest({ sqliteReaders: true })) {
       const [text, local] = searches(await lines(search, 2));
       assert.match(text!, textIndex);
       assert.match(local!, readIndex);
+      // Any other search reads the copies' vocabularies, then the lists of the words found (by
+      // their key), then the rows they name by id, one lookup each: never a walk of the window.
+      await copied([berlin('2026-03-02T09:00:00', 'plan-1', { title: 'Plan review' })]);
+      const march = {
+        startNs: Temporal.Instant.from('2026-03-01T00:00:00Z').epochNanoseconds,
+        endNs: Temporal.Instant.from('2026-04-01T00:00:00Z').epochNanoseconds,
+      };
+      const indexed = { words: ['review'], level: 'full' as const, privateDetails: true };
+      assert.deepEqual(searches(await lines(indexed, 0)), [
+        'SEARCH c USING INDEX sqlite_autoindex_calendar_copies_1 (calendar_id=?)',
+        'SEARCH v USING INDEX sqlite_autoindex_copy_vocabulary_1 (calendar_id=?) LEFT-JOIN',
+      ]);
+      for (const line of searches((await plan(indexed, 1, march)).split('\n')))
+        assert.match(
+          line,
+          /SEARCH copy_words USING PRIMARY KEY \(calendar_id=\? AND word=\? AND bucket>\? AND bucket<\?\)/,
+        );
+      const lookup = (await plan(indexed, 2, march)).split('\n');
+      assert.match(lookup[0]!, /SCAN json_each/);
+      assert.deepEqual(searches(lookup), ['SEARCH copy_occurrences USING INTEGER PRIMARY KEY (rowid=?)']);
     });
   });
 }

@@ -31,3 +31,9 @@ export function localOffsets(zone: string, span: { startMs: number; endMs: numbe
   steps.push({ offsetMs, untilLocalMs: Number.POSITIVE_INFINITY });
   return steps;
 }
+
+/** The instant (epoch ms) of a local time read as UTC, by the steps (none: read as UTC), as store/copyReads.ts#placed places it in a query. */
+export function placeLocalMs(localMs: number, offsets: readonly OffsetStep[]): number {
+  for (const step of offsets) if (localMs < step.untilLocalMs) return localMs - step.offsetMs;
+  return localMs - (offsets.at(-1)?.offsetMs ?? 0);
+}

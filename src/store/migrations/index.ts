@@ -20,6 +20,7 @@ import * as m0017 from './0017_colleague_availability.ts';
 import * as m0018 from './0018_workspace_rooms.ts';
 import * as m0019 from './0019_packed_occurrences.ts';
 import * as m0020 from './0020_working_hours.ts';
+import * as m0021 from './0021_copy_words.ts';
 
 export const migrations: Record<string, Migration> = {
   '0001_people_and_workspaces': m0001,
@@ -42,4 +43,5 @@ export const migrations: Record<string, Migration> = {
   '0018_workspace_rooms': m0018,
   '0019_packed_occurrences': m0019,
   '0020_working_hours': m0020,
+  '0021_copy_words': m0021,
 };

@@ -1,0 +1,273 @@
+/**
+ * The word index of the copies: per copy, word and ~3 days of starts, the ids of the rows whose
+ * text holds the word (store/wordPostings.ts), kept with the rows in the sync's transaction, and a
+ * vocabulary per copy. A search reads the lists of the words that contain its query words instead
+ * of every row of its window; the rows it names are then checked as a scan would check them, so
+ * the index only ever narrows which rows are looked at.
+ */
+import { type Kysely, PostgresAdapter, type RawBuilder, sql, type Transaction } from 'kysely';
+import { numberParameter, readStatement } from './reusedStatements.ts';
+import type { Database } from './schema.ts';
+import { readOffLoop } from './sqliteReaders.ts';
+import {
+  bucketOf,
+  decodeIds,
+  encodeIds,
+  type IndexedRow,
+  mergeIds,
+  rowWords,
+  vocabularyText,
+  wordsContaining,
+} from './wordPostings.ts';
+
+type Db = Kysely<Database>;
+type Trx = Transaction<Database>;
+
+const isPostgres = (db: Db) => db.getExecutor().adapter instanceof PostgresAdapter;
+
+/** The columns of copy_occurrences the index is made from. */
+export const indexedColumns = ['id', 'start_ms', 'title_text', 'body_text'] as const;
+
+/** A vocabulary grown past this (words of rows long gone stay in it) is made anew from the rows. */
+const vocabularyLimit = 256 * 1024;
+
+/** Rows added to a copy and rows removed from it, into its word index and vocabulary. */
+export async function indexRows(
+  trx: Trx,
+  calendarId: string,
+  added: readonly IndexedRow[],
+  removed: readonly IndexedRow[],
+): Promise<void> {
+  if (added.length === 0 && removed.length === 0) return;
+  const changes = new Map<string, { word: string; bucket: number; added: number[]; removed: Set<number> }>();
+  const change = (word: string, bucket: number) => {
+    const key = `${bucket} ${word}`;
+    let found = changes.get(key);
+    if (found === undefined) {
+      found = { word, bucket, added: [], removed: new Set() };
+      changes.set(key, found);
+    }
+    return found;
+  };
+  const newWords = new Set<string>();
+  for (const row of removed) {
+    const bucket = bucketOf(Number(row.start_ms));
+    for (const word of rowWords(row)) change(word, bucket).removed.add(Number(row.id));
+  }
+  for (const row of added) {
+    const bucket = bucketOf(Number(row.start_ms));
+    for (const word of rowWords(row)) {
+      change(word, bucket).added.push(Number(row.id));
+      newWords.add(word);
+    }
+  }
+  const byBucket = new Map<number, string[]>();
+  for (const { word, bucket } of changes.values()) {
+    const words = byBucket.get(bucket);
+    if (words === undefined) byBucket.set(bucket, [word]);
+    else words.push(word);
+  }
+  const held = new Map<string, Uint8Array>();
+  for (const [bucket, words] of byBucket) {
+    for (let i = 0; i < words.length; i += 500) {
+      const rows = await trx
+        .selectFrom('copy_words')
+        .select(['word', 'ids'])
+        .where('calendar_id', '=', calendarId)
+        .where('bucket', '=', bucket)
+        .where('word', 'in', words.slice(i, i + 500))
+        .execute();
+      for (const row of rows) held.set(`${bucket} ${row.word}`, row.ids);
+    }
+  }
+  const written: { calendar_id: string; word: string; bucket: number; ids: Uint8Array }[] = [];
+  const emptied = new Map<number, string[]>();
+  for (const [key, { word, bucket, added: ids, removed: gone }] of changes) {
+    const before = held.get(key);
+    const after = mergeIds(before === undefined ? [] : decodeIds(before), ids, gone);
+    if (after.length > 0) written.push({ calendar_id: calendarId, word, bucket, ids: encodeIds(after) });
+    else if (before !== undefined) emptied.set(bucket, [...(emptied.get(bucket) ?? []), word]);
+  }
+  for (let i = 0; i < written.length; i += 200) {
+    await trx
+      .insertInto('copy_words')
+      .values(written.slice(i, i + 200))
+      .onConflict((conflict) =>
+        conflict
+          .columns(['calendar_id', 'word', 'bucket'])
+          .doUpdateSet({ ids: (eb) => eb.ref('excluded.ids') }),
+      )
+      .execute();
+  }
+  for (const [bucket, words] of emptied) {
+    for (let i = 0; i < words.length; i += 500) {
+      await trx
+        .deleteFrom('copy_words')
+        .where('calendar_id', '=', calendarId)
+        .where('bucket', '=', bucket)
+        .where('word', 'in', words.slice(i, i + 500))
+        .execute();
+    }
+  }
+  if (newWords.size > 0) await growVocabulary(trx, calendarId, newWords);
+}
+
+/** The copy's vocabulary with `words` it lacks added (words whose rows are gone stay until it is made anew). */
+async function growVocabulary(trx: Trx, calendarId: string, words: Set<string>): Promise<void> {
+  const held = await trx
+    .selectFrom('copy_vocabulary')
+    .select('words')
+    .where('calendar_id', '=', calendarId)
+    .executeTakeFirst();
+  const known = new Set(held === undefined ? [] : held.words.split('\n'));
+  const fresh = [...words].filter((word) => !known.has(word));
+  if (fresh.length === 0) return;
+  const text =
+    held === undefined || held.words === '' ? vocabularyText(fresh) : `${held.words}${fresh.join('\n')}\n`;
+  await trx
+    .insertInto('copy_vocabulary')
+    .values({ calendar_id: calendarId, words: text })
+    .onConflict((conflict) => conflict.column('calendar_id').doUpdateSet({ words: text }))
+    .execute();
+}
+
+/** The index and vocabulary of a copy made anew from its rows, and the copy marked as indexed. */
+export async function rebuildWords(trx: Trx, calendarId: string): Promise<void> {
+  await dropWords(trx, calendarId);
+  let after = -1;
+  for (;;) {
+    const rows = await trx
+      .selectFrom('copy_occurrences')
+      .select(indexedColumns)
+      .where('calendar_id', '=', calendarId)
+      .where('id', '>', after)
+      .orderBy('id')
+      .limit(2000)
+      .execute();
+    if (rows.length === 0) break;
+    await indexRows(trx, calendarId, rows, []);
+    after = Number(rows.at(-1)!.id);
+  }
+  await trx
+    .updateTable('calendar_copies')
+    .set({ words_indexed: isPostgres(trx) ? true : 1 })
+    .where('calendar_id', '=', calendarId)
+    .execute();
+}
+
+/** A copy's index and vocabulary, gone (its rows went, or will be listed anew). */
+export async function dropWords(trx: Trx, calendarId: string): Promise<void> {
+  await trx.deleteFrom('copy_words').where('calendar_id', '=', calendarId).execute();
+  await trx.deleteFrom('copy_vocabulary').where('calendar_id', '=', calendarId).execute();
+}
+
+/** Whether a copy's vocabulary has grown past its bound: then the sync's end makes it anew. */
+export async function vocabularyOverGrown(trx: Trx, calendarId: string): Promise<boolean> {
+  const row = await trx
+    .selectFrom('copy_vocabulary')
+    .select(sql<number>`length(words)`.as('size'))
+    .where('calendar_id', '=', calendarId)
+    .executeTakeFirst();
+  return row !== undefined && Number(row.size) > vocabularyLimit;
+}
+
+/** One copy's part of a search by the index: the starts (as stored) its rows may have. */
+export interface WordQuery {
+  calendarId: string;
+  fromMs: number;
+  untilMs: number;
+}
+
+/** Past this many words containing one query word, the index is not worth reading. */
+const wordsPerQueryWord = 64;
+/** Past this many rows named, checking each costs more than a scan of the window. */
+const mostCandidates = 4_000;
+
+/**
+ * The rows of each copy that may hold every word (ascending ids), from the index; undefined when
+ * a copy has no index yet or the words are too common for the index to pay (then the read scans).
+ */
+export async function wordCandidates(
+  db: Db,
+  queries: readonly WordQuery[],
+  words: readonly string[],
+): Promise<Map<string, number[]> | undefined> {
+  if (queries.length === 0 || words.length === 0) return undefined;
+  const copies = await readOffLoop(
+    db,
+    readStatement(
+      db,
+      sql<{
+        calendar_id: string;
+        words_indexed: number | boolean;
+        words: string | null;
+      }>`select c.calendar_id, c.words_indexed, v.words from calendar_copies c left join copy_vocabulary v on v.calendar_id = c.calendar_id where c.calendar_id in (${sql.join(queries.map((q) => q.calendarId))})`,
+    ),
+  );
+  const vocabularies = new Map<string, string>();
+  for (const copy of copies) {
+    if (!copy.words_indexed) return undefined;
+    vocabularies.set(copy.calendar_id, copy.words ?? '');
+  }
+  // Per copy, the vocabulary's words for each query word.
+  const lookups: { query: WordQuery; found: string[][] }[] = [];
+  for (const query of queries) {
+    const vocabulary = vocabularies.get(query.calendarId);
+    if (vocabulary === undefined) return undefined;
+    const found: string[][] = [];
+    for (const word of words) {
+      const containing = wordsContaining(vocabulary, word, wordsPerQueryWord);
+      if (containing === undefined) return undefined;
+      found.push(containing);
+    }
+    // A word found in none of its words: nothing of this copy can match.
+    if (found.every((list) => list.length > 0)) lookups.push({ query, found });
+  }
+  const candidates = new Map<string, number[]>(queries.map((q) => [q.calendarId, []]));
+  if (lookups.length === 0) return candidates;
+  const postgres = isPostgres(db);
+  const list = (values: readonly string[]): RawBuilder<unknown> =>
+    postgres
+      ? sql`any(cast(${values} as text[]))`
+      : sql`(select value from json_each(${JSON.stringify(values)}))`;
+  const selects = lookups.map(({ query, found }) => {
+    const from = numberParameter(bucketOf(query.fromMs));
+    const until = numberParameter(bucketOf(query.untilMs));
+    const names = [...new Set(found.flat())];
+    return sql`select calendar_id, word, ids from copy_words where calendar_id = ${query.calendarId} and word ${postgres ? sql`=` : sql`in`} ${list(names)} and bucket >= ${from} and bucket <= ${until}`;
+  });
+  const rows = await readOffLoop(
+    db,
+    readStatement(
+      db,
+      sql<{ calendar_id: string; word: string; ids: Uint8Array }>`${sql.join(selects, sql` union all `)}`,
+    ),
+  );
+  const listed = new Map<string, Map<string, number[]>>();
+  for (const row of rows) {
+    const byWord = listed.get(row.calendar_id) ?? new Map<string, number[]>();
+    listed.set(row.calendar_id, byWord);
+    const ids = decodeIds(row.ids);
+    const held = byWord.get(row.word);
+    if (held === undefined) byWord.set(row.word, ids);
+    else for (const id of ids) held.push(id);
+  }
+  let total = 0;
+  for (const { query, found } of lookups) {
+    const byWord = listed.get(query.calendarId);
+    if (byWord === undefined) continue;
+    let kept: Set<number> | undefined;
+    for (const containing of found) {
+      const these = new Set<number>();
+      for (const name of containing)
+        for (const id of byWord.get(name) ?? []) if (kept === undefined || kept.has(id)) these.add(id);
+      kept = these;
+      if (kept.size === 0) break;
+    }
+    const ids = [...(kept ?? [])].sort((a, b) => a - b);
+    total += ids.length;
+    if (total > mostCandidates) return undefined;
+    candidates.set(query.calendarId, ids);
+  }
+  return candidates;
+}

@@ -1,0 +1,239 @@
+/**
+ * The word index follows the rows on both engines: after any run of syncs — full and
+ * incremental, items changed and removed, batches staged and swapped in, syncs that change
+ * nothing — it lists exactly what an index made anew from the rows lists; a search answers from
+ * it what a scan answers; a copy without one (made before it existed) is searched row by row and
+ * gets one at its next sync's end; and a copy purged for showing less keeps none of its words.
+ */
+import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import { after, before, describe, it } from 'node:test';
+import type { Kysely } from 'kysely';
+import { createEventIds } from '../../src/calendars/eventIds.ts';
+import type { ProviderOccurrence } from '../../src/domain/providerFacts.ts';
+import { foldText } from '../../src/domain/search.ts';
+import { type AppliedBatch, applyBatch } from '../../src/store/copyBatches.ts';
+import { reconcileCopies } from '../../src/store/copyMembership.ts';
+import { copyPage } from '../../src/store/copyReads.ts';
+import { rebuildWords } from '../../src/store/copyWords.ts';
+import type { DatabaseHandle } from '../../src/store/database.ts';
+import { type Database, flag } from '../../src/store/schema.ts';
+import { decodeIds } from '../../src/store/wordPostings.ts';
+import { enginesUnderTest } from '../helpers/databases.ts';
+import { occurrence } from '../helpers/memoryCalendars.ts';
+import { seedCalendars, seedReadGrant, seedUser, seedWorkspace } from '../helpers/seed.ts';
+
+const ids = createEventIds(randomBytes(32));
+const words = ['budget', 'review', 'planning', 'offsite', 'retro', 'hiring', 'lunch', 'müller'];
+
+/** A seeded pseudo-random source: the same runs every time. */
+function random(seed: number) {
+  let state = seed;
+  return (n: number) => {
+    state = (state * 1_103_515_245 + 12_345) % 2 ** 31;
+    return state % n;
+  };
+}
+
+for (const engine of await enginesUnderTest()) {
+  describe(`the word index of a copy (${engine.name})`, { skip: engine.skip }, () => {
+    let handle: DatabaseHandle;
+    let calendarId: string;
+    let owner: { userId: string; workspaceId: string };
+
+    before(async () => {
+      handle = await engine.open();
+      const userId = await seedUser(handle.db, 'words@example.org');
+      owner = { userId, workspaceId: await seedWorkspace(handle.db, 'Words', [[userId, 'owner']]) };
+      [calendarId] = (await seedCalendars(handle.db, owner, [{ name: 'Work' }])) as [string];
+      await seedReadGrant(handle.db, owner, [calendarId], { privateDetails: true });
+      await reconcileCopies(handle.db, 0);
+    });
+    after(() => handle.close());
+
+    /** One batch, as a sync holding the copy's lease writes it (a batch with an end releases it). */
+    const batch = async (fields: Partial<AppliedBatch>) => {
+      await handle.db
+        .updateTable('calendar_copies')
+        .set({ lease_owner: 'test', lease_until: Number.MAX_SAFE_INTEGER })
+        .where('calendar_id', '=', calendarId)
+        .execute();
+      return applyBatch(handle.db, {
+        calendarId,
+        owner: 'test',
+        ids,
+        now: 1,
+        leaseMs: 1_000,
+        full: false,
+        upserts: [],
+        removals: [],
+        skipped: [],
+        bytes: { spent: 0, limit: 1e9 },
+        end: { state: 'position', horizon: { start: 0, end: 4e12 }, nextSyncAt: 4e12 },
+        ...fields,
+      });
+    };
+
+    /** An item of a few occurrences on days of March 2026, its text drawn from `words`. */
+    const item = (key: string, pick: (n: number) => number, version = String(pick(1e6))) => ({
+      key,
+      version,
+      occurrences: Array.from({ length: 1 + pick(3) }, (_, i): ProviderOccurrence => {
+        const day = String(1 + pick(28)).padStart(2, '0');
+        return occurrence({
+          providerEventId: key,
+          start: `2026-03-${day}T${String(8 + i).padStart(2, '0')}:00:00`,
+          timeZone: pick(4) === 0 ? undefined : 'Europe/Berlin',
+          title: `${words[pick(words.length)]} ${words[pick(words.length)]}`,
+          description: `Notes: ${words[pick(words.length)]}`,
+        });
+      }),
+    });
+
+    /** The index as it is (in `db`, a transaction maybe): word, bucket and ids, in one order. */
+    const listed = async (db: Kysely<Database> = handle.db) =>
+      (
+        await db
+          .selectFrom('copy_words')
+          .select(['word', 'bucket', 'ids'])
+          .where('calendar_id', '=', calendarId)
+          .execute()
+      )
+        .map((row) => `${row.word} ${row.bucket} ${decodeIds(row.ids).join(',')}`)
+        .sort();
+
+    const vocabulary = async () =>
+      new Set(
+        (
+          await handle.db
+            .selectFrom('copy_vocabulary')
+            .select('words')
+            .where('calendar_id', '=', calendarId)
+            .executeTakeFirst()
+        )?.words
+          .split('\n')
+          .filter((word) => word !== ''),
+      );
+
+    /** The index made anew from the rows, in a transaction left undone. */
+    const rebuilt = async () => {
+      let made: string[] = [];
+      await handle.db
+        .transaction()
+        .execute(async (trx) => {
+          await rebuildWords(trx, calendarId);
+          made = await listed(trx);
+          throw new Undo();
+        })
+        .catch((error) => {
+          if (!(error instanceof Undo)) throw error;
+        });
+      return made;
+    };
+
+    /** A search of March by the index and by the scan (a word of the busy placeholder has none), as ids and count. */
+    const search = async (word: string) => {
+      const query = {
+        calendarId,
+        window: {
+          startNs: Temporal.Instant.from('2026-03-01T00:00:00Z').epochNanoseconds,
+          endNs: Temporal.Instant.from('2026-04-01T00:00:00Z').epochNanoseconds,
+        },
+        longestMs: 3_600_000,
+        offsets: [],
+      };
+      const read = async (words: string[]) => {
+        const { rows, total } = await copyPage(handle.db, [
+          { ...query, search: { words, level: 'full', privateDetails: true } },
+        ]);
+        return { ids: rows.map((row) => row.occurrenceId), total };
+      };
+      return { indexed: await read([word]), scanned: await read([word, 'b']) };
+    };
+
+    it('lists exactly what the rows hold after any run of syncs, and searches as the scan does', async () => {
+      const pick = random(7);
+      const held = new Set<string>();
+      for (let round = 0; round < 12; round++) {
+        const kind = round < 4 ? round : pick(4);
+        if (kind === 0) {
+          // A full sync: some items kept as they are, some changed, the rest not seen (removed).
+          const keys = Array.from({ length: 25 }, (_, i) => `item-${pick(40)}-${i % 3}`);
+          const upserts = [...new Set(keys)].map((key) => item(key, pick));
+          await batch({ full: true, upserts });
+          held.clear();
+          for (const u of upserts) held.add(u.key);
+        } else if (kind === 1) {
+          // An incremental sync: a few changed, a few removed.
+          const upserts = Array.from({ length: 3 }, () => item(`item-${pick(40)}-${pick(3)}`, pick));
+          const removals = [...held].filter(() => pick(5) === 0);
+          await batch({ upserts, removals });
+          for (const key of removals) held.delete(key);
+          for (const u of upserts) held.add(u.key);
+        } else if (kind === 2) {
+          // A full sync of three batches: two staged, the last swapping them in.
+          const upserts = Array.from({ length: 18 }, (_, i) => item(`item-${pick(40)}-${i % 3}`, pick));
+          const first = await batch({
+            full: true,
+            upserts: upserts.slice(0, 6),
+            stage: 'first',
+            end: undefined,
+          });
+          const run = { runGeneration: first.generation, copied: first.copied };
+          await batch({ full: true, upserts: upserts.slice(6, 12), stage: 'more', end: undefined, ...run });
+          await batch({ full: true, upserts: upserts.slice(12), swap: true, ...run });
+        } else {
+          // A sync that changes nothing writes nothing, the index included.
+          const before = await listed();
+          await batch({});
+          assert.deepEqual(await listed(), before);
+        }
+        const index = await listed();
+        assert.deepEqual(index, await rebuilt(), `round ${round}`);
+        // The vocabulary keeps every listed word (and may keep words whose rows are gone).
+        const known = await vocabulary();
+        for (const line of index) assert.ok(known.has(line.split(' ')[0]!), line);
+        for (const word of [...words.map(foldText), 'get', 'notes:']) {
+          const { indexed, scanned } = await search(word);
+          assert.deepEqual(indexed, scanned, `round ${round}: ${word}`);
+        }
+      }
+      assert.ok((await listed()).length > 0);
+    });
+
+    it('searches a copy made before the index row by row, and indexes it at its next sync', async () => {
+      await handle.db.deleteFrom('copy_words').where('calendar_id', '=', calendarId).execute();
+      await handle.db
+        .updateTable('calendar_copies')
+        .set({ words_indexed: engine.name === 'postgres' ? false : 0 })
+        .where('calendar_id', '=', calendarId)
+        .execute();
+      const before = await search('budget');
+      assert.ok(before.indexed.total > 0);
+      assert.deepEqual(before.indexed, before.scanned);
+      // A sync that changes nothing still makes the index at its end.
+      await batch({});
+      const copy = await handle.db
+        .selectFrom('calendar_copies')
+        .select('words_indexed')
+        .where('calendar_id', '=', calendarId)
+        .executeTakeFirstOrThrow();
+      assert.equal(flag(copy.words_indexed), true);
+      assert.deepEqual(await listed(), await rebuilt());
+      assert.ok((await listed()).length > 0);
+      assert.deepEqual((await search('budget')).indexed, before.indexed);
+    });
+
+    it('keeps none of the words of a copy purged for showing less', async () => {
+      assert.ok((await listed()).length > 0);
+      await handle.db.updateTable('access_grants').set({ revoked_at: 1 }).execute();
+      await seedReadGrant(handle.db, owner, [calendarId], { detailLevel: 'titles', privateDetails: false });
+      const { purged } = await reconcileCopies(handle.db, 2);
+      assert.equal(purged, 1);
+      assert.deepEqual(await listed(), []);
+      assert.equal((await vocabulary()).size, 0);
+    });
+  });
+}
+
+class Undo extends Error {}

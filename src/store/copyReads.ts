@@ -11,10 +11,11 @@ import type { ProviderOccurrence } from '../domain/providerFacts.ts';
 import { foldText } from '../domain/search.ts';
 import { type OffsetStep, placeLocalMs } from '../domain/time/localOffsets.ts';
 import { busyTitle } from '../domain/visibility.ts';
-import { wordCandidates } from './copyWords.ts';
+import { type Candidate, wordCandidates } from './copyWords.ts';
 import { numberParameter, readStatement, reused } from './reusedStatements.ts';
 import type { Database } from './schema.ts';
 import { readOffLoop, readSpansOffLoop, readUnpackedOffLoop } from './sqliteReaders.ts';
+import { bucketStartMs } from './wordPostings.ts';
 
 type Db = Kysely<Database>;
 
@@ -384,6 +385,7 @@ function searchCandidates(db: Db, queries: readonly CopyQuery[]) {
       };
     }),
     search.words,
+    { titlesOnly: search.level === 'titles', privateDetails: search.privateDetails },
   );
 }
 
@@ -393,45 +395,63 @@ interface NamedRow {
   start_ms: number | string;
   end_ms: number | string;
   floating: number;
-  is_private: number;
   occurrence_id: string;
-  title_text?: string;
 }
 
 /**
- * A search's places from the rows the word index named: each looked up by id once (SQLite: the
- * list leads the join) and checked here as the scan's statement checks it — the window, placed
- * as its kind is, privacy, and on a title-level reader the words in the title (the index lists
- * title and body alike). Every match is counted.
+ * A search's places from the rows the word index named (each holds every word where the reader
+ * may see it). A row of instants whose bucket of starts lies wholly inside the window matches
+ * as it is: only the page needs its place, so only the first of those buckets (in order, across
+ * calendars) until the page is full are looked up; the rest, local times and rows near the
+ * window's edges, are looked up by id (SQLite: the list leads the join) and checked as the scan's
+ * statement checks them. Every match is counted.
  */
 async function namedPlaces(
   db: Db,
   queries: readonly CopyQuery[],
-  named: ReadonlyMap<string, readonly number[]>,
+  named: ReadonlyMap<string, readonly Candidate[]>,
   first: number | undefined,
 ): Promise<{ rows: CopyPlace[]; total: number }> {
-  const ids = [...named.values()].flat();
-  if (ids.length === 0) return { rows: [], total: 0 };
-  const search = queries[0]!.search!;
-  const titles = search.level === 'titles';
-  const columns = sql`id, calendar_id, start_ms, end_ms, floating, is_private, occurrence_id${titles ? sql`, title_text` : sql``}`;
+  const looked: number[] = [];
+  const inside = new Map<number, number[]>();
+  for (const query of queries) {
+    const { fromCeilMs, untilCeilMs } = windowMs(query.window);
+    for (const { id, bucket, local } of named.get(query.calendarId) ?? []) {
+      if (local || bucketStartMs(bucket) < fromCeilMs || bucketStartMs(bucket + 1) > untilCeilMs)
+        looked.push(id);
+      else {
+        const ids = inside.get(bucket);
+        if (ids === undefined) inside.set(bucket, [id]);
+        else ids.push(id);
+      }
+    }
+  }
+  let unlooked = 0;
+  let lookedInside = 0;
+  for (const bucket of [...inside.keys()].sort((a, b) => a - b)) {
+    const ids = inside.get(bucket)!;
+    if (first !== undefined && lookedInside >= first) unlooked += ids.length;
+    else {
+      looked.push(...ids);
+      lookedInside += ids.length;
+    }
+  }
+  if (looked.length === 0) return { rows: [], total: unlooked };
+  const columns = sql`id, calendar_id, start_ms, end_ms, floating, occurrence_id`;
   const found = await readOffLoop(
     db,
     readStatement(
       db,
       isPostgres(db)
-        ? sql<NamedRow>`select ${columns} from copy_occurrences where id = any(cast(${ids} as bigint[]))`
-        : sql<NamedRow>`select ${columns} from (select value as named_id from json_each(${JSON.stringify(ids)})) as named cross join copy_occurrences on copy_occurrences.id = named.named_id`,
+        ? sql<NamedRow>`select ${columns} from copy_occurrences where id = any(cast(${looked} as bigint[]))`
+        : sql<NamedRow>`select ${columns} from (select value as named_id from json_each(${JSON.stringify(looked)})) as named cross join copy_occurrences on copy_occurrences.id = named.named_id`,
     ),
   );
   const byCalendar = new Map(queries.map((query) => [query.calendarId, query]));
   const places: CopyPlace[] = [];
   for (const row of found) {
     const query = byCalendar.get(row.calendar_id);
-    if (query === undefined) continue;
-    if (!search.privateDetails && Number(row.is_private) !== 0) continue;
-    if (titles && !search.words.every((word) => row.title_text!.includes(word))) continue;
-    const startMs = placedInWindow(row, query);
+    const startMs = query === undefined ? undefined : placedInWindow(row, query);
     if (startMs === undefined) continue;
     places.push({
       rowId: Number(row.id),
@@ -442,7 +462,7 @@ async function namedPlaces(
     });
   }
   places.sort(inOrder);
-  return { rows: places.slice(0, first), total: places.length };
+  return { rows: places.slice(0, first), total: places.length + unlooked };
 }
 
 /** Whether a copy holds floating or all-day times near the window: a zone is needed to place them. */

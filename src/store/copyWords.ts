@@ -11,10 +11,12 @@ import type { Database } from './schema.ts';
 import { readOffLoop } from './sqliteReaders.ts';
 import {
   bucketOf,
-  decodeIds,
-  encodeIds,
+  decodePostings,
+  encodePostings,
   type IndexedRow,
-  mergeIds,
+  mergePostings,
+  type Posting,
+  postingFlags,
   rowWords,
   vocabularyText,
   wordsContaining,
@@ -26,7 +28,14 @@ type Trx = Transaction<Database>;
 const isPostgres = (db: Db) => db.getExecutor().adapter instanceof PostgresAdapter;
 
 /** The columns of copy_occurrences the index is made from. */
-export const indexedColumns = ['id', 'start_ms', 'title_text', 'body_text'] as const;
+export const indexedColumns = [
+  'id',
+  'start_ms',
+  'title_text',
+  'body_text',
+  'is_private',
+  'floating',
+] as const;
 
 /** A vocabulary grown past this (words of rows long gone stay in it) is made anew from the rows. */
 const vocabularyLimit = 256 * 1024;
@@ -39,7 +48,7 @@ export async function indexRows(
   removed: readonly IndexedRow[],
 ): Promise<void> {
   if (added.length === 0 && removed.length === 0) return;
-  const changes = new Map<string, { word: string; bucket: number; added: number[]; removed: Set<number> }>();
+  const changes = new Map<string, { word: string; bucket: number; added: Posting[]; removed: Set<number> }>();
   const change = (word: string, bucket: number) => {
     const key = `${bucket} ${word}`;
     let found = changes.get(key);
@@ -52,12 +61,12 @@ export async function indexRows(
   const newWords = new Set<string>();
   for (const row of removed) {
     const bucket = bucketOf(Number(row.start_ms));
-    for (const word of rowWords(row)) change(word, bucket).removed.add(Number(row.id));
+    for (const word of rowWords(row).keys()) change(word, bucket).removed.add(Number(row.id));
   }
   for (const row of added) {
     const bucket = bucketOf(Number(row.start_ms));
-    for (const word of rowWords(row)) {
-      change(word, bucket).added.push(Number(row.id));
+    for (const [word, flags] of rowWords(row)) {
+      change(word, bucket).added.push({ id: Number(row.id), flags });
       newWords.add(word);
     }
   }
@@ -82,10 +91,10 @@ export async function indexRows(
   }
   const written: { calendar_id: string; word: string; bucket: number; ids: Uint8Array }[] = [];
   const emptied = new Map<number, string[]>();
-  for (const [key, { word, bucket, added: ids, removed: gone }] of changes) {
+  for (const [key, { word, bucket, added: postings, removed: gone }] of changes) {
     const before = held.get(key);
-    const after = mergeIds(before === undefined ? [] : decodeIds(before), ids, gone);
-    if (after.length > 0) written.push({ calendar_id: calendarId, word, bucket, ids: encodeIds(after) });
+    const after = mergePostings(before === undefined ? [] : decodePostings(before), postings, gone);
+    if (after.length > 0) written.push({ calendar_id: calendarId, word, bucket, ids: encodePostings(after) });
     else if (before !== undefined) emptied.set(bucket, [...(emptied.get(bucket) ?? []), word]);
   }
   for (let i = 0; i < written.length; i += 200) {
@@ -178,20 +187,35 @@ export interface WordQuery {
   untilMs: number;
 }
 
+/** What the reader may see matched: the title alone, private events' text. */
+export interface WordReader {
+  titlesOnly: boolean;
+  privateDetails: boolean;
+}
+
+/** A row the index names as holding every word where the reader may see it: its bucket of starts, whether its times are local. */
+export interface Candidate {
+  id: number;
+  bucket: number;
+  local: boolean;
+}
+
 /** Past this many words containing one query word, the index is not worth reading. */
 const wordsPerQueryWord = 64;
-/** Past this many rows named, checking each costs more than a scan of the window. */
-const mostCandidates = 4_000;
+/** Past this many rows named, checking them costs more than a scan of the window. */
+const mostCandidates = 20_000;
 
 /**
- * The rows of each copy that may hold every word (ascending ids), from the index; undefined when
- * a copy has no index yet or the words are too common for the index to pay (then the read scans).
+ * The rows of each copy that hold every word in text the reader may see, from the index;
+ * undefined when a copy has no index yet or the words are too common for the index to pay (then
+ * the read scans).
  */
 export async function wordCandidates(
   db: Db,
   queries: readonly WordQuery[],
   words: readonly string[],
-): Promise<Map<string, number[]> | undefined> {
+  reader: WordReader,
+): Promise<Map<string, Candidate[]> | undefined> {
   if (queries.length === 0 || words.length === 0) return undefined;
   const copies = await readOffLoop(
     db,
@@ -223,7 +247,7 @@ export async function wordCandidates(
     // A word found in none of its words: nothing of this copy can match.
     if (found.every((list) => list.length > 0)) lookups.push({ query, found });
   }
-  const candidates = new Map<string, number[]>(queries.map((q) => [q.calendarId, []]));
+  const candidates = new Map<string, Candidate[]>(queries.map((q) => [q.calendarId, []]));
   if (lookups.length === 0) return candidates;
   const postgres = isPostgres(db);
   const list = (values: readonly string[]): RawBuilder<unknown> =>
@@ -234,40 +258,52 @@ export async function wordCandidates(
     const from = numberParameter(bucketOf(query.fromMs));
     const until = numberParameter(bucketOf(query.untilMs));
     const names = [...new Set(found.flat())];
-    return sql`select calendar_id, word, ids from copy_words where calendar_id = ${query.calendarId} and word ${postgres ? sql`=` : sql`in`} ${list(names)} and bucket >= ${from} and bucket <= ${until}`;
+    return sql`select calendar_id, word, bucket, ids from copy_words where calendar_id = ${query.calendarId} and word ${postgres ? sql`=` : sql`in`} ${list(names)} and bucket >= ${from} and bucket <= ${until}`;
   });
   const rows = await readOffLoop(
     db,
     readStatement(
       db,
-      sql<{ calendar_id: string; word: string; ids: Uint8Array }>`${sql.join(selects, sql` union all `)}`,
+      sql<{
+        calendar_id: string;
+        word: string;
+        bucket: number | string;
+        ids: Uint8Array;
+      }>`${sql.join(selects, sql` union all `)}`,
     ),
   );
-  const listed = new Map<string, Map<string, number[]>>();
+  // What the reader may not see matched is never listed for it.
+  const hidden = reader.privateDetails ? 0 : postingFlags.private;
+  const listed = new Map<string, Map<string, Candidate[]>>();
   for (const row of rows) {
-    const byWord = listed.get(row.calendar_id) ?? new Map<string, number[]>();
+    const byWord = listed.get(row.calendar_id) ?? new Map<string, Candidate[]>();
     listed.set(row.calendar_id, byWord);
-    const ids = decodeIds(row.ids);
-    const held = byWord.get(row.word);
-    if (held === undefined) byWord.set(row.word, ids);
-    else for (const id of ids) held.push(id);
+    const bucket = Number(row.bucket);
+    const held = byWord.get(row.word) ?? [];
+    byWord.set(row.word, held);
+    for (const { id, flags } of decodePostings(row.ids)) {
+      if (flags & hidden) continue;
+      if (reader.titlesOnly && !(flags & postingFlags.title)) continue;
+      held.push({ id, bucket, local: (flags & postingFlags.local) !== 0 });
+    }
   }
   let total = 0;
   for (const { query, found } of lookups) {
     const byWord = listed.get(query.calendarId);
     if (byWord === undefined) continue;
-    let kept: Set<number> | undefined;
+    let kept: Map<number, Candidate> | undefined;
     for (const containing of found) {
-      const these = new Set<number>();
+      const these = new Map<number, Candidate>();
       for (const name of containing)
-        for (const id of byWord.get(name) ?? []) if (kept === undefined || kept.has(id)) these.add(id);
+        for (const candidate of byWord.get(name) ?? [])
+          if (kept === undefined || kept.has(candidate.id)) these.set(candidate.id, candidate);
       kept = these;
       if (kept.size === 0) break;
     }
-    const ids = [...(kept ?? [])].sort((a, b) => a - b);
-    total += ids.length;
+    const named = [...(kept?.values() ?? [])];
+    total += named.length;
     if (total > mostCandidates) return undefined;
-    candidates.set(query.calendarId, ids);
+    candidates.set(query.calendarId, named);
   }
   return candidates;
 }

@@ -8,6 +8,9 @@
 /** A posting list covers 2^28 ms (~3.1 days) of starts: a month's window reads about ten per word. */
 const bucketMs = 2 ** 28;
 
+/** The first start (epoch ms, as stored) of a bucket. */
+export const bucketStartMs = (bucket: number): number => bucket * bucketMs;
+
 /** The stretch of starts (as stored: local times read as UTC) that `startMs` falls in. */
 export const bucketOf = (startMs: number): number => Math.floor(startMs / bucketMs);
 
@@ -17,68 +20,87 @@ export interface IndexedRow {
   start_ms: number;
   title_text: string;
   body_text: string;
+  is_private: number;
+  floating: number;
 }
 
-/** The distinct words of a copied row: its folded title split, and the body's words (one per line). */
-export function rowWords(row: Pick<IndexedRow, 'title_text' | 'body_text'>): Set<string> {
-  const words = new Set<string>();
+/**
+ * What a posting says beside its row's id, so that a search decides without the row: the word is
+ * in the title (a titles-level reader sees no more), the row is private or secret (its text shows
+ * only with private details), its times are local (placed by the reader's zone).
+ */
+export const postingFlags = { title: 1, private: 2, local: 4 } as const;
+
+/** One row listed under a word. */
+export interface Posting {
+  id: number;
+  flags: number;
+}
+
+/** The distinct words of a copied row, each with its posting's flags: the folded title split, and the body's words (one per line). */
+export function rowWords(row: Omit<IndexedRow, 'id' | 'start_ms'>): Map<string, number> {
+  const common =
+    (Number(row.is_private) !== 0 ? postingFlags.private : 0) |
+    (Number(row.floating) !== 0 ? postingFlags.local : 0);
+  const words = new Map<string, number>();
+  for (const word of row.body_text.split('\n')) if (word !== '') words.set(word, common);
   // Split as stored (already folded): a query word lies within one of these exactly when it lies within the text.
-  for (const word of row.title_text.split(/\p{White_Space}+/u)) if (word !== '') words.add(word);
-  for (const word of row.body_text.split('\n')) if (word !== '') words.add(word);
+  for (const word of row.title_text.split(/\p{White_Space}+/u))
+    if (word !== '') words.set(word, common | postingFlags.title);
   return words;
 }
 
-/** Ascending row ids as bytes: each the gap from the one before, 7 bits a byte. */
-export function encodeIds(ids: readonly number[]): Uint8Array {
+/** Postings in ascending order of id as bytes: each the gap from the one before times 8 plus its flags, 7 bits a byte. */
+export function encodePostings(postings: readonly Posting[]): Uint8Array {
   const out: number[] = [];
   let last = 0;
-  for (const id of ids) {
-    let gap = id - last;
+  for (const { id, flags } of postings) {
+    let value = (id - last) * 8 + flags;
     last = id;
-    while (gap >= 0x80) {
-      out.push((gap % 0x80) | 0x80);
-      gap = Math.floor(gap / 0x80);
+    while (value >= 0x80) {
+      out.push((value % 0x80) | 0x80);
+      value = Math.floor(value / 0x80);
     }
-    out.push(gap);
+    out.push(value);
   }
   return Uint8Array.from(out);
 }
 
 export class PostingsCorrupt extends Error {}
 
-/** The ids `encodeIds` wrote. */
-export function decodeIds(bytes: Uint8Array): number[] {
-  const ids: number[] = [];
+/** The postings `encodePostings` wrote. */
+export function decodePostings(bytes: Uint8Array): Posting[] {
+  const postings: Posting[] = [];
   let last = 0;
-  let gap = 0;
+  let value = 0;
   let scale = 1;
   for (const byte of bytes) {
-    gap += (byte & 0x7f) * scale;
+    value += (byte & 0x7f) * scale;
     if (byte & 0x80) {
       scale *= 0x80;
       if (scale > 2 ** 49) throw new PostingsCorrupt('a posting gap too long');
       continue;
     }
-    last += gap;
+    last += Math.floor(value / 8);
     if (last > Number.MAX_SAFE_INTEGER) throw new PostingsCorrupt('a posting past any row id');
-    ids.push(last);
-    gap = 0;
+    postings.push({ id: last, flags: value % 8 });
+    value = 0;
     scale = 1;
   }
   if (scale !== 1) throw new PostingsCorrupt('a posting list cut short');
-  return ids;
+  return postings;
 }
 
-/** `held` with `added` in and `removed` out, ascending and distinct. */
-export function mergeIds(
-  held: readonly number[],
-  added: readonly number[],
+/** `held` with `added` in (replacing the same id's) and `removed` out, in ascending order of id. */
+export function mergePostings(
+  held: readonly Posting[],
+  added: readonly Posting[],
   removed: ReadonlySet<number>,
-): number[] {
-  const ids = new Set<number>();
-  for (const id of held) if (!removed.has(id)) ids.add(id);
-  for (const id of added) ids.add(id);
-  return [...ids].sort((a, b) => a - b);
+): Posting[] {
+  const byId = new Map<number, number>();
+  for (const { id, flags } of held) if (!removed.has(id)) byId.set(id, flags);
+  for (const { id, flags } of added) byId.set(id, flags);
+  return [...byId].sort((a, b) => a[0] - b[0]).map(([id, flags]) => ({ id, flags }));
 }
 
 /** A vocabulary as kept: its words one per line, between newlines. */

@@ -12,13 +12,14 @@ import type { Kysely } from 'kysely';
 import { createEventIds } from '../../src/calendars/eventIds.ts';
 import type { ProviderOccurrence } from '../../src/domain/providerFacts.ts';
 import { foldText } from '../../src/domain/search.ts';
+import { localOffsets } from '../../src/domain/time/localOffsets.ts';
 import { type AppliedBatch, applyBatch } from '../../src/store/copyBatches.ts';
 import { reconcileCopies } from '../../src/store/copyMembership.ts';
 import { copyPage } from '../../src/store/copyReads.ts';
 import { rebuildWords } from '../../src/store/copyWords.ts';
 import type { DatabaseHandle } from '../../src/store/database.ts';
 import { type Database, flag } from '../../src/store/schema.ts';
-import { decodeIds } from '../../src/store/wordPostings.ts';
+import { decodePostings } from '../../src/store/wordPostings.ts';
 import { enginesUnderTest } from '../helpers/databases.ts';
 import { occurrence } from '../helpers/memoryCalendars.ts';
 import { seedCalendars, seedReadGrant, seedUser, seedWorkspace } from '../helpers/seed.ts';
@@ -31,7 +32,8 @@ function random(seed: number) {
   let state = seed;
   return (n: number) => {
     state = (state * 1_103_515_245 + 12_345) % 2 ** 31;
-    return state % n;
+    // The high bits: an LCG's low bits repeat with a short period.
+    return Math.floor(state / 2 ** 15) % n;
   };
 }
 
@@ -84,6 +86,7 @@ for (const engine of await enginesUnderTest()) {
           providerEventId: key,
           start: `2026-03-${day}T${String(8 + i).padStart(2, '0')}:00:00`,
           timeZone: pick(4) === 0 ? undefined : 'Europe/Berlin',
+          privacy: pick(5) === 0 ? 'private' : 'public',
           title: `${words[pick(words.length)]} ${words[pick(words.length)]}`,
           description: `Notes: ${words[pick(words.length)]}`,
         });
@@ -99,7 +102,12 @@ for (const engine of await enginesUnderTest()) {
           .where('calendar_id', '=', calendarId)
           .execute()
       )
-        .map((row) => `${row.word} ${row.bucket} ${decodeIds(row.ids).join(',')}`)
+        .map(
+          (row) =>
+            `${row.word} ${row.bucket} ${decodePostings(row.ids)
+              .map((p) => `${p.id}:${p.flags}`)
+              .join(',')}`,
+        )
         .sort();
 
     const vocabulary = async () =>
@@ -131,29 +139,60 @@ for (const engine of await enginesUnderTest()) {
       return made;
     };
 
-    /** A search of March by the index and by the scan (a word of the busy placeholder has none), as ids and count. */
-    const search = async (word: string) => {
-      const query = {
-        calendarId,
-        window: {
-          startNs: Temporal.Instant.from('2026-03-01T00:00:00Z').epochNanoseconds,
-          endNs: Temporal.Instant.from('2026-04-01T00:00:00Z').epochNanoseconds,
-        },
-        longestMs: 3_600_000,
-        offsets: [],
-      };
-      const read = async (words: string[]) => {
-        const { rows, total } = await copyPage(handle.db, [
-          { ...query, search: { words, level: 'full', privateDetails: true } },
-        ]);
-        return { ids: rows.map((row) => row.occurrenceId), total };
-      };
-      return { indexed: await read([word]), scanned: await read([word, 'b']) };
+    const markIndexed = (indexed: boolean) =>
+      handle.db
+        .updateTable('calendar_copies')
+        .set({ words_indexed: engine.name === 'postgres' ? indexed : Number(indexed) })
+        .where('calendar_id', '=', calendarId)
+        .execute();
+
+    /**
+     * A search by the index and by the scan (the copy marked as having none), as ids and count:
+     * over March and over two days inside it, at full and titles level, with and without private
+     * details, a whole count and pages of 3.
+     */
+    const searches = async (words: string[]) => {
+      const windows = [
+        ['2026-03-01T00:00:00Z', '2026-04-01T00:00:00Z'],
+        ['2026-03-10T06:30:00Z', '2026-03-12T07:00:00Z'],
+      ];
+      const reads = windows.flatMap(([start, end]) =>
+        (['full', 'titles'] as const).flatMap((level) =>
+          [true, false].flatMap((privateDetails) =>
+            [undefined, 3].map((first) => ({
+              query: {
+                calendarId,
+                window: {
+                  startNs: Temporal.Instant.from(start!).epochNanoseconds,
+                  endNs: Temporal.Instant.from(end!).epochNanoseconds,
+                },
+                longestMs: 3_600_000,
+                offsets: localOffsets('Europe/Berlin', { startMs: 1.77e12, endMs: 1.78e12 }),
+                search: { words, level, privateDetails },
+              },
+              first,
+            })),
+          ),
+        ),
+      );
+      const answers = async () =>
+        Promise.all(
+          reads.map(async ({ query, first }) => {
+            const { rows, total } = await copyPage(handle.db, [query], first);
+            return { ids: rows.map((row) => row.occurrenceId), total };
+          }),
+        );
+      const indexed = await answers();
+      await markIndexed(false);
+      const scanned = await answers();
+      await markIndexed(true);
+      return { indexed, scanned };
     };
 
     it('lists exactly what the rows hold after any run of syncs, and searches as the scan does', async () => {
       const pick = random(7);
       const held = new Set<string>();
+      let matched = 0;
       for (let round = 0; round < 12; round++) {
         const kind = round < 4 ? round : pick(4);
         if (kind === 0) {
@@ -165,14 +204,16 @@ for (const engine of await enginesUnderTest()) {
           for (const u of upserts) held.add(u.key);
         } else if (kind === 1) {
           // An incremental sync: a few changed, a few removed.
-          const upserts = Array.from({ length: 3 }, () => item(`item-${pick(40)}-${pick(3)}`, pick));
+          const keys = new Set(Array.from({ length: 3 }, () => `item-${pick(40)}-${pick(3)}`));
+          const upserts = [...keys].map((key) => item(key, pick));
           const removals = [...held].filter(() => pick(5) === 0);
           await batch({ upserts, removals });
           for (const key of removals) held.delete(key);
           for (const u of upserts) held.add(u.key);
         } else if (kind === 2) {
           // A full sync of three batches: two staged, the last swapping them in.
-          const upserts = Array.from({ length: 18 }, (_, i) => item(`item-${pick(40)}-${i % 3}`, pick));
+          const keys = new Set(Array.from({ length: 18 }, (_, i) => `item-${pick(40)}-${i % 3}`));
+          const upserts = [...keys].map((key) => item(key, pick));
           const first = await batch({
             full: true,
             upserts: upserts.slice(0, 6),
@@ -193,24 +234,26 @@ for (const engine of await enginesUnderTest()) {
         // The vocabulary keeps every listed word (and may keep words whose rows are gone).
         const known = await vocabulary();
         for (const line of index) assert.ok(known.has(line.split(' ')[0]!), line);
-        for (const word of [...words.map(foldText), 'get', 'notes:']) {
-          const { indexed, scanned } = await search(word);
-          assert.deepEqual(indexed, scanned, `round ${round}: ${word}`);
+        for (const query of [
+          ...words.map((word) => [foldText(word)]),
+          ['get'],
+          ['notes:', 'review'],
+          ['zzz'],
+        ]) {
+          const { indexed, scanned } = await searches(query);
+          assert.deepEqual(indexed, scanned, `round ${round}: ${query.join(' ')}`);
         }
+        matched += (await searches(['review'])).indexed[0]!.total;
       }
       assert.ok((await listed()).length > 0);
+      assert.ok(matched > 0);
     });
 
     it('searches a copy made before the index row by row, and indexes it at its next sync', async () => {
+      const before = (await searches(['budget'])).scanned;
       await handle.db.deleteFrom('copy_words').where('calendar_id', '=', calendarId).execute();
-      await handle.db
-        .updateTable('calendar_copies')
-        .set({ words_indexed: engine.name === 'postgres' ? false : 0 })
-        .where('calendar_id', '=', calendarId)
-        .execute();
-      const before = await search('budget');
-      assert.ok(before.indexed.total > 0);
-      assert.deepEqual(before.indexed, before.scanned);
+      await markIndexed(false);
+      assert.ok(before[0]!.total > 0);
       // A sync that changes nothing still makes the index at its end.
       await batch({});
       const copy = await handle.db
@@ -221,7 +264,7 @@ for (const engine of await enginesUnderTest()) {
       assert.equal(flag(copy.words_indexed), true);
       assert.deepEqual(await listed(), await rebuilt());
       assert.ok((await listed()).length > 0);
-      assert.deepEqual((await search('budget')).indexed, before.indexed);
+      assert.deepEqual((await searches(['budget'])).indexed, before);
     });
 
     it('keeps none of the words of a copy purged for showing less', async () => {

@@ -9,10 +9,11 @@ import fc from 'fast-check';
 import { distinctWords, foldText } from '../../src/domain/search.ts';
 import {
   bucketOf,
-  decodeIds,
-  encodeIds,
-  mergeIds,
+  decodePostings,
+  encodePostings,
+  mergePostings,
   PostingsCorrupt,
+  postingFlags,
   rowWords,
   vocabularyText,
   wordsContaining,
@@ -21,25 +22,33 @@ import {
 const seed = 24;
 
 describe('word postings', () => {
-  it('reads back any ascending list of ids, small or as large as a bigserial gets', () => {
+  it('reads back any ascending list of postings, ids as large as a bigserial gets in 2^49 rows', () => {
     fc.assert(
-      fc.property(fc.uniqueArray(fc.maxSafeNat(), { maxLength: 200 }), (raw) => {
-        const ids = [...raw].sort((a, b) => a - b);
-        assert.deepEqual(decodeIds(encodeIds(ids)), ids);
-      }),
+      fc.property(
+        fc.uniqueArray(fc.integer({ min: 1, max: 2 ** 49 }), { maxLength: 200 }),
+        fc.array(fc.integer({ min: 0, max: 7 }), { minLength: 200, maxLength: 200 }),
+        (raw, flags) => {
+          const postings = [...raw].sort((a, b) => a - b).map((id, i) => ({ id, flags: flags[i]! }));
+          assert.deepEqual(decodePostings(encodePostings(postings)), postings);
+        },
+      ),
       { seed, numRuns: 500 },
     );
-    // Close ids take a byte each.
-    assert.equal(encodeIds([1000, 1001, 1005, 1100]).length, 2 + 1 + 1 + 1);
+    // Close ids take a byte each, flags and all.
+    const close = [1000, 1001, 1005, 1010].map((id) => ({ id, flags: postingFlags.title }));
+    assert.equal(encodePostings(close).length, 2 + 1 + 1 + 1);
   });
 
   it('refuses a list cut short or a gap past any id, never loops', () => {
-    assert.throws(() => decodeIds(Uint8Array.from([0x85])), PostingsCorrupt);
-    assert.throws(() => decodeIds(new Uint8Array(10).fill(0xff)), PostingsCorrupt);
+    assert.throws(() => decodePostings(Uint8Array.from([0x85])), PostingsCorrupt);
+    assert.throws(() => decodePostings(new Uint8Array(10).fill(0xff)), PostingsCorrupt);
     fc.assert(
       fc.property(fc.uint8Array({ maxLength: 64 }), (bytes) => {
         try {
-          for (const id of decodeIds(bytes)) assert.ok(Number.isSafeInteger(id));
+          for (const { id, flags } of decodePostings(bytes)) {
+            assert.ok(Number.isSafeInteger(id));
+            assert.ok(flags >= 0 && flags < 8);
+          }
         } catch (error) {
           assert.ok(error instanceof PostingsCorrupt);
         }
@@ -48,9 +57,15 @@ describe('word postings', () => {
     );
   });
 
-  it('merges additions and removals into one ascending list without repeats', () => {
-    assert.deepEqual(mergeIds([1, 4, 9], [7, 4, 2], new Set([9, 3])), [1, 2, 4, 7]);
-    assert.deepEqual(mergeIds([5], [], new Set([5])), []);
+  it('merges additions and removals into one ascending list, an added posting replacing its id', () => {
+    const p = (id: number, flags = 0) => ({ id, flags });
+    assert.deepEqual(mergePostings([p(1), p(4), p(9)], [p(7), p(4, 1), p(2)], new Set([9, 3])), [
+      p(1),
+      p(2),
+      p(4, 1),
+      p(7),
+    ]);
+    assert.deepEqual(mergePostings([p(5)], [], new Set([5])), []);
   });
 
   it('puts a start in the bucket of its ~3 days, before 1970 too', () => {
@@ -63,28 +78,31 @@ describe('word postings', () => {
   it("lists a row's words so that a query word lies in its text exactly when it lies in one of them", () => {
     const title = foldText('Quarterly  Planning:\tBudget Review');
     const body = distinctWords('Agenda:\n1. Budget — Müller\u00a0& co.\n\nSee the notes');
-    const words = rowWords({ title_text: title, body_text: body });
-    assert.deepEqual(
-      [...words],
-      [
-        'quarterly',
-        'planning:',
-        'budget',
-        'review',
-        'agenda:',
-        '1.',
-        '—',
-        'muller',
-        '&',
-        'co.',
-        'see',
-        'the',
-        'notes',
-      ],
-    );
+    const words = rowWords({ title_text: title, body_text: body, is_private: 0, floating: 0 });
+    assert.deepEqual([...words.keys()].sort(), [
+      '&',
+      '1.',
+      'agenda:',
+      'budget',
+      'co.',
+      'muller',
+      'notes',
+      'planning:',
+      'quarterly',
+      'review',
+      'see',
+      'the',
+      '—',
+    ]);
+    // A word of the title is flagged so (also when the body has it); the row's privacy and local times on every word.
+    assert.equal(words.get('budget'), postingFlags.title);
+    assert.equal(words.get('notes'), 0);
+    const privateFloating = rowWords({ title_text: 'x', body_text: 'y', is_private: 1, floating: 2 });
+    assert.equal(privateFloating.get('x'), postingFlags.title | postingFlags.private | postingFlags.local);
+    assert.equal(privateFloating.get('y'), postingFlags.private | postingFlags.local);
     for (const query of ['budget', 'ning:', 'mull', 'co.', 'the', 'gen', 'r\u00a0&', 'budget review']) {
       const inText = title.includes(query) || body.includes(query);
-      const inWords = [...words].some((word) => word.includes(query));
+      const inWords = [...words.keys()].some((word) => word.includes(query));
       // A query word never holds white space; those that do are split before they get here.
       if (/\s/u.test(query)) assert.equal(inWords, false);
       else assert.equal(inWords, inText, query);

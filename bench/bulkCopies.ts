@@ -3,7 +3,9 @@
  * SQL (its state and every row of the copy tables, calendar id replaced), so that an organisation
  * of 50 people × 20,000 events is seeded within the bench's time. Columns and tables are read
  * from the database, so the path follows the schema: every table named copy_* (or holding
- * occurrences) with a calendar_id column.
+ * occurrences) with a calendar_id column. The copied occurrences keep their ids shifted by one
+ * offset, so the word index's lists (copy_words, naming rows by id) are copied with their first
+ * id shifted by it (store/wordPostings.ts: ids are gaps, the first from 0).
  */
 import { type Kysely, sql } from 'kysely';
 import type { Engine } from '../src/store/database.ts';
@@ -70,10 +72,70 @@ export async function copyCopies(
       await sql`update calendar_copies set (${sql.join(state)}) =
         (select ${sql.join(state)} from calendar_copies where calendar_id = ${from})
         where calendar_id = ${to}`.execute(trx);
-      for (const { table, columns } of copied)
-        await sql`insert into ${sql.id(table)} (${sql.join(columns.map((column) => sql.id(column.name)))})
-          select ${sql.join(columns.map((column) => (column.name === 'calendar_id' ? sql`${to}` : sql.id(column.name))))}
-          from ${sql.id(table)} where calendar_id = ${from}`.execute(trx);
+      const span = await sql<{ low: number | string | null; high: number | string | null }>`
+        select (select min(id) from copy_occurrences where calendar_id = ${from}) as low,
+          (select max(id) from copy_occurrences) as high`.execute(trx);
+      const offset = Number(span.rows[0]?.high ?? 0) + 1 - Number(span.rows[0]?.low ?? 0);
+      for (const { table, columns } of copied) {
+        if (table === 'copy_words') continue;
+        const names = columns.map((column) => column.name);
+        const values = columns.map((column) =>
+          column.name === 'calendar_id' ? sql`${to}` : sql.id(column.name),
+        );
+        if (table === 'copy_occurrences') {
+          names.push('id');
+          values.push(sql`id + ${offset}`);
+        }
+        await sql`insert into ${sql.id(table)} (${sql.join(names.map((name) => sql.id(name)))})
+          select ${sql.join(values)} from ${sql.id(table)} where calendar_id = ${from}`.execute(trx);
+      }
+      const lists = await trx
+        .selectFrom('copy_words')
+        .select(['word', 'bucket', 'ids'])
+        .where('calendar_id', '=', from)
+        .execute();
+      for (let i = 0; i < lists.length; i += 1000)
+        await trx
+          .insertInto('copy_words')
+          .values(
+            lists
+              .slice(i, i + 1000)
+              .map((list) => ({
+                calendar_id: to,
+                word: list.word,
+                bucket: list.bucket,
+                ids: shifted(list.ids, offset),
+              })),
+          )
+          .execute();
     }
+    // PostgreSQL's sequence must pass the ids given (SQLite takes the highest plus one itself).
+    if (engine === 'postgres')
+      await sql`select setval(pg_get_serial_sequence('copy_occurrences', 'id'), (select max(id) from copy_occurrences))`.execute(
+        trx,
+      );
   });
+}
+
+/** A word list's bytes with every id shifted by `offset`: only its first gap (from 0) changes. */
+function shifted(bytes: Uint8Array, offset: number): Uint8Array {
+  let value = 0;
+  let scale = 1;
+  let end = 0;
+  for (; end < bytes.length; end++) {
+    value += (bytes[end]! & 0x7f) * scale;
+    scale *= 0x80;
+    if ((bytes[end]! & 0x80) === 0) break;
+  }
+  const head: number[] = [];
+  let moved = value + offset * 8;
+  while (moved >= 0x80) {
+    head.push((moved % 0x80) | 0x80);
+    moved = Math.floor(moved / 0x80);
+  }
+  head.push(moved);
+  const out = new Uint8Array(head.length + bytes.length - end - 1);
+  out.set(head);
+  out.set(bytes.subarray(end + 1), head.length);
+  return out;
 }

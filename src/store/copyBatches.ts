@@ -156,9 +156,19 @@ export async function applyBatch(db: Db, batch: AppliedBatch): Promise<WrittenBa
     for (const row of written) longest = Math.max(longest, row.end_ms - row.start_ms);
     const added: IndexedRow[] = [];
     for (let i = 0; i < written.length; i += 100) {
-      const insert = trx.insertInto('copy_occurrences').values(written.slice(i, i + 100));
-      if (indexed) added.push(...(await insert.returning(indexedColumns).execute()));
-      else await insert.execute();
+      const chunk = written.slice(i, i + 100);
+      const insert = trx.insertInto('copy_occurrences').values(chunk);
+      if (!indexed) {
+        await insert.execute();
+        continue;
+      }
+      // The ids, matched to the rows by occurrence id, whose texts are here already; should two
+      // rows share one, the rows as written come back whole.
+      const byOccurrence = new Map(chunk.map((row) => [row.occurrence_id, row]));
+      if (byOccurrence.size < chunk.length) added.push(...(await insert.returning(indexedColumns).execute()));
+      else
+        for (const { id, occurrence_id } of await insert.returning(['id', 'occurrence_id']).execute())
+          added.push({ ...byOccurrence.get(occurrence_id)!, id });
     }
     if (indexed) await indexRows(trx, batch.calendarId, added, removed);
     const changedSkipped = changed.filter((item) => item.skipped !== null).length;

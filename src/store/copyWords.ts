@@ -12,10 +12,10 @@ import { readOffLoop } from './sqliteReaders.ts';
 import {
   bucketOf,
   decodePostings,
+  encodeColumns,
   encodePostings,
   type IndexedRow,
   mergePostings,
-  type Posting,
   postingFlags,
   rowWords,
   vocabularyText,
@@ -48,54 +48,81 @@ export async function indexRows(
   removed: readonly IndexedRow[],
 ): Promise<void> {
   if (added.length === 0 && removed.length === 0) return;
-  const changes = new Map<string, { word: string; bucket: number; added: Posting[]; removed: Set<number> }>();
+  // Per bucket and word: the postings added (ids ascending as rows come, flags beside) and the ids removed.
+  const changes = new Map<number, Map<string, { ids: number[]; flags: number[]; removed?: Set<number> }>>();
   const change = (word: string, bucket: number) => {
-    const key = `${bucket} ${word}`;
-    let found = changes.get(key);
+    let words = changes.get(bucket);
+    if (words === undefined) {
+      words = new Map();
+      changes.set(bucket, words);
+    }
+    let found = words.get(word);
     if (found === undefined) {
-      found = { word, bucket, added: [], removed: new Set() };
-      changes.set(key, found);
+      found = { ids: [], flags: [] };
+      words.set(word, found);
     }
     return found;
   };
   const newWords = new Set<string>();
   for (const row of removed) {
     const bucket = bucketOf(Number(row.start_ms));
-    for (const word of rowWords(row).keys()) change(word, bucket).removed.add(Number(row.id));
+    for (const word of rowWords(row).keys()) {
+      const found = change(word, bucket);
+      found.removed ??= new Set();
+      found.removed.add(Number(row.id));
+    }
   }
   for (const row of added) {
     const bucket = bucketOf(Number(row.start_ms));
+    const id = Number(row.id);
     for (const [word, flags] of rowWords(row)) {
-      change(word, bucket).added.push({ id: Number(row.id), flags });
+      const found = change(word, bucket);
+      found.ids.push(id);
+      found.flags.push(flags);
       newWords.add(word);
     }
   }
-  const byBucket = new Map<number, string[]>();
-  for (const { word, bucket } of changes.values()) {
-    const words = byBucket.get(bucket);
-    if (words === undefined) byBucket.set(bucket, [word]);
-    else words.push(word);
-  }
-  const held = new Map<string, Uint8Array>();
-  for (const [bucket, words] of byBucket) {
-    for (let i = 0; i < words.length; i += 500) {
+  const written: { calendar_id: string; word: string; bucket: number; ids: Uint8Array }[] = [];
+  const emptied = new Map<number, string[]>();
+  // A copy whose index is empty (a first sync) has no list to merge with: none is read.
+  const empty =
+    (
+      await trx
+        .selectFrom('copy_words')
+        .select('bucket')
+        .where('calendar_id', '=', calendarId)
+        .limit(1)
+        .execute()
+    ).length === 0;
+  for (const [bucket, words] of changes) {
+    const names = [...words.keys()];
+    const held = new Map<string, Uint8Array>();
+    for (let i = 0; !empty && i < names.length; i += 500) {
       const rows = await trx
         .selectFrom('copy_words')
         .select(['word', 'ids'])
         .where('calendar_id', '=', calendarId)
         .where('bucket', '=', bucket)
-        .where('word', 'in', words.slice(i, i + 500))
+        .where('word', 'in', names.slice(i, i + 500))
         .execute();
-      for (const row of rows) held.set(`${bucket} ${row.word}`, row.ids);
+      for (const row of rows) held.set(row.word, row.ids);
     }
-  }
-  const written: { calendar_id: string; word: string; bucket: number; ids: Uint8Array }[] = [];
-  const emptied = new Map<number, string[]>();
-  for (const [key, { word, bucket, added: postings, removed: gone }] of changes) {
-    const before = held.get(key);
-    const after = mergePostings(before === undefined ? [] : decodePostings(before), postings, gone);
-    if (after.length > 0) written.push({ calendar_id: calendarId, word, bucket, ids: encodePostings(after) });
-    else if (before !== undefined) emptied.set(bucket, [...(emptied.get(bucket) ?? []), word]);
+    for (const [word, { ids, flags, removed: gone }] of words) {
+      const before = held.get(word);
+      let bytes: Uint8Array | undefined;
+      if (before === undefined && gone === undefined && ascending(ids)) bytes = encodeColumns(ids, flags);
+      else {
+        const fresh = ids.map((id, k) => ({ id, flags: flags[k]! }));
+        const after = mergePostings(
+          before === undefined ? [] : decodePostings(before),
+          fresh,
+          gone ?? new Set(),
+        );
+        if (after.length > 0) bytes = encodePostings(after);
+      }
+      if (bytes !== undefined) written.push({ calendar_id: calendarId, word, bucket, ids: bytes });
+      else if (before !== undefined) emptied.set(bucket, [...(emptied.get(bucket) ?? []), word]);
+    }
   }
   for (let i = 0; i < written.length; i += 200) {
     await trx
@@ -120,6 +147,8 @@ export async function indexRows(
   }
   if (newWords.size > 0) await growVocabulary(trx, calendarId, newWords);
 }
+
+const ascending = (ids: readonly number[]) => ids.every((id, k) => k === 0 || ids[k - 1]! < id);
 
 /** The copy's vocabulary with `words` it lacks added (words whose rows are gone stay until it is made anew). */
 async function growVocabulary(trx: Trx, calendarId: string, words: Set<string>): Promise<void> {

@@ -51,11 +51,19 @@ export function rowWords(row: Omit<IndexedRow, 'id' | 'start_ms'>): Map<string, 
 }
 
 /** Postings in ascending order of id as bytes: each the gap from the one before times 8 plus its flags, 7 bits a byte. */
-export function encodePostings(postings: readonly Posting[]): Uint8Array {
+export const encodePostings = (postings: readonly Posting[]): Uint8Array =>
+  encodeColumns(
+    postings.map((p) => p.id),
+    postings.map((p) => p.flags),
+  );
+
+/** `encodePostings` of ids (ascending) and their flags side by side: a first sync's lists, made without an object per posting. */
+export function encodeColumns(ids: readonly number[], flags: readonly number[]): Uint8Array {
   const out: number[] = [];
   let last = 0;
-  for (const { id, flags } of postings) {
-    let value = (id - last) * 8 + flags;
+  for (let k = 0; k < ids.length; k++) {
+    const id = ids[k]!;
+    let value = (id - last) * 8 + flags[k]!;
     last = id;
     while (value >= 0x80) {
       out.push((value % 0x80) | 0x80);

@@ -12,9 +12,9 @@ import { readOffLoop } from './sqliteReaders.ts';
 import {
   bucketOf,
   decodePostings,
-  encodeColumns,
   encodePostings,
   type IndexedRow,
+  inOrder,
   mergePostings,
   postingFlags,
   rowWords,
@@ -82,7 +82,7 @@ export async function indexRows(
       newWords.add(word);
     }
   }
-  const written: { calendar_id: string; word: string; bucket: number; ids: Uint8Array }[] = [];
+  const written: { word: string; bucket: number; ids: Uint8Array }[] = [];
   const emptied = new Map<number, string[]>();
   // A copy whose index is empty (a first sync) has no list to merge with: none is read.
   const empty =
@@ -109,32 +109,20 @@ export async function indexRows(
     }
     for (const [word, { ids, flags, removed: gone }] of words) {
       const before = held.get(word);
-      let bytes: Uint8Array | undefined;
-      if (before === undefined && gone === undefined && ascending(ids)) bytes = encodeColumns(ids, flags);
-      else {
-        const fresh = ids.map((id, k) => ({ id, flags: flags[k]! }));
-        const after = mergePostings(
-          before === undefined ? [] : decodePostings(before),
-          fresh,
-          gone ?? new Set(),
-        );
-        if (after.length > 0) bytes = encodePostings(after);
-      }
-      if (bytes !== undefined) written.push({ calendar_id: calendarId, word, bucket, ids: bytes });
+      // A list of new rows alone (a first sync's) needs no merge, only their order.
+      const after =
+        before === undefined && gone === undefined
+          ? inOrder({ ids, flags })
+          : mergePostings(
+              before === undefined ? { ids: [], flags: [] } : decodePostings(before),
+              { ids, flags },
+              gone ?? new Set(),
+            );
+      if (after.ids.length > 0) written.push({ word, bucket, ids: encodePostings(after) });
       else if (before !== undefined) emptied.set(bucket, [...(emptied.get(bucket) ?? []), word]);
     }
   }
-  for (let i = 0; i < written.length; i += 200) {
-    await trx
-      .insertInto('copy_words')
-      .values(written.slice(i, i + 200))
-      .onConflict((conflict) =>
-        conflict
-          .columns(['calendar_id', 'word', 'bucket'])
-          .doUpdateSet({ ids: (eb) => eb.ref('excluded.ids') }),
-      )
-      .execute();
-  }
+  await writeLists(trx, calendarId, written);
   for (const [bucket, words] of emptied) {
     for (let i = 0; i < words.length; i += 500) {
       await trx
@@ -148,7 +136,24 @@ export async function indexRows(
   if (newWords.size > 0) await growVocabulary(trx, calendarId, newWords);
 }
 
-const ascending = (ids: readonly number[]) => ids.every((id, k) => k === 0 || ids[k - 1]! < id);
+/** Lists written over those of the same word and bucket. */
+async function writeLists(
+  trx: Trx,
+  calendarId: string,
+  lists: readonly { word: string; bucket: number; ids: Uint8Array }[],
+): Promise<void> {
+  for (let i = 0; i < lists.length; i += 1000) {
+    await trx
+      .insertInto('copy_words')
+      .values(lists.slice(i, i + 1000).map((list) => ({ calendar_id: calendarId, ...list })))
+      .onConflict((conflict) =>
+        conflict
+          .columns(['calendar_id', 'word', 'bucket'])
+          .doUpdateSet({ ids: (eb) => eb.ref('excluded.ids') }),
+      )
+      .execute();
+  }
+}
 
 /** The copy's vocabulary with `words` it lacks added (words whose rows are gone stay until it is made anew). */
 async function growVocabulary(trx: Trx, calendarId: string, words: Set<string>): Promise<void> {
@@ -157,15 +162,20 @@ async function growVocabulary(trx: Trx, calendarId: string, words: Set<string>):
     .select('words')
     .where('calendar_id', '=', calendarId)
     .executeTakeFirst();
-  const known = new Set(held === undefined ? [] : held.words.split('\n'));
-  const fresh = [...words].filter((word) => !known.has(word));
+  const text = held?.words ?? '';
+  // A write's few words are looked for in the text; a sync's many against its words split once.
+  let isKnown = (word: string) => text.includes(`\n${word}\n`);
+  if (words.size > 64) {
+    const known = new Set(text.split('\n'));
+    isKnown = (word) => known.has(word);
+  }
+  const fresh = [...words].filter((word) => !isKnown(word));
   if (fresh.length === 0) return;
-  const text =
-    held === undefined || held.words === '' ? vocabularyText(fresh) : `${held.words}${fresh.join('\n')}\n`;
+  const grown = text === '' ? vocabularyText(fresh) : `${text}${fresh.join('\n')}\n`;
   await trx
     .insertInto('copy_vocabulary')
-    .values({ calendar_id: calendarId, words: text })
-    .onConflict((conflict) => conflict.column('calendar_id').doUpdateSet({ words: text }))
+    .values({ calendar_id: calendarId, words: grown })
+    .onConflict((conflict) => conflict.column('calendar_id').doUpdateSet({ words: grown }))
     .execute();
 }
 
@@ -310,10 +320,11 @@ export async function wordCandidates(
     const bucket = Number(row.bucket);
     const held = byWord.get(row.word) ?? [];
     byWord.set(row.word, held);
-    for (const { id, flags } of decodePostings(row.ids)) {
-      if (flags & hidden) continue;
-      if (reader.titlesOnly && !(flags & postingFlags.title)) continue;
-      held.push({ id, bucket, local: (flags & postingFlags.local) !== 0 });
+    const { ids, flags } = decodePostings(row.ids);
+    for (let k = 0; k < ids.length; k++) {
+      if (flags[k]! & hidden) continue;
+      if (reader.titlesOnly && !(flags[k]! & postingFlags.title)) continue;
+      held.push({ id: ids[k]!, bucket, local: (flags[k]! & postingFlags.local) !== 0 });
     }
   }
   let total = 0;

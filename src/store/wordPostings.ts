@@ -31,10 +31,10 @@ export interface IndexedRow {
  */
 export const postingFlags = { title: 1, private: 2, local: 4 } as const;
 
-/** One row listed under a word. */
-export interface Posting {
-  id: number;
-  flags: number;
+/** Rows listed under a word: their ids ascending, each one's flags beside it (no object per posting: lists are long). */
+export interface Postings {
+  ids: number[];
+  flags: number[];
 }
 
 /** The distinct words of a copied row, each with its posting's flags: the folded title split, and the body's words (one per line). */
@@ -50,15 +50,8 @@ export function rowWords(row: Omit<IndexedRow, 'id' | 'start_ms'>): Map<string, 
   return words;
 }
 
-/** Postings in ascending order of id as bytes: each the gap from the one before times 8 plus its flags, 7 bits a byte. */
-export const encodePostings = (postings: readonly Posting[]): Uint8Array =>
-  encodeColumns(
-    postings.map((p) => p.id),
-    postings.map((p) => p.flags),
-  );
-
-/** `encodePostings` of ids (ascending) and their flags side by side: a first sync's lists, made without an object per posting. */
-export function encodeColumns(ids: readonly number[], flags: readonly number[]): Uint8Array {
+/** Postings as bytes: each the gap from the id before times 8 plus its flags, 7 bits a byte. */
+export function encodePostings({ ids, flags }: Postings): Uint8Array {
   const out: number[] = [];
   let last = 0;
   for (let k = 0; k < ids.length; k++) {
@@ -77,8 +70,9 @@ export function encodeColumns(ids: readonly number[], flags: readonly number[]):
 export class PostingsCorrupt extends Error {}
 
 /** The postings `encodePostings` wrote. */
-export function decodePostings(bytes: Uint8Array): Posting[] {
-  const postings: Posting[] = [];
+export function decodePostings(bytes: Uint8Array): Postings {
+  const ids: number[] = [];
+  const flags: number[] = [];
   let last = 0;
   let value = 0;
   let scale = 1;
@@ -91,24 +85,46 @@ export function decodePostings(bytes: Uint8Array): Posting[] {
     }
     last += Math.floor(value / 8);
     if (last > Number.MAX_SAFE_INTEGER) throw new PostingsCorrupt('a posting past any row id');
-    postings.push({ id: last, flags: value % 8 });
+    ids.push(last);
+    flags.push(value % 8);
     value = 0;
     scale = 1;
   }
   if (scale !== 1) throw new PostingsCorrupt('a posting list cut short');
-  return postings;
+  return { ids, flags };
 }
 
-/** `held` with `added` in (replacing the same id's) and `removed` out, in ascending order of id. */
-export function mergePostings(
-  held: readonly Posting[],
-  added: readonly Posting[],
-  removed: ReadonlySet<number>,
-): Posting[] {
+/** Postings in ascending order of id (sorted if they are not), each id once (the last one's flags). */
+export function inOrder({ ids, flags }: Postings): Postings {
+  if (ids.every((id, k) => k === 0 || ids[k - 1]! < id)) return { ids, flags };
   const byId = new Map<number, number>();
-  for (const { id, flags } of held) if (!removed.has(id)) byId.set(id, flags);
-  for (const { id, flags } of added) byId.set(id, flags);
-  return [...byId].sort((a, b) => a[0] - b[0]).map(([id, flags]) => ({ id, flags }));
+  for (let k = 0; k < ids.length; k++) byId.set(ids[k]!, flags[k]!);
+  const sorted = [...byId.keys()].sort((a, b) => a - b);
+  return { ids: sorted, flags: sorted.map((id) => byId.get(id)!) };
+}
+
+/** `held` with `added` in (replacing the same id's) and `removed` out: one pass over both, in ascending order of id. */
+export function mergePostings(held: Postings, added: Postings, removed: ReadonlySet<number>): Postings {
+  const fresh = inOrder(added);
+  const out: Postings = { ids: [], flags: [] };
+  let a = 0;
+  let b = 0;
+  while (a < held.ids.length || b < fresh.ids.length) {
+    const heldId = a < held.ids.length ? held.ids[a]! : Number.POSITIVE_INFINITY;
+    const freshId = b < fresh.ids.length ? fresh.ids[b]! : Number.POSITIVE_INFINITY;
+    if (freshId <= heldId) {
+      out.ids.push(freshId);
+      out.flags.push(fresh.flags[b++]!);
+      if (freshId === heldId) a++;
+    } else {
+      if (!removed.has(heldId)) {
+        out.ids.push(heldId);
+        out.flags.push(held.flags[a]!);
+      }
+      a++;
+    }
+  }
+  return out;
 }
 
 /** A vocabulary as kept: its words one per line, between newlines. */

@@ -102,12 +102,7 @@ for (const engine of await enginesUnderTest()) {
           .where('calendar_id', '=', calendarId)
           .execute()
       )
-        .map(
-          (row) =>
-            `${row.word} ${row.bucket} ${decodePostings(row.ids)
-              .map((p) => `${p.id}:${p.flags}`)
-              .join(',')}`,
-        )
+        .map((row) => `${row.word} ${row.bucket} ${JSON.stringify(decodePostings(row.ids))}`)
         .sort();
 
     const vocabulary = async () =>

@@ -11,6 +11,7 @@ import {
   bucketOf,
   decodePostings,
   encodePostings,
+  inOrder,
   mergePostings,
   PostingsCorrupt,
   postingFlags,
@@ -27,15 +28,16 @@ describe('word postings', () => {
       fc.property(
         fc.uniqueArray(fc.integer({ min: 1, max: 2 ** 49 }), { maxLength: 200 }),
         fc.array(fc.integer({ min: 0, max: 7 }), { minLength: 200, maxLength: 200 }),
-        (raw, flags) => {
-          const postings = [...raw].sort((a, b) => a - b).map((id, i) => ({ id, flags: flags[i]! }));
+        (raw, allFlags) => {
+          const ids = [...raw].sort((a, b) => a - b);
+          const postings = { ids, flags: allFlags.slice(0, ids.length) };
           assert.deepEqual(decodePostings(encodePostings(postings)), postings);
         },
       ),
       { seed, numRuns: 500 },
     );
     // Close ids take a byte each, flags and all.
-    const close = [1000, 1001, 1005, 1010].map((id) => ({ id, flags: postingFlags.title }));
+    const close = { ids: [1000, 1001, 1005, 1010], flags: [1, 1, 1, 1].map(() => postingFlags.title) };
     assert.equal(encodePostings(close).length, 2 + 1 + 1 + 1);
   });
 
@@ -45,10 +47,10 @@ describe('word postings', () => {
     fc.assert(
       fc.property(fc.uint8Array({ maxLength: 64 }), (bytes) => {
         try {
-          for (const { id, flags } of decodePostings(bytes)) {
-            assert.ok(Number.isSafeInteger(id));
-            assert.ok(flags >= 0 && flags < 8);
-          }
+          const { ids, flags } = decodePostings(bytes);
+          assert.equal(ids.length, flags.length);
+          for (const id of ids) assert.ok(Number.isSafeInteger(id));
+          for (const flag of flags) assert.ok(flag >= 0 && flag < 8);
         } catch (error) {
           assert.ok(error instanceof PostingsCorrupt);
         }
@@ -57,15 +59,41 @@ describe('word postings', () => {
     );
   });
 
-  it('merges additions and removals into one ascending list, an added posting replacing its id', () => {
-    const p = (id: number, flags = 0) => ({ id, flags });
-    assert.deepEqual(mergePostings([p(1), p(4), p(9)], [p(7), p(4, 1), p(2)], new Set([9, 3])), [
-      p(1),
-      p(2),
-      p(4, 1),
-      p(7),
-    ]);
-    assert.deepEqual(mergePostings([p(5)], [], new Set([5])), []);
+  it('merges additions (in any order) and removals into one ascending list, an added posting replacing its id', () => {
+    const list = (...pairs: [number, number][]) => ({
+      ids: pairs.map(([id]) => id),
+      flags: pairs.map(([, f]) => f),
+    });
+    assert.deepEqual(
+      mergePostings(list([1, 0], [4, 0], [9, 0]), list([7, 0], [4, 1], [2, 0]), new Set([9, 3])),
+      list([1, 0], [2, 0], [4, 1], [7, 0]),
+    );
+    assert.deepEqual(mergePostings(list([5, 0]), list(), new Set([5])), list());
+    assert.deepEqual(inOrder(list([3, 1], [1, 0], [3, 2])), list([1, 0], [3, 2]));
+    // Against a plain model: any lists, any removals.
+    fc.assert(
+      fc.property(
+        fc.uniqueArray(fc.integer({ min: 1, max: 60 }), { maxLength: 30 }),
+        fc.array(fc.integer({ min: 1, max: 60 }), { maxLength: 30 }),
+        fc.uniqueArray(fc.integer({ min: 1, max: 60 }), { maxLength: 10 }),
+        (heldIds, addedIds, removedIds) => {
+          const held = list(
+            ...[...heldIds].sort((a, b) => a - b).map((id): [number, number] => [id, id % 8]),
+          );
+          const added = list(...addedIds.map((id, k): [number, number] => [id, (id + k) % 8]));
+          const model = new Map<number, number>();
+          for (const [k, id] of held.ids.entries())
+            if (!removedIds.includes(id)) model.set(id, held.flags[k]!);
+          for (const [k, id] of added.ids.entries()) model.set(id, added.flags[k]!);
+          const ids = [...model.keys()].sort((a, b) => a - b);
+          assert.deepEqual(mergePostings(held, added, new Set(removedIds)), {
+            ids,
+            flags: ids.map((id) => model.get(id)!),
+          });
+        },
+      ),
+      { seed, numRuns: 300 },
+    );
   });
 
   it('puts a start in the bucket of its ~3 days, before 1970 too', () => {

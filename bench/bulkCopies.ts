@@ -98,14 +98,12 @@ export async function copyCopies(
         await trx
           .insertInto('copy_words')
           .values(
-            lists
-              .slice(i, i + 1000)
-              .map((list) => ({
-                calendar_id: to,
-                word: list.word,
-                bucket: list.bucket,
-                ids: shifted(list.ids, offset),
-              })),
+            lists.slice(i, i + 1000).map((list) => ({
+              calendar_id: to,
+              word: list.word,
+              bucket: list.bucket,
+              ids: shifted(list.ids, offset),
+            })),
           )
           .execute();
     }

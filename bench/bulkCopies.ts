@@ -5,11 +5,12 @@
  * from the database, so the path follows the schema: every table named copy_* (or holding
  * occurrences) with a calendar_id column. The copied occurrences keep their ids shifted by one
  * offset, so the word index's lists (copy_words, naming rows by id) are copied with their first
- * id shifted by it (store/wordPostings.ts: ids are gaps, the first from 0).
+ * id shifted by it (store/wordPostings.ts#shiftPostings).
  */
 import { type Kysely, sql } from 'kysely';
 import type { Engine } from '../src/store/database.ts';
 import type { Database } from '../src/store/schema.ts';
+import { shiftPostings } from '../src/store/wordPostings.ts';
 
 interface Column {
   name: string;
@@ -102,7 +103,7 @@ export async function copyCopies(
               calendar_id: to,
               word: list.word,
               bucket: list.bucket,
-              ids: shifted(list.ids, offset),
+              ids: shiftPostings(list.ids, offset),
             })),
           )
           .execute();
@@ -113,27 +114,4 @@ export async function copyCopies(
         trx,
       );
   });
-}
-
-/** A word list's bytes with every id shifted by `offset`: only its first gap (from 0) changes. */
-function shifted(bytes: Uint8Array, offset: number): Uint8Array {
-  let value = 0;
-  let scale = 1;
-  let end = 0;
-  for (; end < bytes.length; end++) {
-    value += (bytes[end]! & 0x7f) * scale;
-    scale *= 0x80;
-    if ((bytes[end]! & 0x80) === 0) break;
-  }
-  const head: number[] = [];
-  let moved = value + offset * 8;
-  while (moved >= 0x80) {
-    head.push((moved % 0x80) | 0x80);
-    moved = Math.floor(moved / 0x80);
-  }
-  head.push(moved);
-  const out = new Uint8Array(head.length + bytes.length - end - 1);
-  out.set(head);
-  out.set(bytes.subarray(end + 1), head.length);
-  return out;
 }

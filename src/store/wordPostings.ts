@@ -94,6 +94,22 @@ export function decodePostings(bytes: Uint8Array): Postings {
   return { ids, flags };
 }
 
+/**
+ * Postings with every id moved by `offset` (rows copied whole under new ids): ids are gaps, so
+ * only the first, counted from 0, changes; the rest of the bytes stay as they are.
+ */
+export function shiftPostings(bytes: Uint8Array, offset: number): Uint8Array {
+  let end = 0;
+  while (end < bytes.length && bytes[end]! & 0x80) end++;
+  if (end >= bytes.length) return bytes;
+  const first = decodePostings(bytes.subarray(0, end + 1));
+  const head = encodePostings({ ids: [first.ids[0]! + offset], flags: first.flags });
+  const out = new Uint8Array(head.length + bytes.length - end - 1);
+  out.set(head);
+  out.set(bytes.subarray(end + 1), head.length);
+  return out;
+}
+
 /** Postings in ascending order of id (sorted if they are not), each id once (the last one's flags). */
 export function inOrder({ ids, flags }: Postings): Postings {
   if (ids.every((id, k) => k === 0 || ids[k - 1]! < id)) return { ids, flags };

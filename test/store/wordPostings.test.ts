@@ -16,6 +16,7 @@ import {
   PostingsCorrupt,
   postingFlags,
   rowWords,
+  shiftPostings,
   vocabularyText,
   wordsContaining,
 } from '../../src/store/wordPostings.ts';
@@ -89,6 +90,24 @@ describe('word postings', () => {
           assert.deepEqual(mergePostings(held, added, new Set(removedIds)), {
             ids,
             flags: ids.map((id) => model.get(id)!),
+          });
+        },
+      ),
+      { seed, numRuns: 300 },
+    );
+  });
+
+  it('moves every id of a list by an offset, flags kept, without decoding the rest', () => {
+    fc.assert(
+      fc.property(
+        fc.uniqueArray(fc.integer({ min: 1, max: 2 ** 40 }), { minLength: 1, maxLength: 50 }),
+        fc.integer({ min: 0, max: 2 ** 40 }),
+        (raw, offset) => {
+          const ids = [...raw].sort((a, b) => a - b);
+          const flags = ids.map((id) => id % 8);
+          assert.deepEqual(decodePostings(shiftPostings(encodePostings({ ids, flags }), offset)), {
+            ids: ids.map((id) => id + offset),
+            flags,
           });
         },
       ),

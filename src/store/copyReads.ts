@@ -4,7 +4,7 @@
  * whole. Each calendar's rows are ranges of the read index (calendar, kind of time, start): a
  * read's cost is its window's rows, never the horizon or the other copies.
  */
-import { type Kysely, PostgresAdapter, type RawBuilder, sql } from 'kysely';
+import { type Kysely, type RawBuilder, sql } from 'kysely';
 import type { DetailLevel } from '../domain/detailLevels.ts';
 import { compareStrings } from '../domain/occurrences.ts';
 import type { ProviderOccurrence } from '../domain/providerFacts.ts';
@@ -12,6 +12,7 @@ import { foldText } from '../domain/search.ts';
 import { type OffsetStep, placeLocalMs } from '../domain/time/localOffsets.ts';
 import { busyTitle } from '../domain/visibility.ts';
 import { type Candidate, wordCandidates } from './copyWords.ts';
+import { engineOf } from './database.ts';
 import { numberParameter, readStatement, reused } from './reusedStatements.ts';
 import type { Database } from './schema.ts';
 import { readOffLoop, readSpansOffLoop, readUnpackedOffLoop } from './sqliteReaders.ts';
@@ -63,8 +64,6 @@ type Kind = 'instants' | 'local';
 
 /** The calendars a statement's branch reads alike: one or several, with the window and the zone's offsets. */
 type Part = Pick<CopyQuery, 'window' | 'longestMs' | 'offsets'> & { calendarIds: readonly string[] };
-
-const isPostgres = (db: Db) => db.getExecutor().adapter instanceof PostgresAdapter;
 
 /** The instant of a local time column read as UTC, by the reading zone's offsets. */
 function placed(column: RawBuilder<number>, offsets: readonly OffsetStep[]): RawBuilder<number> {
@@ -166,7 +165,7 @@ const partOf = (query: CopyQuery): Part => ({ ...query, calendarIds: [query.cale
 
 /** Local times by the read index on SQLite, which would otherwise walk a window of the text index for them. */
 const localRows = (db: Db, kind: Kind) =>
-  kind === 'local' && !isPostgres(db)
+  kind === 'local' && engineOf(db) !== 'postgres'
     ? sql`copy_occurrences indexed by copy_occurrences_read`
     : sql`copy_occurrences`;
 
@@ -193,7 +192,7 @@ export async function copyBusy(
     }),
   );
   const spans = sql<{ s: number; e: number }>`${sql.join(kinds, sql` union all `)}`;
-  if (!isPostgres(db)) {
+  if (engineOf(db) !== 'postgres') {
     const merged = await readSpansOffLoop(db, readStatement(db, spans));
     return merged.map(([startMs, endMs]) => ({ startMs, endMs }));
   }
@@ -240,7 +239,7 @@ function branches(
   kind: Kind,
   columns: (start: RawBuilder<number>) => RawBuilder<unknown>,
 ) {
-  const postgres = isPostgres(db);
+  const postgres = engineOf(db) === 'postgres';
   // SQLite's glob compares bytes as instr does, but without counting characters to a position:
   // a search of 20,000 descriptions in half the time. Its wildcards in a word stand for themselves.
   const find = (column: RawBuilder<string>, word: string) =>
@@ -275,7 +274,7 @@ interface PlaceRow {
 function firstPlaces(db: Db, selects: readonly RawBuilder<unknown>[], first: number | undefined) {
   if (selects.length === 0) return Promise.resolve([] as PlaceRow[]);
   const limit = first === undefined ? sql`` : sql`limit ${first}`;
-  if (!isPostgres(db)) {
+  if (engineOf(db) !== 'postgres') {
     const union = sql.join(selects, sql` union all `);
     return readOffLoop(
       db,
@@ -301,7 +300,9 @@ const placeOf = (r: PlaceRow): CopyPlace => ({
   occurrenceId: r.occurrence_id,
 });
 
-const inOrder = (a: CopyPlace, b: CopyPlace) =>
+type Ordered = Pick<CopyPlace, 'startMs' | 'calendarId' | 'occurrenceId'>;
+
+const inOrder = (a: Ordered, b: Ordered) =>
   a.startMs - b.startMs ||
   compareStrings(a.calendarId, b.calendarId) ||
   compareStrings(a.occurrenceId, b.occurrenceId);
@@ -362,12 +363,11 @@ export async function copyPage(
 /**
  * The word index's rows for a search, when it can name them: not where placeholder titles are
  * searched (a busy-level reader; private events' placeholders, to a reader without private
- * details, when a word lies in one), whose rows no word list names, nor past a page's cursor.
+ * details, when a word lies in one), whose rows no word list names.
  */
 function searchCandidates(db: Db, queries: readonly CopyQuery[]) {
   const search = queries[0]!.search;
   if (search === undefined || search.words.length === 0 || search.level === 'busy') return undefined;
-  if (queries.some((query) => query.after !== undefined)) return undefined;
   const placeholders = [foldText(busyTitle('free')), foldText(busyTitle('busy'))];
   if (
     !search.privateDetails &&
@@ -404,7 +404,8 @@ interface NamedRow {
  * as it is: only the page needs its place, so only the first of those buckets (in order, across
  * calendars) until the page is full are looked up; the rest, local times and rows near the
  * window's edges, are looked up by id (SQLite: the list leads the join) and checked as the scan's
- * statement checks them. Every match is counted.
+ * statement checks them. Past a page's cursor, buckets wholly before it are neither looked up
+ * nor counted, and the one holding it is looked up. Every match after the cursor is counted.
  */
 async function namedPlaces(
   db: Db,
@@ -426,11 +427,16 @@ async function namedPlaces(
       }
     }
   }
+  // One cursor for every calendar of a read (the page's last place).
+  const after = queries[0]!.after;
   let unlooked = 0;
   let lookedInside = 0;
   for (const bucket of [...inside.keys()].sort((a, b) => a - b)) {
     const ids = inside.get(bucket)!;
-    if (first !== undefined && lookedInside >= first) unlooked += ids.length;
+    if (after !== undefined && bucketStartMs(bucket + 1) <= after.startMs) continue;
+    // Its rows may lie either side of the cursor: none of them may be taken as following it.
+    if (after !== undefined && bucketStartMs(bucket) <= after.startMs) looked.push(...ids);
+    else if (first !== undefined && lookedInside >= first) unlooked += ids.length;
     else {
       looked.push(...ids);
       lookedInside += ids.length;
@@ -442,7 +448,7 @@ async function namedPlaces(
     db,
     readStatement(
       db,
-      isPostgres(db)
+      engineOf(db) === 'postgres'
         ? sql<NamedRow>`select ${columns} from copy_occurrences where id = any(cast(${looked} as bigint[]))`
         : sql<NamedRow>`select ${columns} from (select value as named_id from json_each(${JSON.stringify(looked)})) as named cross join copy_occurrences on copy_occurrences.id = named.named_id`,
     ),
@@ -453,13 +459,14 @@ async function namedPlaces(
     const query = byCalendar.get(row.calendar_id);
     const startMs = query === undefined ? undefined : placedInWindow(row, query);
     if (startMs === undefined) continue;
-    places.push({
+    const place = {
       rowId: Number(row.id),
       calendarId: row.calendar_id,
       startMs,
       floating: Number(row.floating) !== 0,
       occurrenceId: row.occurrence_id,
-    });
+    };
+    if (after === undefined || inOrder(place, after) > 0) places.push(place);
   }
   places.sort(inOrder);
   return { rows: places.slice(0, first), total: places.length + unlooked };

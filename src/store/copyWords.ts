@@ -5,7 +5,8 @@
  * of every row of its window; the rows it names are then checked as a scan would check them, so
  * the index only ever narrows which rows are looked at.
  */
-import { type Kysely, PostgresAdapter, type RawBuilder, sql, type Transaction } from 'kysely';
+import { type Kysely, type RawBuilder, sql, type Transaction } from 'kysely';
+import { engineOf } from './database.ts';
 import { numberParameter, readStatement } from './reusedStatements.ts';
 import type { Database } from './schema.ts';
 import { readOffLoop } from './sqliteReaders.ts';
@@ -24,8 +25,6 @@ import {
 
 type Db = Kysely<Database>;
 type Trx = Transaction<Database>;
-
-const isPostgres = (db: Db) => db.getExecutor().adapter instanceof PostgresAdapter;
 
 /** The columns of copy_occurrences the index is made from. */
 export const indexedColumns = [
@@ -198,7 +197,7 @@ export async function rebuildWords(trx: Trx, calendarId: string): Promise<void> 
   }
   await trx
     .updateTable('calendar_copies')
-    .set({ words_indexed: isPostgres(trx) ? true : 1 })
+    .set({ words_indexed: engineOf(trx) === 'postgres' ? true : 1 })
     .where('calendar_id', '=', calendarId)
     .execute();
 }
@@ -288,7 +287,7 @@ export async function wordCandidates(
   }
   const candidates = new Map<string, Candidate[]>(queries.map((q) => [q.calendarId, []]));
   if (lookups.length === 0) return candidates;
-  const postgres = isPostgres(db);
+  const postgres = engineOf(db) === 'postgres';
   const list = (values: readonly string[]): RawBuilder<unknown> =>
     postgres
       ? sql`any(cast(${values} as text[]))`

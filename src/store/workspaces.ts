@@ -1,8 +1,9 @@
-import { type Kysely, PostgresAdapter } from 'kysely';
+import type { Kysely } from 'kysely';
 import type { DetailLevel } from '../domain/detailLevels.ts';
 import type { Role } from '../policy/roles.ts';
 import type { Scope, WorkspacePolicy } from '../policy/workspacePolicy.ts';
 import { dropUnreachedCopies } from './copyMembership.ts';
+import { engineOf } from './database.ts';
 import { type Database, flag } from './schema.ts';
 
 type Db = Kysely<Database>;
@@ -41,7 +42,7 @@ export async function findWorkspace(db: Db, id: string): Promise<Workspace | und
  */
 export async function lockWorkspace(db: Db, id: string): Promise<Workspace | undefined> {
   let query = db.selectFrom('workspaces').selectAll().where('id', '=', id);
-  if (db.getExecutor().adapter instanceof PostgresAdapter) query = query.forUpdate();
+  if (engineOf(db) === 'postgres') query = query.forUpdate();
   const row = await query.executeTakeFirst();
   return row && { id: row.id, name: row.name, createdAt: row.created_at };
 }

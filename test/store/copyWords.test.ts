@@ -3,7 +3,8 @@
  * incremental, items changed and removed, batches staged and swapped in, syncs that change
  * nothing — it lists exactly what an index made anew from the rows lists; a search answers from
  * it what a scan answers; a copy without one (made before it existed) is searched row by row and
- * gets one at its next sync's end; and a copy purged for showing less keeps none of its words.
+ * gets one at its next sync's end; a word in too many of the copy's words or rows is left to the
+ * scan; and a copy purged for showing less keeps none of its words.
  */
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
@@ -16,7 +17,7 @@ import { localOffsets } from '../../src/domain/time/localOffsets.ts';
 import { type AppliedBatch, applyBatch } from '../../src/store/copyBatches.ts';
 import { reconcileCopies } from '../../src/store/copyMembership.ts';
 import { copyPage } from '../../src/store/copyReads.ts';
-import { rebuildWords } from '../../src/store/copyWords.ts';
+import { rebuildWords, wordCandidates } from '../../src/store/copyWords.ts';
 import type { DatabaseHandle } from '../../src/store/database.ts';
 import { type Database, flag } from '../../src/store/schema.ts';
 import { decodePostings } from '../../src/store/wordPostings.ts';
@@ -144,7 +145,7 @@ for (const engine of await enginesUnderTest()) {
     /**
      * A search by the index and by the scan (the copy marked as having none), as ids and count:
      * over March and over two days inside it, at full and titles level, with and without private
-     * details, a whole count and pages of 3.
+     * details, a whole count, and pages of 3 with the page after each.
      */
     const searches = async (words: string[]) => {
       const windows = [
@@ -174,7 +175,17 @@ for (const engine of await enginesUnderTest()) {
         Promise.all(
           reads.map(async ({ query, first }) => {
             const { rows, total } = await copyPage(handle.db, [query], first);
-            return { ids: rows.map((row) => row.occurrenceId), total };
+            // A page of 3 and the page after it, from its last place.
+            const last = rows.at(-1);
+            const next =
+              first === undefined || last === undefined
+                ? undefined
+                : await copyPage(handle.db, [{ ...query, after: last }], first);
+            return {
+              ids: rows.map((row) => row.occurrenceId),
+              total,
+              next: next && { ids: next.rows.map((row) => row.occurrenceId), total: next.total },
+            };
           }),
         );
       const indexed = await answers();
@@ -260,6 +271,40 @@ for (const engine of await enginesUnderTest()) {
       assert.deepEqual(await listed(), await rebuilt());
       assert.ok((await listed()).length > 0);
       assert.deepEqual((await searches(['budget'])).indexed, before);
+    });
+
+    it('leaves to the scan a word in too many of the words or rows for the index to pay', async () => {
+      const march = {
+        calendarId,
+        fromMs: Date.parse('2026-03-01T00:00:00Z'),
+        untilMs: Date.parse('2026-04-01T00:00:00Z'),
+      };
+      const reader = { titlesOnly: false, privateDetails: true };
+      const named = (word: string) => wordCandidates(handle.db, [march], [word], reader);
+      const titled = (key: string, title: string, day = 1) => ({
+        key,
+        version: '1',
+        occurrences: [
+          occurrence({
+            providerEventId: key,
+            start: `2026-03-0${day}T09:00:00`,
+            timeZone: 'Europe/Berlin',
+            title,
+          }),
+        ],
+      });
+      const spelled = (count: number) => Array.from({ length: count }, (_, i) => `ab${i}`).join(' ');
+      // 64 words of the vocabulary hold "ab": the index names the row; a 65th, and the scan reads.
+      await batch({ full: true, upserts: [titled('spelled', spelled(64))] });
+      assert.equal((await named('ab'))?.get(calendarId)?.length, 1);
+      await batch({ full: true, upserts: [titled('spelled', spelled(65))] });
+      assert.equal(await named('ab'), undefined);
+      // 20,000 rows named are checked by id; one more, and the scan reads.
+      const rows = Array.from({ length: 20_001 }, (_, i) => titled(`row-${i}`, 'standup', 1 + (i % 9)));
+      await batch({ full: true, upserts: rows.slice(0, 20_000) });
+      assert.equal((await named('standup'))?.get(calendarId)?.length, 20_000);
+      await batch({ upserts: rows.slice(20_000) });
+      assert.equal(await named('standup'), undefined);
     });
 
     it('keeps none of the words of a copy purged for showing less', async () => {

@@ -21,6 +21,7 @@ import * as m0018 from './0018_workspace_rooms.ts';
 import * as m0019 from './0019_packed_occurrences.ts';
 import * as m0020 from './0020_working_hours.ts';
 import * as m0021 from './0021_copy_words.ts';
+import * as m0022 from './0022_drop_copy_text_index.ts';
 
 export const migrations: Record<string, Migration> = {
   '0001_people_and_workspaces': m0001,
@@ -44,4 +45,5 @@ export const migrations: Record<string, Migration> = {
   '0019_packed_occurrences': m0019,
   '0020_working_hours': m0020,
   '0021_copy_words': m0021,
+  '0022_drop_copy_text_index': m0022,
 };

@@ -107,9 +107,14 @@ function holdsWord(
 
 /**
  * The rows of one kind that overlap the window, their instants placed by the reading zone's
- * offsets: the calendar, the kind and a range of starts lead the read index.
+ * offsets: the calendar, the kind and a range of starts lead the read index. `each`: the
+ * calendar and the lowest start come from the row of a list the statement walks (PostgreSQL).
  */
-function inWindow(part: Part, kind: Kind) {
+function inWindow(
+  part: Part,
+  kind: Kind,
+  each?: { calendar: RawBuilder<string>; lowest: RawBuilder<number> },
+) {
   const startMs = sql<number>`start_ms`;
   const start = kind === 'instants' ? startMs : placed(startMs, part.offsets);
   // An elapsed duration ends that long after the placed start; days end on their own local time.
@@ -122,11 +127,15 @@ function inWindow(part: Part, kind: Kind) {
   const slackMs = kind === 'instants' ? 0 : zoneSlackMs;
   const [only] = part.calendarIds;
   const range: RawBuilder<boolean>[] = [
-    part.calendarIds.length === 1
-      ? sql`calendar_id = ${only}`
-      : sql`calendar_id in (${sql.join(part.calendarIds)})`,
+    each !== undefined
+      ? sql`calendar_id = ${each.calendar}`
+      : part.calendarIds.length === 1
+        ? sql`calendar_id = ${only}`
+        : sql`calendar_id in (${sql.join(part.calendarIds)})`,
     kind === 'instants' ? sql`floating = 0` : sql`floating in (1, 2)`,
-    sql`start_ms >= ${numberParameter(fromMs - part.longestMs - slackMs)}`,
+    each !== undefined
+      ? sql`start_ms >= ${each.lowest}`
+      : sql`start_ms >= ${numberParameter(fromMs - part.longestMs - slackMs)}`,
     sql`start_ms < ${numberParameter(untilCeilMs + slackMs)}`,
   ];
   // domain/occurrences.ts#overlapsNs: a zero-length occurrence counts when it starts inside.
@@ -238,6 +247,7 @@ function branches(
   parts: readonly { part: Part; query: CopyQuery }[],
   kind: Kind,
   columns: (start: RawBuilder<number>) => RawBuilder<unknown>,
+  each?: Parameters<typeof inWindow>[2],
 ) {
   const postgres = engineOf(db) === 'postgres';
   // SQLite's glob compares bytes as instr does, but without counting characters to a position:
@@ -249,7 +259,7 @@ function branches(
   // Ids compare as JavaScript compares them: by code unit (they are ASCII), never by a locale.
   const byCode = (column: string) => (postgres ? sql`${sql.ref(column)} collate "C"` : sql.ref(column));
   return parts.map(({ part, query }) => {
-    const { start, conditions } = inWindow(part, kind);
+    const { start, conditions } = inWindow(part, kind, each);
     for (const word of query.search?.words ?? []) conditions.push(holdsWord(word, query.search!, find));
     const { after } = query;
     if (after !== undefined) {
@@ -292,6 +302,37 @@ function firstPlaces(db: Db, selects: readonly RawBuilder<unknown>[], first: num
   return readOffLoop(db, readStatement(db, ordered));
 }
 
+/**
+ * PostgreSQL's first places of instants: the calendars a list walked by one statement, each a
+ * range of the read index in its order up to the page's end (with the rows tied there), the
+ * page sorted from those. One text for any number of calendars, prepared once per connection: a
+ * union of one branch per calendar was planned at every read, longer than it ran.
+ */
+function eachCalendarsFirst(
+  db: Db,
+  queries: readonly CopyQuery[],
+  columns: (start: RawBuilder<number>) => RawBuilder<unknown>,
+  first: number | undefined,
+) {
+  const longest = new Map(queries.map((query) => [query.calendarId, query.longestMs]));
+  const selects = together(queries, 'instants').map((group) => {
+    const { fromMs } = windowMs(group.part.window);
+    const ids = group.part.calendarIds;
+    const lowest = ids.map((id) => fromMs - longest.get(id)!);
+    const each = { calendar: sql<string>`c.copy`, lowest: sql<number>`c.lowest` };
+    const [branch] = branches(db, [group], 'instants', columns, each);
+    const page = first === undefined ? sql`` : sql`order by start_ms fetch first ${first} rows with ties`;
+    return sql`select p.* from unnest(cast(${ids} as text[]), cast(${lowest} as bigint[])) as c(copy, lowest) cross join lateral (${branch} ${page}) as p`;
+  });
+  const limit = first === undefined ? sql`` : sql`limit ${first}`;
+  return readOffLoop(
+    db,
+    reused(
+      sql<PlaceRow>`select * from (${sql.join(selects, sql` union all `)}) as places order by placed_start, calendar_id collate "C", occurrence_id collate "C" ${limit}`,
+    ).compile(db),
+  );
+}
+
 const placeOf = (r: PlaceRow): CopyPlace => ({
   rowId: Number(r.id),
   calendarId: r.calendar_id,
@@ -325,16 +366,19 @@ export async function copyPage(
   const columns = (start: RawBuilder<number>) =>
     sql`id, ${start} as placed_start, floating, calendar_id, occurrence_id`;
   const local = together(queries, 'local');
-  const instants = firstPlaces(
-    db,
-    branches(
-      db,
-      queries.map((query) => ({ part: partOf(query), query })),
-      'instants',
-      columns,
-    ),
-    first,
-  );
+  const instants =
+    engineOf(db) === 'postgres'
+      ? eachCalendarsFirst(db, queries, columns, first)
+      : firstPlaces(
+          db,
+          branches(
+            db,
+            queries.map((query) => ({ part: partOf(query), query })),
+            'instants',
+            columns,
+          ),
+          first,
+        );
   const placedLocal = firstPlaces(db, branches(db, local, 'local', columns), first);
   // Counted apart: a count beside the page would keep the engine reading after the page's end.
   const count = () =>
@@ -446,12 +490,11 @@ async function namedPlaces(
   const columns = sql`id, calendar_id, start_ms, end_ms, floating, occurrence_id`;
   const found = await readOffLoop(
     db,
-    readStatement(
-      db,
+    reused(
       engineOf(db) === 'postgres'
         ? sql<NamedRow>`select ${columns} from copy_occurrences where id = any(cast(${looked} as bigint[]))`
         : sql<NamedRow>`select ${columns} from (select value as named_id from json_each(${JSON.stringify(looked)})) as named cross join copy_occurrences on copy_occurrences.id = named.named_id`,
-    ),
+    ).compile(db),
   );
   const byCalendar = new Map(queries.map((query) => [query.calendarId, query]));
   const places: CopyPlace[] = [];

@@ -502,5 +502,51 @@ for (const engine of await enginesUnderTest({ sqliteReaders: true })) {
       assert.match(lookup[0]!, /SCAN json_each/);
       assert.deepEqual(searches(lookup), ['SEARCH copy_occurrences USING INTEGER PRIMARY KEY (rowid=?)']);
     });
+
+    it('keeps one text for its statements however many calendars it reads', async () => {
+      await copied([berlin('2026-03-02T09:00:00', 'plan-1', { title: 'Plan review' })]);
+      await copied([berlin('2026-03-03T09:00:00', 'plan-2', { title: 'Hiring review' })], otherId);
+      const march = {
+        startNs: Temporal.Instant.from('2026-03-01T00:00:00Z').epochNanoseconds,
+        endNs: Temporal.Instant.from('2026-04-01T00:00:00Z').epochNanoseconds,
+      };
+      /** The texts a read sends, marked to be prepared once (PostgreSQL: under a name). */
+      const texts = async (calendarIds: string[], search?: CopyQuery['search']) => {
+        const sent: string[] = [];
+        const capture: KyselyPlugin = {
+          transformQuery: ({ node }) => {
+            sent.push(handle.db.getExecutor().compileQuery(node, { queryId: 'text' }).sql);
+            return node;
+          },
+          transformResult: async ({ result }) => result,
+        };
+        const { rows } = await copyPage(
+          handle.db.withPlugin(capture),
+          calendarIds.map((id) => ({
+            calendarId: id,
+            window: march,
+            longestMs: 3_600_000,
+            offsets: [],
+            ...(search === undefined ? {} : { search }),
+          })),
+          10,
+        );
+        return { sent, found: rows.length };
+      };
+      const search = { words: ['review'], level: 'full' as const, privateDetails: true };
+      // A search by the word index: the vocabularies, the lists, the rows named.
+      const one = await texts([calendarId], search);
+      const two = await texts([calendarId, otherId], search);
+      assert.deepEqual([one.found, two.found], [1, 2]);
+      assert.equal(two.sent.length, 3);
+      assert.deepEqual(two.sent, one.sent);
+      for (const text of two.sent) assert.ok(text.startsWith('/* reused */'), text);
+      // A page of events: PostgreSQL walks the calendars as a list (SQLite keeps a text per shape).
+      if (engine.name === 'postgres') {
+        const [page] = (await texts([calendarId, otherId])).sent;
+        assert.equal(page, (await texts([calendarId])).sent[0]);
+        assert.ok(page!.startsWith('/* reused */'));
+      }
+    });
   });
 }

@@ -435,7 +435,6 @@ function searchCandidates(db: Db, queries: readonly CopyQuery[]) {
 
 interface NamedRow {
   id: number | string;
-  calendar_id: string;
   start_ms: number | string;
   end_ms: number | string;
   floating: number;
@@ -448,8 +447,10 @@ interface NamedRow {
  * as it is: only the page needs its place, so only the first of those buckets (in order, across
  * calendars) until the page is full are looked up; the rest, local times and rows near the
  * window's edges, are looked up by id (SQLite: the list leads the join) and checked as the scan's
- * statement checks them. Past a page's cursor, buckets wholly before it are neither looked up
- * nor counted, and the one holding it is looked up. Every match after the cursor is counted.
+ * statement checks them — but the bucket at the window's end, once the page is full before it,
+ * is only counted (its rows start inside the window: those that start before its end match).
+ * Past a page's cursor, buckets wholly before it are neither looked up nor counted, and the one
+ * holding it is looked up. Every match after the cursor is counted.
  */
 async function namedPlaces(
   db: Db,
@@ -457,54 +458,76 @@ async function namedPlaces(
   named: ReadonlyMap<string, readonly Candidate[]>,
   first: number | undefined,
 ): Promise<{ rows: CopyPlace[]; total: number }> {
+  // Every calendar of a read has its window, and one cursor (the page's last place).
+  const { fromCeilMs, untilCeilMs } = windowMs(queries[0]!.window);
+  const after = queries[0]!.after;
   const looked: number[] = [];
-  const inside = new Map<number, number[]>();
+  const calendarOf = new Map<number, string>();
+  // Buckets that start inside the window, their rows' ids: those that end past it are its tail.
+  const buckets = new Map<number, number[]>();
   for (const query of queries) {
-    const { fromCeilMs, untilCeilMs } = windowMs(query.window);
     for (const { id, bucket, local } of named.get(query.calendarId) ?? []) {
-      if (local || bucketStartMs(bucket) < fromCeilMs || bucketStartMs(bucket + 1) > untilCeilMs)
-        looked.push(id);
+      calendarOf.set(id, query.calendarId);
+      if (local || bucketStartMs(bucket) < fromCeilMs) looked.push(id);
       else {
-        const ids = inside.get(bucket);
-        if (ids === undefined) inside.set(bucket, [id]);
+        const ids = buckets.get(bucket);
+        if (ids === undefined) buckets.set(bucket, [id]);
         else ids.push(id);
       }
     }
   }
-  // One cursor for every calendar of a read (the page's last place).
-  const after = queries[0]!.after;
   let unlooked = 0;
   let lookedInside = 0;
-  for (const bucket of [...inside.keys()].sort((a, b) => a - b)) {
-    const ids = inside.get(bucket)!;
+  // Rows of the tail past the page: counted where they start before the window's end, not read.
+  const counted: number[] = [];
+  for (const bucket of [...buckets.keys()].sort((a, b) => a - b)) {
+    const ids = buckets.get(bucket)!;
+    const tail = bucketStartMs(bucket + 1) > untilCeilMs;
     if (after !== undefined && bucketStartMs(bucket + 1) <= after.startMs) continue;
     // Its rows may lie either side of the cursor: none of them may be taken as following it.
     if (after !== undefined && bucketStartMs(bucket) <= after.startMs) looked.push(...ids);
-    else if (first !== undefined && lookedInside >= first) unlooked += ids.length;
-    else {
+    else if (first !== undefined && lookedInside >= first) {
+      if (tail) counted.push(...ids);
+      else unlooked += ids.length;
+    } else {
       looked.push(...ids);
-      lookedInside += ids.length;
+      if (!tail) lookedInside += ids.length;
     }
   }
-  if (looked.length === 0) return { rows: [], total: unlooked };
-  const columns = sql`id, calendar_id, start_ms, end_ms, floating, occurrence_id`;
-  const found = await readOffLoop(
-    db,
-    reused(
-      engineOf(db) === 'postgres'
-        ? sql<NamedRow>`select ${columns} from copy_occurrences where id = any(cast(${looked} as bigint[]))`
-        : sql<NamedRow>`select ${columns} from (select value as named_id from json_each(${JSON.stringify(looked)})) as named cross join copy_occurrences on copy_occurrences.id = named.named_id`,
-    ).compile(db),
-  );
+  const postgres = engineOf(db) === 'postgres';
+  const rowsOf = (ids: readonly number[], what: RawBuilder<unknown>, startsBefore?: number) => {
+    const before = startsBefore === undefined ? sql`` : sql`start_ms < ${numberParameter(startsBefore)}`;
+    return postgres
+      ? sql`select ${what} from copy_occurrences where id = any(cast(${ids} as bigint[])) ${startsBefore === undefined ? sql`` : sql`and ${before}`}`
+      : sql`select ${what} from (select value as named_id from json_each(${JSON.stringify(ids)})) as named cross join copy_occurrences on copy_occurrences.id = named.named_id ${startsBefore === undefined ? sql`` : sql`where ${before}`}`;
+  };
+  const [found, tailCount] = await Promise.all([
+    looked.length === 0
+      ? []
+      : readOffLoop(
+          db,
+          reused(
+            rowsOf(looked, sql`id, start_ms, end_ms, floating, occurrence_id`) as RawBuilder<NamedRow>,
+          ).compile(db),
+        ),
+    counted.length === 0
+      ? 0
+      : readOffLoop(
+          db,
+          reused(
+            rowsOf(counted, sql`count(*) as n`, untilCeilMs) as RawBuilder<{ n: number | string }>,
+          ).compile(db),
+        ).then((rows) => Number(rows[0]?.n ?? 0)),
+  ]);
   const byCalendar = new Map(queries.map((query) => [query.calendarId, query]));
   const places: CopyPlace[] = [];
   for (const row of found) {
-    const query = byCalendar.get(row.calendar_id);
-    const startMs = query === undefined ? undefined : placedInWindow(row, query);
+    const calendarId = calendarOf.get(Number(row.id))!;
+    const startMs = placedInWindow(row, byCalendar.get(calendarId)!);
     if (startMs === undefined) continue;
     const place = {
       rowId: Number(row.id),
-      calendarId: row.calendar_id,
+      calendarId,
       startMs,
       floating: Number(row.floating) !== 0,
       occurrenceId: row.occurrence_id,
@@ -512,7 +535,7 @@ async function namedPlaces(
     if (after === undefined || inOrder(place, after) > 0) places.push(place);
   }
   places.sort(inOrder);
-  return { rows: places.slice(0, first), total: places.length + unlooked };
+  return { rows: places.slice(0, first), total: places.length + unlooked + tailCount };
 }
 
 /** Whether a copy holds floating or all-day times near the window: a zone is needed to place them. */

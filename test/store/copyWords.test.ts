@@ -144,13 +144,15 @@ for (const engine of await enginesUnderTest()) {
 
     /**
      * A search by the index and by the scan (the copy marked as having none), as ids and count:
-     * over March and over two days inside it, at full and titles level, with and without private
+     * over March, two days inside it and its first 19½ days, at full and titles level, with and without private
      * details, a whole count, and pages of 3 with the page after each.
      */
     const searches = async (words: string[]) => {
       const windows = [
         ['2026-03-01T00:00:00Z', '2026-04-01T00:00:00Z'],
         ['2026-03-10T06:30:00Z', '2026-03-12T07:00:00Z'],
+        // Its last bucket of starts holds rows either side of its end.
+        ['2026-03-01T00:00:00Z', '2026-03-20T12:00:00Z'],
       ];
       const reads = windows.flatMap(([start, end]) =>
         (['full', 'titles'] as const).flatMap((level) =>

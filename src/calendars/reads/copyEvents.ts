@@ -6,7 +6,7 @@
  */
 import type { BusySpan } from '../../domain/availability.ts';
 import { type CalendarView, type Ordered, type PlacedEvent, placedEvent } from '../../domain/occurrences.ts';
-import { localOffsets } from '../../domain/time/localOffsets.ts';
+import { localOffsets, type OffsetStep } from '../../domain/time/localOffsets.ts';
 import { AppError } from '../../errors.ts';
 import { narrowRights } from '../../policy/eventRights.ts';
 import type { Scope } from '../../policy/workspacePolicy.ts';
@@ -41,25 +41,39 @@ const madeAtOnce = 250;
 /** A local time lies within 14 hours of its instant: the zone's offsets are taken a day either side. */
 const dayMs = 86_400_000;
 
-/** The query's calendar, window and the reading zone's offsets for floating and all-day times. */
+/**
+ * The query's calendar, window and the reading zone's offsets for floating and all-day times.
+ * `known`: offsets already worked out in this read (calendars of one zone share them).
+ */
 function windowOf(
   view: CalendarView,
   copy: CopyForRead,
   window: { start: Temporal.Instant; end: Temporal.Instant },
+  known = new Map<string, OffsetStep[]>(),
 ) {
   const zone = view.placementZone;
+  const span = {
+    startMs: window.start.epochMilliseconds - copy.longestMs - dayMs,
+    endMs: window.end.epochMilliseconds + dayMs,
+  };
+  const key = `${zone} ${span.startMs}`;
+  let offsets: OffsetStep[] | undefined = zone === undefined ? [] : known.get(key);
+  if (offsets === undefined) {
+    offsets = localOffsets(zone!, span);
+    known.set(key, offsets);
+  }
   return {
     calendarId: view.calendarId,
     window: { startNs: window.start.epochNanoseconds, endNs: window.end.epochNanoseconds },
     longestMs: copy.longestMs,
-    offsets:
-      zone === undefined
-        ? []
-        : localOffsets(zone, {
-            startMs: window.start.epochMilliseconds - copy.longestMs - dayMs,
-            endMs: window.end.epochMilliseconds + dayMs,
-          }),
+    offsets,
   };
+}
+
+/** Every part's query window, each zone's offsets worked out once. */
+function windowsOf(parts: readonly CopyPart[], window: { start: Temporal.Instant; end: Temporal.Instant }) {
+  const known = new Map<string, OffsetStep[]>();
+  return parts.map(({ view, copy }) => windowOf(view, copy, window, known));
 }
 
 /** Floating and all-day times need a zone to be placed, as they do read live (domain/occurrences.ts). */
@@ -108,11 +122,7 @@ export async function readCopiesBusy(
   tentativeIsBusy: boolean,
 ): Promise<{ busy: BusySpan[]; refused: RefusedCopy[] }> {
   const { answered, refused } = await answerable(deps, parts, window);
-  const spans = await copyBusy(
-    deps.db,
-    answered.map(({ view, copy }) => windowOf(view, copy, window)),
-    tentativeIsBusy,
-  );
+  const spans = await copyBusy(deps.db, windowsOf(answered, window), tentativeIsBusy);
   const busy = spans.map((span) => ({
     startNs: BigInt(span.startMs) * 1_000_000n,
     endNs: BigInt(span.endMs) * 1_000_000n,
@@ -136,9 +146,10 @@ export async function readCopies(
 }> {
   const { after, words } = options;
   const { answered, refused } = await answerable(deps, parts, window);
+  const windows = windowsOf(answered, window);
   const queries = answered.map(
-    ({ view, copy }): CopyQuery => ({
-      ...windowOf(view, copy, window),
+    ({ view }, i): CopyQuery => ({
+      ...windows[i]!,
       ...(words === undefined || words.length === 0
         ? {}
         : { search: { words, level: view.detailLevel, privateDetails: view.privateDetails } }),

@@ -556,20 +556,27 @@ export async function floatingNear(
   return rows.length > 0;
 }
 
-/** The rows a read chose, whole, by their ids (in chunks the engines' parameter limits allow). */
+/** The rows a read chose, whole, by their ids: the list one parameter (one statement's text for any page). */
 export async function copiedRows(db: Db, rowIds: readonly number[]): Promise<Map<number, CopiedRow>> {
   const held = new Map<number, CopiedRow>();
-  for (let i = 0; i < rowIds.length; i += 500) {
-    const rows = await readUnpackedOffLoop(
-      db,
-      db
-        .selectFrom('copy_occurrences')
-        .select(['id', 'event_id', 'data'])
-        .where('id', 'in', rowIds.slice(i, i + 500))
-        .compile(),
-      'data',
-    );
-    for (const r of rows) held.set(Number(r.id), { eventId: r.event_id, occurrence: r.data });
-  }
+  if (rowIds.length === 0) return held;
+  const rows = await readUnpackedOffLoop(
+    db,
+    reused(
+      engineOf(db) === 'postgres'
+        ? sql<{
+            id: number | string;
+            event_id: string;
+            data: Uint8Array;
+          }>`select id, event_id, data from copy_occurrences where id = any(cast(${rowIds} as bigint[]))`
+        : sql<{
+            id: number | string;
+            event_id: string;
+            data: Uint8Array;
+          }>`select id, event_id, data from (select value as named_id from json_each(${JSON.stringify(rowIds)})) as named cross join copy_occurrences on copy_occurrences.id = named.named_id`,
+    ).compile(db),
+    'data',
+  );
+  for (const r of rows) held.set(Number(r.id), { eventId: r.event_id, occurrence: r.data });
   return held;
 }

@@ -494,20 +494,13 @@ async function namedPlaces(
       if (!tail) lookedInside += ids.length;
     }
   }
-  const postgres = engineOf(db) === 'postgres';
-  const rowsOf = (ids: readonly number[], what: RawBuilder<unknown>, startsBefore?: number) => {
-    const before = startsBefore === undefined ? sql`` : sql`start_ms < ${numberParameter(startsBefore)}`;
-    return postgres
-      ? sql`select ${what} from copy_occurrences where id = any(cast(${ids} as bigint[])) ${startsBefore === undefined ? sql`` : sql`and ${before}`}`
-      : sql`select ${what} from (select value as named_id from json_each(${JSON.stringify(ids)})) as named cross join copy_occurrences on copy_occurrences.id = named.named_id ${startsBefore === undefined ? sql`` : sql`where ${before}`}`;
-  };
   const [found, tailCount] = await Promise.all([
     looked.length === 0
       ? []
       : readOffLoop(
           db,
           reused(
-            rowsOf(looked, sql`id, start_ms, end_ms, floating, occurrence_id`) as RawBuilder<NamedRow>,
+            sql<NamedRow>`select id, start_ms, end_ms, floating, occurrence_id ${byIds(db, looked)}`,
           ).compile(db),
         ),
     counted.length === 0
@@ -515,7 +508,7 @@ async function namedPlaces(
       : readOffLoop(
           db,
           reused(
-            rowsOf(counted, sql`count(*) as n`, untilCeilMs) as RawBuilder<{ n: number | string }>,
+            sql<{ n: number | string }>`select count(*) as n ${byIds(db, counted, untilCeilMs)}`,
           ).compile(db),
         ).then((rows) => Number(rows[0]?.n ?? 0)),
   ]);
@@ -563,20 +556,25 @@ export async function copiedRows(db: Db, rowIds: readonly number[]): Promise<Map
   const rows = await readUnpackedOffLoop(
     db,
     reused(
-      engineOf(db) === 'postgres'
-        ? sql<{
-            id: number | string;
-            event_id: string;
-            data: Uint8Array;
-          }>`select id, event_id, data from copy_occurrences where id = any(cast(${rowIds} as bigint[]))`
-        : sql<{
-            id: number | string;
-            event_id: string;
-            data: Uint8Array;
-          }>`select id, event_id, data from (select value as named_id from json_each(${JSON.stringify(rowIds)})) as named cross join copy_occurrences on copy_occurrences.id = named.named_id`,
+      sql<{
+        id: number | string;
+        event_id: string;
+        data: Uint8Array;
+      }>`select id, event_id, data ${byIds(db, rowIds)}`,
     ).compile(db),
     'data',
   );
   for (const r of rows) held.set(Number(r.id), { eventId: r.event_id, occurrence: r.data });
   return held;
+}
+
+/**
+ * Rows by id, the ids one parameter (one statement's text for any number): SQLite's list leads
+ * the join, one lookup by key each. `startsBefore`: only those that start before it.
+ */
+function byIds(db: Db, ids: readonly number[], startsBefore?: number): RawBuilder<unknown> {
+  const before = startsBefore === undefined ? sql`` : sql`and start_ms < ${numberParameter(startsBefore)}`;
+  return engineOf(db) === 'postgres'
+    ? sql`from copy_occurrences where id = any(cast(${ids} as bigint[])) ${before}`
+    : sql`from (select value as named_id from json_each(${JSON.stringify(ids)})) as named cross join copy_occurrences on copy_occurrences.id = named.named_id ${before}`;
 }

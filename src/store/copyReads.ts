@@ -13,7 +13,7 @@ import { type OffsetStep, placeLocalMs } from '../domain/time/localOffsets.ts';
 import { busyTitle } from '../domain/visibility.ts';
 import { type Candidate, wordCandidates } from './copyWords.ts';
 import { engineOf } from './database.ts';
-import { numberParameter, readStatement, reused } from './reusedStatements.ts';
+import { inList, numberParameter, readStatement, reused } from './reusedStatements.ts';
 import type { Database } from './schema.ts';
 import { readOffLoop, readSpansOffLoop, readUnpackedOffLoop } from './sqliteReaders.ts';
 import { bucketStartMs } from './wordPostings.ts';
@@ -568,13 +568,8 @@ export async function copiedRows(db: Db, rowIds: readonly number[]): Promise<Map
   return held;
 }
 
-/**
- * Rows by id, the ids one parameter (one statement's text for any number): SQLite's list leads
- * the join, one lookup by key each. `startsBefore`: only those that start before it.
- */
+/** Rows by id, one lookup by key each. `startsBefore`: only those that start before it. */
 function byIds(db: Db, ids: readonly number[], startsBefore?: number): RawBuilder<unknown> {
   const before = startsBefore === undefined ? sql`` : sql`and start_ms < ${numberParameter(startsBefore)}`;
-  return engineOf(db) === 'postgres'
-    ? sql`from copy_occurrences where id = any(cast(${ids} as bigint[])) ${before}`
-    : sql`from (select value as named_id from json_each(${JSON.stringify(ids)})) as named cross join copy_occurrences on copy_occurrences.id = named.named_id ${before}`;
+  return sql`from copy_occurrences where id ${inList(db, ids, 'bigint')} ${before}`;
 }

@@ -5,9 +5,9 @@
  * of every row of its window; the rows it names are then checked as a scan would check them, so
  * the index only ever narrows which rows are looked at.
  */
-import { type Kysely, type RawBuilder, sql, type Transaction } from 'kysely';
+import { type Kysely, sql, type Transaction } from 'kysely';
 import { engineOf } from './database.ts';
-import { numberParameter, reused } from './reusedStatements.ts';
+import { inList, numberParameter, reused } from './reusedStatements.ts';
 import type { Database } from './schema.ts';
 import { readOffLoop } from './sqliteReaders.ts';
 import {
@@ -257,11 +257,7 @@ export async function wordCandidates(
   if (queries.length === 0 || words.length === 0) return undefined;
   // Lists as one parameter each: the statements keep one text for any number of calendars and
   // words, prepared once per connection (PostgreSQL planned a union of 20 at every search).
-  const postgres = engineOf(db) === 'postgres';
-  const among = (values: readonly string[]): RawBuilder<unknown> =>
-    postgres
-      ? sql`= any(cast(${values} as text[]))`
-      : sql`in (select value from json_each(${JSON.stringify(values)}))`;
+  const among = (values: readonly string[]) => inList(db, values, 'text');
   const copies = await readOffLoop(
     db,
     reused(

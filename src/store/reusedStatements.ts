@@ -16,6 +16,20 @@ export const reused = <T>(statement: RawBuilder<T>): RawBuilder<T> => sql<T>`${s
 /** A number as a parameter, typed for PostgreSQL's arithmetic (an untyped one would be text in a `case`). */
 export const numberParameter = (n: number): RawBuilder<number> => sql<number>`cast(${n} as bigint)`;
 
+/**
+ * `in` a list given as one parameter, so the statement keeps one text for any length: PostgreSQL
+ * `= any(array)`, SQLite a `json_each` subquery (on a key, one lookup per value).
+ */
+export const inList = (
+  // biome-ignore lint/suspicious/noExplicitAny: any database's schema
+  db: Kysely<any>,
+  values: readonly (string | number)[],
+  type: 'text' | 'bigint',
+): RawBuilder<unknown> =>
+  db.getExecutor().adapter instanceof PostgresAdapter
+    ? sql`= any(cast(${values} as ${sql.raw(type)}[]))`
+    : sql`in (select value from json_each(${JSON.stringify(values)}))`;
+
 /** Names by text, remembered (a bounded set: the texts differ only in their shape, never their values). */
 const names = new Map<string, string>();
 

@@ -499,8 +499,8 @@ for (const engine of await enginesUnderTest({ sqliteReaders: true })) {
           /SEARCH copy_words USING PRIMARY KEY \(calendar_id=\? AND word=\? AND bucket>\? AND bucket<\?\)/,
         );
       const lookup = (await plan(indexed, 2, march)).split('\n');
-      assert.match(lookup[0]!, /SCAN json_each/);
       assert.deepEqual(searches(lookup), ['SEARCH copy_occurrences USING INTEGER PRIMARY KEY (rowid=?)']);
+      assert.match(lookup.join('\n'), /LIST SUBQUERY[\s\S]*SCAN json_each/);
     });
 
     it('keeps one text for its statements however many calendars it reads', async () => {

@@ -18,6 +18,9 @@ export interface TextCode {
 
 /** No code is longer than this (every byte's weight is floored so that it holds). */
 const longest = 24;
+/** Bits decoding looks up at once: most codes of text like the sample are shorter. */
+const peekBits = 10;
+const peekMask = (1 << peekBits) - 1;
 
 export function textCode(sample: string): TextCode {
   const weights = new Array<number>(256).fill(0);
@@ -61,6 +64,19 @@ export function textCode(sample: string): TextCode {
   const rightNodes = Int32Array.from(right);
   const codeOf = Uint32Array.from(codes);
   const lengthOf = Uint8Array.from(lengths);
+  // Decoding looks up `peekBits` bits at a time, not one branch per bit (reads unpack hundreds of
+  // texts a page): an entry is a byte and its code's length, or for longer codes the node the
+  // bits lead to, where the walk goes on bit by bit.
+  const peeked = new Int32Array(1 << peekBits);
+  for (let bits = 0; bits < peeked.length; bits++) {
+    let node = 0;
+    let used = 0;
+    while (used < peekBits && node >= 0) {
+      node = (bits >>> (peekBits - 1 - used)) & 1 ? rightNodes[node]! : leftNodes[node]!;
+      used++;
+    }
+    peeked[bits] = node < 0 ? ((-1 - node) << 8) | used : -node;
+  }
 
   return {
     maxBytes: (length) => Math.ceil((length * longest) / 8),
@@ -87,23 +103,42 @@ export function textCode(sample: string): TextCode {
     },
     decode(input, from, count, out) {
       let at = from;
-      let byte = 0;
-      let bitsLeft = 0;
+      // Bits read ahead, the newest last; past the input's end, zeros (`padding` of them) that
+      // no code may use.
+      let held = 0;
+      let heldBits = 0;
+      let padding = 0;
+      const end = input.length;
       for (let i = 0; i < count; i++) {
-        let node = 0;
-        for (;;) {
-          if (bitsLeft === 0) {
-            if (at >= input.length) throw new Error('textCode: the code ends early');
-            byte = input[at++]!;
-            bitsLeft = 8;
-          }
-          bitsLeft--;
-          node = (byte >>> bitsLeft) & 1 ? rightNodes[node]! : leftNodes[node]!;
-          if (node < 0) break;
+        while (heldBits < peekBits) {
+          held = (held << 8) & 0xffffff;
+          if (at < end) held |= input[at++]!;
+          else padding += 8;
+          heldBits += 8;
         }
-        out[i] = -1 - node;
+        const entry = peeked[(held >>> (heldBits - peekBits)) & peekMask]!;
+        if (entry > 0) {
+          heldBits -= entry & 0xff;
+          out[i] = entry >>> 8;
+        } else {
+          heldBits -= peekBits;
+          let node = -entry;
+          while (node >= 0) {
+            if (heldBits === 0) {
+              held = (held << 8) & 0xffffff;
+              if (at < end) held |= input[at++]!;
+              else padding += 8;
+              heldBits = 8;
+            }
+            heldBits--;
+            node = (held >>> heldBits) & 1 ? rightNodes[node]! : leftNodes[node]!;
+          }
+          out[i] = -1 - node;
+        }
+        if (heldBits < padding) throw new Error('textCode: the code ends early');
       }
-      return at;
+      // The code ends in the byte that holds its last bit.
+      return at - ((heldBits - padding) >> 3);
     },
   };
 }

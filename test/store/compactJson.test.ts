@@ -29,6 +29,30 @@ describe('the text code', () => {
     );
   });
 
+  it('reads a code amid other bytes: it ends where the code ends, and a code cut short is an error', () => {
+    fc.assert(
+      fc.property(
+        fc.uint8Array({ maxLength: 8 }),
+        fc.uint8Array({ maxLength: 200 }),
+        fc.uint8Array({ maxLength: 8 }),
+        (before, bytes, after) => {
+          const coded = new Uint8Array(code.maxBytes(bytes.length));
+          const size = code.encode(bytes, bytes.length, coded, 0);
+          const input = Buffer.concat([before, coded.subarray(0, size), after]);
+          const back = new Uint8Array(bytes.length);
+          assert.equal(code.decode(input, before.length, bytes.length, back), before.length + size);
+          assert.deepEqual(back, bytes);
+          if (size > 0)
+            assert.throws(
+              () => code.decode(input.subarray(0, before.length + size - 1), before.length, bytes.length, back),
+              /textCode: the code ends early/,
+            );
+        },
+      ),
+      { seed, numRuns: 500 },
+    );
+  });
+
   it('packs text like its sample smaller, and the same text the same way each time', () => {
     const text = Buffer.from('The lazy dog meets the brown fox in room 10 at 4:30.');
     const out = new Uint8Array(code.maxBytes(text.length));

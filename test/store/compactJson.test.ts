@@ -44,7 +44,8 @@ describe('the text code', () => {
           assert.deepEqual(back, bytes);
           if (size > 0)
             assert.throws(
-              () => code.decode(input.subarray(0, before.length + size - 1), before.length, bytes.length, back),
+              () =>
+                code.decode(input.subarray(0, before.length + size - 1), before.length, bytes.length, back),
               /textCode: the code ends early/,
             );
         },

@@ -16,7 +16,7 @@ import { isIanaZone } from './time/zones.ts';
 export const showInstant = (at: Temporal.Instant, zone: string | undefined): string =>
   zone === undefined
     ? at.toString({ smallestUnit: 'second' })
-    : at.toZonedDateTimeISO(zone).toString({ smallestUnit: 'second', timeZoneName: 'never' });
+    : at.toString({ smallestUnit: 'second', timeZone: zone });
 
 /**
  * When an event being written happens: whole days (`endDate` exclusive, as in iCalendar), or

@@ -254,19 +254,36 @@ export const sealedIds = (calendarId: string, occurrence: ProviderOccurrence, id
   occurrenceId: ids.occurrenceId(calendarId, occurrence.providerEventId, occurrence.recurrenceId),
 });
 
-/** One occurrence placed and made into the Event the client may see, its ids already sealed. */
+/**
+ * One occurrence placed and made into the Event the client may see, its ids already sealed.
+ * `startMs`: its start as already placed (a copy's row of an instant holds it), so its local
+ * time is not placed again.
+ */
 export function placedEvent(
   occurrence: ProviderOccurrence,
   view: CalendarView,
   sealed: SealedIds,
+  startMs?: number,
 ): PlacedEvent {
-  const { startNs, endNs } = placeNs(occurrence, view.placementZone);
+  const { startNs, endNs } =
+    startMs === undefined ? placeNs(occurrence, view.placementZone) : endOf(occurrence, startMs);
   return {
     startMs: startMsOf(startNs),
     startNs,
     endNs,
     event: visibleEvent(occurrence, view, sealed, startNs),
   };
+}
+
+/** An instant's end from its placed start: elapsed time added as it is, days and up in its zone. */
+function endOf(occurrence: ProviderOccurrence, startMs: number): { startNs: bigint; endNs: bigint } {
+  const startNs = BigInt(startMs) * 1_000_000n;
+  const { duration, exactNs } = parseDuration(occurrence.duration);
+  if (exactNs !== undefined) return { startNs, endNs: startNs + exactNs };
+  const start = Temporal.Instant.fromEpochNanoseconds(startNs).toZonedDateTimeISO(
+    occurrence.timeZone ?? 'UTC',
+  );
+  return { startNs, endNs: start.add(duration).epochNanoseconds };
 }
 
 /** Occurrences of one calendar → the Events in the window, in the order of `compareEvents`. */

@@ -283,14 +283,17 @@ interface PlaceRow {
 /** The first places of branches in the one order: start, calendar, occurrence id (by code unit). */
 function firstPlaces(db: Db, selects: readonly RawBuilder<unknown>[], first: number | undefined) {
   if (selects.length === 0) return Promise.resolve([] as PlaceRow[]);
-  const limit = first === undefined ? sql`` : sql`limit ${first}`;
   if (engineOf(db) !== 'postgres') {
+    // The page's size written in (a page is at most 251, so a few texts more): SQLite stops each
+    // branch's sort of equal starts at a known limit, not at a bound one (20 calendars: 0.8 → 0.4 ms).
+    const limit = first === undefined ? sql`` : sql`limit ${sql.lit(Math.trunc(first))}`;
     const union = sql.join(selects, sql` union all `);
     return readOffLoop(
       db,
       readStatement(db, sql<PlaceRow>`${union} order by placed_start, calendar_id, occurrence_id ${limit}`),
     );
   }
+  const limit = first === undefined ? sql`` : sql`limit ${first}`;
   // PostgreSQL sorts a union's rows whole rather than merge its branches (its index orders ids
   // by the column's collation, not by code unit): each branch is limited to the page first.
   const order = sql`order by placed_start, calendar_id collate "C", occurrence_id collate "C" ${limit}`;

@@ -7,6 +7,7 @@ import { editRights } from '../../src/domain/editRights.ts';
 import {
   type CalendarView,
   overlaps,
+  placedEvent,
   placeOccurrence,
   toEvent,
   toEvents,
@@ -57,6 +58,31 @@ const view = (over: Partial<CalendarView> = {}): CalendarView => ({
 });
 
 describe('placing occurrences in time', () => {
+  it('places an instant from its known start as from its local time: days and up across DST too', () => {
+    const sealed = { eventId: 'evt_x', occurrenceId: 'occ_x' };
+    for (const [start, duration] of [
+      ['2026-03-07T09:00:00', 'P1D'],
+      ['2026-03-06T23:30:00', 'P2DT1H'],
+      ['2026-03-08T01:30:00', 'PT1H'],
+      ['2026-03-08T09:00:00', 'PT0S'],
+      ['2026-10-31T10:00:00', 'P1W'],
+      ['2026-02-20T09:00:00', 'P1M'],
+    ] as const) {
+      const o = occurrence({ start, duration });
+      const placed = placedEvent(o, view(), sealed);
+      const known = placedEvent(o, view(), sealed, placed.startMs);
+      assert.deepEqual(known, placed, `${start} ${duration}`);
+    }
+    // The known start is the one used, and its day is a day in the zone: 23 hours on the day
+    // clocks go forward, 24 the day after.
+    const o = occurrence({ start: '2026-03-07T09:00:00', duration: 'P1D' });
+    const placed = placedEvent(o, view(), sealed);
+    assert.equal(placed.endNs - placed.startNs, 23n * 3_600_000_000_000n);
+    const moved = placedEvent(o, view(), sealed, placed.startMs + 86_400_000);
+    assert.equal(moved.event.start, '2026-03-08T10:00:00-04:00');
+    assert.equal(moved.endNs - moved.startNs, 24n * 3_600_000_000_000n);
+  });
+
   it('adds durations in the zone: an hour across the spring-forward gap ends at 03:30 EDT', () => {
     const span = placeOccurrence(occurrence(), undefined);
     assert.equal(span.start.toString(), '2026-03-08T06:30:00Z');

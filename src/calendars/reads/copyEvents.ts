@@ -174,10 +174,12 @@ export async function readCopies(
       event: { calendarId: row.calendarId, occurrenceId: row.occurrenceId },
       rowId: row.rowId,
       complete(copied) {
-        const placed = placedEvent(copied.occurrence, view, {
-          eventId: copied.eventId,
-          occurrenceId: row.occurrenceId,
-        });
+        const placed = placedEvent(
+          copied.occurrence,
+          view,
+          { eventId: copied.eventId, occurrenceId: row.occurrenceId },
+          row.floating ? undefined : row.startMs,
+        );
         placed.event = narrowRights(placed.event, options.scopes);
         return placed;
       },

@@ -15,6 +15,7 @@ import { forCopy } from '../domain/visibility.ts';
 import { LeaseLost } from './copyLeases.ts';
 import { indexedColumns, indexRows, rebuildWords, vocabularyOverGrown } from './copyWords.ts';
 import { packOccurrence } from './packedOccurrence.ts';
+import { insertRows } from './rowsInsert.ts';
 import { type Database, flag } from './schema.ts';
 import type { IndexedRow } from './wordPostings.ts';
 
@@ -157,17 +158,21 @@ export async function applyBatch(db: Db, batch: AppliedBatch): Promise<WrittenBa
     const added: IndexedRow[] = [];
     for (let i = 0; i < written.length; i += 100) {
       const chunk = written.slice(i, i + 100);
-      const insert = trx.insertInto('copy_occurrences').values(chunk);
+      const insert = <R>(returning: readonly string[]) =>
+        insertRows<OccurrenceRow, R>(trx, 'copy_occurrences', occurrenceColumns, chunk, returning);
       if (!indexed) {
-        await insert.execute();
+        await insert([]);
         continue;
       }
       // The ids, matched to the rows by occurrence id, whose texts are here already; should two
       // rows share one, the rows as written come back whole.
       const byOccurrence = new Map(chunk.map((row) => [row.occurrence_id, row]));
-      if (byOccurrence.size < chunk.length) added.push(...(await insert.returning(indexedColumns).execute()));
+      if (byOccurrence.size < chunk.length) added.push(...(await insert<IndexedRow>(indexedColumns)));
       else
-        for (const { id, occurrence_id } of await insert.returning(['id', 'occurrence_id']).execute())
+        for (const { id, occurrence_id } of await insert<{ id: number; occurrence_id: string }>([
+          'id',
+          'occurrence_id',
+        ]))
           added.push({ ...byOccurrence.get(occurrence_id)!, id });
     }
     if (indexed) await indexRows(trx, batch.calendarId, added, removed);
@@ -395,12 +400,8 @@ async function stageBatch(
       )
       .execute();
   }
-  for (let i = 0; i < written.rows.length; i += 100) {
-    await trx
-      .insertInto('copy_staged_occurrences')
-      .values(written.rows.slice(i, i + 100))
-      .execute();
-  }
+  for (let i = 0; i < written.rows.length; i += 100)
+    await insertRows(trx, 'copy_staged_occurrences', occurrenceColumns, written.rows.slice(i, i + 100));
   // Counted with removals: a first sync's progress (it has none), and a sign that rows wait here.
   const added = staged.length - replaced;
   await trx

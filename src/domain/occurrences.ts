@@ -70,10 +70,14 @@ function parseDuration(text: string): ParsedDuration {
   return parsed;
 }
 
-/** The occurrence's instants (epoch ns); nominal durations are added in its zone, so P1D spans a DST day. */
+/**
+ * The occurrence's instants (epoch ns); nominal durations are added in its zone, so P1D spans a
+ * DST day. `startMs`: its start already placed (a copy's row of an instant holds it).
+ */
 function placeNs(
   occurrence: ProviderOccurrence,
   placementZone: string | undefined,
+  startMs?: number,
 ): { startNs: bigint; endNs: bigint } {
   const zone = occurrence.timeZone ?? placementZone;
   if (zone === undefined) {
@@ -82,13 +86,16 @@ function placeNs(
       'This calendar has floating or all-day times and no known time zone.',
     );
   }
-  const start = Temporal.PlainDateTime.from(occurrence.start).toZonedDateTime(zone, {
-    disambiguation: 'compatible',
-  });
+  const start =
+    startMs === undefined
+      ? Temporal.PlainDateTime.from(occurrence.start).toZonedDateTime(zone, { disambiguation: 'compatible' })
+      : undefined;
+  const startNs = start?.epochNanoseconds ?? BigInt(startMs!) * 1_000_000n;
   const { duration, exactNs } = parseDuration(occurrence.duration);
-  const startNs = start.epochNanoseconds;
   // Hours and smaller are elapsed time whatever the zone does; only days and up need the zone.
-  return { startNs, endNs: exactNs === undefined ? start.add(duration).epochNanoseconds : startNs + exactNs };
+  if (exactNs !== undefined) return { startNs, endNs: startNs + exactNs };
+  const zoned = start ?? Temporal.Instant.fromEpochNanoseconds(startNs).toZonedDateTimeISO(zone);
+  return { startNs, endNs: zoned.add(duration).epochNanoseconds };
 }
 
 export function placeOccurrence(occurrence: ProviderOccurrence, placementZone: string | undefined): Span {
@@ -265,25 +272,13 @@ export function placedEvent(
   sealed: SealedIds,
   startMs?: number,
 ): PlacedEvent {
-  const { startNs, endNs } =
-    startMs === undefined ? placeNs(occurrence, view.placementZone) : endOf(occurrence, startMs);
+  const { startNs, endNs } = placeNs(occurrence, view.placementZone, startMs);
   return {
     startMs: startMsOf(startNs),
     startNs,
     endNs,
     event: visibleEvent(occurrence, view, sealed, startNs),
   };
-}
-
-/** An instant's end from its placed start: elapsed time added as it is, days and up in its zone. */
-function endOf(occurrence: ProviderOccurrence, startMs: number): { startNs: bigint; endNs: bigint } {
-  const startNs = BigInt(startMs) * 1_000_000n;
-  const { duration, exactNs } = parseDuration(occurrence.duration);
-  if (exactNs !== undefined) return { startNs, endNs: startNs + exactNs };
-  const start = Temporal.Instant.fromEpochNanoseconds(startNs).toZonedDateTimeISO(
-    occurrence.timeZone ?? 'UTC',
-  );
-  return { startNs, endNs: start.add(duration).epochNanoseconds };
 }
 
 /** Occurrences of one calendar → the Events in the window, in the order of `compareEvents`. */

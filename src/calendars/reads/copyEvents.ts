@@ -56,10 +56,10 @@ function windowOf(
     startMs: window.start.epochMilliseconds - copy.longestMs - dayMs,
     endMs: window.end.epochMilliseconds + dayMs,
   };
-  const key = `${zone} ${span.startMs}`;
-  let offsets: OffsetStep[] | undefined = zone === undefined ? [] : known.get(key);
-  if (offsets === undefined) {
-    offsets = localOffsets(zone!, span);
+  let offsets: OffsetStep[] = [];
+  if (zone !== undefined) {
+    const key = `${zone} ${span.startMs}`;
+    offsets = known.get(key) ?? localOffsets(zone, span);
     known.set(key, offsets);
   }
   return {

@@ -5,19 +5,18 @@
  * the previous complete sync left it until the next one is complete. A failure is counted, the
  * copy left as it was and what the sync staged cleared.
  */
-import { type Kysely, type SelectQueryBuilder, sql, type Transaction } from 'kysely';
+import { type Kysely, type Selectable, type SelectQueryBuilder, sql, type Transaction } from 'kysely';
 import { syncBoundExceeded } from '../domain/budget.ts';
 import type { DetailLevel } from '../domain/detailLevels.ts';
 import { type EventIds, sealedIds } from '../domain/occurrences.ts';
 import type { ProviderOccurrence } from '../domain/providerFacts.ts';
-import { distinctWords, foldText } from '../domain/search.ts';
 import { forCopy } from '../domain/visibility.ts';
 import { LeaseLost } from './copyLeases.ts';
-import { indexedColumns, indexRows, rebuildWords, vocabularyOverGrown } from './copyWords.ts';
+import { indexedColumns, indexedRows, indexRows, rebuildWords, vocabularyOverGrown } from './copyWords.ts';
 import { packOccurrence } from './packedOccurrence.ts';
 import { insertRows } from './rowsInsert.ts';
-import { type Database, flag } from './schema.ts';
-import type { IndexedRow } from './wordPostings.ts';
+import { type CopyOccurrencesTable, type Database, flag } from './schema.ts';
+import { type IndexedRow, indexedText } from './wordPostings.ts';
 
 type Db = Kysely<Database>;
 type Trx = Transaction<Database>;
@@ -72,15 +71,7 @@ export async function applyBatch(db: Db, batch: AppliedBatch): Promise<WrittenBa
       .set({ lease_until: batch.now + batch.leaseMs })
       .where('calendar_id', '=', batch.calendarId)
       .where('lease_owner', '=', batch.owner)
-      .returning([
-        'level',
-        'private_details',
-        'generation',
-        'staged_items',
-        'horizon_start',
-        'horizon_end',
-        'words_indexed',
-      ])
+      .returning(['level', 'private_details', 'generation', 'staged_items', 'horizon_start', 'horizon_end'])
       .executeTakeFirst();
     if (renewed === undefined) throw new LeaseLost();
     const copied = { level: renewed.level as DetailLevel, privateDetails: flag(renewed.private_details) };
@@ -113,11 +104,9 @@ export async function applyBatch(db: Db, batch: AppliedBatch): Promise<WrittenBa
       await stageBatch(trx, batch, { generation, items, rows });
       return { generation, bytes, copied: copiedKey };
     }
-    // The word index follows the rows in this transaction; a copy without one yet gets it at the sync's end.
-    const indexed = flag(renewed.words_indexed);
+    // The word index follows the rows in this transaction.
     const moved =
-      batch.swap === true &&
-      (await swapStaged(trx, batch.calendarId, batch.full ? generation : undefined, indexed));
+      batch.swap === true && (await swapStaged(trx, batch.calendarId, batch.full ? generation : undefined));
 
     // What the copy already holds as it is now is left alone: a sync that changed nothing writes nothing.
     const unchanged = await unchangedItems(trx, batch, items, rows);
@@ -128,7 +117,7 @@ export async function applyBatch(db: Db, batch: AppliedBatch): Promise<WrittenBa
     const replaced = { items: 0, skipped: 0 };
     const removed: IndexedRow[] = [];
     for (let i = 0; i < keys.length; i += 500) {
-      if (indexed) removed.push(...(await rowsOfItems(trx, batch.calendarId, keys.slice(i, i + 500))));
+      removed.push(...(await rowsOfItems(trx, batch.calendarId, keys.slice(i, i + 500))));
       const gone = await trx
         .deleteFrom('copy_items')
         .where('calendar_id', '=', batch.calendarId)
@@ -158,24 +147,21 @@ export async function applyBatch(db: Db, batch: AppliedBatch): Promise<WrittenBa
     const added: IndexedRow[] = [];
     for (let i = 0; i < written.length; i += 100) {
       const chunk = written.slice(i, i + 100);
-      const insert = <R>(returning: readonly string[]) =>
-        insertRows<OccurrenceRow, R>(trx, 'copy_occurrences', occurrenceColumns, chunk, returning);
-      if (!indexed) {
-        await insert([]);
-        continue;
-      }
       // The ids, matched to the rows by occurrence id, whose texts are here already; should two
-      // rows share one, the rows as written come back whole.
+      // rows share one, their texts are folded again from what was written.
       const byOccurrence = new Map(chunk.map((row) => [row.occurrence_id, row]));
-      if (byOccurrence.size < chunk.length) added.push(...(await insert<IndexedRow>(indexedColumns)));
-      else
-        for (const { id, occurrence_id } of await insert<{ id: number; occurrence_id: string }>([
-          'id',
-          'occurrence_id',
-        ]))
-          added.push({ ...byOccurrence.get(occurrence_id)!, id });
+      const shared = byOccurrence.size < chunk.length;
+      const ids = await insertRows<OccurrenceRow, { id: number; occurrence_id: string } & IndexedColumns>(
+        trx,
+        'copy_occurrences',
+        occurrenceColumns,
+        chunk,
+        shared ? indexedColumns : ['id', 'occurrence_id'],
+      );
+      if (shared) added.push(...indexedRows(ids));
+      else for (const { id, occurrence_id } of ids) added.push({ ...byOccurrence.get(occurrence_id)!, id });
     }
-    if (indexed) await indexRows(trx, batch.calendarId, added, removed);
+    await indexRows(trx, batch.calendarId, added, removed);
     const changedSkipped = changed.filter((item) => item.skipped !== null).length;
     const set: Record<string, unknown> = {
       longest_ms: sql`case when longest_ms < ${longest} then ${longest} else longest_ms end`,
@@ -187,14 +173,12 @@ export async function applyBatch(db: Db, batch: AppliedBatch): Promise<WrittenBa
     let shown = changed.length > 0 || replaced.items > 0 || moved;
     if (batch.end !== undefined) {
       if (batch.full) {
-        if (indexed) {
-          const unseen = trx
-            .selectFrom('copy_items')
-            .select('item_key')
-            .where('calendar_id', '=', batch.calendarId)
-            .where('generation', '<', generation);
-          await indexRows(trx, batch.calendarId, [], await rowsOfItems(trx, batch.calendarId, unseen));
-        }
+        const unseen = trx
+          .selectFrom('copy_items')
+          .select('item_key')
+          .where('calendar_id', '=', batch.calendarId)
+          .where('generation', '<', generation);
+        await indexRows(trx, batch.calendarId, [], await rowsOfItems(trx, batch.calendarId, unseen));
         const swept = await trx
           .deleteFrom('copy_items')
           .where('calendar_id', '=', batch.calendarId)
@@ -241,7 +225,7 @@ export async function applyBatch(db: Db, batch: AppliedBatch): Promise<WrittenBa
     }
     if (shown) set.version = sql`version + 1`;
     await trx.updateTable('calendar_copies').set(set).where('calendar_id', '=', batch.calendarId).execute();
-    if (batch.end !== undefined && (!indexed || (await vocabularyOverGrown(trx, batch.calendarId))))
+    if (batch.end !== undefined && (await vocabularyOverGrown(trx, batch.calendarId)))
       await rebuildWords(trx, batch.calendarId);
     return { generation, bytes, copied: copiedKey };
   });
@@ -257,12 +241,14 @@ async function rowsOfItems(
     | readonly string[]
     | SelectQueryBuilder<Database, 'copy_items' | 'copy_staged_items', { item_key: string }>,
 ): Promise<IndexedRow[]> {
-  return trx
-    .selectFrom('copy_occurrences')
-    .select(indexedColumns)
-    .where('calendar_id', '=', calendarId)
-    .where('item_key', 'in', keys)
-    .execute();
+  return indexedRows(
+    await trx
+      .selectFrom('copy_occurrences')
+      .select(indexedColumns)
+      .where('calendar_id', '=', calendarId)
+      .where('item_key', 'in', keys)
+      .execute(),
+  );
 }
 
 /**
@@ -309,7 +295,7 @@ async function unchangedItems(
         same.slice(i, i + 500).map((item) => item.key),
       )
       .execute();
-    for (const [key, texts] of rowsByItem(found, rows[0])) stored.set(key, texts);
+    for (const [key, texts] of rowsByItem(found)) stored.set(key, texts);
   }
   const equal = (a: string[] = [], b: string[] = []) =>
     a.length === b.length && a.every((t, k) => t === b[k]);
@@ -318,12 +304,9 @@ async function unchangedItems(
   );
 }
 
-/** Each item's occurrence rows as comparable texts, in one order; the columns are those `shape` (a fresh row) has. */
-function rowsByItem(
-  rows: readonly Record<string, unknown>[],
-  shape: Record<string, unknown> | undefined = rows[0],
-): Map<string, string[]> {
-  const columns = Object.keys(shape ?? {}).sort();
+/** Each item's occurrence rows as comparable texts (the copied columns), in one order. */
+function rowsByItem(rows: readonly Record<string, unknown>[]): Map<string, string[]> {
+  const columns = [...occurrenceColumns].sort();
   // The engines give numbers, bigints, numeric strings, booleans and bytes back in their own ways.
   const plain = (value: unknown) =>
     typeof value === 'boolean'
@@ -401,7 +384,7 @@ async function stageBatch(
       .execute();
   }
   for (let i = 0; i < written.rows.length; i += 100)
-    await insertRows(trx, 'copy_staged_occurrences', occurrenceColumns, written.rows.slice(i, i + 100));
+    await insertRows(trx, 'copy_staged_occurrences', stagedColumns, written.rows.slice(i, i + 100));
   // Counted with removals: a first sync's progress (it has none), and a sign that rows wait here.
   const added = staged.length - replaced;
   await trx
@@ -416,15 +399,10 @@ async function stageBatch(
  * through here), except what the copy already holds as it is; whether anything was moved in.
  * `seenBy`: a full sync's generation, given to the unchanged items it leaves in place.
  */
-async function swapStaged(
-  trx: Trx,
-  calendarId: string,
-  seenBy: number | undefined,
-  indexed: boolean,
-): Promise<boolean> {
+async function swapStaged(trx: Trx, calendarId: string, seenBy: number | undefined): Promise<boolean> {
   if (!(await dropUnchangedStaged(trx, calendarId, seenBy))) return false;
   const staged = trx.selectFrom('copy_staged_items').where('calendar_id', '=', calendarId);
-  const removed = indexed ? await rowsOfItems(trx, calendarId, staged.select('item_key')) : [];
+  const removed = await rowsOfItems(trx, calendarId, staged.select('item_key'));
   await trx
     .deleteFrom('copy_items')
     .where('calendar_id', '=', calendarId)
@@ -449,9 +427,49 @@ async function swapStaged(
         .select(occurrenceColumns)
         .where('calendar_id', '=', calendarId),
     );
-  if (indexed) await indexRows(trx, calendarId, await moved.returning(indexedColumns).execute(), removed);
-  else await moved.execute();
+  const ids = await moved.returning(['id', 'item_key', 'occurrence_id']).execute();
+  await indexRows(trx, calendarId, await stagedTexts(trx, calendarId, ids), removed);
   return true;
+}
+
+/**
+ * The rows moved in as the index needs them: their texts as staged, matched by item and
+ * occurrence id; should two staged rows share both, folded again from what was moved.
+ */
+async function stagedTexts(
+  trx: Trx,
+  calendarId: string,
+  moved: readonly { id: number; item_key: string; occurrence_id: string }[],
+): Promise<IndexedRow[]> {
+  const key = (row: { item_key: string; occurrence_id: string }) => `${row.item_key}\n${row.occurrence_id}`;
+  const texts = new Map<string, Omit<IndexedRow, 'id'> | null>();
+  const staged = await trx
+    .selectFrom('copy_staged_occurrences')
+    .select(['item_key', 'occurrence_id', 'start_ms', 'is_private', 'floating', 'title_text', 'body_text'])
+    .where('calendar_id', '=', calendarId)
+    .execute();
+  for (const { item_key, occurrence_id, ...row } of staged) {
+    const at = key({ item_key, occurrence_id });
+    texts.set(at, texts.has(at) ? null : { ...row, start_ms: Number(row.start_ms) });
+  }
+  const rows: IndexedRow[] = [];
+  const shared: number[] = [];
+  for (const row of moved) {
+    const found = texts.get(key(row));
+    if (found) rows.push({ ...found, id: Number(row.id) });
+    else shared.push(Number(row.id));
+  }
+  for (let i = 0; i < shared.length; i += 500)
+    rows.push(
+      ...indexedRows(
+        await trx
+          .selectFrom('copy_occurrences')
+          .select(indexedColumns)
+          .where('id', 'in', shared.slice(i, i + 500))
+          .execute(),
+      ),
+    );
+  return rows;
 }
 
 /**
@@ -517,8 +535,6 @@ const occurrenceColumns = [
   'start_ms',
   'end_ms',
   'data',
-  'title_text',
-  'body_text',
   'event_id',
   'occurrence_id',
   'floating',
@@ -527,13 +543,17 @@ const occurrenceColumns = [
   'status',
 ] as const;
 
+/** A staged row keeps its texts too: what the index is made of when it moves in. */
+const stagedColumns = [...occurrenceColumns, 'title_text', 'body_text'] as const;
+
 type OccurrenceRow = ReturnType<typeof occurrenceRow>;
+type IndexedColumns = Pick<Selectable<CopyOccurrencesTable>, (typeof indexedColumns)[number]>;
 
 /**
  * A row of copy_occurrences, holding what a read's query needs as it is: floating and all-day
- * times read as UTC (a read places them in its zone), the sealed ids, privacy and free/busy, the
- * folded text per field group, and the occurrence packed (store/packedOccurrence.ts): its size is
- * what a sync's byte bound counts.
+ * times read as UTC (a read places them in its zone), the sealed ids, privacy and free/busy, and
+ * the occurrence packed (store/packedOccurrence.ts): its size is what a sync's byte bound counts.
+ * Its folded texts go to the word index (and the staging rows), not to the row.
  */
 function occurrenceRow(
   calendarId: string,
@@ -556,10 +576,7 @@ function occurrenceRow(
     start_ms: start.epochMilliseconds,
     end_ms: end.epochMilliseconds,
     data: packOccurrence(kept),
-    title_text: foldText(kept.title ?? ''),
-    body_text: distinctWords(
-      [kept.description ?? '', ...(kept.categories ?? []), ...(kept.keywords ?? [])].join('\n'),
-    ),
+    ...indexedText(kept),
     event_id: sealed.eventId,
     occurrence_id: sealed.occurrenceId,
     floating: kept.timeZone !== undefined ? 0 : withDays ? 2 : 1,

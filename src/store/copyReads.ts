@@ -11,12 +11,12 @@ import type { ProviderOccurrence } from '../domain/providerFacts.ts';
 import { foldText } from '../domain/search.ts';
 import { type OffsetStep, placeLocalMs } from '../domain/time/localOffsets.ts';
 import { busyTitle } from '../domain/visibility.ts';
-import { type Candidate, wordCandidates } from './copyWords.ts';
+import { type Candidate, type WordQuery, wordCandidates } from './copyWords.ts';
 import { engineOf } from './database.ts';
 import { inList, numberParameter, readStatement, reused } from './reusedStatements.ts';
 import type { Database } from './schema.ts';
 import { readOffLoop, readSpansOffLoop, readUnpackedOffLoop } from './sqliteReaders.ts';
-import { bucketStartMs } from './wordPostings.ts';
+import { bucketOf, bucketStartMs } from './wordPostings.ts';
 
 type Db = Kysely<Database>;
 
@@ -79,30 +79,21 @@ function placed(column: RawBuilder<number>, offsets: readonly OffsetStep[]): Raw
   return sql`(${column} - case ${sql.join(steps, sql` `)} else ${numberParameter(last.offsetMs)} end)`;
 }
 
-/** Whether the row's text a reader sees holds `word`: the busy title, else the title (and at full the rest). */
-function holdsWord(
-  word: string,
-  search: NonNullable<CopyQuery['search']>,
-  find: (column: RawBuilder<string>, word: string) => RawBuilder<boolean>,
-): RawBuilder<boolean> {
-  const inFree = foldText(busyTitle('free')).includes(word);
-  const inBusy = foldText(busyTitle('busy')).includes(word);
-  const placeholder =
-    inFree && inBusy
-      ? sql<boolean>`1 = 1`
-      : inFree
-        ? sql<boolean>`is_free = 1`
-        : inBusy
-          ? sql<boolean>`is_free = 0`
-          : sql<boolean>`1 = 0`;
-  if (search.level === 'busy') return placeholder;
-  const text =
-    search.level === 'full'
-      ? sql<boolean>`(${find(sql.ref('title_text'), word)} or ${find(sql.ref('body_text'), word)})`
-      : find(sql.ref('title_text'), word);
-  // Private and secret events show their text only to grants with private details (visibleLevel).
-  if (search.privateDetails) return text;
-  return sql<boolean>`((is_private = 1 and ${placeholder}) or (is_private = 0 and ${text}))`;
+/**
+ * The rows whose placeholder title holds every word: what a busy-level reader sees of every row,
+ * and a reader without private details of private and secret ones (domain/visibility.ts);
+ * undefined when neither placeholder holds them all.
+ */
+function placeholderHolds(words: readonly string[]): RawBuilder<boolean> | undefined {
+  const inFree = words.every((word) => foldText(busyTitle('free')).includes(word));
+  const inBusy = words.every((word) => foldText(busyTitle('busy')).includes(word));
+  return inFree && inBusy
+    ? sql<boolean>`1 = 1`
+    : inFree
+      ? sql<boolean>`is_free = 1`
+      : inBusy
+        ? sql<boolean>`is_free = 0`
+        : undefined;
 }
 
 /**
@@ -250,17 +241,13 @@ function branches(
   each?: Parameters<typeof inWindow>[2],
 ) {
   const postgres = engineOf(db) === 'postgres';
-  // SQLite's glob compares bytes as instr does, but without counting characters to a position:
-  // a search of 20,000 descriptions in half the time. Its wildcards in a word stand for themselves.
-  const find = (column: RawBuilder<string>, word: string) =>
-    postgres
-      ? sql<boolean>`strpos(${column}, ${word}) > 0`
-      : sql<boolean>`${column} glob ${`*${word.replace(/[*?[]/g, '[$&]')}*`}`;
   // Ids compare as JavaScript compares them: by code unit (they are ASCII), never by a locale.
   const byCode = (column: string) => (postgres ? sql`${sql.ref(column)} collate "C"` : sql.ref(column));
   return parts.map(({ part, query }) => {
     const { start, conditions } = inWindow(part, kind, each);
-    for (const word of query.search?.words ?? []) conditions.push(holdsWord(word, query.search!, find));
+    // A search read here is of busy-level calendars alone (searchCandidates): the placeholder is all they see.
+    if (query.search !== undefined && query.search.words.length > 0)
+      conditions.push(placeholderHolds(query.search.words) ?? sql<boolean>`1 = 0`);
     const { after } = query;
     if (after !== undefined) {
       const at = numberParameter(after.startMs);
@@ -410,32 +397,89 @@ export async function copyPage(
 }
 
 /**
- * The word index's rows for a search, when it can name them: not where placeholder titles are
- * searched (a busy-level reader; private events' placeholders, to a reader without private
- * details, when a word lies in one), whose rows no word list names.
+ * The rows a search names: from the word index, the only place text is found, and where a
+ * reader sees placeholder titles (every row at busy level, private events to a reader without
+ * private details) from the read index when the placeholder holds every word. Undefined for a
+ * read without words, or one whose every calendar is read at busy level: that one is scanned.
  */
-function searchCandidates(db: Db, queries: readonly CopyQuery[]) {
-  const search = queries[0]!.search;
-  if (search === undefined || search.words.length === 0 || search.level === 'busy') return undefined;
-  const placeholders = [foldText(busyTitle('free')), foldText(busyTitle('busy'))];
-  if (
-    !search.privateDetails &&
-    search.words.some((word) => placeholders.some((title) => title.includes(word)))
-  )
-    return undefined;
-  return wordCandidates(
-    db,
-    queries.map((query) => {
-      const { fromMs, untilCeilMs } = windowMs(query.window);
-      return {
-        calendarId: query.calendarId,
-        fromMs: fromMs - query.longestMs - zoneSlackMs,
-        untilMs: untilCeilMs + zoneSlackMs,
-      };
+async function searchCandidates(
+  db: Db,
+  queries: readonly CopyQuery[],
+): Promise<Map<string, Candidate[]> | undefined> {
+  const words = queries[0]!.search?.words ?? [];
+  if (words.length === 0 || queries.every((query) => query.search!.level === 'busy')) return undefined;
+  // The calendars of one reader (level and private details) together: one lookup each.
+  const readers = new Map<string, { level: DetailLevel; privateDetails: boolean; ranges: WordQuery[] }>();
+  for (const query of queries) {
+    const { level, privateDetails } = query.search!;
+    const { fromMs, untilCeilMs } = windowMs(query.window);
+    const range = {
+      calendarId: query.calendarId,
+      fromMs: fromMs - query.longestMs - zoneSlackMs,
+      untilMs: untilCeilMs + zoneSlackMs,
+    };
+    const key = `${level} ${privateDetails}`;
+    const reader = readers.get(key) ?? { level, privateDetails, ranges: [] };
+    readers.set(key, reader);
+    reader.ranges.push(range);
+  }
+  const named = new Map<string, Candidate[]>(queries.map((query) => [query.calendarId, []]));
+  const add = (calendarId: string, candidates: readonly Candidate[]) => {
+    const list = named.get(calendarId)!;
+    for (const candidate of candidates) list.push(candidate);
+  };
+  await Promise.all(
+    [...readers.values()].map(async ({ level, privateDetails, ranges }) => {
+      const [listed, placeholders] = await Promise.all([
+        level === 'busy'
+          ? new Map<string, Candidate[]>()
+          : wordCandidates(db, ranges, words, { titlesOnly: level === 'titles', privateDetails }),
+        level === 'busy' || !privateDetails ? placeholderRows(db, ranges, words, level !== 'busy') : [],
+      ]);
+      for (const [calendarId, candidates] of listed) add(calendarId, candidates);
+      for (const { calendarId, candidates } of placeholders) add(calendarId, candidates);
     }),
-    search.words,
-    { titlesOnly: search.level === 'titles', privateDetails: search.privateDetails },
   );
+  return named;
+}
+
+/**
+ * The rows of the copies' ranges whose placeholder title holds every word — `onlyPrivate`: of
+ * private and secret events (a reader without private details; the index lists none of them
+ * for it) — per copy.
+ */
+async function placeholderRows(
+  db: Db,
+  ranges: readonly WordQuery[],
+  words: readonly string[],
+  onlyPrivate: boolean,
+): Promise<{ calendarId: string; candidates: Candidate[] }[]> {
+  const holds = placeholderHolds(words);
+  if (holds === undefined) return [];
+  const rows = await readOffLoop(
+    db,
+    reused(
+      sql<{
+        calendar_id: string;
+        id: number | string;
+        start_ms: number | string;
+        floating: number;
+      }>`select calendar_id, id, start_ms, floating from copy_occurrences where calendar_id ${inList(
+        db,
+        ranges.map((range) => range.calendarId),
+        'text',
+      )} and floating in (0, 1, 2) and start_ms >= ${numberParameter(Math.min(...ranges.map((range) => range.fromMs)))} and start_ms < ${numberParameter(Math.max(...ranges.map((range) => range.untilMs)))} and ${onlyPrivate ? sql`is_private = 1` : sql`1 = 1`} and ${holds}`,
+    ).compile(db),
+  );
+  return ranges.map((range) => ({
+    calendarId: range.calendarId,
+    candidates: rows.flatMap((row) => {
+      const startMs = Number(row.start_ms);
+      return row.calendar_id !== range.calendarId || startMs < range.fromMs || startMs >= range.untilMs
+        ? []
+        : [{ id: Number(row.id), bucket: bucketOf(startMs), local: Number(row.floating) !== 0 }];
+    }),
+  }));
 }
 
 interface NamedRow {

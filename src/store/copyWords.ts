@@ -2,19 +2,20 @@
  * The word index of the copies: per copy, word and ~3 days of starts, the ids of the rows whose
  * text holds the word (store/wordPostings.ts), kept with the rows in the sync's transaction, and a
  * vocabulary per copy. A search reads the lists of the words that contain its query words instead
- * of every row of its window; the rows it names are then checked as a scan would check them, so
- * the index only ever narrows which rows are looked at.
+ * of every row of its window, and it is the only place a search finds text: the rows keep their
+ * occurrences packed and no text beside them (the index is made from those occurrences).
  */
-import { type Kysely, sql, type Transaction } from 'kysely';
-import { engineOf } from './database.ts';
+import { type Kysely, type Selectable, sql, type Transaction } from 'kysely';
+import { unpackOccurrence } from './packedOccurrence.ts';
 import { inList, numberParameter, reused } from './reusedStatements.ts';
-import type { Database } from './schema.ts';
+import type { CopyOccurrencesTable, Database } from './schema.ts';
 import { readOffLoop } from './sqliteReaders.ts';
 import {
   bucketOf,
   decodePostings,
   encodePostings,
   type IndexedRow,
+  indexedText,
   inOrder,
   mergePostings,
   postingFlags,
@@ -26,15 +27,19 @@ import {
 type Db = Kysely<Database>;
 type Trx = Transaction<Database>;
 
-/** The columns of copy_occurrences the index is made from. */
-export const indexedColumns = [
-  'id',
-  'start_ms',
-  'title_text',
-  'body_text',
-  'is_private',
-  'floating',
-] as const;
+/** The columns of copy_occurrences the index is made from: the texts come from the occurrence kept. */
+export const indexedColumns = ['id', 'start_ms', 'is_private', 'floating', 'data'] as const;
+
+/** Copied rows as the index needs them, their texts folded from their occurrences. */
+export const indexedRows = (
+  rows: readonly Pick<Selectable<CopyOccurrencesTable>, (typeof indexedColumns)[number]>[],
+): IndexedRow[] =>
+  rows.map(({ data, ...row }) => ({
+    ...row,
+    id: Number(row.id),
+    start_ms: Number(row.start_ms),
+    ...indexedText(unpackOccurrence(data)),
+  }));
 
 /** A vocabulary grown past this (words of rows long gone stay in it) is made anew from the rows. */
 const vocabularyLimit = 256 * 1024;
@@ -178,7 +183,7 @@ async function growVocabulary(trx: Trx, calendarId: string, words: Set<string>):
     .execute();
 }
 
-/** The index and vocabulary of a copy made anew from its rows, and the copy marked as indexed. */
+/** The index and vocabulary of a copy made anew from its rows. */
 export async function rebuildWords(trx: Trx, calendarId: string): Promise<void> {
   await dropWords(trx, calendarId);
   let after = -1;
@@ -192,14 +197,9 @@ export async function rebuildWords(trx: Trx, calendarId: string): Promise<void> 
       .limit(2000)
       .execute();
     if (rows.length === 0) break;
-    await indexRows(trx, calendarId, rows, []);
+    await indexRows(trx, calendarId, indexedRows(rows), []);
     after = Number(rows.at(-1)!.id);
   }
-  await trx
-    .updateTable('calendar_copies')
-    .set({ words_indexed: engineOf(trx) === 'postgres' ? true : 1 })
-    .where('calendar_id', '=', calendarId)
-    .execute();
 }
 
 /** A copy's index and vocabulary, gone (its rows went, or will be listed anew). */
@@ -238,56 +238,46 @@ export interface Candidate {
   local: boolean;
 }
 
-/** Past this many words containing one query word, the index is not worth reading. */
-const wordsPerQueryWord = 64;
-/** Past this many rows named, checking them costs more than a scan of the window. */
-const mostCandidates = 20_000;
+/** Postings looked at between two yields of the loop: a query word inside most words reads them all. */
+const postingsPerTurn = 100_000;
 
 /**
- * The rows of each copy that hold every word in text the reader may see, from the index;
- * undefined when a copy has no index yet or the words are too common for the index to pay (then
- * the read scans).
+ * The rows of each copy that hold every word in text the reader may see, from the index alone:
+ * the lists of the vocabulary's words that contain each query word, within the copies' buckets.
+ * A query word found nearly everywhere reads every list of the window: the work is the window's
+ * postings, split into turns of the event loop.
  */
 export async function wordCandidates(
   db: Db,
   queries: readonly WordQuery[],
   words: readonly string[],
   reader: WordReader,
-): Promise<Map<string, Candidate[]> | undefined> {
-  if (queries.length === 0 || words.length === 0) return undefined;
+): Promise<Map<string, Candidate[]>> {
+  const candidates = new Map<string, Candidate[]>(queries.map((q) => [q.calendarId, []]));
+  if (queries.length === 0 || words.length === 0) return candidates;
   // Lists as one parameter each: the statements keep one text for any number of calendars and
   // words, prepared once per connection (PostgreSQL planned a union of 20 at every search).
   const among = (values: readonly string[]) => inList(db, values, 'text');
-  const copies = await readOffLoop(
-    db,
-    reused(
-      sql<{
-        calendar_id: string;
-        words_indexed: number | boolean;
-        words: string | null;
-      }>`select c.calendar_id, c.words_indexed, v.words from calendar_copies c left join copy_vocabulary v on v.calendar_id = c.calendar_id where c.calendar_id ${among(queries.map((q) => q.calendarId))}`,
-    ).compile(db),
+  const vocabularies = new Map(
+    (
+      await readOffLoop(
+        db,
+        reused(
+          sql<{
+            calendar_id: string;
+            words: string;
+          }>`select calendar_id, words from copy_vocabulary where calendar_id ${among(queries.map((q) => q.calendarId))}`,
+        ).compile(db),
+      )
+    ).map((row) => [row.calendar_id, row.words]),
   );
-  const vocabularies = new Map<string, string>();
-  for (const copy of copies) {
-    if (!copy.words_indexed) return undefined;
-    vocabularies.set(copy.calendar_id, copy.words ?? '');
-  }
-  // Per copy, the vocabulary's words for each query word.
+  // Per copy, the vocabulary's words for each query word; a word found in none of them: nothing of the copy matches.
   const lookups: { query: WordQuery; found: string[][] }[] = [];
   for (const query of queries) {
-    const vocabulary = vocabularies.get(query.calendarId);
-    if (vocabulary === undefined) return undefined;
-    const found: string[][] = [];
-    for (const word of words) {
-      const containing = wordsContaining(vocabulary, word, wordsPerQueryWord);
-      if (containing === undefined) return undefined;
-      found.push(containing);
-    }
-    // A word found in none of its words: nothing of this copy can match.
+    const vocabulary = vocabularies.get(query.calendarId) ?? '';
+    const found = words.map((word) => wordsContaining(vocabulary, word));
     if (found.every((list) => list.length > 0)) lookups.push({ query, found });
   }
-  const candidates = new Map<string, Candidate[]>(queries.map((q) => [q.calendarId, []]));
   if (lookups.length === 0) return candidates;
   // One range of buckets for all: a copy's rows outside its own range are left out below.
   const ranges = new Map(
@@ -305,41 +295,52 @@ export async function wordCandidates(
       }>`select calendar_id, word, bucket, ids from copy_words where calendar_id ${among(lookups.map(({ query }) => query.calendarId))} and word ${among([...new Set(lookups.flatMap(({ found }) => found.flat()))])} and bucket >= ${numberParameter(Math.min(...bounds.map(([from]) => from!)))} and bucket <= ${numberParameter(Math.max(...bounds.map(([, until]) => until!)))}`,
     ).compile(db),
   );
-  // What the reader may not see matched is never listed for it.
-  const hidden = reader.privateDetails ? 0 : postingFlags.private;
-  const listed = new Map<string, Map<string, Candidate[]>>();
+  const listed = new Map<string, Map<string, { bucket: number; ids: Uint8Array }[]>>();
   for (const row of rows) {
     const bucket = Number(row.bucket);
     const [from, until] = ranges.get(row.calendar_id)!;
     if (bucket < from! || bucket > until!) continue;
-    const byWord = listed.get(row.calendar_id) ?? new Map<string, Candidate[]>();
+    const byWord = listed.get(row.calendar_id) ?? new Map<string, { bucket: number; ids: Uint8Array }[]>();
     listed.set(row.calendar_id, byWord);
-    const held = byWord.get(row.word) ?? [];
-    byWord.set(row.word, held);
-    const { ids, flags } = decodePostings(row.ids);
-    for (let k = 0; k < ids.length; k++) {
-      if (flags[k]! & hidden) continue;
-      if (reader.titlesOnly && !(flags[k]! & postingFlags.title)) continue;
-      held.push({ id: ids[k]!, bucket, local: (flags[k]! & postingFlags.local) !== 0 });
-    }
+    const lists = byWord.get(row.word) ?? [];
+    byWord.set(row.word, lists);
+    lists.push({ bucket, ids: row.ids });
   }
-  let total = 0;
+  // What the reader may not see matched is never listed for it.
+  const hidden = reader.privateDetails ? 0 : postingFlags.private;
+  const counts = (flags: number) =>
+    (flags & hidden) === 0 && (!reader.titlesOnly || (flags & postingFlags.title) !== 0);
+  let work = 0;
   for (const { query, found } of lookups) {
     const byWord = listed.get(query.calendarId);
     if (byWord === undefined) continue;
+    // Each query word's rows, the previous words' kept: the postings of its words are walked once.
     let kept: Map<number, Candidate> | undefined;
     for (const containing of found) {
       const these = new Map<number, Candidate>();
       for (const name of containing)
-        for (const candidate of byWord.get(name) ?? [])
-          if (kept === undefined || kept.has(candidate.id)) these.set(candidate.id, candidate);
+        for (const { bucket, ids: bytes } of byWord.get(name) ?? []) {
+          const { ids, flags } = decodePostings(bytes);
+          work += ids.length;
+          for (let k = 0; k < ids.length; k++) {
+            const id = ids[k]!;
+            if (!counts(flags[k]!) || these.has(id)) continue;
+            if (kept === undefined)
+              these.set(id, { id, bucket, local: (flags[k]! & postingFlags.local) !== 0 });
+            else {
+              const candidate = kept.get(id);
+              if (candidate !== undefined) these.set(id, candidate);
+            }
+          }
+          if (work >= postingsPerTurn) {
+            work = 0;
+            await new Promise((resolve) => setImmediate(resolve));
+          }
+        }
       kept = these;
       if (kept.size === 0) break;
     }
-    const named = [...(kept?.values() ?? [])];
-    total += named.length;
-    if (total > mostCandidates) return undefined;
-    candidates.set(query.calendarId, named);
+    candidates.set(query.calendarId, [...(kept?.values() ?? [])]);
   }
   return candidates;
 }

@@ -101,7 +101,19 @@ function openPostgres(url: string, options: DatabaseOptions): DatabaseHandle {
 /** Applies every pending migration; throws with the failing migration's name. */
 export async function migrateToLatest(handle: DatabaseHandle): Promise<string[]> {
   const migrator = new Migrator({ db: handle.db, provider: { getMigrations: async () => migrations } });
-  const { error, results } = await migrator.migrateToLatest();
+  // SQLite rebuilds a table with foreign keys off (dropping a parent would delete its children),
+  // checked before they are on again; the pragma does nothing inside the migrations' transaction.
+  const sqlite = handle.engine === 'sqlite';
+  if (sqlite) await sql`pragma foreign_keys = off`.execute(handle.db);
+  const { error, results } = await migrator.migrateToLatest().finally(async () => {
+    if (!sqlite) return;
+    const broken = await sql`pragma foreign_key_check`.execute(handle.db);
+    await sql`pragma foreign_keys = on`.execute(handle.db);
+    if (broken.rows.length > 0)
+      throw new Error(
+        `Migrations left rows without their parents: ${JSON.stringify(broken.rows.slice(0, 5))}`,
+      );
+  });
   if (error !== undefined) {
     const failed = results?.find((r) => r.status === 'Error')?.migrationName ?? 'unknown';
     throw new Error(`Migration ${failed} failed: ${error instanceof Error ? error.message : String(error)}`, {

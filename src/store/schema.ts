@@ -250,8 +250,6 @@ export interface CalendarCopiesTable {
   created_at: number;
   /** Items a running sync of several batches has staged so far (none are served until its last). */
   staged_items: Generated<number>;
-  /** The word index (copy_words) lists every row: else a search reads row by row, and the next sync's end builds it. */
-  words_indexed: Generated<Flag>;
 }
 
 export interface CopyItemsTable {
@@ -270,8 +268,6 @@ export interface CopyOccurrencesTable {
   end_ms: number;
   /** The ProviderOccurrence packed (store/packedOccurrence.ts); rows written before: its JSON. */
   data: string | Uint8Array;
-  title_text: string;
-  body_text: string;
   /** Sealed when copied (calendars/eventIds.ts): a read returns them as they are. */
   event_id: Generated<string>;
   occurrence_id: Generated<string>;
@@ -301,6 +297,7 @@ export interface CopyStagedOccurrencesTable {
   start_ms: number;
   end_ms: number;
   data: string | Uint8Array;
+  /** Its texts folded (store/wordPostings.ts#indexedText): what the word index is made of when the rows move in. */
   title_text: string;
   body_text: string;
   /** Sealed when copied (calendars/eventIds.ts): a read returns them as they are. */

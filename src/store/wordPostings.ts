@@ -5,6 +5,9 @@
  * one of the row's words (domain/search.ts#distinctWords): the rows that may match are those
  * listed under the vocabulary's words that contain it.
  */
+import type { ProviderOccurrence } from '../domain/providerFacts.ts';
+import { distinctWords, foldText } from '../domain/search.ts';
+
 /** A posting list covers 2^28 ms (~3.1 days) of starts: a month's window reads about ten per word. */
 const bucketMs = 2 ** 28;
 
@@ -14,7 +17,7 @@ export const bucketStartMs = (bucket: number): number => bucket * bucketMs;
 /** The stretch of starts (as stored: local times read as UTC) that `startMs` falls in. */
 export const bucketOf = (startMs: number): number => Math.floor(startMs / bucketMs);
 
-/** What the index needs of a copied row. */
+/** What the index needs of a copied row: its texts as `indexedText` folds them. */
 export interface IndexedRow {
   id: number;
   start_ms: number;
@@ -22,6 +25,22 @@ export interface IndexedRow {
   body_text: string;
   is_private: number;
   floating: number;
+}
+
+/**
+ * The texts of an occurrence (as copied) that a search may match, folded: the title whole, and
+ * the distinct words of the rest, one per line. Only the index and the staging rows hold them:
+ * a copied row keeps the occurrence alone, and a search asks the index.
+ */
+export function indexedText(occurrence: ProviderOccurrence): { title_text: string; body_text: string } {
+  return {
+    title_text: foldText(occurrence.title ?? ''),
+    body_text: distinctWords(
+      [occurrence.description ?? '', ...(occurrence.categories ?? []), ...(occurrence.keywords ?? [])].join(
+        '\n',
+      ),
+    ),
+  };
 }
 
 /**
@@ -149,11 +168,8 @@ export const vocabularyText = (words: Iterable<string>): string => {
   return list.length === 0 ? '' : `\n${list.join('\n')}\n`;
 };
 
-/**
- * The vocabulary's words that contain `word`, or undefined past `most` of them (a word found
- * nearly everywhere is cheaper to search row by row).
- */
-export function wordsContaining(vocabulary: string, word: string, most: number): string[] | undefined {
+/** The vocabulary's words that contain `word`, each once. */
+export function wordsContaining(vocabulary: string, word: string): string[] {
   const found: string[] = [];
   let from = 0;
   for (;;) {
@@ -164,7 +180,6 @@ export function wordsContaining(vocabulary: string, word: string, most: number):
     // A well-formed vocabulary ends with a newline; a hit past it would be no word.
     if (end === -1) return found;
     found.push(vocabulary.slice(start, end));
-    if (found.length > most) return undefined;
     from = end + 1;
   }
 }

@@ -62,8 +62,6 @@ for (const engine of await enginesUnderTest()) {
         start_ms: 0,
         end_ms: 3_600_000,
         data: '{"title":"Secret"}',
-        title_text: 'secret',
-        body_text: '',
       };
       for (const key of ['a', 'b']) {
         await handle.db
@@ -87,7 +85,7 @@ for (const engine of await enginesUnderTest()) {
         .execute();
       await handle.db
         .insertInto('copy_staged_occurrences')
-        .values({ ...occurrence, item_key: 'c' })
+        .values({ ...occurrence, item_key: 'c', title_text: 'secret', body_text: '' })
         .execute();
     };
 

@@ -22,6 +22,8 @@ import * as m0019 from './0019_packed_occurrences.ts';
 import * as m0020 from './0020_working_hours.ts';
 import * as m0021 from './0021_copy_words.ts';
 import * as m0022 from './0022_drop_copy_text_index.ts';
+import * as m0023 from './0023_copy_rows_keep_no_text.ts';
+import * as m0024 from './0024_copy_items_without_rowid.ts';
 
 export const migrations: Record<string, Migration> = {
   '0001_people_and_workspaces': m0001,
@@ -46,4 +48,6 @@ export const migrations: Record<string, Migration> = {
   '0020_working_hours': m0020,
   '0021_copy_words': m0021,
   '0022_drop_copy_text_index': m0022,
+  '0023_copy_rows_keep_no_text': m0023,
+  '0024_copy_items_without_rowid': m0024,
 };

@@ -44,13 +44,34 @@ async function columnsOf(db: Kysely<Database>, engine: Engine, table: string): P
   }));
 }
 
+/** The copy tables, each after the tables its foreign keys name (items before their occurrences). */
 async function tables(db: Kysely<Database>, engine: Engine): Promise<string[]> {
   const rows =
     engine === 'sqlite'
-      ? await sql<{ name: string }>`select name from sqlite_master where type = 'table'`.execute(db)
-      : await sql<{ name: string }>`select table_name as name from information_schema.tables
-          where table_schema = current_schema() and table_type = 'BASE TABLE'`.execute(db);
-  return rows.rows.map((row) => row.name).filter((name) => /copy_|occurrence/.test(name));
+      ? await sql<{ name: string; parent: string | null }>`select m.name, f."table" as parent
+          from sqlite_master m left join pragma_foreign_key_list(m.name) f where m.type = 'table'`.execute(db)
+      : await sql<{ name: string; parent: string | null }>`select t.table_name as name, p.table_name as parent
+          from information_schema.tables t
+          left join information_schema.table_constraints c on c.table_schema = t.table_schema
+            and c.table_name = t.table_name and c.constraint_type = 'FOREIGN KEY'
+          left join information_schema.constraint_column_usage p on p.constraint_schema = c.constraint_schema
+            and p.constraint_name = c.constraint_name
+          where t.table_schema = current_schema() and t.table_type = 'BASE TABLE'`.execute(db);
+  const parents = new Map<string, Set<string>>();
+  for (const { name, parent } of rows.rows) {
+    if (!/copy_|occurrence/.test(name)) continue;
+    const held = parents.get(name) ?? new Set<string>();
+    parents.set(name, held);
+    if (parent !== null && parent !== name) held.add(parent);
+  }
+  const ordered: string[] = [];
+  const visit = (name: string) => {
+    if (ordered.includes(name) || !parents.has(name)) return;
+    for (const parent of parents.get(name)!) visit(parent);
+    ordered.push(name);
+  };
+  for (const name of parents.keys()) visit(name);
+  return ordered;
 }
 
 /** Copies every synced copy `from` onto the copy `to` (both existing, `to` empty), in one transaction. */

@@ -15,7 +15,7 @@ import { LeaseLost } from './copyLeases.ts';
 import { indexedColumns, indexedRows, indexRows, rebuildWords, vocabularyOverGrown } from './copyWords.ts';
 import { packOccurrence } from './packedOccurrence.ts';
 import { insertRows } from './rowsInsert.ts';
-import { type CopyOccurrencesTable, type Database, flag } from './schema.ts';
+import { type CopyOccurrencesTable, type Database, flag, statusCodes } from './schema.ts';
 import { type IndexedRow, indexedText } from './wordPostings.ts';
 
 type Db = Kysely<Database>;
@@ -540,7 +540,7 @@ const occurrenceColumns = [
   'floating',
   'is_private',
   'is_free',
-  'status',
+  'status_code',
 ] as const;
 
 /** A staged row keeps its texts too: what the index is made of when it moves in. */
@@ -582,7 +582,7 @@ function occurrenceRow(
     floating: kept.timeZone !== undefined ? 0 : withDays ? 2 : 1,
     is_private: kept.privacy === 'private' || kept.privacy === 'secret' ? 1 : 0,
     is_free: kept.freeBusyStatus === 'free' ? 1 : 0,
-    status: kept.status,
+    status_code: statusCodes[kept.status],
   };
 }
 

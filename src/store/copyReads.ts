@@ -14,7 +14,7 @@ import { busyTitle } from '../domain/visibility.ts';
 import { type Candidate, type WordQuery, wordCandidates } from './copyWords.ts';
 import { engineOf } from './database.ts';
 import { inList, numberParameter, readStatement, reused } from './reusedStatements.ts';
-import type { Database } from './schema.ts';
+import { type Database, statusCodes } from './schema.ts';
 import { readOffLoop, readSpansOffLoop, readUnpackedOffLoop } from './sqliteReaders.ts';
 import { bucketOf, bucketStartMs } from './wordPostings.ts';
 
@@ -186,8 +186,8 @@ export async function copyBusy(
   const kinds = (['instants', 'local'] as const).flatMap((kind) =>
     together(queries, kind).map(({ part }) => {
       const { start, end, conditions } = inWindow(part, kind);
-      conditions.push(sql`is_free = 0`, sql`status <> 'cancelled'`);
-      if (!tentativeIsBusy) conditions.push(sql`status <> 'tentative'`);
+      conditions.push(sql`is_free = 0`, sql`status_code <> ${sql.lit(statusCodes.cancelled)}`);
+      if (!tentativeIsBusy) conditions.push(sql`status_code <> ${sql.lit(statusCodes.tentative)}`);
       return sql`select ${start} as s, ${end} as e from ${localRows(db, kind)} where ${sql.join(conditions, sql` and `)}`;
     }),
   );

@@ -61,7 +61,11 @@ export function openDatabase(options: DatabaseOptions): DatabaseHandle {
   const db = new Kysely<Database>({
     dialect: new NodeSqliteDialect(() => {
       const sqlite = new DatabaseSync(path);
-      sqlite.exec('pragma journal_mode = wal; pragma foreign_keys = on; pragma busy_timeout = 5000;');
+      // 8 KiB pages for a new file (an existing one keeps its own): a copied row of ~0.5 KiB
+      // wastes less of a page's end, ~3% of the copies' bytes.
+      sqlite.exec(
+        'pragma page_size = 8192; pragma journal_mode = wal; pragma foreign_keys = on; pragma busy_timeout = 5000;',
+      );
       sqlite.exec('pragma synchronous = normal;');
       // Deleted rows (purged event texts) are overwritten with zeros, not left in free pages.
       sqlite.exec('pragma secure_delete = on;');

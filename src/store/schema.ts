@@ -260,6 +260,9 @@ export interface CopyItemsTable {
   skipped_reason: string | null;
 }
 
+/** An occurrence's status as its copied row keeps it: what a read of busy time asks of it. */
+export const statusCodes = { confirmed: 0, tentative: 1, cancelled: 2 } as const;
+
 export interface CopyOccurrencesTable {
   id: Generated<number>;
   calendar_id: string;
@@ -277,8 +280,8 @@ export interface CopyOccurrencesTable {
   is_private: Generated<number>;
   /** Free (its busy-level title is "Free"). */
   is_free: Generated<number>;
-  /** confirmed, tentative or cancelled (whether it blocks time). */
-  status: Generated<string>;
+  /** 0 confirmed, 1 tentative, 2 cancelled (`statusCodes`: whether it blocks time). */
+  status_code: Generated<number>;
 }
 
 /** A batch of a sync that has more to come, kept aside until its last batch swaps it in. */
@@ -309,8 +312,8 @@ export interface CopyStagedOccurrencesTable {
   is_private: Generated<number>;
   /** Free (its busy-level title is "Free"). */
   is_free: Generated<number>;
-  /** confirmed, tentative or cancelled (whether it blocks time). */
-  status: Generated<string>;
+  /** 0 confirmed, 1 tentative, 2 cancelled (`statusCodes`: whether it blocks time). */
+  status_code: Generated<number>;
 }
 
 /** Per copy, word and ~3 days of starts: the rows whose text holds the word (store/copyWords.ts). */

@@ -24,6 +24,7 @@ import * as m0021 from './0021_copy_words.ts';
 import * as m0022 from './0022_drop_copy_text_index.ts';
 import * as m0023 from './0023_copy_rows_keep_no_text.ts';
 import * as m0024 from './0024_copy_items_without_rowid.ts';
+import * as m0025 from './0025_copy_status_codes.ts';
 
 export const migrations: Record<string, Migration> = {
   '0001_people_and_workspaces': m0001,
@@ -50,4 +51,5 @@ export const migrations: Record<string, Migration> = {
   '0022_drop_copy_text_index': m0022,
   '0023_copy_rows_keep_no_text': m0023,
   '0024_copy_items_without_rowid': m0024,
+  '0025_copy_status_codes': m0025,
 };

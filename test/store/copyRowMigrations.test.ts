@@ -1,9 +1,10 @@
 /**
- * Migrations 0023 and 0024 on both engines: the copied rows lose their texts (the word index is
+ * Migrations 0023 to 0025 on both engines: the copied rows lose their texts (the word index is
  * where a search finds text), an indexed copy keeps its rows, items and index as they were, and a
  * copy not indexed yet — which could then answer no search — is emptied and made due, as a copy
  * whose grants show less is, so that its next sync copies it anew. On SQLite the items' table is
  * rebuilt keyed by itself, with foreign keys off (its occurrences stay) and on again after.
+ * A row's status becomes a number (0 confirmed, 1 tentative, 2 cancelled).
  */
 import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
@@ -16,7 +17,7 @@ import { enginesUnderTest, freshPostgres } from '../helpers/databases.ts';
 import { seedCalendars, seedReadGrant, seedUser, seedWorkspace } from '../helpers/seed.ts';
 
 for (const engine of await enginesUnderTest()) {
-  describe(`copied rows without their texts (${engine.name})`, { skip: engine.skip }, () => {
+  describe(`copied rows made smaller (${engine.name})`, { skip: engine.skip }, () => {
     let handle: DatabaseHandle;
     after(() => handle?.close());
 
@@ -41,10 +42,11 @@ for (const engine of await enginesUnderTest()) {
       for (const calendarId of [indexed, unindexed]) {
         await sql`insert into copy_items (calendar_id, item_key, version, generation)
           values (${calendarId}, 'k', '1', 1)`.execute(handle.db);
-        await sql`insert into copy_occurrences (calendar_id, item_key, start_ms, end_ms, data, title_text, body_text, event_id, occurrence_id)
-          values (${calendarId}, 'k', 0, 1, ${Buffer.from('packed')}, 'standup', 'notes', 'e1', 'o1')`.execute(
-          handle.db,
-        );
+        for (const [i, status] of ['confirmed', 'tentative', 'cancelled'].entries())
+          await sql`insert into copy_occurrences (calendar_id, item_key, start_ms, end_ms, data, title_text, body_text, event_id, occurrence_id, status)
+            values (${calendarId}, 'k', ${i}, 1, ${Buffer.from('packed')}, 'standup', 'notes', 'e1', ${`o${i}`}, ${status})`.execute(
+            handle.db,
+          );
       }
       await sql`insert into copy_words (calendar_id, word, bucket, ids) values (${indexed}, 'standup', 0, ${Buffer.from([8])})`.execute(
         handle.db,
@@ -53,6 +55,7 @@ for (const engine of await enginesUnderTest()) {
       assert.deepEqual(await migrateToLatest(handle), [
         '0023_copy_rows_keep_no_text',
         '0024_copy_items_without_rowid',
+        '0025_copy_status_codes',
       ]);
       if (engine.name === 'sqlite') {
         // The items' table rebuilt keyed by itself, its children left in place (checked above and below).
@@ -66,12 +69,17 @@ for (const engine of await enginesUnderTest()) {
 
       const rows = await sql<{
         calendar_id: string;
-      }>`select * from copy_occurrences order by calendar_id`.execute(handle.db);
+        status_code: number;
+      }>`select * from copy_occurrences order by calendar_id, start_ms`.execute(handle.db);
       assert.deepEqual(
-        rows.rows.map((row) => row.calendar_id),
-        [indexed],
+        rows.rows.map((row) => [row.calendar_id, row.status_code]),
+        [
+          [indexed, 0],
+          [indexed, 1],
+          [indexed, 2],
+        ],
       );
-      assert.ok(!('title_text' in rows.rows[0]!) && !('body_text' in rows.rows[0]!));
+      for (const gone of ['title_text', 'body_text', 'status']) assert.ok(!(gone in rows.rows[0]!), gone);
       const copies = await sql<{
         calendar_id: string;
         sync_state: string | null;

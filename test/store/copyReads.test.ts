@@ -5,8 +5,9 @@
  * half-hour and +14 h zones), orders ties by occurrence id as JavaScript does, counts what it did
  * not return, and matches a search's words only against the text the reader may see: a busy-only
  * or titles-only reader never matches hidden text, a private event's text never matches without
- * private details — the same answers as the core's placement, masking and matchesWords; and
- * availability's busy time from the times alone.
+ * private details, and each calendar of a read is matched as its own reader sees it (never as
+ * the first calendar's reader does) — the same answers as the core's placement, masking and
+ * matchesWords; and availability's busy time from the times alone.
  */
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
@@ -343,6 +344,58 @@ for (const engine of await enginesUnderTest({ sqliteReaders: true })) {
       assert.equal(await found('full', true, 'do*e'), 0);
       assert.equal(await found('full', true, 'q?1'), 0);
       assert.equal(await found('full', true, 'a%b'), 0);
+    });
+
+    it('matches each calendar of one read as its own reader sees it', async () => {
+      // Both copies hold everything (a grant with private details reaches them); one read may see
+      // each at another level: one calendar's reader never decides what another's matches.
+      const texts = [
+        berlin('2026-03-10T09:00:00', 'review', { title: 'Budget review', description: 'Quarterly numbers' }),
+        berlin('2026-03-10T10:00:00', 'doctor', {
+          title: 'Doctor',
+          description: 'lab numbers',
+          privacy: 'private',
+        }),
+      ];
+      const longestMs = Math.max(await copied(texts), await copied(texts, otherId));
+      const w = window('2026-03-10T00:00:00Z', '2026-03-11T00:00:00Z');
+      const query = (id: string, [level, privateDetails]: Reader, word: string): CopyQuery => ({
+        calendarId: id,
+        window: { startNs: w.start.epochNanoseconds, endNs: w.end.epochNanoseconds },
+        longestMs,
+        offsets: [],
+        search: { words: [word], level, privateDetails },
+      });
+      type Reader = [DetailLevel, boolean];
+      const readers: Reader[] = [
+        ['full', true],
+        ['full', false],
+        ['titles', true],
+        ['busy', false],
+      ];
+      const named = (rows: readonly CopyPlace[]) =>
+        rows.map((row) => `${row.calendarId} ${row.occurrenceId}`).sort();
+      for (const a of readers)
+        for (const b of readers)
+          for (const word of ['numbers', 'busy', 'doctor']) {
+            const alone = await Promise.all([
+              copyPage(handle.db, [query(calendarId, a, word)]),
+              copyPage(handle.db, [query(otherId, b, word)]),
+            ]);
+            const together = await copyPage(handle.db, [query(calendarId, a, word), query(otherId, b, word)]);
+            const what = `${a.join(' ')} | ${b.join(' ')}: ${word}`;
+            assert.equal(together.total, alone[0].total + alone[1].total, what);
+            assert.deepEqual(named(together.rows), named([...alone[0].rows, ...alone[1].rows]), what);
+          }
+      // The description seen at full, not at titles, in the same read.
+      const mixed = await copyPage(handle.db, [
+        query(calendarId, ['full', true], 'numbers'),
+        query(otherId, ['titles', true], 'numbers'),
+      ]);
+      assert.deepEqual(
+        mixed.rows.map((row) => row.calendarId),
+        [calendarId, calendarId],
+      );
     });
 
     it('gives the busy time, times only and merged, as the core finds it in the events', async () => {

@@ -238,14 +238,28 @@ export interface Candidate {
   local: boolean;
 }
 
-/** Postings looked at between two yields of the loop: a query word inside most words reads them all. */
-const postingsPerTurn = 100_000;
+/** Work between two yields of the event loop, in ms: a query word inside most words reads every list of its window. */
+const turnMs = 3;
+
+/** A function that yields the loop once `turnMs` have passed since its last yield. */
+function turns(): () => Promise<void> | undefined {
+  let since = performance.now();
+  return () => {
+    if (performance.now() - since < turnMs) return undefined;
+    return new Promise<void>((resolve) =>
+      setImmediate(() => {
+        since = performance.now();
+        resolve();
+      }),
+    );
+  };
+}
 
 /**
  * The rows of each copy that hold every word in text the reader may see, from the index alone:
  * the lists of the vocabulary's words that contain each query word, within the copies' buckets.
  * A query word found nearly everywhere reads every list of the window: the work is the window's
- * postings, split into turns of the event loop.
+ * postings, split into turns of the event loop of a few milliseconds each.
  */
 export async function wordCandidates(
   db: Db,
@@ -295,8 +309,10 @@ export async function wordCandidates(
       }>`select calendar_id, word, bucket, ids from copy_words where calendar_id ${among(lookups.map(({ query }) => query.calendarId))} and word ${among([...new Set(lookups.flatMap(({ found }) => found.flat()))])} and bucket >= ${numberParameter(Math.min(...bounds.map(([from]) => from!)))} and bucket <= ${numberParameter(Math.max(...bounds.map(([, until]) => until!)))}`,
     ).compile(db),
   );
+  const turn = turns();
   const listed = new Map<string, Map<string, { bucket: number; ids: Uint8Array }[]>>();
-  for (const row of rows) {
+  for (const [n, row] of rows.entries()) {
+    if (n % 256 === 255) await turn();
     const bucket = Number(row.bucket);
     const [from, until] = ranges.get(row.calendar_id)!;
     if (bucket < from! || bucket > until!) continue;
@@ -310,7 +326,6 @@ export async function wordCandidates(
   const hidden = reader.privateDetails ? 0 : postingFlags.private;
   const counts = (flags: number) =>
     (flags & hidden) === 0 && (!reader.titlesOnly || (flags & postingFlags.title) !== 0);
-  let work = 0;
   for (const { query, found } of lookups) {
     const byWord = listed.get(query.calendarId);
     if (byWord === undefined) continue;
@@ -321,7 +336,6 @@ export async function wordCandidates(
       for (const name of containing)
         for (const { bucket, ids: bytes } of byWord.get(name) ?? []) {
           const { ids, flags } = decodePostings(bytes);
-          work += ids.length;
           for (let k = 0; k < ids.length; k++) {
             const id = ids[k]!;
             if (!counts(flags[k]!) || these.has(id)) continue;
@@ -332,10 +346,7 @@ export async function wordCandidates(
               if (candidate !== undefined) these.set(id, candidate);
             }
           }
-          if (work >= postingsPerTurn) {
-            work = 0;
-            await new Promise((resolve) => setImmediate(resolve));
-          }
+          await turn();
         }
       kept = these;
       if (kept.size === 0) break;

@@ -106,8 +106,11 @@ function openPostgres(url: string, options: DatabaseOptions): DatabaseHandle {
 export async function migrateToLatest(handle: DatabaseHandle): Promise<string[]> {
   const migrator = new Migrator({ db: handle.db, provider: { getMigrations: async () => migrations } });
   // SQLite rebuilds a table with foreign keys off (dropping a parent would delete its children),
-  // checked before they are on again; the pragma does nothing inside the migrations' transaction.
-  const sqlite = handle.engine === 'sqlite';
+  // checked before they are on again (a scan of every table: only when a migration runs); the
+  // pragma does nothing inside the migrations' transaction.
+  const sqlite =
+    handle.engine === 'sqlite' &&
+    (await migrator.getMigrations()).some((migration) => migration.executedAt === undefined);
   if (sqlite) await sql`pragma foreign_keys = off`.execute(handle.db);
   const { error, results } = await migrator.migrateToLatest().finally(async () => {
     if (!sqlite) return;

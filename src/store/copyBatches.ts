@@ -441,7 +441,8 @@ async function stagedTexts(
   calendarId: string,
   moved: readonly { id: number; item_key: string; occurrence_id: string }[],
 ): Promise<IndexedRow[]> {
-  const key = (row: { item_key: string; occurrence_id: string }) => `${row.item_key}\n${row.occurrence_id}`;
+  // The sealed id first: it holds no newline, so no item key (provider text) can make two pairs one.
+  const key = (row: { item_key: string; occurrence_id: string }) => `${row.occurrence_id}\n${row.item_key}`;
   const texts = new Map<string, Omit<IndexedRow, 'id'> | null>();
   const staged = await trx
     .selectFrom('copy_staged_occurrences')

@@ -495,8 +495,8 @@ interface NamedRow {
  * may see it). A row of instants whose bucket of starts lies wholly inside the window matches
  * as it is: only the page needs its place, so only the first of those buckets (in order, across
  * calendars) until the page is full are looked up; the rest, local times and rows near the
- * window's edges, are looked up by id (`byIds`) and checked as the scan's
- * statement checks them — but the bucket at the window's end, once the page is full before it,
+ * window's edges, are looked up by id (`byIds`) and placed in the window as the scan's
+ * statement places them — but the bucket at the window's end, once the page is full before it,
  * is only counted (its rows start inside the window: those that start before its end match).
  * Past a page's cursor, buckets wholly before it are neither looked up nor counted, and the one
  * holding it is looked up. Every match after the cursor is counted.

@@ -5,6 +5,7 @@
  * of every row of its window, and it is the only place a search finds text: the rows keep their
  * occurrences packed and no text beside them (the index is made from those occurrences).
  */
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import { type Kysely, type Selectable, sql, type Transaction } from 'kysely';
 import { unpackOccurrence } from './packedOccurrence.ts';
 import { inList, numberParameter, reused } from './reusedStatements.ts';
@@ -242,16 +243,12 @@ export interface Candidate {
 const turnMs = 3;
 
 /** A function that yields the loop once `turnMs` have passed since its last yield. */
-function turns(): () => Promise<void> | undefined {
+function turns(): () => Promise<void> {
   let since = performance.now();
-  return () => {
-    if (performance.now() - since < turnMs) return undefined;
-    return new Promise<void>((resolve) =>
-      setImmediate(() => {
-        since = performance.now();
-        resolve();
-      }),
-    );
+  return async () => {
+    if (performance.now() - since < turnMs) return;
+    await nextTurn();
+    since = performance.now();
   };
 }
 
@@ -324,7 +321,7 @@ export async function wordCandidates(
   }
   // What the reader may not see matched is never listed for it.
   const hidden = reader.privateDetails ? 0 : postingFlags.private;
-  const counts = (flags: number) =>
+  const visible = (flags: number) =>
     (flags & hidden) === 0 && (!reader.titlesOnly || (flags & postingFlags.title) !== 0);
   for (const { query, found } of lookups) {
     const byWord = listed.get(query.calendarId);
@@ -338,7 +335,7 @@ export async function wordCandidates(
           const { ids, flags } = decodePostings(bytes);
           for (let k = 0; k < ids.length; k++) {
             const id = ids[k]!;
-            if (!counts(flags[k]!) || these.has(id)) continue;
+            if (!visible(flags[k]!) || these.has(id)) continue;
             if (kept === undefined)
               these.set(id, { id, bucket, local: (flags[k]! & postingFlags.local) !== 0 });
             else {

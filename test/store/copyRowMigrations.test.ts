@@ -66,6 +66,12 @@ for (const engine of await enginesUnderTest()) {
         const keys = await sql<{ on: number }>`pragma foreign_keys`.execute(handle.db);
         assert.deepEqual(Object.values(keys.rows[0]!), [1]);
       }
+      // A restart finds nothing to run, and leaves everything as it was.
+      assert.deepEqual(await migrateToLatest(handle), []);
+      if (engine.name === 'sqlite') {
+        const keys = await sql<{ on: number }>`pragma foreign_keys`.execute(handle.db);
+        assert.deepEqual(Object.values(keys.rows[0]!), [1]);
+      }
 
       const rows = await sql<{
         calendar_id: string;

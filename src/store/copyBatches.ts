@@ -115,7 +115,7 @@ export async function applyBatch(db: Db, batch: AppliedBatch): Promise<WrittenBa
     const keys = [...changed.map((item) => item.key), ...batch.removals];
     // The counts move by what the batch replaced, so a sync of one change reads no other item.
     const replaced = { items: 0, skipped: 0 };
-    const removed: IndexedRow[] = [];
+    const removed: ReplacedRow[] = [];
     for (let i = 0; i < keys.length; i += 500) {
       removed.push(...(await rowsOfItems(trx, batch.calendarId, keys.slice(i, i + 500))));
       const gone = await trx
@@ -145,8 +145,21 @@ export async function applyBatch(db: Db, batch: AppliedBatch): Promise<WrittenBa
     let longest = 0;
     for (const row of written) longest = Math.max(longest, row.end_ms - row.start_ms);
     const added: IndexedRow[] = [];
-    for (let i = 0; i < written.length; i += 100) {
-      const chunk = written.slice(i, i + 100);
+    // A row written again (the same occurrence of the same item) keeps its id: the word index
+    // then changes only where its words did — a renamed event touches its title's lists alone.
+    const replacedIds = idsByOccurrence(removed);
+    const again: (OccurrenceRow & { id: number })[] = [];
+    const fresh: OccurrenceRow[] = [];
+    for (const row of written) {
+      const id = replacedIds.get(occurrenceKey(row))?.pop();
+      if (id === undefined) fresh.push(row);
+      else again.push({ ...row, id });
+    }
+    for (let i = 0; i < again.length; i += 100)
+      await insertRows(trx, 'copy_occurrences', ['id', ...occurrenceColumns], again.slice(i, i + 100));
+    added.push(...again);
+    for (let i = 0; i < fresh.length; i += 100) {
+      const chunk = fresh.slice(i, i + 100);
       // The ids, matched to the rows by occurrence id, whose texts are here already; should two
       // rows share one, their texts are folded again from what was written.
       const byOccurrence = new Map(chunk.map((row) => [row.occurrence_id, row]));
@@ -233,6 +246,24 @@ export async function applyBatch(db: Db, batch: AppliedBatch): Promise<WrittenBa
 
 type ItemRow = { key: string; version: string; skipped: string | null };
 
+/** A row about to be replaced: what the word index needs, and which occurrence of which item it was. */
+type ReplacedRow = IndexedRow & { item_key: string; occurrence_id: string };
+
+const occurrenceKey = (row: { item_key: string; occurrence_id: string }) =>
+  `${row.occurrence_id}\n${row.item_key}`;
+
+/** The ids of replaced rows by occurrence and item (should two rows share both, each id once). */
+function idsByOccurrence(rows: readonly ReplacedRow[]): Map<string, number[]> {
+  const ids = new Map<string, number[]>();
+  for (const row of rows) {
+    const key = occurrenceKey(row);
+    const list = ids.get(key);
+    if (list === undefined) ids.set(key, [row.id]);
+    else list.push(row.id);
+  }
+  return ids;
+}
+
 /** The copy's rows of the items named (a list, or a select of keys), as the word index needs them. */
 async function rowsOfItems(
   trx: Trx,
@@ -240,11 +271,11 @@ async function rowsOfItems(
   keys:
     | readonly string[]
     | SelectQueryBuilder<Database, 'copy_items' | 'copy_staged_items', { item_key: string }>,
-): Promise<IndexedRow[]> {
+): Promise<ReplacedRow[]> {
   return indexedRows(
     await trx
       .selectFrom('copy_occurrences')
-      .select(indexedColumns)
+      .select([...indexedColumns, 'item_key', 'occurrence_id'])
       .where('calendar_id', '=', calendarId)
       .where('item_key', 'in', keys)
       .execute(),

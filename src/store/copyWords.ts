@@ -32,9 +32,11 @@ type Trx = Transaction<Database>;
 export const indexedColumns = ['id', 'start_ms', 'is_private', 'floating', 'data'] as const;
 
 /** Copied rows as the index needs them, their texts folded from their occurrences. */
-export const indexedRows = (
-  rows: readonly Pick<Selectable<CopyOccurrencesTable>, (typeof indexedColumns)[number]>[],
-): IndexedRow[] =>
+export const indexedRows = <
+  R extends Pick<Selectable<CopyOccurrencesTable>, (typeof indexedColumns)[number]>,
+>(
+  rows: readonly R[],
+): (Omit<R, 'data'> & IndexedRow)[] =>
   rows.map(({ data, ...row }) => ({
     ...row,
     id: Number(row.id),
@@ -53,8 +55,12 @@ export async function indexRows(
   removed: readonly IndexedRow[],
 ): Promise<void> {
   if (added.length === 0 && removed.length === 0) return;
-  // Per bucket and word: the postings added (ids ascending as rows come, flags beside) and the ids removed.
-  const changes = new Map<number, Map<string, { ids: number[]; flags: number[]; removed?: Set<number> }>>();
+  // Per bucket and word: the postings added (ids ascending as rows come, flags beside) and the
+  // ids removed, with their flags.
+  const changes = new Map<
+    number,
+    Map<string, { ids: number[]; flags: number[]; removed?: Map<number, number> }>
+  >();
   const change = (word: string, bucket: number) => {
     let words = changes.get(bucket);
     if (words === undefined) {
@@ -71,10 +77,10 @@ export async function indexRows(
   const newWords = new Set<string>();
   for (const row of removed) {
     const bucket = bucketOf(Number(row.start_ms));
-    for (const word of rowWords(row).keys()) {
+    for (const [word, flags] of rowWords(row)) {
       const found = change(word, bucket);
-      found.removed ??= new Set();
-      found.removed.add(Number(row.id));
+      found.removed ??= new Map();
+      found.removed.set(Number(row.id), flags);
     }
   }
   for (const row of added) {
@@ -82,11 +88,18 @@ export async function indexRows(
     const id = Number(row.id);
     for (const [word, flags] of rowWords(row)) {
       const found = change(word, bucket);
-      found.ids.push(id);
-      found.flags.push(flags);
-      newWords.add(word);
+      // A row written again with this word as it was (same id, bucket and flags): its posting stays.
+      if (found.removed?.get(id) === flags) found.removed.delete(id);
+      else {
+        found.ids.push(id);
+        found.flags.push(flags);
+        newWords.add(word);
+      }
     }
   }
+  for (const words of changes.values())
+    for (const [word, { ids, removed: gone }] of words)
+      if (ids.length === 0 && (gone === undefined || gone.size === 0)) words.delete(word);
   const written: { word: string; bucket: number; ids: Uint8Array }[] = [];
   const emptied = new Map<number, string[]>();
   // A copy whose index is empty (a first sync) has no list to merge with: none is read.

@@ -139,7 +139,11 @@ export function inOrder({ ids, flags }: Postings): Postings {
 }
 
 /** `held` with `added` in (replacing the same id's) and `removed` out: one pass over both, in ascending order of id. */
-export function mergePostings(held: Postings, added: Postings, removed: ReadonlySet<number>): Postings {
+export function mergePostings(
+  held: Postings,
+  added: Postings,
+  removed: { has(id: number): boolean },
+): Postings {
   const fresh = inOrder(added);
   const out: Postings = { ids: [], flags: [] };
   let a = 0;

@@ -9,7 +9,14 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
-import type { Kysely } from 'kysely';
+import {
+  InsertQueryNode,
+  type Kysely,
+  type KyselyPlugin,
+  PrimitiveValueListNode,
+  type ValueNode,
+  type ValuesNode,
+} from 'kysely';
 import { createEventIds } from '../../src/calendars/eventIds.ts';
 import type { ProviderOccurrence } from '../../src/domain/providerFacts.ts';
 import { foldText } from '../../src/domain/search.ts';
@@ -57,13 +64,13 @@ for (const engine of await enginesUnderTest()) {
     after(() => handle.close());
 
     /** One batch, as a sync holding the copy's lease writes it (a batch with an end releases it). */
-    const batch = async (fields: Partial<AppliedBatch>) => {
+    const batch = async (fields: Partial<AppliedBatch>, db = handle.db) => {
       await handle.db
         .updateTable('calendar_copies')
         .set({ lease_owner: 'test', lease_until: Number.MAX_SAFE_INTEGER })
         .where('calendar_id', '=', calendarId)
         .execute();
-      return applyBatch(handle.db, {
+      return applyBatch(db, {
         calendarId,
         owner: 'test',
         ids,
@@ -296,6 +303,57 @@ for (const engine of await enginesUnderTest()) {
       }
       assert.ok((await listed()).length > 0);
       assert.ok(matched > 0);
+    });
+
+    it('keeps the id of a row written again, and writes only the lists of the words that changed', async () => {
+      // The words of the lists a statement writes, as the statement names them.
+      const written: string[] = [];
+      const recorder: KyselyPlugin = {
+        transformQuery({ node }) {
+          if (InsertQueryNode.is(node) && node.into?.table.identifier.name === 'copy_words') {
+            const column = node.columns!.findIndex((c) => c.column.name === 'word');
+            for (const list of (node.values as ValuesNode).values)
+              written.push(
+                PrimitiveValueListNode.is(list)
+                  ? String(list.values[column])
+                  : String((list.values[column] as ValueNode).value),
+              );
+          }
+          return node;
+        },
+        transformResult: async ({ result }) => result,
+      };
+      const renamed = (title: string, version: string) => ({
+        key: 'renamed',
+        version,
+        occurrences: [
+          occurrence({
+            providerEventId: 'renamed',
+            start: '2026-03-10T09:00:00',
+            timeZone: 'Europe/Berlin',
+            title,
+            description: 'Notes: walrus lunch',
+          }),
+        ],
+      });
+      const idsOf = async () =>
+        (
+          await handle.db
+            .selectFrom('copy_occurrences')
+            .select('id')
+            .where('calendar_id', '=', calendarId)
+            .where('item_key', '=', 'renamed')
+            .execute()
+        ).map((row) => Number(row.id));
+      await batch({ upserts: [renamed('quokka review', '1')] });
+      const [id] = await idsOf();
+      await batch({ upserts: [renamed('narwhal review', '2')] }, handle.db.withPlugin(recorder));
+      assert.deepEqual(await idsOf(), [id]);
+      // "quokka" lost its only row (its list deleted); nothing but "narwhal" was written.
+      assert.deepEqual(written, ['narwhal']);
+      assert.deepEqual(await listed(), await rebuilt());
+      assert.equal((await searches(['narwhal', 'walrus'])).indexed[0]!.total, 1);
+      assert.equal((await searches(['quokka'])).indexed[0]!.total, 0);
     });
 
     it('answers from the index a word inside every word of the copy, and one in every row', async () => {

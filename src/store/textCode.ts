@@ -18,8 +18,8 @@ export interface TextCode {
 
 /** No code is longer than this (every byte's weight is floored so that it holds). */
 const longest = 24;
-/** Bits decoding looks up at once: most codes of text like the sample are shorter. */
-const peekBits = 10;
+/** Bits decoding looks up at once: most codes of text like the sample are shorter, two often fit. */
+const peekBits = 12;
 const peekMask = (1 << peekBits) - 1;
 
 export function textCode(sample: string): TextCode {
@@ -65,17 +65,31 @@ export function textCode(sample: string): TextCode {
   const codeOf = Uint32Array.from(codes);
   const lengthOf = Uint8Array.from(lengths);
   // Decoding looks up `peekBits` bits at a time, not one branch per bit (reads unpack hundreds of
-  // texts a page): an entry is a byte and its code's length, or for longer codes the node the
-  // bits lead to, where the walk goes on bit by bit.
-  const peeked = new Int32Array(1 << peekBits);
-  for (let bits = 0; bits < peeked.length; bits++) {
+  // texts a page). An entry holds the bytes whose codes those bits begin with, one or two: the
+  // first byte, the second, the first code's length, both codes' length and how many (bits 0–7,
+  // 8–15, 16–19, 20–23, 24–25); or, for a longer first code, zero bytes and the node the bits lead
+  // to (bits 0–23), where the walk goes on bit by bit.
+  const walk = (bits: number, from: number) => {
     let node = 0;
-    let used = 0;
+    let used = from;
     while (used < peekBits && node >= 0) {
       node = (bits >>> (peekBits - 1 - used)) & 1 ? rightNodes[node]! : leftNodes[node]!;
       used++;
     }
-    peeked[bits] = node < 0 ? ((-1 - node) << 8) | used : -node;
+    return { node, used };
+  };
+  const peeked = new Int32Array(1 << peekBits);
+  for (let bits = 0; bits < peeked.length; bits++) {
+    const one = walk(bits, 0);
+    if (one.node >= 0) {
+      peeked[bits] = one.node;
+      continue;
+    }
+    const two = walk(bits, one.used);
+    peeked[bits] =
+      two.node < 0
+        ? (-1 - one.node) | ((-1 - two.node) << 8) | (one.used << 16) | (two.used << 20) | (2 << 24)
+        : (-1 - one.node) | (one.used << 16) | (one.used << 20) | (1 << 24);
   }
 
   return {
@@ -109,7 +123,8 @@ export function textCode(sample: string): TextCode {
       let heldBits = 0;
       let padding = 0;
       const end = input.length;
-      for (let i = 0; i < count; i++) {
+      let i = 0;
+      while (i < count) {
         while (heldBits < peekBits) {
           held = (held << 8) & 0xffffff;
           if (at < end) held |= input[at++]!;
@@ -117,12 +132,17 @@ export function textCode(sample: string): TextCode {
           heldBits += 8;
         }
         const entry = peeked[(held >>> (heldBits - peekBits)) & peekMask]!;
-        if (entry > 0) {
-          heldBits -= entry & 0xff;
-          out[i] = entry >>> 8;
+        const bytes = entry >>> 24;
+        if (bytes === 2 && i + 1 < count) {
+          out[i++] = entry & 0xff;
+          out[i++] = (entry >>> 8) & 0xff;
+          heldBits -= (entry >>> 20) & 0xf;
+        } else if (bytes !== 0) {
+          out[i++] = entry & 0xff;
+          heldBits -= (entry >>> 16) & 0xf;
         } else {
           heldBits -= peekBits;
-          let node = -entry;
+          let node = entry;
           while (node >= 0) {
             if (heldBits === 0) {
               held = (held << 8) & 0xffffff;
@@ -133,7 +153,7 @@ export function textCode(sample: string): TextCode {
             heldBits--;
             node = (held >>> heldBits) & 1 ? rightNodes[node]! : leftNodes[node]!;
           }
-          out[i] = -1 - node;
+          out[i++] = -1 - node;
         }
         if (heldBits < padding) throw new Error('textCode: the code ends early');
       }

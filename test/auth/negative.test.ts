@@ -351,6 +351,43 @@ describe('authorization server: refusals', () => {
           /error="insufficient_scope", scope="calendar:write"/.test(e.challenge ?? ''),
       );
     });
+    it("answers without waiting for the record of the grant's last use", async () => {
+      // A database whose write of the last use never completes (a lock held elsewhere, say).
+      let touched = 0;
+      const stalled = {
+        set: () => stalled,
+        where: () => stalled,
+        execute: () => {
+          touched += 1;
+          return new Promise(() => {});
+        },
+      };
+      const db = new Proxy(t.ctx.db, {
+        get(target, key) {
+          if (key === 'updateTable')
+            return (table: string) =>
+              table === 'access_grants' ? stalled : target.updateTable(table as never);
+          const value = Reflect.get(target, key, target);
+          return typeof value === 'function' ? value.bind(target) : value;
+        },
+      });
+      const verifier = createBearerVerifier({
+        db,
+        clock: t.ctx.clock,
+        issuer: issuerFor(t.ctx.config.baseUrl),
+        environment: t.ctx.config.environment,
+        signingKeys: await loadSigningKeys(t.ctx.db, t.ctx.box, t.ctx.config.environment, t.ctx.clock),
+      });
+      const answered = verifier.authenticate(`Bearer ${await forge(real)}`, resources().mcp);
+      let timer: NodeJS.Timeout | undefined;
+      const late = new Promise((resolve) => {
+        timer = setTimeout(resolve, 2_000, 'waited');
+      });
+      const principal = await Promise.race([answered, late]);
+      clearTimeout(timer);
+      assert.notEqual(principal, 'waited', 'the request waited for the last-use write');
+      assert.equal(touched, 1);
+    });
   });
 
   describe('registration', () => {

@@ -4,7 +4,8 @@
  * and the plaintext, the plaintext AES-CTR under a second key). The same event keeps its id
  * across syncs, the id reveals neither provider ids nor addresses, and an id opens only for
  * the calendar it was minted for — so a write names its event without any stored mapping.
- * Reads return the same events again and again, so computed ids are remembered (bounded).
+ * A sync seals each occurrence's ids once and its copied row keeps them: nothing is remembered
+ * here (a process-wide memory of ids would grow with the people served, for little gain).
  */
 import { createHmac, hkdfSync, timingSafeEqual } from 'node:crypto';
 import type { EventIds } from '../domain/occurrences.ts';
@@ -23,23 +24,8 @@ export interface EventIdCodec extends EventIds {
 }
 
 const ivLength = 16;
-/** Bounded: live reads and syncs mint the same ids again and again. */
-const remembered = 50_000;
 /** Provider ids are at most a few hundred bytes; anything longer is not one of ours. */
 const maxIdLength = 1024;
-
-function memo(compute: (key: string) => string): (key: string) => string {
-  const known = new Map<string, string>();
-  return (key) => {
-    let id = known.get(key);
-    if (id === undefined) {
-      id = compute(key);
-      if (known.size >= remembered) known.clear();
-      known.set(key, id);
-    }
-    return id;
-  };
-}
 
 const derive = (secretKey: Buffer, info: string) =>
   Buffer.from(hkdfSync('sha256', secretKey, Buffer.alloc(0), info, 32));
@@ -88,19 +74,11 @@ function sealer(secretKey: Buffer, kind: 'evt' | 'occ') {
 export function createEventIds(secretKey: Buffer): EventIdCodec {
   const events = sealer(secretKey, 'evt');
   const occurrences = sealer(secretKey, 'occ');
-  const eventId = memo((key) => {
-    const split = key.indexOf('\0');
-    return events.seal(key.slice(0, split), key.slice(split + 1));
-  });
-  const occurrenceId = memo((key) => {
-    const split = key.indexOf('\0');
-    return occurrences.seal(key.slice(0, split), key.slice(split + 1));
-  });
   return {
-    eventId: (calendarId, providerEventId) => eventId(`${calendarId}\0${providerEventId}`),
+    eventId: (calendarId, providerEventId) => events.seal(calendarId, providerEventId),
     // Recurrence ids are never empty, so an empty one stands for "a single event".
     occurrenceId: (calendarId, providerEventId, recurrenceId) =>
-      occurrenceId(`${calendarId}\0${providerEventId}\0${recurrenceId ?? ''}`),
+      occurrences.seal(calendarId, `${providerEventId}\0${recurrenceId ?? ''}`),
     readEventId: (calendarId, id) => events.open(calendarId, id),
     readOccurrenceId(calendarId, id) {
       const opened = occurrences.open(calendarId, id);

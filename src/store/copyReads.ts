@@ -232,6 +232,10 @@ function together<Q extends Pick<CopyQuery, 'calendarId' | 'window' | 'longestMs
   return [...groups.values()].map(({ part, query, ids }) => ({ part: { ...part, calendarIds: ids }, query }));
 }
 
+/** A column ordered as JavaScript compares ids: by code unit (they are ASCII), never by a locale. */
+const inCodeOrder = (db: Db, column: string) =>
+  engineOf(db) === 'postgres' ? sql`${sql.ref(column)} collate "C"` : sql.ref(column);
+
 /** Branches of a read's statement: each a select of `columns` over a part's rows of one kind that the read wants. */
 function branches(
   db: Db,
@@ -240,9 +244,7 @@ function branches(
   columns: (start: RawBuilder<number>) => RawBuilder<unknown>,
   each?: Parameters<typeof inWindow>[2],
 ) {
-  const postgres = engineOf(db) === 'postgres';
-  // Ids compare as JavaScript compares them: by code unit (they are ASCII), never by a locale.
-  const byCode = (column: string) => (postgres ? sql`${sql.ref(column)} collate "C"` : sql.ref(column));
+  const byCode = (column: string) => inCodeOrder(db, column);
   return parts.map(({ part, query }) => {
     const { start, conditions } = inWindow(part, kind, each);
     // A search read here is of busy-level calendars alone (searchCandidates): the placeholder is all they see.
@@ -529,6 +531,9 @@ async function namedPlaces(
   let lookedInside = 0;
   // Rows of the tail past the page: counted where they start before the window's end, not read.
   const counted: number[] = [];
+  // Rows of buckets wholly inside the window, up to the page's end: all match, and the engine
+  // returns only the first of them in the one order (the page needs no more).
+  const inside: number[] = [];
   for (const bucket of [...buckets.keys()].sort((a, b) => a - b)) {
     const ids = buckets.get(bucket)!;
     const tail = bucketStartMs(bucket + 1) > untilCeilMs;
@@ -538,18 +543,24 @@ async function namedPlaces(
     else if (first !== undefined && lookedInside >= first) {
       if (tail) counted.push(...ids);
       else unlooked += ids.length;
-    } else {
-      looked.push(...ids);
-      if (!tail) lookedInside += ids.length;
+    } else if (tail) looked.push(...ids);
+    else {
+      inside.push(...ids);
+      lookedInside += ids.length;
     }
   }
+  const byCode = (column: string) => inCodeOrder(db, column);
   const [found, tailCount] = await Promise.all([
-    looked.length === 0
+    looked.length + inside.length === 0
       ? []
       : readOffLoop(
           db,
           reused(
-            sql<NamedRow>`select id, start_ms, end_ms, floating, occurrence_id ${byIds(db, looked)}`,
+            sql<
+              NamedRow & { first_inside: number }
+            >`select id, start_ms, end_ms, floating, occurrence_id, 0 as first_inside ${byIds(db, looked)}
+              union all select * from (select id, start_ms, end_ms, floating, occurrence_id, 1 as first_inside ${byIds(db, inside)}
+                order by start_ms, ${byCode('calendar_id')}, ${byCode('occurrence_id')} limit ${numberParameter(first ?? inside.length)}) as inside`,
           ).compile(db),
         ),
     counted.length === 0
@@ -563,7 +574,9 @@ async function namedPlaces(
   ]);
   const byCalendar = new Map(queries.map((query) => [query.calendarId, query]));
   const places: CopyPlace[] = [];
+  let insideRead = 0;
   for (const row of found) {
+    insideRead += Number(row.first_inside);
     const calendarId = calendarOf.get(Number(row.id))!;
     const startMs = placedInWindow(row, byCalendar.get(calendarId)!);
     if (startMs === undefined) continue;
@@ -577,7 +590,8 @@ async function namedPlaces(
     if (after === undefined || inOrder(place, after) > 0) places.push(place);
   }
   places.sort(inOrder);
-  return { rows: places.slice(0, first), total: places.length + unlooked + tailCount };
+  const matched = places.length + inside.length - insideRead + unlooked + tailCount;
+  return { rows: places.slice(0, first), total: matched };
 }
 
 /** Whether a copy holds floating or all-day times near the window: a zone is needed to place them. */

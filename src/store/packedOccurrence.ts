@@ -149,6 +149,11 @@ export function packOccurrence(occurrence: ProviderOccurrence): Buffer {
   return packed;
 }
 
+/** Rows whose `column` holds packed occurrences, that column unpacked in place (the rows are the engine's own, fresh). */
+export function unpackColumn(rows: Record<string, unknown>[], column: string): void {
+  for (const row of rows) row[column] = unpackOccurrence(row[column] as string | Uint8Array);
+}
+
 export function unpackOccurrence(stored: string | Uint8Array): ProviderOccurrence {
   if (typeof stored === 'string') return JSON.parse(stored) as ProviderOccurrence;
   if (stored[0] === compact) return packing.decode(stored, 1) as ProviderOccurrence;

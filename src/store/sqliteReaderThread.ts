@@ -9,7 +9,7 @@
 import { DatabaseSync, type SQLInputValue, type StatementSync } from 'node:sqlite';
 import { parentPort, workerData } from 'node:worker_threads';
 import { mergedSpans } from '../domain/availability.ts';
-import { unpackOccurrence } from './packedOccurrence.ts';
+import { unpackColumn } from './packedOccurrence.ts';
 
 export interface ReadQuery {
   id: number;
@@ -61,8 +61,7 @@ port.on('message', ({ id, sql, parameters, answer: how }: ReadQuery) => {
       }
     } else {
       const rows: Record<string, unknown>[] = statement.all(...parameters);
-      if (how !== undefined)
-        for (const row of rows) row[how.unpack] = unpackOccurrence(row[how.unpack] as string | Uint8Array);
+      if (how !== undefined) unpackColumn(rows, how.unpack);
       answer = { id, rows };
     }
   } catch (error) {

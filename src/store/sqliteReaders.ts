@@ -11,7 +11,7 @@ import { Worker } from 'node:worker_threads';
 import type { CompiledQuery, Kysely } from 'kysely';
 import { mergedSpans } from '../domain/availability.ts';
 import type { ProviderOccurrence } from '../domain/providerFacts.ts';
-import { unpackOccurrence } from './packedOccurrence.ts';
+import { unpackColumn } from './packedOccurrence.ts';
 import type { Database } from './schema.ts';
 import type { ReadAnswer, ReadQuery, RowsAnswer } from './sqliteReaderThread.ts';
 
@@ -137,11 +137,9 @@ export async function readUnpackedOffLoop<R, K extends keyof R & string>(
     return (await readers.run(compiled.sql, compiled.parameters, { unpack: column })) as Array<
       Omit<R, K> & Record<K, ProviderOccurrence>
     >;
-  const rows = (await db.executeQuery(compiled)).rows;
-  return rows.map((row) => ({
-    ...row,
-    [column]: unpackOccurrence(row[column] as string | Uint8Array),
-  })) as Array<Omit<R, K> & Record<K, ProviderOccurrence>>;
+  const rows = (await db.executeQuery(compiled)).rows as Record<string, unknown>[];
+  unpackColumn(rows, column);
+  return rows as Array<Omit<R, K> & Record<K, ProviderOccurrence>>;
 }
 
 /**

@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { createServer, type Server, type Socket, connect as tcpConnect } from 'node:net';
 import { after, before, describe, it } from 'node:test';
+import { sql } from 'kysely';
 import {
   createGrantBudget,
   type GrantBudget,
@@ -171,6 +172,13 @@ describe('grant budget windows on PostgreSQL', { skip: postgres.skip }, () => {
     );
     await deletePastBudgetWindows(handle.db, 240_000);
     assert.deepEqual(await handle.db.selectFrom('grant_budget_windows').selectAll().execute(), []);
+  });
+
+  it('keeps the counts in an unlogged table: a count waits for no flush of the log', async () => {
+    const { rows } = await sql<{
+      relpersistence: string;
+    }>`select relpersistence from pg_class where relname = 'grant_budget_windows'`.execute(handle.db);
+    assert.deepEqual(rows, [{ relpersistence: 'u' }]);
   });
 
   it('counts locally, told once, while PostgreSQL fails', async () => {

@@ -52,7 +52,8 @@ for (const engine of await enginesUnderTest()) {
         handle.db,
       );
 
-      assert.deepEqual(await migrateToLatest(handle), [
+      // These three first, and whatever later migrations follow them.
+      assert.deepEqual((await migrateToLatest(handle)).slice(0, 3), [
         '0023_copy_rows_keep_no_text',
         '0024_copy_items_without_rowid',
         '0025_copy_status_codes',

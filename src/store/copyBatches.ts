@@ -145,8 +145,10 @@ export async function applyBatch(db: Db, batch: AppliedBatch): Promise<WrittenBa
     let longest = 0;
     for (const row of written) longest = Math.max(longest, row.end_ms - row.start_ms);
     const added: IndexedRow[] = [];
-    // A row written again (the same occurrence of the same item) keeps its id: the word index
-    // then changes only where its words did — a renamed event touches its title's lists alone.
+    // A row written again (the same occurrence of the same item, at the same times) keeps its
+    // id: the word index then changes only where its words did — a renamed event touches its
+    // title's lists alone. Its times unchanged, a place a read took from the old row before this
+    // write is the new row's place too.
     const replacedIds = idsByOccurrence(removed);
     const again: (OccurrenceRow & { id: number })[] = [];
     const fresh: OccurrenceRow[] = [];
@@ -246,13 +248,23 @@ export async function applyBatch(db: Db, batch: AppliedBatch): Promise<WrittenBa
 
 type ItemRow = { key: string; version: string; skipped: string | null };
 
-/** A row about to be replaced: what the word index needs, and which occurrence of which item it was. */
-type ReplacedRow = IndexedRow & { item_key: string; occurrence_id: string };
+/** A row about to be replaced: what the word index needs, and which occurrence of which item it was, when. */
+type ReplacedRow = IndexedRow & {
+  item_key: string;
+  occurrence_id: string;
+  end_ms: number | string;
+};
 
-const occurrenceKey = (row: { item_key: string; occurrence_id: string }) =>
-  `${row.occurrence_id}\n${row.item_key}`;
+const occurrenceKey = (row: {
+  item_key: string;
+  occurrence_id: string;
+  start_ms: number | string;
+  end_ms: number | string;
+  floating: number;
+}) =>
+  `${row.occurrence_id}\n${row.item_key}\n${Number(row.start_ms)} ${Number(row.end_ms)} ${Number(row.floating)}`;
 
-/** The ids of replaced rows by occurrence and item (should two rows share both, each id once). */
+/** The ids of replaced rows by occurrence, item and times (should two rows share them, each id once). */
 function idsByOccurrence(rows: readonly ReplacedRow[]): Map<string, number[]> {
   const ids = new Map<string, number[]>();
   for (const row of rows) {
@@ -275,7 +287,7 @@ async function rowsOfItems(
   return indexedRows(
     await trx
       .selectFrom('copy_occurrences')
-      .select([...indexedColumns, 'item_key', 'occurrence_id'])
+      .select([...indexedColumns, 'item_key', 'occurrence_id', 'end_ms'])
       .where('calendar_id', '=', calendarId)
       .where('item_key', 'in', keys)
       .execute(),

@@ -46,9 +46,10 @@ export interface CopyPlace {
   occurrenceId: string;
 }
 
-/** What a read makes an event of: the sealed event id and the occurrence. */
+/** What a read makes an event of: the sealed event id and the occurrence (and the sealed occurrence id the row holds). */
 export interface CopiedRow {
   eventId: string;
+  occurrenceId: string;
   occurrence: ProviderOccurrence;
 }
 
@@ -622,12 +623,14 @@ export async function copiedRows(db: Db, rowIds: readonly number[]): Promise<Map
       sql<{
         id: number | string;
         event_id: string;
+        occurrence_id: string;
         data: Uint8Array;
-      }>`select id, event_id, data ${byIds(db, rowIds)}`,
+      }>`select id, event_id, occurrence_id, data ${byIds(db, rowIds)}`,
     ).compile(db),
     'data',
   );
-  for (const r of rows) held.set(Number(r.id), { eventId: r.event_id, occurrence: r.data });
+  for (const r of rows)
+    held.set(Number(r.id), { eventId: r.event_id, occurrenceId: r.occurrence_id, occurrence: r.data });
   return held;
 }
 

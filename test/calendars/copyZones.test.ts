@@ -1,13 +1,15 @@
 /**
  * A read of several copies is one query: a copy whose floating or all-day times have no zone to
  * be placed by is refused (`time_zone_required`) before it, so neither its instants nor its count
- * reach the page; the other copies are answered as they are. The same for busy time.
+ * reach the page; the other copies are answered as they are. The same for busy time. And the
+ * rows of a page read by id after its places: a place whose row became another occurrence meanwhile
+ * is dropped, not shown with that occurrence.
  */
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { createEventIds } from '../../src/calendars/eventIds.ts';
-import { readCopies, readCopiesBusy } from '../../src/calendars/reads/copyEvents.ts';
+import { completeChosen, readCopies, readCopiesBusy } from '../../src/calendars/reads/copyEvents.ts';
 import type { CalendarView } from '../../src/domain/occurrences.ts';
 import { reconcileCopies } from '../../src/store/copyMembership.ts';
 import { type DatabaseHandle, migrateToLatest, openDatabase } from '../../src/store/database.ts';
@@ -80,6 +82,32 @@ describe('copies read together, one without a zone for its local times', () => {
         [zoned, zoned],
       );
       assert.equal(read.total, 2);
+    }
+  });
+
+  it("drops a place whose row became another occurrence between the read's two statements", async () => {
+    const read = await readCopies({ db: handle.db }, parts().slice(1), window, {
+      scopes: ['calendar:read'],
+      first: 10,
+    });
+    const [first, second] = read.candidates as [(typeof read.candidates)[0], (typeof read.candidates)[0]];
+    const now = async () =>
+      (await completeChosen({ db: handle.db }, read.candidates, async () => {})).map(
+        (e) => e.event.occurrenceId,
+      );
+    assert.deepEqual(await now(), [first.event.occurrenceId, second.event.occurrenceId]);
+    // The first place's id given to another occurrence, as SQLite gives a deleted highest id again.
+    const retag = (occurrenceId: string) =>
+      handle.db
+        .updateTable('copy_occurrences')
+        .set({ occurrence_id: occurrenceId })
+        .where('id', '=', first.rowId)
+        .execute();
+    await retag('occ_another');
+    try {
+      assert.deepEqual(await now(), [second.event.occurrenceId]);
+    } finally {
+      await retag(first.event.occurrenceId);
     }
   });
 

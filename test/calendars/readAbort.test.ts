@@ -73,7 +73,7 @@ describe('a read whose client has gone', () => {
     const counter: KyselyPlugin = {
       transformQuery: ({ node, queryId }) => {
         const query = handle.db.getExecutor().compileQuery(node, queryId);
-        if (query.sql.includes('select id, event_id, data')) counted.rowReads += 1;
+        if (query.sql.includes('select id, event_id, occurrence_id, data')) counted.rowReads += 1;
         else if (query.sql.includes('from copy_occurrences')) {
           for (const value of query.parameters) if (calendarIds.includes(value as string)) asked.add(value);
           onQuery();

@@ -206,8 +206,9 @@ export async function completeChosen(
       if (!('complete' in e)) events.push(e);
       else {
         const row = rows.get(e.rowId);
-        // Gone with a sync applied between the two queries: the event is no longer there.
-        if (row !== undefined) events.push(e.complete(row));
+        // Gone with a sync applied between the two queries, or its id given to another
+        // occurrence since (SQLite reuses the highest id): the event is no longer there.
+        if (row !== undefined && row.occurrenceId === e.event.occurrenceId) events.push(e.complete(row));
       }
     }
   }

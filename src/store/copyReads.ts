@@ -550,7 +550,6 @@ async function namedPlaces(
       lookedInside += ids.length;
     }
   }
-  const byCode = (column: string) => inCodeOrder(db, column);
   const [found, tailCount] = await Promise.all([
     looked.length + inside.length === 0
       ? []
@@ -561,7 +560,7 @@ async function namedPlaces(
               NamedRow & { first_inside: number }
             >`select id, start_ms, end_ms, floating, occurrence_id, 0 as first_inside ${byIds(db, looked)}
               union all select * from (select id, start_ms, end_ms, floating, occurrence_id, 1 as first_inside ${byIds(db, inside)}
-                order by start_ms, ${byCode('calendar_id')}, ${byCode('occurrence_id')} limit ${numberParameter(first ?? inside.length)}) as inside`,
+                order by start_ms, ${inCodeOrder(db, 'calendar_id')}, ${inCodeOrder(db, 'occurrence_id')} limit ${numberParameter(first ?? inside.length)}) as inside`,
           ).compile(db),
         ),
     counted.length === 0

@@ -351,6 +351,11 @@ for (const engine of await enginesUnderTest()) {
       assert.deepEqual(await idsOf(), [id]);
       // "quokka" lost its only row (its list deleted); nothing but "narwhal" was written.
       assert.deepEqual(written, ['narwhal']);
+      // The same event again under a new version (a provider's touch, a retried write): no list.
+      written.length = 0;
+      await batch({ upserts: [renamed('narwhal review', '2b')] }, handle.db.withPlugin(recorder));
+      assert.deepEqual(await idsOf(), [id]);
+      assert.deepEqual(written, []);
       assert.deepEqual(await listed(), await rebuilt());
       assert.equal((await searches(['narwhal', 'walrus'])).indexed[0]!.total, 1);
       assert.equal((await searches(['quokka'])).indexed[0]!.total, 0);

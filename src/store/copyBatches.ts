@@ -104,9 +104,12 @@ export async function applyBatch(db: Db, batch: AppliedBatch): Promise<WrittenBa
       await stageBatch(trx, batch, { generation, items, rows });
       return { generation, bytes, copied: copiedKey };
     }
-    // The word index follows the rows in this transaction.
-    const moved =
-      batch.swap === true && (await swapStaged(trx, batch.calendarId, batch.full ? generation : undefined));
+    // The word index follows the rows in this transaction, changed once at its end.
+    const swapped =
+      batch.swap === true
+        ? await swapStaged(trx, batch.calendarId, batch.full ? generation : undefined)
+        : undefined;
+    const moved = swapped !== undefined;
 
     // What the copy already holds as it is now is left alone: a sync that changed nothing writes nothing.
     const unchanged = await unchangedItems(trx, batch, items, rows);
@@ -171,12 +174,12 @@ export async function applyBatch(db: Db, batch: AppliedBatch): Promise<WrittenBa
         'copy_occurrences',
         occurrenceColumns,
         chunk,
-        shared ? indexedColumns : ['id', 'occurrence_id'],
+        { returning: shared ? indexedColumns : ['id', 'occurrence_id'] },
       );
       if (shared) added.push(...indexedRows(ids));
       else for (const { id, occurrence_id } of ids) added.push({ ...byOccurrence.get(occurrence_id)!, id });
     }
-    await indexRows(trx, batch.calendarId, added, removed);
+    const index = swapped === undefined ? { added, removed } : afterSwap(swapped, { added, removed });
     const changedSkipped = changed.filter((item) => item.skipped !== null).length;
     const set: Record<string, unknown> = {
       longest_ms: sql`case when longest_ms < ${longest} then ${longest} else longest_ms end`,
@@ -193,7 +196,7 @@ export async function applyBatch(db: Db, batch: AppliedBatch): Promise<WrittenBa
           .select('item_key')
           .where('calendar_id', '=', batch.calendarId)
           .where('generation', '<', generation);
-        await indexRows(trx, batch.calendarId, [], await rowsOfItems(trx, batch.calendarId, unseen));
+        index.removed.push(...(await rowsOfItems(trx, batch.calendarId, unseen)));
         const swept = await trx
           .deleteFrom('copy_items')
           .where('calendar_id', '=', batch.calendarId)
@@ -238,6 +241,7 @@ export async function applyBatch(db: Db, batch: AppliedBatch): Promise<WrittenBa
         staged_items: 0,
       });
     }
+    await indexRows(trx, batch.calendarId, index.added, index.removed);
     if (shown) set.version = sql`version + 1`;
     await trx.updateTable('calendar_copies').set(set).where('calendar_id', '=', batch.calendarId).execute();
     if (batch.end !== undefined && (await vocabularyOverGrown(trx, batch.calendarId)))
@@ -247,6 +251,26 @@ export async function applyBatch(db: Db, batch: AppliedBatch): Promise<WrittenBa
 }
 
 type ItemRow = { key: string; version: string; skipped: string | null };
+
+/** Rows a batch adds to the word index and rows it takes out. */
+interface IndexChange {
+  added: IndexedRow[];
+  removed: IndexedRow[];
+}
+
+/**
+ * The index's part of a batch that moved staged rows in: the swap's and the batch's as one change
+ * (else the last batch of a first sync merges into nearly every list the swap has just written).
+ * A row moved in and replaced by the same batch was never listed: neither added nor removed.
+ */
+function afterSwap(swapped: IndexChange, batch: IndexChange): IndexChange {
+  const replacedNow = new Set(batch.removed.map((row) => row.id));
+  const movedIn = new Set(swapped.added.map((row) => row.id));
+  return {
+    added: [...swapped.added.filter((row) => !replacedNow.has(row.id)), ...batch.added],
+    removed: [...swapped.removed, ...batch.removed.filter((row) => !movedIn.has(row.id))],
+  };
+}
 
 /** A row about to be replaced: what the word index needs, and which occurrence of which item it was, when. */
 type ReplacedRow = IndexedRow & {
@@ -439,11 +463,16 @@ async function stageBatch(
 
 /**
  * What the sync staged replaces the copy's items of the same keys, set-based (no row passes
- * through here), except what the copy already holds as it is; whether anything was moved in.
- * `seenBy`: a full sync's generation, given to the unchanged items it leaves in place.
+ * through here), except what the copy already holds as it is; the rows moved in and out, for the
+ * word index (undefined: nothing was moved). `seenBy`: a full sync's generation, given to the
+ * unchanged items it leaves in place.
  */
-async function swapStaged(trx: Trx, calendarId: string, seenBy: number | undefined): Promise<boolean> {
-  if (!(await dropUnchangedStaged(trx, calendarId, seenBy))) return false;
+async function swapStaged(
+  trx: Trx,
+  calendarId: string,
+  seenBy: number | undefined,
+): Promise<IndexChange | undefined> {
+  if (!(await dropUnchangedStaged(trx, calendarId, seenBy))) return undefined;
   const staged = trx.selectFrom('copy_staged_items').where('calendar_id', '=', calendarId);
   const removed = await rowsOfItems(trx, calendarId, staged.select('item_key'));
   await trx
@@ -471,8 +500,7 @@ async function swapStaged(trx: Trx, calendarId: string, seenBy: number | undefin
         .where('calendar_id', '=', calendarId),
     );
   const ids = await moved.returning(['id', 'item_key', 'occurrence_id']).execute();
-  await indexRows(trx, calendarId, await stagedTexts(trx, calendarId, ids), removed);
-  return true;
+  return { added: await stagedTexts(trx, calendarId, ids), removed };
 }
 
 /**

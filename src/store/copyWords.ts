@@ -7,8 +7,10 @@
  */
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { type Kysely, type Selectable, sql, type Transaction } from 'kysely';
+import { listChanges } from './listChanges.ts';
 import { unpackOccurrence } from './packedOccurrence.ts';
 import { inList, numberParameter, reused } from './reusedStatements.ts';
+import { insertRows } from './rowsInsert.ts';
 import type { CopyOccurrencesTable, Database } from './schema.ts';
 import { readOffLoop } from './sqliteReaders.ts';
 import {
@@ -17,10 +19,8 @@ import {
   encodePostings,
   type IndexedRow,
   indexedText,
-  inOrder,
   mergePostings,
   postingFlags,
-  rowWords,
   vocabularyText,
   wordsContaining,
 } from './wordPostings.ts';
@@ -55,53 +55,8 @@ export async function indexRows(
   removed: readonly IndexedRow[],
 ): Promise<void> {
   if (added.length === 0 && removed.length === 0) return;
-  // Per bucket and word: the postings added (ids ascending as rows come, flags beside) and the
-  // ids removed, with their flags.
-  const changes = new Map<
-    number,
-    Map<string, { ids: number[]; flags: number[]; removed?: Map<number, number> }>
-  >();
-  const change = (word: string, bucket: number) => {
-    let words = changes.get(bucket);
-    if (words === undefined) {
-      words = new Map();
-      changes.set(bucket, words);
-    }
-    let found = words.get(word);
-    if (found === undefined) {
-      found = { ids: [], flags: [] };
-      words.set(word, found);
-    }
-    return found;
-  };
-  const newWords = new Set<string>();
-  for (const row of removed) {
-    const bucket = bucketOf(Number(row.start_ms));
-    for (const [word, flags] of rowWords(row)) {
-      const found = change(word, bucket);
-      found.removed ??= new Map();
-      found.removed.set(Number(row.id), flags);
-    }
-  }
-  for (const row of added) {
-    const bucket = bucketOf(Number(row.start_ms));
-    const id = Number(row.id);
-    for (const [word, flags] of rowWords(row)) {
-      const found = change(word, bucket);
-      // A row written again with this word as it was (same id, bucket and flags): its posting stays.
-      if (found.removed?.get(id) === flags) found.removed.delete(id);
-      else {
-        found.ids.push(id);
-        found.flags.push(flags);
-        newWords.add(word);
-      }
-    }
-  }
-  for (const words of changes.values())
-    for (const [word, { ids, removed: gone }] of words)
-      if (ids.length === 0 && (gone === undefined || gone.size === 0)) words.delete(word);
-  const written: { word: string; bucket: number; ids: Uint8Array }[] = [];
-  const emptied = new Map<number, string[]>();
+  const changes = listChanges(added, removed);
+  if (changes.length === 0) return;
   // A copy whose index is empty (a first sync) has no list to merge with: none is read.
   const empty =
     (
@@ -112,35 +67,49 @@ export async function indexRows(
         .limit(1)
         .execute()
     ).length === 0;
-  for (const [bucket, words] of changes) {
-    const names = [...words.keys()];
-    const held = new Map<string, Uint8Array>();
-    for (let i = 0; !empty && i < names.length; i += 500) {
-      const rows = await trx
-        .selectFrom('copy_words')
-        .select(['word', 'ids'])
-        .where('calendar_id', '=', calendarId)
-        .where('bucket', '=', bucket)
-        .where('word', 'in', names.slice(i, i + 500))
-        .execute();
-      for (const row of rows) held.set(row.word, row.ids);
+  const held = new Map<number, Map<string, Uint8Array>>();
+  if (!empty) {
+    const wordsByBucket = new Map<number, string[]>();
+    for (const { word, bucket } of changes) {
+      const list = wordsByBucket.get(bucket);
+      if (list === undefined) wordsByBucket.set(bucket, [word]);
+      else list.push(word);
     }
-    for (const [word, { ids, flags, removed: gone }] of words) {
-      const before = held.get(word);
-      // A list of new rows alone (a first sync's) needs no merge, only their order.
-      const after =
-        before === undefined && gone === undefined
-          ? inOrder({ ids, flags })
-          : mergePostings(
-              before === undefined ? { ids: [], flags: [] } : decodePostings(before),
-              { ids, flags },
-              gone ?? new Set(),
-            );
-      if (after.ids.length > 0) written.push({ word, bucket, ids: encodePostings(after) });
-      else if (before !== undefined) emptied.set(bucket, [...(emptied.get(bucket) ?? []), word]);
+    for (const [bucket, names] of wordsByBucket) {
+      const lists = new Map<string, Uint8Array>();
+      held.set(bucket, lists);
+      for (let i = 0; i < names.length; i += 500) {
+        const rows = await trx
+          .selectFrom('copy_words')
+          .select(['word', 'ids'])
+          .where('calendar_id', '=', calendarId)
+          .where('bucket', '=', bucket)
+          .where('word', 'in', names.slice(i, i + 500))
+          .execute();
+        for (const row of rows) lists.set(row.word, row.ids);
+      }
     }
   }
-  await writeLists(trx, calendarId, written);
+  const written: { calendar_id: string; word: string; bucket: number; ids: Uint8Array }[] = [];
+  const emptied = new Map<number, string[]>();
+  const newWords = new Set<string>();
+  for (const { word, bucket, added: plus, removed: minus } of changes) {
+    if (plus.ids.length > 0) newWords.add(word);
+    const before = held.get(bucket)?.get(word);
+    // A list of new rows alone (a first sync's) needs no merge.
+    const after =
+      before === undefined && minus.length === 0
+        ? plus
+        : mergePostings(before === undefined ? { ids: [], flags: [] } : decodePostings(before), plus, minus);
+    if (after.ids.length > 0)
+      written.push({ calendar_id: calendarId, word, bucket, ids: encodePostings(after) });
+    else if (before !== undefined) emptied.set(bucket, [...(emptied.get(bucket) ?? []), word]);
+  }
+  // Lists written over those of the same word and bucket.
+  for (let i = 0; i < written.length; i += 500)
+    await insertRows(trx, 'copy_words', ['calendar_id', 'word', 'bucket', 'ids'], written.slice(i, i + 500), {
+      onConflict: '("calendar_id", "word", "bucket") do update set "ids" = excluded."ids"',
+    });
   for (const [bucket, words] of emptied) {
     for (let i = 0; i < words.length; i += 500) {
       await trx
@@ -152,25 +121,6 @@ export async function indexRows(
     }
   }
   if (newWords.size > 0) await growVocabulary(trx, calendarId, newWords);
-}
-
-/** Lists written over those of the same word and bucket. */
-async function writeLists(
-  trx: Trx,
-  calendarId: string,
-  lists: readonly { word: string; bucket: number; ids: Uint8Array }[],
-): Promise<void> {
-  for (let i = 0; i < lists.length; i += 1000) {
-    await trx
-      .insertInto('copy_words')
-      .values(lists.slice(i, i + 1000).map((list) => ({ calendar_id: calendarId, ...list })))
-      .onConflict((conflict) =>
-        conflict
-          .columns(['calendar_id', 'word', 'bucket'])
-          .doUpdateSet({ ids: (eb) => eb.ref('excluded.ids') }),
-      )
-      .execute();
-  }
 }
 
 /** The copy's vocabulary with `words` it lacks added (words whose rows are gone stay until it is made anew). */

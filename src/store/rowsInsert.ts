@@ -12,8 +12,10 @@ export async function insertRows<T extends object, R = never>(
   table: keyof Database & string,
   columns: readonly (keyof T & string)[],
   rows: readonly T[],
-  returning: readonly string[] = [],
+  /** `onConflict`: what follows `on conflict` (its target and action), the same on both engines. */
+  options: { returning?: readonly string[]; onConflict?: string } = {},
 ): Promise<R[]> {
+  const { returning = [], onConflict } = options;
   if (rows.length === 0) return [];
   const postgres = db.getExecutor().adapter instanceof PostgresAdapter;
   const parameters: unknown[] = [];
@@ -29,6 +31,7 @@ export async function insertRows<T extends object, R = never>(
   const names = (list: readonly string[]) => list.map((name) => `"${name}"`).join(', ');
   const text =
     `insert into "${table}" (${names(columns)}) values ${tuples.join(', ')}` +
+    (onConflict === undefined ? '' : ` on conflict ${onConflict}`) +
     (returning.length > 0 ? ` returning ${names(returning)}` : '');
   return (await db.executeQuery<R>(CompiledQuery.raw(text, parameters))).rows;
 }

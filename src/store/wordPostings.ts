@@ -52,44 +52,61 @@ export const postingFlags = { title: 1, private: 2, local: 4 } as const;
 
 /** Rows listed under a word: their ids ascending, each one's flags beside it (no object per posting: lists are long). */
 export interface Postings {
-  ids: number[];
-  flags: number[];
+  ids: ArrayLike<number>;
+  flags: ArrayLike<number>;
 }
 
-/** The distinct words of a copied row, each with its posting's flags: the folded title split, and the body's words (one per line). */
-export function rowWords(row: Omit<IndexedRow, 'id' | 'start_ms'>): Map<string, number> {
+/**
+ * Each word of a copied row with its posting's flags: the body's words (one per line), then the
+ * folded title split. A word may come twice (in the title and the body, or twice in the title):
+ * the flags of its visits together are its posting's. No collection per row: a sync indexes
+ * ~65 words a row.
+ */
+export function eachRowWord(
+  row: Omit<IndexedRow, 'id' | 'start_ms'>,
+  visit: (word: string, flags: number) => void,
+): void {
   const common =
     (Number(row.is_private) !== 0 ? postingFlags.private : 0) |
     (Number(row.floating) !== 0 ? postingFlags.local : 0);
-  const words = new Map<string, number>();
-  for (const word of row.body_text.split('\n')) if (word !== '') words.set(word, common);
+  const body = row.body_text;
+  for (let from = 0; from < body.length; ) {
+    let end = body.indexOf('\n', from);
+    if (end === -1) end = body.length;
+    if (end > from) visit(body.slice(from, end), common);
+    from = end + 1;
+  }
   // Split as stored (already folded): a query word lies within one of these exactly when it lies within the text.
   for (const word of row.title_text.split(/\p{White_Space}+/u))
-    if (word !== '') words.set(word, common | postingFlags.title);
-  return words;
+    if (word !== '') visit(word, common | postingFlags.title);
 }
+
+/** Bytes written by `encodePostings` before they are cut to length: one buffer, grown as lists need. */
+let scratch = new Uint8Array(4096);
 
 /** Postings as bytes: each the gap from the id before times 8 plus its flags, 7 bits a byte. */
 export function encodePostings({ ids, flags }: Postings): Uint8Array {
-  const out: number[] = [];
+  // A posting takes at most 8 bytes (ids below 2^53, gaps times 8 below 2^56).
+  if (scratch.length < ids.length * 8) scratch = new Uint8Array(ids.length * 16);
+  let at = 0;
   let last = 0;
   for (let k = 0; k < ids.length; k++) {
     const id = ids[k]!;
     let value = (id - last) * 8 + flags[k]!;
     last = id;
     while (value >= 0x80) {
-      out.push((value % 0x80) | 0x80);
+      scratch[at++] = (value % 0x80) | 0x80;
       value = Math.floor(value / 0x80);
     }
-    out.push(value);
+    scratch[at++] = value;
   }
-  return Uint8Array.from(out);
+  return scratch.slice(0, at);
 }
 
 export class PostingsCorrupt extends Error {}
 
 /** The postings `encodePostings` wrote. */
-export function decodePostings(bytes: Uint8Array): Postings {
+export function decodePostings(bytes: Uint8Array): { ids: number[]; flags: number[] } {
   const ids: number[] = [];
   const flags: number[] = [];
   let last = 0;
@@ -129,41 +146,30 @@ export function shiftPostings(bytes: Uint8Array, offset: number): Uint8Array {
   return out;
 }
 
-/** Postings in ascending order of id (sorted if they are not), each id once (the last one's flags). */
-export function inOrder({ ids, flags }: Postings): Postings {
-  if (ids.every((id, k) => k === 0 || ids[k - 1]! < id)) return { ids, flags };
-  const byId = new Map<number, number>();
-  for (let k = 0; k < ids.length; k++) byId.set(ids[k]!, flags[k]!);
-  const sorted = [...byId.keys()].sort((a, b) => a - b);
-  return { ids: sorted, flags: sorted.map((id) => byId.get(id)!) };
-}
-
-/** `held` with `added` in (replacing the same id's) and `removed` out: one pass over both, in ascending order of id. */
-export function mergePostings(
-  held: Postings,
-  added: Postings,
-  removed: { has(id: number): boolean },
-): Postings {
-  const fresh = inOrder(added);
-  const out: Postings = { ids: [], flags: [] };
+/** `held` with `added` in (replacing the same id's) and the ids `removed` out: one pass over the three, all ascending by id. */
+export function mergePostings(held: Postings, added: Postings, removed: ArrayLike<number>): Postings {
+  const ids: number[] = [];
+  const flags: number[] = [];
   let a = 0;
   let b = 0;
-  while (a < held.ids.length || b < fresh.ids.length) {
+  let r = 0;
+  while (a < held.ids.length || b < added.ids.length) {
     const heldId = a < held.ids.length ? held.ids[a]! : Number.POSITIVE_INFINITY;
-    const freshId = b < fresh.ids.length ? fresh.ids[b]! : Number.POSITIVE_INFINITY;
-    if (freshId <= heldId) {
-      out.ids.push(freshId);
-      out.flags.push(fresh.flags[b++]!);
-      if (freshId === heldId) a++;
+    const addedId = b < added.ids.length ? added.ids[b]! : Number.POSITIVE_INFINITY;
+    if (addedId <= heldId) {
+      ids.push(addedId);
+      flags.push(added.flags[b++]!);
+      if (addedId === heldId) a++;
     } else {
-      if (!removed.has(heldId)) {
-        out.ids.push(heldId);
-        out.flags.push(held.flags[a]!);
+      while (r < removed.length && removed[r]! < heldId) r++;
+      if (r >= removed.length || removed[r] !== heldId) {
+        ids.push(heldId);
+        flags.push(held.flags[a]!);
       }
       a++;
     }
   }
-  return out;
+  return { ids, flags };
 }
 
 /** A vocabulary as kept: its words one per line, between newlines. */

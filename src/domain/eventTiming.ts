@@ -7,6 +7,7 @@
  */
 
 import { AppError, invalidField } from '../errors.ts';
+import { instantInZone } from './time/shownInstants.ts';
 import { isIanaZone } from './time/zones.ts';
 
 /**
@@ -14,9 +15,7 @@ import { isIanaZone } from './time/zones.ts';
  * offset `zone` has at that instant (`2026-03-29T03:00:00+02:00`), `Z` when there is no zone.
  */
 export const showInstant = (at: Temporal.Instant, zone: string | undefined): string =>
-  zone === undefined
-    ? at.toString({ smallestUnit: 'second' })
-    : at.toString({ smallestUnit: 'second', timeZone: zone });
+  zone === undefined ? at.toString({ smallestUnit: 'second' }) : instantInZone(at, zone);
 
 /**
  * When an event being written happens: whole days (`endDate` exclusive, as in iCalendar), or

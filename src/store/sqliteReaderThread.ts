@@ -9,7 +9,7 @@
 import { DatabaseSync, type SQLInputValue, type StatementSync } from 'node:sqlite';
 import { parentPort, workerData } from 'node:worker_threads';
 import { mergedSpans } from '../domain/availability.ts';
-import { unpackColumn } from './packedOccurrence.ts';
+import { unpackOccurrence } from './packedOccurrence.ts';
 
 export interface ReadQuery {
   id: number;
@@ -26,7 +26,11 @@ export interface ReadQuery {
  */
 export type RowsAnswer = { unpack: string } | 'spans';
 
-export type ReadAnswer = { id: number; rows: unknown[] } | { id: number; error: string };
+/**
+ * Rows go back as arrays with their column names once (spans as the pairs): read and passed
+ * between threads, arrays cost less than objects (a page of events: about 6 % of its time).
+ */
+export type ReadAnswer = { id: number; rows: unknown[]; columns?: string[] } | { id: number; error: string };
 
 const port = parentPort;
 if (port === null) throw new Error('sqliteReaderThread runs as a worker thread');
@@ -60,9 +64,18 @@ port.on('message', ({ id, sql, parameters, answer: how }: ReadQuery) => {
         statement.setReturnArrays(false);
       }
     } else {
-      const rows: Record<string, unknown>[] = statement.all(...parameters);
-      if (how !== undefined) unpackColumn(rows, how.unpack);
-      answer = { id, rows };
+      statement.setReturnArrays(true);
+      try {
+        const rows = statement.all(...parameters) as unknown as unknown[][];
+        const columns = statement.columns().map((column) => column.name);
+        if (how !== undefined) {
+          const at = columns.indexOf(how.unpack);
+          for (const row of rows) row[at] = unpackOccurrence(row[at] as Uint8Array);
+        }
+        answer = { id, columns, rows };
+      } finally {
+        statement.setReturnArrays(false);
+      }
     }
   } catch (error) {
     answer = { id, error: error instanceof Error ? error.message : String(error) };

@@ -267,7 +267,10 @@ for (const engine of await enginesUnderTest()) {
           });
           const run = { runGeneration: first.generation, copied: first.copied };
           await batch({ full: true, upserts: upserts.slice(6, 12), stage: 'more', end: undefined, ...run });
-          await batch({ full: true, upserts: upserts.slice(12), swap: true, ...run });
+          // The last batch writes again an item staged by the first, changed, and another as it was:
+          // the rows it moves in and replaces at once were never listed.
+          const again = upserts.length > 1 ? [item(upserts[0]!.key, pick), upserts[1]!] : [];
+          await batch({ full: true, upserts: [...upserts.slice(12), ...again], swap: true, ...run });
         } else {
           // A sync that changes nothing writes nothing, the index included.
           const before = await listed();

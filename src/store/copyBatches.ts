@@ -196,7 +196,8 @@ export async function applyBatch(db: Db, batch: AppliedBatch): Promise<WrittenBa
           .select('item_key')
           .where('calendar_id', '=', batch.calendarId)
           .where('generation', '<', generation);
-        index.removed.push(...(await rowsOfItems(trx, batch.calendarId, unseen)));
+        // A loop, not a spread: a sweep may take a whole calendar's rows.
+        for (const row of await rowsOfItems(trx, batch.calendarId, unseen)) index.removed.push(row);
         const swept = await trx
           .deleteFrom('copy_items')
           .where('calendar_id', '=', batch.calendarId)

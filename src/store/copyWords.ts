@@ -103,7 +103,11 @@ export async function indexRows(
         : mergePostings(before === undefined ? { ids: [], flags: [] } : decodePostings(before), plus, minus);
     if (after.ids.length > 0)
       written.push({ calendar_id: calendarId, word, bucket, ids: encodePostings(after) });
-    else if (before !== undefined) emptied.set(bucket, [...(emptied.get(bucket) ?? []), word]);
+    else if (before !== undefined) {
+      const words = emptied.get(bucket);
+      if (words === undefined) emptied.set(bucket, [word]);
+      else words.push(word);
+    }
   }
   // Lists written over those of the same word and bucket.
   for (let i = 0; i < written.length; i += 500)

@@ -65,6 +65,18 @@ describe('SQLite reader threads', () => {
     ]);
   });
 
+  it('answers as the connection does whatever the columns: none found, names given twice, nulls and blobs', async () => {
+    // The threads send rows as arrays with the column names once; the objects made again must be the connection's.
+    for (const query of [
+      sql`select id, name from t where id > ${99}`,
+      sql`select id as x, name as x from t order by id`,
+      sql`select null as missing, x'00ff' as bytes, 1.5 as half, ${'é'} as text`,
+    ]) {
+      const onConnection = (await query.execute(handle.db)).rows.map((row) => ({ ...(row as object) }));
+      assert.deepEqual(await readOffLoop(handle.db, query.compile(handle.db)), onConnection);
+    }
+  });
+
   it('sees the last commit, never the writes of a transaction still open', async () => {
     const names = async () =>
       (
@@ -137,6 +149,7 @@ describe('SQLite reader threads', () => {
           'data',
         );
         assert.deepEqual({ ...rows[0]!.data }, meeting);
+        assert.equal(rows[0]!.id, 1);
       }
     } finally {
       await memory.close();

@@ -16,6 +16,7 @@ import { readOffLoop } from './sqliteReaders.ts';
 import {
   bucketOf,
   decodePostings,
+  decodePostingsInto,
   encodePostings,
   type IndexedRow,
   indexedText,
@@ -290,6 +291,8 @@ export async function wordCandidates(
   const hidden = reader.privateDetails ? 0 : postingFlags.private;
   const visible = (flags: number) =>
     (flags & hidden) === 0 && (!reader.titlesOnly || (flags & postingFlags.title) !== 0);
+  // Every list decoded into the same two arrays.
+  const postings = { ids: [] as number[], flags: [] as number[] };
   for (const { query, found } of lookups) {
     const byWord = listed.get(query.calendarId);
     if (byWord === undefined) continue;
@@ -299,8 +302,9 @@ export async function wordCandidates(
       const these = new Map<number, Candidate>();
       for (const name of containing)
         for (const { bucket, ids: bytes } of byWord.get(name) ?? []) {
-          const { ids, flags } = decodePostings(bytes);
-          for (let k = 0; k < ids.length; k++) {
+          const count = decodePostingsInto(bytes, postings);
+          const { ids, flags } = postings;
+          for (let k = 0; k < count; k++) {
             const id = ids[k]!;
             if (!visible(flags[k]!) || these.has(id)) continue;
             if (kept === undefined)

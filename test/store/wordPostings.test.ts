@@ -10,6 +10,7 @@ import { distinctWords, foldText } from '../../src/domain/search.ts';
 import {
   bucketOf,
   decodePostings,
+  decodePostingsInto,
   eachRowWord,
   encodePostings,
   mergePostings,
@@ -46,6 +47,26 @@ describe('word postings', () => {
     // Close ids take a byte each, flags and all.
     const close = { ids: [1000, 1001, 1005, 1010], flags: [1, 1, 1, 1].map(() => postingFlags.title) };
     assert.equal(encodePostings(close).length, 2 + 1 + 1 + 1);
+  });
+
+  it('decodes list after list into the same arrays: each list is the first entries, counted', () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.uniqueArray(fc.integer({ min: 1, max: 2 ** 40 }), { maxLength: 40 }), { maxLength: 8 }),
+        (lists) => {
+          const into = { ids: [] as number[], flags: [] as number[] };
+          for (const raw of lists) {
+            const ids = [...raw].sort((a, b) => a - b);
+            const postings = { ids, flags: ids.map((id) => id % 8) };
+            // A shorter list after a longer one: the entries past its count are the longer one's.
+            const count = decodePostingsInto(encodePostings(postings), into);
+            assert.equal(count, ids.length);
+            assert.deepEqual({ ids: into.ids.slice(0, count), flags: into.flags.slice(0, count) }, postings);
+          }
+        },
+      ),
+      { seed, numRuns: 300 },
+    );
   });
 
   it('refuses a list cut short or a gap past any id, never loops', () => {

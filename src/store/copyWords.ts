@@ -15,6 +15,7 @@ import type { CopyOccurrencesTable, Database } from './schema.ts';
 import { readOffLoop } from './sqliteReaders.ts';
 import {
   bucketOf,
+  type DecodedPostings,
   decodePostings,
   decodePostingsInto,
   encodePostings,
@@ -292,7 +293,7 @@ export async function wordCandidates(
   const visible = (flags: number) =>
     (flags & hidden) === 0 && (!reader.titlesOnly || (flags & postingFlags.title) !== 0);
   // Every list decoded into the same two arrays.
-  const postings = { ids: [] as number[], flags: [] as number[] };
+  const postings: DecodedPostings = { ids: [], flags: [] };
   for (const { query, found } of lookups) {
     const byWord = listed.get(query.calendarId);
     if (byWord === undefined) continue;

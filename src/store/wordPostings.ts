@@ -105,9 +105,15 @@ export function encodePostings({ ids, flags }: Postings): Uint8Array {
 
 export class PostingsCorrupt extends Error {}
 
+/** Postings decoded: arrays a decoder writes into. */
+export interface DecodedPostings extends Postings {
+  ids: number[];
+  flags: number[];
+}
+
 /** The postings `encodePostings` wrote. */
-export function decodePostings(bytes: Uint8Array): { ids: number[]; flags: number[] } {
-  const postings = { ids: [] as number[], flags: [] as number[] };
+export function decodePostings(bytes: Uint8Array): DecodedPostings {
+  const postings: DecodedPostings = { ids: [], flags: [] };
   decodePostingsInto(bytes, postings);
   return postings;
 }
@@ -117,7 +123,7 @@ export function decodePostings(bytes: Uint8Array): { ids: number[]; flags: numbe
  * many. The arrays are grown, never emptied: a search decodes hundreds of lists, and fresh
  * arrays for each were a quarter of its garbage.
  */
-export function decodePostingsInto(bytes: Uint8Array, into: { ids: number[]; flags: number[] }): number {
+export function decodePostingsInto(bytes: Uint8Array, into: DecodedPostings): number {
   const { ids, flags } = into;
   let count = 0;
   let last = 0;

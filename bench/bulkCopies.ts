@@ -3,7 +3,7 @@
  * SQL (its state and every row of the copy tables, calendar id replaced), so that an organisation
  * of 50 people × 20,000 events is seeded within the bench's time. Columns and tables are read
  * from the database, so the path follows the schema: every table named copy_* (or holding
- * occurrences) with a calendar_id column. The copied occurrences keep their ids shifted by one
+ * occurrences) with a calendar_id column, and the word lists by their copy's number. The copied occurrences keep their ids shifted by one
  * offset, so the word index's lists (copy_words, naming rows by id) are copied with their first
  * id shifted by it (store/wordPostings.ts#shiftPostings).
  */
@@ -80,7 +80,7 @@ export async function copyCopies(
   engine: Engine,
   pairs: Array<{ from: string; to: string }>,
 ): Promise<void> {
-  const kept = ['calendar_id', 'created_at', 'lease_owner', 'lease_until'];
+  const kept = ['calendar_id', 'copy_key', 'created_at', 'lease_owner', 'lease_until'];
   const state = (await columnsOf(db, engine, 'calendar_copies'))
     .filter((column) => !column.generated && !kept.includes(column.name))
     .map((column) => sql.id(column.name));
@@ -99,7 +99,6 @@ export async function copyCopies(
           (select max(id) from copy_occurrences) as high`.execute(trx);
       const offset = Number(span.rows[0]?.high ?? 0) + 1 - Number(span.rows[0]?.low ?? 0);
       for (const { table, columns } of copied) {
-        if (table === 'copy_words') continue;
         const names = columns.map((column) => column.name);
         const values = columns.map((column) =>
           column.name === 'calendar_id' ? sql`${to}` : sql.id(column.name),
@@ -111,17 +110,21 @@ export async function copyCopies(
         await sql`insert into ${sql.id(table)} (${sql.join(names.map((name) => sql.id(name)))})
           select ${sql.join(values)} from ${sql.id(table)} where calendar_id = ${from}`.execute(trx);
       }
+      // The word lists name their copy by its number.
+      const keyOf = (calendarId: string) =>
+        trx.selectFrom('calendar_copies').select('copy_key').where('calendar_id', '=', calendarId);
+      const toKey = (await keyOf(to).executeTakeFirstOrThrow()).copy_key;
       const lists = await trx
         .selectFrom('copy_words')
         .select(['word', 'bucket', 'ids'])
-        .where('calendar_id', '=', from)
+        .where('copy_key', '=', keyOf(from))
         .execute();
       for (let i = 0; i < lists.length; i += 1000)
         await trx
           .insertInto('copy_words')
           .values(
             lists.slice(i, i + 1000).map((list) => ({
-              calendar_id: to,
+              copy_key: toKey,
               word: list.word,
               bucket: list.bucket,
               ids: shiftPostings(list.ids, offset),

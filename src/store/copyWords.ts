@@ -49,6 +49,10 @@ export const indexedRows = <
 /** A vocabulary grown past this (words of rows long gone stay in it) is made anew from the rows. */
 const vocabularyLimit = 256 * 1024;
 
+/** The number a copy's word lists are keyed by (calendar_copies.copy_key). */
+const copyKeyOf = (db: Db, calendarId: string) =>
+  db.selectFrom('calendar_copies').select('copy_key').where('calendar_id', '=', calendarId);
+
 /** Rows added to a copy and rows removed from it, into its word index and vocabulary. */
 export async function indexRows(
   trx: Trx,
@@ -59,16 +63,14 @@ export async function indexRows(
   if (added.length === 0 && removed.length === 0) return;
   const changes = listChanges(added, removed);
   if (changes.length === 0) return;
+  const copy = await copyKeyOf(trx, calendarId).executeTakeFirst();
+  // No copy, no rows: their lists went with it.
+  if (copy === undefined) return;
+  const key = copy.copy_key;
   // A copy whose index is empty (a first sync) has no list to merge with: none is read.
   const empty =
-    (
-      await trx
-        .selectFrom('copy_words')
-        .select('bucket')
-        .where('calendar_id', '=', calendarId)
-        .limit(1)
-        .execute()
-    ).length === 0;
+    (await trx.selectFrom('copy_words').select('bucket').where('copy_key', '=', key).limit(1).execute())
+      .length === 0;
   const held = new Map<number, Map<string, Uint8Array>>();
   if (!empty) {
     const wordsByBucket = new Map<number, string[]>();
@@ -84,7 +86,7 @@ export async function indexRows(
         const rows = await trx
           .selectFrom('copy_words')
           .select(['word', 'ids'])
-          .where('calendar_id', '=', calendarId)
+          .where('copy_key', '=', key)
           .where('bucket', '=', bucket)
           .where('word', 'in', names.slice(i, i + 500))
           .execute();
@@ -92,7 +94,7 @@ export async function indexRows(
       }
     }
   }
-  const written: { calendar_id: string; word: string; bucket: number; ids: Uint8Array }[] = [];
+  const written: { copy_key: number; word: string; bucket: number; ids: Uint8Array }[] = [];
   const emptied = new Map<number, string[]>();
   const newWords = new Set<string>();
   for (const { word, bucket, added: plus, removed: minus } of changes) {
@@ -103,8 +105,7 @@ export async function indexRows(
       before === undefined && minus.length === 0
         ? plus
         : mergePostings(before === undefined ? { ids: [], flags: [] } : decodePostings(before), plus, minus);
-    if (after.ids.length > 0)
-      written.push({ calendar_id: calendarId, word, bucket, ids: encodePostings(after) });
+    if (after.ids.length > 0) written.push({ copy_key: key, word, bucket, ids: encodePostings(after) });
     else if (before !== undefined) {
       const words = emptied.get(bucket);
       if (words === undefined) emptied.set(bucket, [word]);
@@ -113,14 +114,14 @@ export async function indexRows(
   }
   // Lists written over those of the same word and bucket.
   for (let i = 0; i < written.length; i += 500)
-    await insertRows(trx, 'copy_words', ['calendar_id', 'word', 'bucket', 'ids'], written.slice(i, i + 500), {
-      onConflict: '("calendar_id", "word", "bucket") do update set "ids" = excluded."ids"',
+    await insertRows(trx, 'copy_words', ['copy_key', 'word', 'bucket', 'ids'], written.slice(i, i + 500), {
+      onConflict: '("copy_key", "word", "bucket") do update set "ids" = excluded."ids"',
     });
   for (const [bucket, words] of emptied) {
     for (let i = 0; i < words.length; i += 500) {
       await trx
         .deleteFrom('copy_words')
-        .where('calendar_id', '=', calendarId)
+        .where('copy_key', '=', key)
         .where('bucket', '=', bucket)
         .where('word', 'in', words.slice(i, i + 500))
         .execute();
@@ -174,7 +175,7 @@ export async function rebuildWords(trx: Trx, calendarId: string): Promise<void> 
 
 /** A copy's index and vocabulary, gone (its rows went, or will be listed anew). */
 export async function dropWords(trx: Trx, calendarId: string): Promise<void> {
-  await trx.deleteFrom('copy_words').where('calendar_id', '=', calendarId).execute();
+  await trx.deleteFrom('copy_words').where('copy_key', '=', copyKeyOf(trx, calendarId)).execute();
   await trx.deleteFrom('copy_vocabulary').where('calendar_id', '=', calendarId).execute();
 }
 
@@ -238,19 +239,20 @@ export async function wordCandidates(
   // Lists as one parameter each: the statements keep one text for any number of calendars and
   // words, prepared once per connection (PostgreSQL planned a union of 20 at every search).
   const among = (values: readonly string[]) => inList(db, values, 'text');
-  const vocabularies = new Map(
-    (
-      await readOffLoop(
-        db,
-        reused(
-          sql<{
-            calendar_id: string;
-            words: string;
-          }>`select calendar_id, words from copy_vocabulary where calendar_id ${among(queries.map((q) => q.calendarId))}`,
-        ).compile(db),
-      )
-    ).map((row) => [row.calendar_id, row.words]),
+  const vocabularyRows = await readOffLoop(
+    db,
+    reused(
+      sql<{
+        calendar_id: string;
+        copy_key: number;
+        words: string;
+      }>`select v.calendar_id, c.copy_key, v.words from copy_vocabulary v join calendar_copies c on c.calendar_id = v.calendar_id where v.calendar_id ${among(queries.map((q) => q.calendarId))}`,
+    ).compile(db),
   );
+  const vocabularies = new Map(vocabularyRows.map((row) => [row.calendar_id, row.words]));
+  // The lists name their copy by its number.
+  const keys = new Map(vocabularyRows.map((row) => [row.calendar_id, Number(row.copy_key)]));
+  const calendarOf = new Map(vocabularyRows.map((row) => [Number(row.copy_key), row.calendar_id]));
   // Per copy, the vocabulary's words for each query word; a word found in none of them: nothing of the copy matches.
   const lookups: { query: WordQuery; found: string[][] }[] = [];
   for (const query of queries) {
@@ -268,11 +270,15 @@ export async function wordCandidates(
     db,
     reused(
       sql<{
-        calendar_id: string;
+        copy_key: number;
         word: string;
         bucket: number | string;
         ids: Uint8Array;
-      }>`select calendar_id, word, bucket, ids from copy_words where calendar_id ${among(lookups.map(({ query }) => query.calendarId))} and word ${among([...new Set(lookups.flatMap(({ found }) => found.flat()))])} and bucket >= ${numberParameter(Math.min(...bounds.map(([from]) => from!)))} and bucket <= ${numberParameter(Math.max(...bounds.map(([, until]) => until!)))}`,
+      }>`select copy_key, word, bucket, ids from copy_words where copy_key ${inList(
+        db,
+        lookups.map(({ query }) => keys.get(query.calendarId)!),
+        'bigint',
+      )} and word ${among([...new Set(lookups.flatMap(({ found }) => found.flat()))])} and bucket >= ${numberParameter(Math.min(...bounds.map(([from]) => from!)))} and bucket <= ${numberParameter(Math.max(...bounds.map(([, until]) => until!)))}`,
     ).compile(db),
   );
   const turn = turns();
@@ -280,10 +286,11 @@ export async function wordCandidates(
   for (const [n, row] of rows.entries()) {
     if (n % 256 === 255) await turn();
     const bucket = Number(row.bucket);
-    const [from, until] = ranges.get(row.calendar_id)!;
+    const calendarId = calendarOf.get(Number(row.copy_key))!;
+    const [from, until] = ranges.get(calendarId)!;
     if (bucket < from! || bucket > until!) continue;
-    const byWord = listed.get(row.calendar_id) ?? new Map<string, { bucket: number; ids: Uint8Array }[]>();
-    listed.set(row.calendar_id, byWord);
+    const byWord = listed.get(calendarId) ?? new Map<string, { bucket: number; ids: Uint8Array }[]>();
+    listed.set(calendarId, byWord);
     const lists = byWord.get(row.word) ?? [];
     byWord.set(row.word, lists);
     lists.push({ bucket, ids: row.ids });

@@ -250,6 +250,8 @@ export interface CalendarCopiesTable {
   created_at: number;
   /** Items a running sync of several batches has staged so far (none are served until its last). */
   staged_items: Generated<number>;
+  /** The copy's number, given by the database: what its word lists are keyed by. */
+  copy_key: Generated<number>;
 }
 
 export interface CopyItemsTable {
@@ -318,7 +320,8 @@ export interface CopyStagedOccurrencesTable {
 
 /** Per copy, word and ~3 days of starts: the rows whose text holds the word (store/copyWords.ts). */
 export interface CopyWordsTable {
-  calendar_id: string;
+  /** The copy's number (calendar_copies.copy_key). */
+  copy_key: number;
   word: string;
   bucket: number;
   /** Ascending row ids, packed (store/wordPostings.ts#encodeIds). */

@@ -102,7 +102,11 @@ for (const engine of await enginesUnderTest()) {
         await db
           .selectFrom('copy_words')
           .select(['word', 'bucket', 'ids'])
-          .where('calendar_id', '=', calendarId)
+          .where(
+            'copy_key',
+            '=',
+            db.selectFrom('calendar_copies').select('copy_key').where('calendar_id', '=', calendarId),
+          )
           .execute()
       )
         .map((row) => `${row.word} ${row.bucket} ${JSON.stringify(decodePostings(row.ids))}`)

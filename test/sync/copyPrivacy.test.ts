@@ -89,7 +89,11 @@ describe('what the copy stores of private events', () => {
         .selectFrom('copy_words')
         .select('word')
         .distinct()
-        .where('calendar_id', '=', calendarId)
+        .where(
+          'copy_key',
+          '=',
+          t.ctx.db.selectFrom('calendar_copies').select('copy_key').where('calendar_id', '=', calendarId),
+        )
         .execute()
     ).map((row) => row.word);
   const search = async (token: string) =>

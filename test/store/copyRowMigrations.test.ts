@@ -116,7 +116,9 @@ for (const engine of await enginesUnderTest()) {
       // Keyed by the copy's number since 0027.
       const words = await sql<{
         calendar_id: string;
-      }>`select c.calendar_id from copy_words w join calendar_copies c on c.copy_key = w.copy_key`.execute(handle.db);
+      }>`select c.calendar_id from copy_words w join calendar_copies c on c.copy_key = w.copy_key`.execute(
+        handle.db,
+      );
       assert.deepEqual(
         words.rows.map((row) => row.calendar_id),
         [indexed],

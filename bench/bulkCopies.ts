@@ -3,11 +3,12 @@
  * SQL (its state and every row of the copy tables, calendar id replaced), so that an organisation
  * of 50 people × 20,000 events is seeded within the bench's time. Columns and tables are read
  * from the database, so the path follows the schema: every table named copy_* (or holding
- * occurrences) with a calendar_id column, and the word lists by their copy's number. The copied occurrences keep their ids shifted by one
+ * occurrences) with a calendar_id or copy_key column (the copy's number). The copied occurrences keep their ids shifted by one
  * offset, so the word index's lists (copy_words, naming rows by id) are copied with their first
  * id shifted by it (store/wordPostings.ts#shiftPostings).
  */
 import { type Kysely, sql } from 'kysely';
+import { copyKeyOf } from '../src/store/calendarCopies.ts';
 import type { Engine } from '../src/store/database.ts';
 import type { Database } from '../src/store/schema.ts';
 import { shiftPostings } from '../src/store/wordPostings.ts';
@@ -85,9 +86,12 @@ export async function copyCopies(
     .filter((column) => !column.generated && !kept.includes(column.name))
     .map((column) => sql.id(column.name));
   const copied: Array<{ table: string; columns: Column[] }> = [];
+  const keyed = (column: Column) => column.name === 'calendar_id' || column.name === 'copy_key';
   for (const table of await tables(db, engine)) {
+    // The word lists are copied below, the ids they name shifted.
+    if (table === 'copy_words') continue;
     const columns = (await columnsOf(db, engine, table)).filter((column) => !column.generated);
-    if (columns.some((column) => column.name === 'calendar_id')) copied.push({ table, columns });
+    if (columns.some(keyed)) copied.push({ table, columns });
   }
   await db.transaction().execute(async (trx) => {
     for (const { from, to } of pairs) {
@@ -98,26 +102,30 @@ export async function copyCopies(
         select (select min(id) from copy_occurrences where calendar_id = ${from}) as low,
           (select max(id) from copy_occurrences) as high`.execute(trx);
       const offset = Number(span.rows[0]?.high ?? 0) + 1 - Number(span.rows[0]?.low ?? 0);
+      // Rows name their copy by its calendar, its number (items, their rows' link, word lists) or both.
+      const fromKey = (await copyKeyOf(trx, from).executeTakeFirstOrThrow()).copy_key;
+      const toKey = (await copyKeyOf(trx, to).executeTakeFirstOrThrow()).copy_key;
       for (const { table, columns } of copied) {
         const names = columns.map((column) => column.name);
         const values = columns.map((column) =>
-          column.name === 'calendar_id' ? sql`${to}` : sql.id(column.name),
+          column.name === 'calendar_id'
+            ? sql`${to}`
+            : column.name === 'copy_key'
+              ? sql`${toKey}`
+              : sql.id(column.name),
         );
         if (table === 'copy_occurrences') {
           names.push('id');
           values.push(sql`id + ${offset}`);
         }
+        const whose = names.includes('calendar_id') ? sql`calendar_id = ${from}` : sql`copy_key = ${fromKey}`;
         await sql`insert into ${sql.id(table)} (${sql.join(names.map((name) => sql.id(name)))})
-          select ${sql.join(values)} from ${sql.id(table)} where calendar_id = ${from}`.execute(trx);
+          select ${sql.join(values)} from ${sql.id(table)} where ${whose}`.execute(trx);
       }
-      // The word lists name their copy by its number.
-      const keyOf = (calendarId: string) =>
-        trx.selectFrom('calendar_copies').select('copy_key').where('calendar_id', '=', calendarId);
-      const toKey = (await keyOf(to).executeTakeFirstOrThrow()).copy_key;
       const lists = await trx
         .selectFrom('copy_words')
         .select(['word', 'bucket', 'ids'])
-        .where('copy_key', '=', keyOf(from))
+        .where('copy_key', '=', fromKey)
         .execute();
       for (let i = 0; i < lists.length; i += 1000)
         await trx

@@ -10,6 +10,10 @@ import { type Database, flag } from './schema.ts';
 
 type Db = Kysely<Database>;
 
+/** A copy's number, by its calendar: what its items, the rows' link to them and its word lists are keyed by. */
+export const copyKeyOf = (db: Db, calendarId: string) =>
+  db.selectFrom('calendar_copies').select('copy_key').where('calendar_id', '=', calendarId);
+
 export interface CopyStatus {
   calendarId: string;
   level: DetailLevel;
@@ -110,7 +114,7 @@ export async function itemVersions(db: Db, calendarId: string): Promise<Map<stri
   const rows = await db
     .selectFrom('copy_items')
     .select(['item_key', 'version'])
-    .where('calendar_id', '=', calendarId)
+    .where('copy_key', '=', copyKeyOf(db, calendarId))
     .where('skipped_reason', 'is', null)
     .execute();
   return new Map(rows.map((r) => [r.item_key, r.version]));

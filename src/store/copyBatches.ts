@@ -11,6 +11,7 @@ import type { DetailLevel } from '../domain/detailLevels.ts';
 import { type EventIds, sealedIds } from '../domain/occurrences.ts';
 import type { ProviderOccurrence } from '../domain/providerFacts.ts';
 import { forCopy } from '../domain/visibility.ts';
+import { copyKeyOf } from './calendarCopies.ts';
 import { LeaseLost } from './copyLeases.ts';
 import { indexedColumns, indexedRows, indexRows, rebuildWords, vocabularyOverGrown } from './copyWords.ts';
 import { packOccurrence } from './packedOccurrence.ts';
@@ -71,9 +72,19 @@ export async function applyBatch(db: Db, batch: AppliedBatch): Promise<WrittenBa
       .set({ lease_until: batch.now + batch.leaseMs })
       .where('calendar_id', '=', batch.calendarId)
       .where('lease_owner', '=', batch.owner)
-      .returning(['level', 'private_details', 'generation', 'staged_items', 'horizon_start', 'horizon_end'])
+      .returning([
+        'level',
+        'private_details',
+        'generation',
+        'staged_items',
+        'horizon_start',
+        'horizon_end',
+        'copy_key',
+      ])
       .executeTakeFirst();
     if (renewed === undefined) throw new LeaseLost();
+    // The copy's items are keyed by its number.
+    const key = renewed.copy_key;
     const copied = { level: renewed.level as DetailLevel, privateDetails: flag(renewed.private_details) };
     const copiedKey = `${copied.level} ${copied.privateDetails}`;
     // The grants changed what the copy holds while this sync ran: what it staged holds the old.
@@ -90,7 +101,7 @@ export async function applyBatch(db: Db, batch: AppliedBatch): Promise<WrittenBa
     let bytes = 0;
     const rows = batch.upserts.flatMap((u) =>
       u.occurrences.map((o) => {
-        const row = occurrenceRow(batch.calendarId, u.key, o, copied, batch.ids);
+        const row = occurrenceRow(batch.calendarId, key, u.key, o, copied, batch.ids);
         bytes += row.data.length;
         return row;
       }),
@@ -101,29 +112,27 @@ export async function applyBatch(db: Db, batch: AppliedBatch): Promise<WrittenBa
       ...batch.skipped.map((s) => ({ key: s.key, version: '', skipped: s.reason })),
     ];
     if (batch.stage !== undefined) {
-      await stageBatch(trx, batch, { generation, items, rows });
+      await stageBatch(trx, batch, key, { generation, items, rows });
       return { generation, bytes, copied: copiedKey };
     }
     // The word index follows the rows in this transaction, changed once at its end.
     const swapped =
-      batch.swap === true
-        ? await swapStaged(trx, batch.calendarId, batch.full ? generation : undefined)
-        : undefined;
+      batch.swap === true ? await swapStaged(trx, key, batch.full ? generation : undefined) : undefined;
     const moved = swapped !== undefined;
 
     // What the copy already holds as it is now is left alone: a sync that changed nothing writes nothing.
-    const unchanged = await unchangedItems(trx, batch, items, rows);
+    const unchanged = await unchangedItems(trx, batch, key, items, rows);
     const changed = items.filter((item) => !unchanged.has(item.key));
-    if (batch.full && unchanged.size > 0) await markSeen(trx, batch.calendarId, [...unchanged], generation);
+    if (batch.full && unchanged.size > 0) await markSeen(trx, key, [...unchanged], generation);
     const keys = [...changed.map((item) => item.key), ...batch.removals];
     // The counts move by what the batch replaced, so a sync of one change reads no other item.
     const replaced = { items: 0, skipped: 0 };
     const removed: ReplacedRow[] = [];
     for (let i = 0; i < keys.length; i += 500) {
-      removed.push(...(await rowsOfItems(trx, batch.calendarId, keys.slice(i, i + 500))));
+      removed.push(...(await rowsOfItems(trx, key, keys.slice(i, i + 500))));
       const gone = await trx
         .deleteFrom('copy_items')
-        .where('calendar_id', '=', batch.calendarId)
+        .where('copy_key', '=', key)
         .where('item_key', 'in', keys.slice(i, i + 500))
         .returning('skipped_reason')
         .execute();
@@ -135,7 +144,7 @@ export async function applyBatch(db: Db, batch: AppliedBatch): Promise<WrittenBa
         .insertInto('copy_items')
         .values(
           changed.slice(i, i + 200).map((item) => ({
-            calendar_id: batch.calendarId,
+            copy_key: key,
             item_key: item.key,
             version: item.version,
             generation,
@@ -194,13 +203,13 @@ export async function applyBatch(db: Db, batch: AppliedBatch): Promise<WrittenBa
         const unseen = trx
           .selectFrom('copy_items')
           .select('item_key')
-          .where('calendar_id', '=', batch.calendarId)
+          .where('copy_key', '=', key)
           .where('generation', '<', generation);
         // A loop, not a spread: a sweep may take a whole calendar's rows.
-        for (const row of await rowsOfItems(trx, batch.calendarId, unseen)) index.removed.push(row);
+        for (const row of await rowsOfItems(trx, key, unseen)) index.removed.push(row);
         const swept = await trx
           .deleteFrom('copy_items')
-          .where('calendar_id', '=', batch.calendarId)
+          .where('copy_key', '=', key)
           .where('generation', '<', generation)
           .executeTakeFirst();
         const { start, end } = batch.end.horizon;
@@ -222,7 +231,7 @@ export async function applyBatch(db: Db, batch: AppliedBatch): Promise<WrittenBa
         const counts = await trx
           .selectFrom('copy_items')
           .select([sql<number>`count(*)`.as('items'), sql<number>`count(skipped_reason)`.as('skipped')])
-          .where('calendar_id', '=', batch.calendarId)
+          .where('copy_key', '=', key)
           .executeTakeFirstOrThrow();
         set.items = Number(counts.items);
         set.skipped = Number(counts.skipped);
@@ -230,7 +239,7 @@ export async function applyBatch(db: Db, batch: AppliedBatch): Promise<WrittenBa
       // Whatever an interrupted sync left staged goes with the next that completes (a sync of one
       // batch, the most common, finds nothing staged and skips the statement).
       if (batch.swap || Number(renewed.staged_items) > 0)
-        await trx.deleteFrom('copy_staged_items').where('calendar_id', '=', batch.calendarId).execute();
+        await trx.deleteFrom('copy_staged_items').where('copy_key', '=', key).execute();
       Object.assign(set, {
         sync_state: batch.end.state,
         synced_at: batch.now,
@@ -304,7 +313,7 @@ function idsByOccurrence(rows: readonly ReplacedRow[]): Map<string, number[]> {
 /** The copy's rows of the items named (a list, or a select of keys), as the word index needs them. */
 async function rowsOfItems(
   trx: Trx,
-  calendarId: string,
+  key: number,
   keys:
     | readonly string[]
     | SelectQueryBuilder<Database, 'copy_items' | 'copy_staged_items', { item_key: string }>,
@@ -313,7 +322,7 @@ async function rowsOfItems(
     await trx
       .selectFrom('copy_occurrences')
       .select([...indexedColumns, 'item_key', 'occurrence_id', 'end_ms'])
-      .where('calendar_id', '=', calendarId)
+      .where('copy_key', '=', key)
       .where('item_key', 'in', keys)
       .execute(),
   );
@@ -328,6 +337,7 @@ async function rowsOfItems(
 async function unchangedItems(
   trx: Trx,
   batch: AppliedBatch,
+  key: number,
   items: ItemRow[],
   rows: OccurrenceRow[],
 ): Promise<Set<string>> {
@@ -336,7 +346,7 @@ async function unchangedItems(
     const found = await trx
       .selectFrom('copy_items')
       .select(['item_key', 'version', 'skipped_reason'])
-      .where('calendar_id', '=', batch.calendarId)
+      .where('copy_key', '=', key)
       .where(
         'item_key',
         'in',
@@ -356,7 +366,7 @@ async function unchangedItems(
     const found = await trx
       .selectFrom('copy_occurrences')
       .selectAll()
-      .where('calendar_id', '=', batch.calendarId)
+      .where('copy_key', '=', key)
       .where(
         'item_key',
         'in',
@@ -397,12 +407,12 @@ function rowsByItem(rows: readonly Record<string, unknown>[]): Map<string, strin
 }
 
 /** A full sync's unchanged items: counted as seen by it (its generation), so it does not remove them. */
-async function markSeen(trx: Trx, calendarId: string, keys: string[], generation: number): Promise<void> {
+async function markSeen(trx: Trx, key: number, keys: string[], generation: number): Promise<void> {
   for (let i = 0; i < keys.length; i += 500) {
     await trx
       .updateTable('copy_items')
       .set({ generation })
-      .where('calendar_id', '=', calendarId)
+      .where('copy_key', '=', key)
       .where('item_key', 'in', keys.slice(i, i + 500))
       .execute();
   }
@@ -412,15 +422,15 @@ async function markSeen(trx: Trx, calendarId: string, keys: string[], generation
 async function stageBatch(
   trx: Trx,
   batch: AppliedBatch,
+  key: number,
   written: {
     generation: number;
     items: { key: string; version: string; skipped: string | null }[];
     rows: OccurrenceRow[];
   },
 ): Promise<void> {
-  const { calendarId } = batch;
   if (batch.stage === 'first')
-    await trx.deleteFrom('copy_staged_items').where('calendar_id', '=', calendarId).execute();
+    await trx.deleteFrom('copy_staged_items').where('copy_key', '=', key).execute();
   const held = new Set(written.items.map((item) => item.key));
   const removals = [...new Set(batch.removals)].filter((key) => !held.has(key));
   const staged = [...written.items, ...removals.map((key) => ({ key, version: null, skipped: null }))];
@@ -428,7 +438,7 @@ async function stageBatch(
   for (let i = 0; i < staged.length; i += 500) {
     const gone = await trx
       .deleteFrom('copy_staged_items')
-      .where('calendar_id', '=', calendarId)
+      .where('copy_key', '=', key)
       .where(
         'item_key',
         'in',
@@ -442,7 +452,7 @@ async function stageBatch(
       .insertInto('copy_staged_items')
       .values(
         staged.slice(i, i + 200).map((item) => ({
-          calendar_id: calendarId,
+          copy_key: key,
           item_key: item.key,
           version: item.version,
           generation: written.generation,
@@ -458,7 +468,7 @@ async function stageBatch(
   await trx
     .updateTable('calendar_copies')
     .set({ staged_items: batch.stage === 'first' ? added : sql`staged_items + ${added}` })
-    .where('calendar_id', '=', calendarId)
+    .where('calendar_id', '=', batch.calendarId)
     .execute();
 }
 
@@ -470,23 +480,23 @@ async function stageBatch(
  */
 async function swapStaged(
   trx: Trx,
-  calendarId: string,
+  key: number,
   seenBy: number | undefined,
 ): Promise<IndexChange | undefined> {
-  if (!(await dropUnchangedStaged(trx, calendarId, seenBy))) return undefined;
-  const staged = trx.selectFrom('copy_staged_items').where('calendar_id', '=', calendarId);
-  const removed = await rowsOfItems(trx, calendarId, staged.select('item_key'));
+  if (!(await dropUnchangedStaged(trx, key, seenBy))) return undefined;
+  const staged = trx.selectFrom('copy_staged_items').where('copy_key', '=', key);
+  const removed = await rowsOfItems(trx, key, staged.select('item_key'));
   await trx
     .deleteFrom('copy_items')
-    .where('calendar_id', '=', calendarId)
+    .where('copy_key', '=', key)
     .where('item_key', 'in', staged.select('item_key'))
     .execute();
   await trx
     .insertInto('copy_items')
-    .columns(['calendar_id', 'item_key', 'version', 'generation', 'skipped_reason'])
+    .columns(['copy_key', 'item_key', 'version', 'generation', 'skipped_reason'])
     .expression(
       staged
-        .select(['calendar_id', 'item_key', 'version', 'generation', 'skipped_reason'])
+        .select(['copy_key', 'item_key', 'version', 'generation', 'skipped_reason'])
         .where('version', 'is not', null)
         .$narrowType<{ version: string }>(),
     )
@@ -495,13 +505,10 @@ async function swapStaged(
     .insertInto('copy_occurrences')
     .columns(occurrenceColumns)
     .expression(
-      trx
-        .selectFrom('copy_staged_occurrences')
-        .select(occurrenceColumns)
-        .where('calendar_id', '=', calendarId),
+      trx.selectFrom('copy_staged_occurrences').select(occurrenceColumns).where('copy_key', '=', key),
     );
   const ids = await moved.returning(['id', 'item_key', 'occurrence_id']).execute();
-  return { added: await stagedTexts(trx, calendarId, ids), removed };
+  return { added: await stagedTexts(trx, key, ids), removed };
 }
 
 /**
@@ -510,25 +517,26 @@ async function swapStaged(
  */
 async function stagedTexts(
   trx: Trx,
-  calendarId: string,
+  key: number,
   moved: readonly { id: number; item_key: string; occurrence_id: string }[],
 ): Promise<IndexedRow[]> {
   // The sealed id first: it holds no newline, so no item key (provider text) can make two pairs one.
-  const key = (row: { item_key: string; occurrence_id: string }) => `${row.occurrence_id}\n${row.item_key}`;
+  const pairOf = (row: { item_key: string; occurrence_id: string }) =>
+    `${row.occurrence_id}\n${row.item_key}`;
   const texts = new Map<string, Omit<IndexedRow, 'id'> | null>();
   const staged = await trx
     .selectFrom('copy_staged_occurrences')
     .select(['item_key', 'occurrence_id', 'start_ms', 'is_private', 'floating', 'title_text', 'body_text'])
-    .where('calendar_id', '=', calendarId)
+    .where('copy_key', '=', key)
     .execute();
   for (const { item_key, occurrence_id, ...row } of staged) {
-    const at = key({ item_key, occurrence_id });
+    const at = pairOf({ item_key, occurrence_id });
     texts.set(at, texts.has(at) ? null : { ...row, start_ms: Number(row.start_ms) });
   }
   const rows: IndexedRow[] = [];
   const shared: number[] = [];
   for (const row of moved) {
-    const found = texts.get(key(row));
+    const found = texts.get(pairOf(row));
     if (found) rows.push({ ...found, id: Number(row.id) });
     else shared.push(Number(row.id));
   }
@@ -550,60 +558,53 @@ async function stagedTexts(
  * reason to skip, and the same occurrence rows, every column) and the removals of items it does
  * not hold; whether anything staged is left to move in.
  */
-async function dropUnchangedStaged(
-  trx: Trx,
-  calendarId: string,
-  seenBy: number | undefined,
-): Promise<boolean> {
-  const compared = occurrenceColumns.filter((column) => column !== 'calendar_id' && column !== 'item_key');
+async function dropUnchangedStaged(trx: Trx, key: number, seenBy: number | undefined): Promise<boolean> {
+  const compared = occurrenceColumns.filter(
+    (column) => column !== 'calendar_id' && column !== 'copy_key' && column !== 'item_key',
+  );
   const sameRow = sql.join(
     compared.map((column) => sql`${sql.ref(`lo.${column}`)} = ${sql.ref(`so.${column}`)}`),
     sql` and `,
   );
   const unchanged = await sql<{ item_key: string }>`
     select s.item_key from copy_staged_items s
-    join copy_items l on l.calendar_id = s.calendar_id and l.item_key = s.item_key
-    where s.calendar_id = ${calendarId} and s.version = l.version
+    join copy_items l on l.copy_key = s.copy_key and l.item_key = s.item_key
+    where s.copy_key = ${key} and s.version = l.version
       and coalesce(s.skipped_reason, '') = coalesce(l.skipped_reason, '')
       and (select count(*) from copy_staged_occurrences so
-           where so.calendar_id = s.calendar_id and so.item_key = s.item_key)
+           where so.copy_key = s.copy_key and so.item_key = s.item_key)
         = (select count(*) from copy_occurrences lo
-           where lo.calendar_id = s.calendar_id and lo.item_key = s.item_key)
+           where lo.copy_key = s.copy_key and lo.item_key = s.item_key)
       and not exists (select 1 from copy_staged_occurrences so
-        where so.calendar_id = s.calendar_id and so.item_key = s.item_key
+        where so.copy_key = s.copy_key and so.item_key = s.item_key
           and not exists (select 1 from copy_occurrences lo
-            where lo.calendar_id = so.calendar_id and lo.item_key = so.item_key and ${sameRow}))`.execute(
-    trx,
-  );
+            where lo.copy_key = so.copy_key and lo.item_key = so.item_key and ${sameRow}))`.execute(trx);
   const keys = unchanged.rows.map((row) => row.item_key);
-  if (seenBy !== undefined && keys.length > 0) await markSeen(trx, calendarId, keys, seenBy);
+  if (seenBy !== undefined && keys.length > 0) await markSeen(trx, key, keys, seenBy);
   for (let i = 0; i < keys.length; i += 500) {
     await trx
       .deleteFrom('copy_staged_items')
-      .where('calendar_id', '=', calendarId)
+      .where('copy_key', '=', key)
       .where('item_key', 'in', keys.slice(i, i + 500))
       .execute();
   }
   await trx
     .deleteFrom('copy_staged_items')
-    .where('calendar_id', '=', calendarId)
+    .where('copy_key', '=', key)
     .where('version', 'is', null)
-    .where(
-      'item_key',
-      'not in',
-      trx.selectFrom('copy_items').select('item_key').where('calendar_id', '=', calendarId),
-    )
+    .where('item_key', 'not in', trx.selectFrom('copy_items').select('item_key').where('copy_key', '=', key))
     .execute();
   const left = await trx
     .selectFrom('copy_staged_items')
     .select(sql<number>`count(*)`.as('count'))
-    .where('calendar_id', '=', calendarId)
+    .where('copy_key', '=', key)
     .executeTakeFirstOrThrow();
   return Number(left.count) > 0;
 }
 
 const occurrenceColumns = [
   'calendar_id',
+  'copy_key',
   'item_key',
   'start_ms',
   'end_ms',
@@ -630,6 +631,7 @@ type IndexedColumns = Pick<Selectable<CopyOccurrencesTable>, (typeof indexedColu
  */
 function occurrenceRow(
   calendarId: string,
+  copyKey: number,
   itemKey: string,
   occurrence: ProviderOccurrence,
   copied: { level: DetailLevel; privateDetails: boolean },
@@ -645,6 +647,7 @@ function occurrenceRow(
   const sealed = sealedIds(calendarId, kept, ids);
   return {
     calendar_id: calendarId,
+    copy_key: copyKey,
     item_key: itemKey,
     start_ms: start.epochMilliseconds,
     end_ms: end.epochMilliseconds,
@@ -691,6 +694,6 @@ export async function recordSyncFailure(
       .where('lease_owner', '=', owner)
       .executeTakeFirst();
     if (Number(held.numUpdatedRows) === 1)
-      await trx.deleteFrom('copy_staged_items').where('calendar_id', '=', calendarId).execute();
+      await trx.deleteFrom('copy_staged_items').where('copy_key', '=', copyKeyOf(trx, calendarId)).execute();
   });
 }

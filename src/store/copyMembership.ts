@@ -7,6 +7,7 @@
 
 import { type Kysely, sql, type Transaction } from 'kysely';
 import { type DetailLevel, detailLevels, lowerDetail } from '../domain/detailLevels.ts';
+import { copyKeyOf } from './calendarCopies.ts';
 import { dropWords } from './copyWords.ts';
 import { checkpointAfterPurge } from './database.ts';
 import { type Database, flag } from './schema.ts';
@@ -141,9 +142,12 @@ export async function reconcileCopies(
           // Nothing more than the grants now show is kept, not even until that sync.
           await trx.deleteFrom('copy_occurrences').where('calendar_id', '=', calendarId).execute();
           await dropWords(trx, calendarId);
-          await trx.deleteFrom('copy_items').where('calendar_id', '=', calendarId).execute();
+          await trx.deleteFrom('copy_items').where('copy_key', '=', copyKeyOf(trx, calendarId)).execute();
           // What a running sync staged holds the old level too (that sync stops: the copy changed).
-          await trx.deleteFrom('copy_staged_items').where('calendar_id', '=', calendarId).execute();
+          await trx
+            .deleteFrom('copy_staged_items')
+            .where('copy_key', '=', copyKeyOf(trx, calendarId))
+            .execute();
           purged += 1;
         }
       }

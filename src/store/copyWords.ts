@@ -7,6 +7,7 @@
  */
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { type Kysely, type Selectable, sql, type Transaction } from 'kysely';
+import { copyKeyOf } from './calendarCopies.ts';
 import { listChanges } from './listChanges.ts';
 import { unpackOccurrence } from './packedOccurrence.ts';
 import { inList, numberParameter, reused } from './reusedStatements.ts';
@@ -48,10 +49,6 @@ export const indexedRows = <
 
 /** A vocabulary grown past this (words of rows long gone stay in it) is made anew from the rows. */
 const vocabularyLimit = 256 * 1024;
-
-/** The number a copy's word lists are keyed by (calendar_copies.copy_key). */
-const copyKeyOf = (db: Db, calendarId: string) =>
-  db.selectFrom('calendar_copies').select('copy_key').where('calendar_id', '=', calendarId);
 
 /** Rows added to a copy and rows removed from it, into its word index and vocabulary. */
 export async function indexRows(

@@ -102,8 +102,8 @@ function openPostgres(url: string, options: DatabaseOptions): DatabaseHandle {
   return { db, engine: 'postgres', close: () => db.destroy() };
 }
 
-/** Applies every pending migration; throws with the failing migration's name. */
-export async function migrateToLatest(handle: DatabaseHandle): Promise<string[]> {
+/** Applies every pending migration (or those up to `upTo`, for a test of one); throws with the failing migration's name. */
+export async function migrateToLatest(handle: DatabaseHandle, upTo?: string): Promise<string[]> {
   const migrator = new Migrator({ db: handle.db, provider: { getMigrations: async () => migrations } });
   // SQLite rebuilds a table with foreign keys off (dropping a parent would delete its children),
   // checked before they are on again (a scan of every table: only when a migration runs); the
@@ -112,7 +112,10 @@ export async function migrateToLatest(handle: DatabaseHandle): Promise<string[]>
     handle.engine === 'sqlite' &&
     (await migrator.getMigrations()).some((migration) => migration.executedAt === undefined);
   if (sqlite) await sql`pragma foreign_keys = off`.execute(handle.db);
-  const { error, results } = await migrator.migrateToLatest().finally(async () => {
+  const { error, results } = await (upTo === undefined
+    ? migrator.migrateToLatest()
+    : migrator.migrateTo(upTo)
+  ).finally(async () => {
     if (!sqlite) return;
     const broken = await sql`pragma foreign_key_check`.execute(handle.db);
     await sql`pragma foreign_keys = on`.execute(handle.db);

@@ -255,7 +255,8 @@ export interface CalendarCopiesTable {
 }
 
 export interface CopyItemsTable {
-  calendar_id: string;
+  /** The copy's number (calendar_copies.copy_key). */
+  copy_key: number;
   item_key: string;
   version: string;
   generation: number;
@@ -268,6 +269,8 @@ export const statusCodes = { confirmed: 0, tentative: 1, cancelled: 2 } as const
 export interface CopyOccurrencesTable {
   id: Generated<number>;
   calendar_id: string;
+  /** With item_key, its item (copy_items): the copy's number. */
+  copy_key: number;
   item_key: string;
   start_ms: number;
   end_ms: number;
@@ -288,7 +291,7 @@ export interface CopyOccurrencesTable {
 
 /** A batch of a sync that has more to come, kept aside until its last batch swaps it in. */
 export interface CopyStagedItemsTable {
-  calendar_id: string;
+  copy_key: number;
   item_key: string;
   /** Null: removed at the provider. */
   version: string | null;
@@ -298,6 +301,7 @@ export interface CopyStagedItemsTable {
 
 export interface CopyStagedOccurrencesTable {
   calendar_id: string;
+  copy_key: number;
   item_key: string;
   start_ms: number;
   end_ms: number;

@@ -1,7 +1,8 @@
 /**
- * Migration 0027 on both engines: every copy gets a number from the database (existing ones and
- * those made after), and the word lists, keyed by the calendar's id before, are keyed by it —
- * each list kept with its own copy, and gone with it.
+ * Migrations 0027 and 0028 on both engines: every copy gets a number from the database (existing
+ * ones and those made after), and the word lists, keyed by the calendar's id before, are keyed by
+ * it — each list kept with its own copy, and gone with it; then the items and the rows' link to
+ * them are keyed by it too, the copies emptied and made due for their next sync.
  */
 import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
@@ -38,7 +39,9 @@ for (const engine of await enginesUnderTest()) {
       await list(first, 'review', 3, [16, 9]);
       await list(second, 'standup', 0, [24]);
 
-      assert.deepEqual((await migrateToLatest(handle)).slice(0, 1), ['0027_copy_words_by_copy_key']);
+      assert.deepEqual(await migrateToLatest(handle, '0027_copy_words_by_copy_key'), [
+        '0027_copy_words_by_copy_key',
+      ]);
 
       const keys = async () =>
         new Map(
@@ -84,7 +87,68 @@ for (const engine of await enginesUnderTest()) {
         }>`select sql from sqlite_schema where name = 'copy_words'`.execute(handle.db);
         assert.match(table.rows[0]!.sql, /without rowid/i);
       }
-      // A restart finds nothing to run.
+      // Run again, nothing is left to run.
+      assert.deepEqual(await migrateToLatest(handle, '0027_copy_words_by_copy_key'), []);
+
+      // 0028: items, and the rows' link to them, by the copy's number; the copies emptied and due.
+      const { copy_key: secondKey } = await handle.db
+        .selectFrom('calendar_copies')
+        .select('copy_key')
+        .where('calendar_id', '=', second)
+        .executeTakeFirstOrThrow();
+      await sql`update calendar_copies set sync_state = 'position', synced_at = 5, next_sync_at = 99, items = 1
+        where calendar_id = ${second}`.execute(handle.db);
+      await sql`insert into copy_items (calendar_id, item_key, version, generation)
+        values (${second}, 'k', '1', 1)`.execute(handle.db);
+      await sql`insert into copy_occurrences (calendar_id, item_key, start_ms, end_ms, data)
+        values (${second}, 'k', 0, 1, ${Buffer.from('packed')})`.execute(handle.db);
+      assert.deepEqual(await migrateToLatest(handle), ['0028_copy_items_by_copy_key']);
+      const copy = await handle.db
+        .selectFrom('calendar_copies')
+        .select(['sync_state', 'synced_at', 'next_sync_at', 'items', 'copy_key'])
+        .where('calendar_id', '=', second)
+        .executeTakeFirstOrThrow();
+      assert.deepEqual(
+        [copy.sync_state, copy.synced_at, Number(copy.next_sync_at), copy.items, Number(copy.copy_key)],
+        [null, null, 0, 0, Number(secondKey)],
+        'emptied and due, its number kept',
+      );
+      for (const table of ['copy_items', 'copy_occurrences', 'copy_words'] as const)
+        assert.equal((await handle.db.selectFrom(table).selectAll().execute()).length, 0, table);
+      // A sync's rows now: an item by the copy's number, its rows linked by it.
+      const copyKey = Number(secondKey);
+      const item = () =>
+        handle.db
+          .insertInto('copy_items')
+          .values({ copy_key: copyKey, item_key: 'k', version: '1', generation: 1, skipped_reason: null })
+          .execute();
+      const row = (itemKey: string) =>
+        handle.db
+          .insertInto('copy_occurrences')
+          .values({
+            calendar_id: second,
+            copy_key: copyKey,
+            item_key: itemKey,
+            start_ms: 0,
+            end_ms: 1,
+            data: 'x',
+          })
+          .execute();
+      await item();
+      await row('k');
+      // A row of no item is refused; an item gone takes its rows; a copy gone, its items.
+      await assert.rejects(row('none'));
+      await handle.db.deleteFrom('copy_items').where('item_key', '=', 'k').execute();
+      assert.equal((await handle.db.selectFrom('copy_occurrences').selectAll().execute()).length, 0);
+      await item();
+      await handle.db.deleteFrom('calendar_copies').where('calendar_id', '=', second).execute();
+      assert.equal((await handle.db.selectFrom('copy_items').selectAll().execute()).length, 0);
+      if (engine.name === 'sqlite') {
+        const table = await sql<{
+          sql: string;
+        }>`select sql from sqlite_schema where name = 'copy_items'`.execute(handle.db);
+        assert.match(table.rows[0]!.sql, /without rowid/i);
+      }
       assert.deepEqual(await migrateToLatest(handle), []);
     });
   });

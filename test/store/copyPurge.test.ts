@@ -7,6 +7,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { insertGrant, markGrantsRevoked } from '../../src/store/accessGrants.ts';
+import { copyKeyOf } from '../../src/store/calendarCopies.ts';
 import { reconcileCopies } from '../../src/store/copyMembership.ts';
 import type { DatabaseHandle } from '../../src/store/database.ts';
 import { flag } from '../../src/store/schema.ts';
@@ -33,8 +34,13 @@ for (const engine of await enginesUnderTest()) {
       const count = async (
         table: 'copy_items' | 'copy_occurrences' | 'copy_staged_items' | 'copy_staged_occurrences',
       ) =>
-        (await handle.db.selectFrom(table).select('item_key').where('calendar_id', '=', calendarId).execute())
-          .length;
+        (
+          await handle.db
+            .selectFrom(table)
+            .select('item_key')
+            .where('copy_key', '=', copyKeyOf(handle.db, calendarId))
+            .execute()
+        ).length;
       return {
         items: await count('copy_items'),
         occurrences: await count('copy_occurrences'),
@@ -57,8 +63,10 @@ for (const engine of await enginesUnderTest()) {
         .set({ sync_state: 'position', synced_at: 1 })
         .where('calendar_id', '=', calendarId)
         .execute();
+      const { copy_key } = await copyKeyOf(handle.db, calendarId).executeTakeFirstOrThrow();
       const occurrence = {
         calendar_id: calendarId,
+        copy_key,
         start_ms: 0,
         end_ms: 3_600_000,
         data: '{"title":"Secret"}',
@@ -67,7 +75,7 @@ for (const engine of await enginesUnderTest()) {
         await handle.db
           .insertInto('copy_items')
           .values({
-            calendar_id: calendarId,
+            copy_key,
             item_key: key,
             version: '1',
             generation: 1,
@@ -81,7 +89,7 @@ for (const engine of await enginesUnderTest()) {
       }
       await handle.db
         .insertInto('copy_staged_items')
-        .values({ calendar_id: calendarId, item_key: 'c', version: '1', generation: 2, skipped_reason: null })
+        .values({ copy_key, item_key: 'c', version: '1', generation: 2, skipped_reason: null })
         .execute();
       await handle.db
         .insertInto('copy_staged_occurrences')

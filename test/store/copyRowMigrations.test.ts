@@ -52,8 +52,8 @@ for (const engine of await enginesUnderTest()) {
         handle.db,
       );
 
-      // These three first, and whatever later migrations follow them.
-      assert.deepEqual((await migrateToLatest(handle)).slice(0, 3), [
+      // These three first, and those after them up to the copies' numbers (0028 empties the copies).
+      assert.deepEqual((await migrateToLatest(handle, '0027_copy_words_by_copy_key')).slice(0, 3), [
         '0023_copy_rows_keep_no_text',
         '0024_copy_items_without_rowid',
         '0025_copy_status_codes',
@@ -67,8 +67,8 @@ for (const engine of await enginesUnderTest()) {
         const keys = await sql<{ on: number }>`pragma foreign_keys`.execute(handle.db);
         assert.deepEqual(Object.values(keys.rows[0]!), [1]);
       }
-      // A restart finds nothing to run, and leaves everything as it was.
-      assert.deepEqual(await migrateToLatest(handle), []);
+      // Run again, nothing is left to run, and everything stays as it was.
+      assert.deepEqual(await migrateToLatest(handle, '0027_copy_words_by_copy_key'), []);
       if (engine.name === 'sqlite') {
         const keys = await sql<{ on: number }>`pragma foreign_keys`.execute(handle.db);
         assert.deepEqual(Object.values(keys.rows[0]!), [1]);

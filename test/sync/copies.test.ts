@@ -10,7 +10,7 @@ import { after, before, describe, it } from 'node:test';
 import { AppError } from '../../src/errors.ts';
 import type { CalendarProvider } from '../../src/providers/port.ts';
 import { markGrantsRevoked } from '../../src/store/accessGrants.ts';
-import { copiesOf, occurrencesNear } from '../../src/store/calendarCopies.ts';
+import { copiesOf, copyKeyOf, occurrencesNear } from '../../src/store/calendarCopies.ts';
 import { leaseDue } from '../../src/store/copyLeases.ts';
 import { reconcileCopies } from '../../src/store/copyMembership.ts';
 import type { DatabaseHandle } from '../../src/store/database.ts';
@@ -103,7 +103,7 @@ for (const engine of await enginesUnderTest()) {
       const staged = await handle.db
         .selectFrom('copy_staged_items')
         .select('item_key')
-        .where('calendar_id', '=', calendarId)
+        .where('copy_key', '=', copyKeyOf(handle.db, calendarId))
         .execute();
       assert.deepEqual(staged, [], 'and what it staged is cleared');
 
@@ -155,7 +155,7 @@ for (const engine of await enginesUnderTest()) {
         const rows = await handle.db
           .selectFrom('copy_items')
           .select(['item_key', 'skipped_reason'])
-          .where('calendar_id', '=', calendarId)
+          .where('copy_key', '=', copyKeyOf(handle.db, calendarId))
           .execute();
         const copy = await copyOf(calendarId);
         return {

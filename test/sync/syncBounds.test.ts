@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { type SyncLimits, syncLimits } from '../../src/domain/budget.ts';
-import { copiesOf, occurrencesNear } from '../../src/store/calendarCopies.ts';
+import { copiesOf, copyKeyOf, occurrencesNear } from '../../src/store/calendarCopies.ts';
 import { reconcileCopies } from '../../src/store/copyMembership.ts';
 import type { DatabaseHandle } from '../../src/store/database.ts';
 import type { SyncLogEntry } from '../../src/sync/calendarSync.ts';
@@ -33,7 +33,7 @@ for (const engine of await enginesUnderTest()) {
         await handle.db
           .selectFrom('copy_staged_items')
           .select('item_key')
-          .where('calendar_id', '=', calendarId)
+          .where('copy_key', '=', copyKeyOf(handle.db, calendarId))
           .execute()
       ).length;
 

@@ -1,8 +1,8 @@
 /**
- * Migrations 0027 and 0028 on both engines: every copy gets a number from the database (existing
- * ones and those made after), and the word lists, keyed by the calendar's id before, are keyed by
- * it — each list kept with its own copy, and gone with it; then the items and the rows' link to
- * them are keyed by it too, the copies emptied and made due for their next sync.
+ * Migration 0027 on both engines: every copy gets a number from the database (existing ones and
+ * those made after, past the others), the copies are emptied and made due, and their word lists,
+ * items and rows' links to items are keyed by the number: a row of no item is refused, an item
+ * gone takes its rows, a copy gone its items and lists.
  */
 import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
@@ -15,11 +15,11 @@ import { enginesUnderTest, freshPostgres } from '../helpers/databases.ts';
 import { seedCalendars, seedReadGrant, seedUser, seedWorkspace } from '../helpers/seed.ts';
 
 for (const engine of await enginesUnderTest()) {
-  describe(`copies numbered, word lists keyed by the number (${engine.name})`, { skip: engine.skip }, () => {
+  describe(`copies numbered, their rows keyed by the number (${engine.name})`, { skip: engine.skip }, () => {
     let handle: DatabaseHandle;
     after(() => handle?.close());
 
-    it('moves each list to its own copy, numbers new copies apart and drops lists with their copy', async () => {
+    it('numbers every copy, empties them for their next sync and keys their rows by the number', async () => {
       handle = engine.name === 'postgres' ? await freshPostgres() : openDatabase({ sqlitePath: ':memory:' });
       const migrator = new Migrator({ db: handle.db, provider: { getMigrations: async () => migrations } });
       assert.equal((await migrator.migrateTo('0026_grant_budget_unlogged')).error, undefined);
@@ -32,91 +32,50 @@ for (const engine of await enginesUnderTest()) {
       ])) as [string, string, string];
       await seedReadGrant(handle.db, owner, [first, second]);
       await reconcileCopies(handle.db, 0);
-      const list = (calendarId: string, word: string, bucket: number, ids: number[]) =>
-        sql`insert into copy_words (calendar_id, word, bucket, ids)
-          values (${calendarId}, ${word}, ${bucket}, ${Buffer.from(ids)})`.execute(handle.db);
-      await list(first, 'standup', 0, [8]);
-      await list(first, 'review', 3, [16, 9]);
-      await list(second, 'standup', 0, [24]);
-
-      assert.deepEqual(await migrateToLatest(handle, '0027_copy_words_by_copy_key'), [
-        '0027_copy_words_by_copy_key',
-      ]);
-
-      const keys = async () =>
-        new Map(
-          (await handle.db.selectFrom('calendar_copies').select(['calendar_id', 'copy_key']).execute()).map(
-            (row) => [row.calendar_id, Number(row.copy_key)],
-          ),
-        );
-      const before = await keys();
-      assert.equal(before.size, 2);
-      assert.equal(new Set(before.values()).size, 2, 'each copy its own number');
-      for (const key of before.values()) assert.ok(Number.isInteger(key) && key > 0);
-      const lists = async () =>
-        (
-          await sql<{
-            calendar_id: string;
-            word: string;
-            bucket: number;
-            ids: Uint8Array;
-          }>`select c.calendar_id, w.word, w.bucket, w.ids from copy_words w
-            join calendar_copies c on c.copy_key = w.copy_key`.execute(handle.db)
-        ).rows
-          .map(
-            (row) =>
-              `${row.calendar_id === first ? 'first' : 'second'} ${row.word} ${row.bucket} ${[...row.ids]}`,
-          )
-          .sort();
-      assert.deepEqual(await lists(), ['first review 3 16,9', 'first standup 0 8', 'second standup 0 24']);
-
-      // A copy made now is numbered by the database, past the others.
-      await seedReadGrant(handle.db, owner, [third]);
-      await reconcileCopies(handle.db, 0);
-      const after = await keys();
-      assert.ok(after.get(third)! > Math.max(...before.values()));
-      assert.equal(after.get(first), before.get(first), 'numbers stay');
-
-      // A copy dropped takes its lists with it, and no other's.
-      await handle.db.deleteFrom('calendar_copies').where('calendar_id', '=', first).execute();
-      assert.deepEqual(await lists(), ['second standup 0 24']);
-
-      if (engine.name === 'sqlite') {
-        const table = await sql<{
-          sql: string;
-        }>`select sql from sqlite_schema where name = 'copy_words'`.execute(handle.db);
-        assert.match(table.rows[0]!.sql, /without rowid/i);
-      }
-      // Run again, nothing is left to run.
-      assert.deepEqual(await migrateToLatest(handle, '0027_copy_words_by_copy_key'), []);
-
-      // 0028: items, and the rows' link to them, by the copy's number; the copies emptied and due.
-      const { copy_key: secondKey } = await handle.db
-        .selectFrom('calendar_copies')
-        .select('copy_key')
-        .where('calendar_id', '=', second)
-        .executeTakeFirstOrThrow();
-      await sql`update calendar_copies set sync_state = 'position', synced_at = 5, next_sync_at = 99, items = 1
-        where calendar_id = ${second}`.execute(handle.db);
-      await sql`insert into copy_items (calendar_id, item_key, version, generation)
-        values (${second}, 'k', '1', 1)`.execute(handle.db);
-      await sql`insert into copy_occurrences (calendar_id, item_key, start_ms, end_ms, data)
-        values (${second}, 'k', 0, 1, ${Buffer.from('packed')})`.execute(handle.db);
-      assert.deepEqual(await migrateToLatest(handle), ['0028_copy_items_by_copy_key']);
-      const copy = await handle.db
-        .selectFrom('calendar_copies')
-        .select(['sync_state', 'synced_at', 'next_sync_at', 'items', 'copy_key'])
-        .where('calendar_id', '=', second)
-        .executeTakeFirstOrThrow();
-      assert.deepEqual(
-        [copy.sync_state, copy.synced_at, Number(copy.next_sync_at), copy.items, Number(copy.copy_key)],
-        [null, null, 0, 0, Number(secondKey)],
-        'emptied and due, its number kept',
+      // A synced copy as the rows were keyed before: by the calendar's id.
+      await sql`update calendar_copies set sync_state = 'position', synced_at = 5, next_sync_at = 99, items = 1`.execute(
+        handle.db,
       );
+      await sql`insert into copy_items (calendar_id, item_key, version, generation)
+        values (${first}, 'k', '1', 1)`.execute(handle.db);
+      await sql`insert into copy_occurrences (calendar_id, item_key, start_ms, end_ms, data)
+        values (${first}, 'k', 0, 1, ${Buffer.from('packed')})`.execute(handle.db);
+      await sql`insert into copy_words (calendar_id, word, bucket, ids)
+        values (${first}, 'standup', 0, ${Buffer.from([8])})`.execute(handle.db);
+
+      assert.deepEqual(await migrateToLatest(handle), ['0027_copies_numbered']);
+
+      const copies = async () =>
+        new Map(
+          (
+            await handle.db
+              .selectFrom('calendar_copies')
+              .select(['calendar_id', 'copy_key', 'sync_state', 'synced_at', 'next_sync_at', 'items'])
+              .execute()
+          ).map((row) => [row.calendar_id, row]),
+        );
+      const before = await copies();
+      const keys = [...before.values()].map((copy) => Number(copy.copy_key));
+      assert.equal(new Set(keys).size, 2, 'each copy its own number');
+      for (const key of keys) assert.ok(Number.isInteger(key) && key > 0);
+      for (const copy of before.values())
+        assert.deepEqual(
+          [copy.sync_state, copy.synced_at, Number(copy.next_sync_at), copy.items],
+          [null, null, 0, 0],
+          'emptied and due',
+        );
       for (const table of ['copy_items', 'copy_occurrences', 'copy_words'] as const)
         assert.equal((await handle.db.selectFrom(table).selectAll().execute()).length, 0, table);
-      // A sync's rows now: an item by the copy's number, its rows linked by it.
-      const copyKey = Number(secondKey);
+
+      // A copy made now is numbered by the database, past the others; numbers stay.
+      await seedReadGrant(handle.db, owner, [third]);
+      await reconcileCopies(handle.db, 0);
+      const now = await copies();
+      assert.ok(Number(now.get(third)!.copy_key) > Math.max(...keys));
+      assert.equal(now.get(first)!.copy_key, before.get(first)!.copy_key);
+
+      // A sync's rows: an item, its rows and the word lists by the copy's number.
+      const copyKey = Number(now.get(second)!.copy_key);
       const item = () =>
         handle.db
           .insertInto('copy_items')
@@ -134,21 +93,32 @@ for (const engine of await enginesUnderTest()) {
             data: 'x',
           })
           .execute();
+      const count = async (table: 'copy_items' | 'copy_occurrences' | 'copy_words') =>
+        (await handle.db.selectFrom(table).selectAll().execute()).length;
       await item();
       await row('k');
-      // A row of no item is refused; an item gone takes its rows; a copy gone, its items.
-      await assert.rejects(row('none'));
+      await handle.db
+        .insertInto('copy_words')
+        .values({ copy_key: copyKey, word: 'standup', bucket: 0, ids: Buffer.from([8]) })
+        .execute();
+      await assert.rejects(row('none'), 'a row of no item');
       await handle.db.deleteFrom('copy_items').where('item_key', '=', 'k').execute();
-      assert.equal((await handle.db.selectFrom('copy_occurrences').selectAll().execute()).length, 0);
+      assert.equal(await count('copy_occurrences'), 0, 'an item gone takes its rows');
       await item();
       await handle.db.deleteFrom('calendar_copies').where('calendar_id', '=', second).execute();
-      assert.equal((await handle.db.selectFrom('copy_items').selectAll().execute()).length, 0);
+      assert.deepEqual(
+        [await count('copy_items'), await count('copy_words')],
+        [0, 0],
+        'a copy gone, its items and lists',
+      );
+
       if (engine.name === 'sqlite') {
-        const table = await sql<{
-          sql: string;
-        }>`select sql from sqlite_schema where name = 'copy_items'`.execute(handle.db);
-        assert.match(table.rows[0]!.sql, /without rowid/i);
+        const tables = await sql<{ name: string; sql: string }>`select name, sql from sqlite_schema
+          where name in ('copy_items', 'copy_staged_items', 'copy_words')`.execute(handle.db);
+        assert.equal(tables.rows.length, 3);
+        for (const { name, sql: text } of tables.rows) assert.match(text, /without rowid/i, name);
       }
+      // A restart finds nothing to run.
       assert.deepEqual(await migrateToLatest(handle), []);
     });
   });

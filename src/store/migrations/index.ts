@@ -26,8 +26,7 @@ import * as m0023 from './0023_copy_rows_keep_no_text.ts';
 import * as m0024 from './0024_copy_items_without_rowid.ts';
 import * as m0025 from './0025_copy_status_codes.ts';
 import * as m0026 from './0026_grant_budget_unlogged.ts';
-import * as m0027 from './0027_copy_words_by_copy_key.ts';
-import * as m0028 from './0028_copy_items_by_copy_key.ts';
+import * as m0027 from './0027_copies_numbered.ts';
 
 export const migrations: Record<string, Migration> = {
   '0001_people_and_workspaces': m0001,
@@ -56,6 +55,5 @@ export const migrations: Record<string, Migration> = {
   '0024_copy_items_without_rowid': m0024,
   '0025_copy_status_codes': m0025,
   '0026_grant_budget_unlogged': m0026,
-  '0027_copy_words_by_copy_key': m0027,
-  '0028_copy_items_by_copy_key': m0028,
+  '0027_copies_numbered': m0027,
 };

@@ -243,11 +243,11 @@ export async function wordCandidates(
         calendar_id: string;
         copy_key: number;
         words: string;
-      }>`select v.calendar_id, c.copy_key, v.words from copy_vocabulary v join calendar_copies c on c.calendar_id = v.calendar_id where v.calendar_id ${among(queries.map((q) => q.calendarId))}`,
+      }>`select v.calendar_id, (select c.copy_key from calendar_copies c where c.calendar_id = v.calendar_id) as copy_key, v.words from copy_vocabulary v where v.calendar_id ${among(queries.map((q) => q.calendarId))}`,
     ).compile(db),
   );
   const vocabularies = new Map(vocabularyRows.map((row) => [row.calendar_id, row.words]));
-  // The lists name their copy by its number.
+  // The lists name their copy by its number: one lookup a copy (a join may scan every copy).
   const keys = new Map(vocabularyRows.map((row) => [row.calendar_id, Number(row.copy_key)]));
   const calendarOf = new Map(vocabularyRows.map((row) => [Number(row.copy_key), row.calendar_id]));
   // Per copy, the vocabulary's words for each query word; a word found in none of them: nothing of the copy matches.

@@ -23,7 +23,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
   // A copy's word lists, its items and its rows' link to them are keyed by that number instead of
   // the calendar's 27-byte id, written in each list, item and row and again in their indexes. On
   // PostgreSQL a new copy's numbers are the highest, so its keys go to the indexes' ends and fill
-  // their pages (keys in the middle split pages, left half full): 1,471 → 1,187 bytes an event in
+  // their pages (keys in the middle split pages, left half full): 1,471 → 1,181 bytes an event in
   // the bench. The rows keep the calendar's id, which orders reads. The copies are emptied and
   // made due, as after 0013: each is copied anew by its next sync, reads going live meanwhile.
   const copied = [

@@ -1,11 +1,11 @@
 /**
  * The multi-user benchmark's bulk path: a synced calendar's copy given to another calendar by
- * SQL (its state and every row of the copy tables, calendar id replaced), so that an organisation
- * of 50 people × 20,000 events is seeded within the bench's time. Columns and tables are read
- * from the database, so the path follows the schema: every table named copy_* (or holding
- * occurrences) with a calendar_id or copy_key column (the copy's number). The copied occurrences keep their ids shifted by one
- * offset, so the word index's lists (copy_words, naming rows by id) are copied with their first
- * id shifted by it (store/wordPostings.ts#shiftPostings).
+ * SQL (its state and every row of the copy tables, calendar id and copy number replaced), so that
+ * an organisation of 50 people × 20,000 events is seeded within the bench's time. Columns and
+ * tables are read from the database, so the path follows the schema: every table named copy_*
+ * (or holding occurrences) with a calendar_id or copy_key column. The copied occurrences keep
+ * their ids shifted by one offset, so the word index's lists (copy_words, naming rows by id) are
+ * copied with their first id shifted by it (store/wordPostings.ts#shiftPostings).
  */
 import { type Kysely, sql } from 'kysely';
 import { copyKeyOf } from '../src/store/calendarCopies.ts';

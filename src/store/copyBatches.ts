@@ -83,8 +83,8 @@ export async function applyBatch(db: Db, batch: AppliedBatch): Promise<WrittenBa
       ])
       .executeTakeFirst();
     if (renewed === undefined) throw new LeaseLost();
-    // The copy's items are keyed by its number.
-    const key = renewed.copy_key;
+    // The copy's items, their staging and its rows' link to them are keyed by its number.
+    const copyKey = renewed.copy_key;
     const copied = { level: renewed.level as DetailLevel, privateDetails: flag(renewed.private_details) };
     const copiedKey = `${copied.level} ${copied.privateDetails}`;
     // The grants changed what the copy holds while this sync ran: what it staged holds the old.
@@ -101,7 +101,7 @@ export async function applyBatch(db: Db, batch: AppliedBatch): Promise<WrittenBa
     let bytes = 0;
     const rows = batch.upserts.flatMap((u) =>
       u.occurrences.map((o) => {
-        const row = occurrenceRow(batch.calendarId, key, u.key, o, copied, batch.ids);
+        const row = occurrenceRow(batch.calendarId, copyKey, u.key, o, copied, batch.ids);
         bytes += row.data.length;
         return row;
       }),
@@ -112,27 +112,27 @@ export async function applyBatch(db: Db, batch: AppliedBatch): Promise<WrittenBa
       ...batch.skipped.map((s) => ({ key: s.key, version: '', skipped: s.reason })),
     ];
     if (batch.stage !== undefined) {
-      await stageBatch(trx, batch, key, { generation, items, rows });
+      await stageBatch(trx, batch, copyKey, { generation, items, rows });
       return { generation, bytes, copied: copiedKey };
     }
     // The word index follows the rows in this transaction, changed once at its end.
     const swapped =
-      batch.swap === true ? await swapStaged(trx, key, batch.full ? generation : undefined) : undefined;
+      batch.swap === true ? await swapStaged(trx, copyKey, batch.full ? generation : undefined) : undefined;
     const moved = swapped !== undefined;
 
     // What the copy already holds as it is now is left alone: a sync that changed nothing writes nothing.
-    const unchanged = await unchangedItems(trx, batch, key, items, rows);
+    const unchanged = await unchangedItems(trx, batch, copyKey, items, rows);
     const changed = items.filter((item) => !unchanged.has(item.key));
-    if (batch.full && unchanged.size > 0) await markSeen(trx, key, [...unchanged], generation);
+    if (batch.full && unchanged.size > 0) await markSeen(trx, copyKey, [...unchanged], generation);
     const keys = [...changed.map((item) => item.key), ...batch.removals];
     // The counts move by what the batch replaced, so a sync of one change reads no other item.
     const replaced = { items: 0, skipped: 0 };
     const removed: ReplacedRow[] = [];
     for (let i = 0; i < keys.length; i += 500) {
-      removed.push(...(await rowsOfItems(trx, key, keys.slice(i, i + 500))));
+      removed.push(...(await rowsOfItems(trx, copyKey, keys.slice(i, i + 500))));
       const gone = await trx
         .deleteFrom('copy_items')
-        .where('copy_key', '=', key)
+        .where('copy_key', '=', copyKey)
         .where('item_key', 'in', keys.slice(i, i + 500))
         .returning('skipped_reason')
         .execute();
@@ -144,7 +144,7 @@ export async function applyBatch(db: Db, batch: AppliedBatch): Promise<WrittenBa
         .insertInto('copy_items')
         .values(
           changed.slice(i, i + 200).map((item) => ({
-            copy_key: key,
+            copy_key: copyKey,
             item_key: item.key,
             version: item.version,
             generation,
@@ -203,13 +203,13 @@ export async function applyBatch(db: Db, batch: AppliedBatch): Promise<WrittenBa
         const unseen = trx
           .selectFrom('copy_items')
           .select('item_key')
-          .where('copy_key', '=', key)
+          .where('copy_key', '=', copyKey)
           .where('generation', '<', generation);
         // A loop, not a spread: a sweep may take a whole calendar's rows.
-        for (const row of await rowsOfItems(trx, key, unseen)) index.removed.push(row);
+        for (const row of await rowsOfItems(trx, copyKey, unseen)) index.removed.push(row);
         const swept = await trx
           .deleteFrom('copy_items')
-          .where('copy_key', '=', key)
+          .where('copy_key', '=', copyKey)
           .where('generation', '<', generation)
           .executeTakeFirst();
         const { start, end } = batch.end.horizon;
@@ -231,7 +231,7 @@ export async function applyBatch(db: Db, batch: AppliedBatch): Promise<WrittenBa
         const counts = await trx
           .selectFrom('copy_items')
           .select([sql<number>`count(*)`.as('items'), sql<number>`count(skipped_reason)`.as('skipped')])
-          .where('copy_key', '=', key)
+          .where('copy_key', '=', copyKey)
           .executeTakeFirstOrThrow();
         set.items = Number(counts.items);
         set.skipped = Number(counts.skipped);
@@ -239,7 +239,7 @@ export async function applyBatch(db: Db, batch: AppliedBatch): Promise<WrittenBa
       // Whatever an interrupted sync left staged goes with the next that completes (a sync of one
       // batch, the most common, finds nothing staged and skips the statement).
       if (batch.swap || Number(renewed.staged_items) > 0)
-        await trx.deleteFrom('copy_staged_items').where('copy_key', '=', key).execute();
+        await trx.deleteFrom('copy_staged_items').where('copy_key', '=', copyKey).execute();
       Object.assign(set, {
         sync_state: batch.end.state,
         synced_at: batch.now,
@@ -313,7 +313,7 @@ function idsByOccurrence(rows: readonly ReplacedRow[]): Map<string, number[]> {
 /** The copy's rows of the items named (a list, or a select of keys), as the word index needs them. */
 async function rowsOfItems(
   trx: Trx,
-  key: number,
+  copyKey: number,
   keys:
     | readonly string[]
     | SelectQueryBuilder<Database, 'copy_items' | 'copy_staged_items', { item_key: string }>,
@@ -322,7 +322,7 @@ async function rowsOfItems(
     await trx
       .selectFrom('copy_occurrences')
       .select([...indexedColumns, 'item_key', 'occurrence_id', 'end_ms'])
-      .where('copy_key', '=', key)
+      .where('copy_key', '=', copyKey)
       .where('item_key', 'in', keys)
       .execute(),
   );
@@ -337,7 +337,7 @@ async function rowsOfItems(
 async function unchangedItems(
   trx: Trx,
   batch: AppliedBatch,
-  key: number,
+  copyKey: number,
   items: ItemRow[],
   rows: OccurrenceRow[],
 ): Promise<Set<string>> {
@@ -346,7 +346,7 @@ async function unchangedItems(
     const found = await trx
       .selectFrom('copy_items')
       .select(['item_key', 'version', 'skipped_reason'])
-      .where('copy_key', '=', key)
+      .where('copy_key', '=', copyKey)
       .where(
         'item_key',
         'in',
@@ -366,7 +366,7 @@ async function unchangedItems(
     const found = await trx
       .selectFrom('copy_occurrences')
       .selectAll()
-      .where('copy_key', '=', key)
+      .where('copy_key', '=', copyKey)
       .where(
         'item_key',
         'in',
@@ -407,12 +407,12 @@ function rowsByItem(rows: readonly Record<string, unknown>[]): Map<string, strin
 }
 
 /** A full sync's unchanged items: counted as seen by it (its generation), so it does not remove them. */
-async function markSeen(trx: Trx, key: number, keys: string[], generation: number): Promise<void> {
+async function markSeen(trx: Trx, copyKey: number, keys: string[], generation: number): Promise<void> {
   for (let i = 0; i < keys.length; i += 500) {
     await trx
       .updateTable('copy_items')
       .set({ generation })
-      .where('copy_key', '=', key)
+      .where('copy_key', '=', copyKey)
       .where('item_key', 'in', keys.slice(i, i + 500))
       .execute();
   }
@@ -422,7 +422,7 @@ async function markSeen(trx: Trx, key: number, keys: string[], generation: numbe
 async function stageBatch(
   trx: Trx,
   batch: AppliedBatch,
-  key: number,
+  copyKey: number,
   written: {
     generation: number;
     items: { key: string; version: string; skipped: string | null }[];
@@ -430,7 +430,7 @@ async function stageBatch(
   },
 ): Promise<void> {
   if (batch.stage === 'first')
-    await trx.deleteFrom('copy_staged_items').where('copy_key', '=', key).execute();
+    await trx.deleteFrom('copy_staged_items').where('copy_key', '=', copyKey).execute();
   const held = new Set(written.items.map((item) => item.key));
   const removals = [...new Set(batch.removals)].filter((key) => !held.has(key));
   const staged = [...written.items, ...removals.map((key) => ({ key, version: null, skipped: null }))];
@@ -438,7 +438,7 @@ async function stageBatch(
   for (let i = 0; i < staged.length; i += 500) {
     const gone = await trx
       .deleteFrom('copy_staged_items')
-      .where('copy_key', '=', key)
+      .where('copy_key', '=', copyKey)
       .where(
         'item_key',
         'in',
@@ -452,7 +452,7 @@ async function stageBatch(
       .insertInto('copy_staged_items')
       .values(
         staged.slice(i, i + 200).map((item) => ({
-          copy_key: key,
+          copy_key: copyKey,
           item_key: item.key,
           version: item.version,
           generation: written.generation,
@@ -480,15 +480,15 @@ async function stageBatch(
  */
 async function swapStaged(
   trx: Trx,
-  key: number,
+  copyKey: number,
   seenBy: number | undefined,
 ): Promise<IndexChange | undefined> {
-  if (!(await dropUnchangedStaged(trx, key, seenBy))) return undefined;
-  const staged = trx.selectFrom('copy_staged_items').where('copy_key', '=', key);
-  const removed = await rowsOfItems(trx, key, staged.select('item_key'));
+  if (!(await dropUnchangedStaged(trx, copyKey, seenBy))) return undefined;
+  const staged = trx.selectFrom('copy_staged_items').where('copy_key', '=', copyKey);
+  const removed = await rowsOfItems(trx, copyKey, staged.select('item_key'));
   await trx
     .deleteFrom('copy_items')
-    .where('copy_key', '=', key)
+    .where('copy_key', '=', copyKey)
     .where('item_key', 'in', staged.select('item_key'))
     .execute();
   await trx
@@ -505,10 +505,10 @@ async function swapStaged(
     .insertInto('copy_occurrences')
     .columns(occurrenceColumns)
     .expression(
-      trx.selectFrom('copy_staged_occurrences').select(occurrenceColumns).where('copy_key', '=', key),
+      trx.selectFrom('copy_staged_occurrences').select(occurrenceColumns).where('copy_key', '=', copyKey),
     );
   const ids = await moved.returning(['id', 'item_key', 'occurrence_id']).execute();
-  return { added: await stagedTexts(trx, key, ids), removed };
+  return { added: await stagedTexts(trx, copyKey, ids), removed };
 }
 
 /**
@@ -517,7 +517,7 @@ async function swapStaged(
  */
 async function stagedTexts(
   trx: Trx,
-  key: number,
+  copyKey: number,
   moved: readonly { id: number; item_key: string; occurrence_id: string }[],
 ): Promise<IndexedRow[]> {
   // The sealed id first: it holds no newline, so no item key (provider text) can make two pairs one.
@@ -527,7 +527,7 @@ async function stagedTexts(
   const staged = await trx
     .selectFrom('copy_staged_occurrences')
     .select(['item_key', 'occurrence_id', 'start_ms', 'is_private', 'floating', 'title_text', 'body_text'])
-    .where('copy_key', '=', key)
+    .where('copy_key', '=', copyKey)
     .execute();
   for (const { item_key, occurrence_id, ...row } of staged) {
     const at = pairOf({ item_key, occurrence_id });
@@ -558,7 +558,7 @@ async function stagedTexts(
  * reason to skip, and the same occurrence rows, every column) and the removals of items it does
  * not hold; whether anything staged is left to move in.
  */
-async function dropUnchangedStaged(trx: Trx, key: number, seenBy: number | undefined): Promise<boolean> {
+async function dropUnchangedStaged(trx: Trx, copyKey: number, seenBy: number | undefined): Promise<boolean> {
   const compared = occurrenceColumns.filter(
     (column) => column !== 'calendar_id' && column !== 'copy_key' && column !== 'item_key',
   );
@@ -569,7 +569,7 @@ async function dropUnchangedStaged(trx: Trx, key: number, seenBy: number | undef
   const unchanged = await sql<{ item_key: string }>`
     select s.item_key from copy_staged_items s
     join copy_items l on l.copy_key = s.copy_key and l.item_key = s.item_key
-    where s.copy_key = ${key} and s.version = l.version
+    where s.copy_key = ${copyKey} and s.version = l.version
       and coalesce(s.skipped_reason, '') = coalesce(l.skipped_reason, '')
       and (select count(*) from copy_staged_occurrences so
            where so.copy_key = s.copy_key and so.item_key = s.item_key)
@@ -580,24 +580,28 @@ async function dropUnchangedStaged(trx: Trx, key: number, seenBy: number | undef
           and not exists (select 1 from copy_occurrences lo
             where lo.copy_key = so.copy_key and lo.item_key = so.item_key and ${sameRow}))`.execute(trx);
   const keys = unchanged.rows.map((row) => row.item_key);
-  if (seenBy !== undefined && keys.length > 0) await markSeen(trx, key, keys, seenBy);
+  if (seenBy !== undefined && keys.length > 0) await markSeen(trx, copyKey, keys, seenBy);
   for (let i = 0; i < keys.length; i += 500) {
     await trx
       .deleteFrom('copy_staged_items')
-      .where('copy_key', '=', key)
+      .where('copy_key', '=', copyKey)
       .where('item_key', 'in', keys.slice(i, i + 500))
       .execute();
   }
   await trx
     .deleteFrom('copy_staged_items')
-    .where('copy_key', '=', key)
+    .where('copy_key', '=', copyKey)
     .where('version', 'is', null)
-    .where('item_key', 'not in', trx.selectFrom('copy_items').select('item_key').where('copy_key', '=', key))
+    .where(
+      'item_key',
+      'not in',
+      trx.selectFrom('copy_items').select('item_key').where('copy_key', '=', copyKey),
+    )
     .execute();
   const left = await trx
     .selectFrom('copy_staged_items')
     .select(sql<number>`count(*)`.as('count'))
-    .where('copy_key', '=', key)
+    .where('copy_key', '=', copyKey)
     .executeTakeFirstOrThrow();
   return Number(left.count) > 0;
 }

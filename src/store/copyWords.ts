@@ -63,10 +63,10 @@ export async function indexRows(
   const copy = await copyKeyOf(trx, calendarId).executeTakeFirst();
   // No copy, no rows: their lists went with it.
   if (copy === undefined) return;
-  const key = copy.copy_key;
+  const copyKey = copy.copy_key;
   // A copy whose index is empty (a first sync) has no list to merge with: none is read.
   const empty =
-    (await trx.selectFrom('copy_words').select('bucket').where('copy_key', '=', key).limit(1).execute())
+    (await trx.selectFrom('copy_words').select('bucket').where('copy_key', '=', copyKey).limit(1).execute())
       .length === 0;
   const held = new Map<number, Map<string, Uint8Array>>();
   if (!empty) {
@@ -83,7 +83,7 @@ export async function indexRows(
         const rows = await trx
           .selectFrom('copy_words')
           .select(['word', 'ids'])
-          .where('copy_key', '=', key)
+          .where('copy_key', '=', copyKey)
           .where('bucket', '=', bucket)
           .where('word', 'in', names.slice(i, i + 500))
           .execute();
@@ -102,7 +102,7 @@ export async function indexRows(
       before === undefined && minus.length === 0
         ? plus
         : mergePostings(before === undefined ? { ids: [], flags: [] } : decodePostings(before), plus, minus);
-    if (after.ids.length > 0) written.push({ copy_key: key, word, bucket, ids: encodePostings(after) });
+    if (after.ids.length > 0) written.push({ copy_key: copyKey, word, bucket, ids: encodePostings(after) });
     else if (before !== undefined) {
       const words = emptied.get(bucket);
       if (words === undefined) emptied.set(bucket, [word]);
@@ -118,7 +118,7 @@ export async function indexRows(
     for (let i = 0; i < words.length; i += 500) {
       await trx
         .deleteFrom('copy_words')
-        .where('copy_key', '=', key)
+        .where('copy_key', '=', copyKey)
         .where('bucket', '=', bucket)
         .where('word', 'in', words.slice(i, i + 500))
         .execute();

@@ -111,6 +111,25 @@ for (const engine of await enginesUnderTest()) {
         [0, 0],
         'a copy gone, its items and lists',
       );
+      // The highest copy dropped and made again (its grant still live): SQLite may give a dropped
+      // copy's number again, which must name none of the old rows.
+      const highest = Number(now.get(third)!.copy_key);
+      await handle.db
+        .insertInto('copy_items')
+        .values({ copy_key: highest, item_key: 'old', version: '1', generation: 1, skipped_reason: null })
+        .execute();
+      await handle.db.deleteFrom('calendar_copies').where('calendar_id', '=', third).execute();
+      await reconcileCopies(handle.db, 0);
+      const again = Number((await copies()).get(third)!.copy_key);
+      assert.notEqual(again, Number(now.get(first)!.copy_key));
+      assert.equal(
+        (await handle.db.selectFrom('copy_items').selectAll().where('copy_key', '=', again).execute()).length,
+        0,
+        'a copy made again starts empty',
+      );
+      const orphans = await sql<{ n: number }>`select count(*) as n from copy_items
+        where copy_key not in (select copy_key from calendar_copies)`.execute(handle.db);
+      assert.equal(Number(orphans.rows[0]!.n), 0, 'no item outlives its copy');
 
       if (engine.name === 'sqlite') {
         const tables = await sql<{ name: string; sql: string }>`select name, sql from sqlite_schema

@@ -11,7 +11,7 @@ import { type Kysely, sql } from 'kysely';
 import { copyKeyOf } from '../src/store/calendarCopies.ts';
 import type { Engine } from '../src/store/database.ts';
 import type { Database } from '../src/store/schema.ts';
-import { shiftPostings } from '../src/store/wordPostings.ts';
+import { decodeSlot, encodeSlot, shiftPostings } from '../src/store/wordPostings.ts';
 
 interface Column {
   name: string;
@@ -122,20 +122,22 @@ export async function copyCopies(
         await sql`insert into ${sql.id(table)} (${sql.join(names.map((name) => sql.id(name)))})
           select ${sql.join(values)} from ${sql.id(table)} where ${whose}`.execute(trx);
       }
-      const lists = await trx
+      const slots = await trx
         .selectFrom('copy_words')
-        .select(['word', 'bucket', 'ids'])
+        .select(['bucket', 'slot', 'lists'])
         .where('copy_key', '=', fromKey)
         .execute();
-      for (let i = 0; i < lists.length; i += 1000)
+      for (let i = 0; i < slots.length; i += 1000)
         await trx
           .insertInto('copy_words')
           .values(
-            lists.slice(i, i + 1000).map((list) => ({
+            slots.slice(i, i + 1000).map((row) => ({
               copy_key: toKey,
-              word: list.word,
-              bucket: list.bucket,
-              ids: shiftPostings(list.ids, offset),
+              bucket: row.bucket,
+              slot: row.slot,
+              lists: encodeSlot(
+                new Map([...decodeSlot(row.lists)].map(([word, ids]) => [word, shiftPostings(ids, offset)])),
+              ),
             })),
           )
           .execute();

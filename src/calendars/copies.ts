@@ -7,6 +7,8 @@ import type { CalendarRecord, ConnectedAccount } from '../store/connectedAccount
 /** A calendar's synced copy, usable for one read's window. */
 export interface CopyForRead {
   calendarId: string;
+  /** The copy's number: what its rows are found by. */
+  copyKey: number;
   /** The level the copy holds: a read at a higher one is live. */
   level: DetailLevel;
   /** When its last sync completed (epoch ms). */

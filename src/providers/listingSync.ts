@@ -4,10 +4,10 @@
  * compared with the copy's versions, so only what changed is written. ICS feeds sync this way
  * (after a conditional GET), and so does any adapter without a `sync` (one listing each time).
  */
-import { createHash } from 'node:crypto';
 import type { ProviderOccurrence, SkippedItem } from '../domain/providerFacts.ts';
 import type { TimeWindow } from '../domain/window.ts';
 import { canonicalJson } from '../lib/canonicalJson.ts';
+import { contentVersion } from './contentVersion.ts';
 import { nearWindow } from './nearWindow.ts';
 import type { CalendarProvider, CalendarSync, SyncBatch, SyncedItem } from './port.ts';
 
@@ -25,7 +25,7 @@ export function itemsOf(occurrences: readonly ProviderOccurrence[], horizon: Tim
   }
   return [...groups].map(([key, group]) => ({
     key,
-    version: createHash('sha256').update(canonicalJson(group)).digest('base64url'),
+    version: contentVersion(canonicalJson(group)),
     occurrences: group,
   }));
 }

@@ -35,6 +35,8 @@ export interface CopyStatus {
   version: number;
   longestMs: number;
   createdAt: number;
+  /** Its number: what its rows are found by. */
+  copyKey: number;
 }
 
 export async function copiesOf(db: Db, calendarIds: readonly string[]): Promise<Map<string, CopyStatus>> {
@@ -65,6 +67,7 @@ export async function copiesOf(db: Db, calendarIds: readonly string[]): Promise<
         version: Number(r.version),
         longestMs: Number(r.longest_ms),
         createdAt: Number(r.created_at),
+        copyKey: Number(r.copy_key),
       },
     ]),
   );
@@ -102,7 +105,7 @@ export async function occurrencesNear(
   const rows = await db
     .selectFrom('copy_occurrences')
     .select('data')
-    .where('calendar_id', '=', calendarId)
+    .where('copy_key', '=', copyKeyOf(db, calendarId))
     .where('start_ms', '>=', window.startMs - day - longestMs)
     .where('start_ms', '<', window.endMs + day)
     .execute();

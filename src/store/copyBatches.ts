@@ -225,7 +225,7 @@ export async function applyBatch(db: Db, batch: AppliedBatch): Promise<WrittenBa
         const span = await trx
           .selectFrom('copy_occurrences')
           .select(sql<number>`coalesce(max(end_ms - start_ms), 0)`.as('longest'))
-          .where('calendar_id', '=', batch.calendarId)
+          .where('copy_key', '=', copyKey)
           .executeTakeFirstOrThrow();
         set.longest_ms = Number(span.longest);
         const counts = await trx

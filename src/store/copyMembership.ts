@@ -140,7 +140,10 @@ export async function reconcileCopies(
           .execute();
         if (lowered) {
           // Nothing more than the grants now show is kept, not even until that sync.
-          await trx.deleteFrom('copy_occurrences').where('calendar_id', '=', calendarId).execute();
+          await trx
+            .deleteFrom('copy_occurrences')
+            .where('copy_key', '=', copyKeyOf(trx, calendarId))
+            .execute();
           await dropWords(trx, calendarId);
           await trx.deleteFrom('copy_items').where('copy_key', '=', copyKeyOf(trx, calendarId)).execute();
           // What a running sync staged holds the old level too (that sync stops: the copy changed).

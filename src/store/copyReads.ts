@@ -23,6 +23,8 @@ type Db = Kysely<Database>;
 /** One calendar's part of a read: the window, how floating times are placed, and what of its rows is wanted. */
 export interface CopyQuery {
   calendarId: string;
+  /** The copy's number (calendar_copies.copy_key): what its rows are found by. */
+  copyKey: number;
   /** The window's bounds, epoch ns (overlap as domain/occurrences.ts#overlapsNs has it). */
   window: { startNs: bigint; endNs: bigint };
   /** The copy's longest occurrence: how long before the window an overlapping one may start. */
@@ -63,8 +65,11 @@ const zoneSlackMs = 14 * 3_600_000;
  */
 type Kind = 'instants' | 'local';
 
-/** The calendars a statement's branch reads alike: one or several, with the window and the zone's offsets. */
-type Part = Pick<CopyQuery, 'window' | 'longestMs' | 'offsets'> & { calendarIds: readonly string[] };
+/** The calendars a statement's branch reads alike: one or several (ids and copy numbers, in step), with the window and the zone's offsets. */
+type Part = Pick<CopyQuery, 'window' | 'longestMs' | 'offsets'> & {
+  calendarIds: readonly string[];
+  copyKeys: readonly number[];
+};
 
 /** The instant of a local time column read as UTC, by the reading zone's offsets. */
 function placed(column: RawBuilder<number>, offsets: readonly OffsetStep[]): RawBuilder<number> {
@@ -99,14 +104,10 @@ function placeholderHolds(words: readonly string[]): RawBuilder<boolean> | undef
 
 /**
  * The rows of one kind that overlap the window, their instants placed by the reading zone's
- * offsets: the calendar, the kind and a range of starts lead the read index. `each`: the
- * calendar and the lowest start come from the row of a list the statement walks (PostgreSQL).
+ * offsets: the copy's number, the kind and a range of starts lead the read index. `each`: the
+ * copy and the lowest start come from the row of a list the statement walks (PostgreSQL).
  */
-function inWindow(
-  part: Part,
-  kind: Kind,
-  each?: { calendar: RawBuilder<string>; lowest: RawBuilder<number> },
-) {
+function inWindow(part: Part, kind: Kind, each?: Each) {
   const startMs = sql<number>`start_ms`;
   const start = kind === 'instants' ? startMs : placed(startMs, part.offsets);
   // An elapsed duration ends that long after the placed start; days end on their own local time.
@@ -117,13 +118,13 @@ function inWindow(
   const { fromMs, fromCeilMs, untilCeilMs } = windowMs(part.window);
   // Local times lie within a zone's offset of where they are kept: the range widens by that much.
   const slackMs = kind === 'instants' ? 0 : zoneSlackMs;
-  const [only] = part.calendarIds;
+  const [only] = part.copyKeys;
   const range: RawBuilder<boolean>[] = [
     each !== undefined
-      ? sql`calendar_id = ${each.calendar}`
-      : part.calendarIds.length === 1
-        ? sql`calendar_id = ${only}`
-        : sql`calendar_id in (${sql.join(part.calendarIds)})`,
+      ? sql`copy_key = ${each.copy}`
+      : part.copyKeys.length === 1
+        ? sql`copy_key = ${numberParameter(only!)}`
+        : sql`copy_key in (${sql.join(part.copyKeys.map(numberParameter))})`,
     kind === 'instants' ? sql`floating = 0` : sql`floating in (1, 2)`,
     each !== undefined
       ? sql`start_ms >= ${each.lowest}`
@@ -162,7 +163,29 @@ function placedInWindow(
   return inside ? start : undefined;
 }
 
-const partOf = (query: CopyQuery): Part => ({ ...query, calendarIds: [query.calendarId] });
+const partOf = (query: CopyQuery): Part => ({
+  ...query,
+  calendarIds: [query.calendarId],
+  copyKeys: [query.copyKey],
+});
+
+/** A copy a PostgreSQL statement walks from a list: its number, its calendar's id and its rows' lowest start. */
+interface Each {
+  copy: RawBuilder<number>;
+  calendar: RawBuilder<string>;
+  lowest: RawBuilder<number>;
+}
+
+/**
+ * A branch's calendar id: the list's, or the one calendar's given as it is, so that its rows come
+ * from the read index alone (which holds the copy's number); the row's own for several.
+ */
+const calendarOf = (part: Part, each?: Each): RawBuilder<string> =>
+  each !== undefined
+    ? each.calendar
+    : part.calendarIds.length === 1
+      ? sql<string>`cast(${part.calendarIds[0]} as text)`
+      : sql<string>`calendar_id`;
 
 /** Local times by the read index on SQLite, which would otherwise walk a window of the text index for them. */
 const localRows = (db: Db, kind: Kind) =>
@@ -180,7 +203,7 @@ const localRows = (db: Db, kind: Kind) =>
  */
 export async function copyBusy(
   db: Db,
-  queries: readonly Pick<CopyQuery, 'calendarId' | 'window' | 'longestMs' | 'offsets'>[],
+  queries: readonly Pick<CopyQuery, 'calendarId' | 'copyKey' | 'window' | 'longestMs' | 'offsets'>[],
   tentativeIsBusy: boolean,
 ): Promise<{ startMs: number; endMs: number }[]> {
   if (queries.length === 0) return [];
@@ -211,11 +234,10 @@ export async function copyBusy(
 }
 
 /** Queries that read alike, together: the same text seen, and (for local times) the same zone. */
-function together<Q extends Pick<CopyQuery, 'calendarId' | 'window' | 'longestMs' | 'offsets' | 'search'>>(
-  queries: readonly Q[],
-  kind: Kind,
-): { part: Part; query: Q }[] {
-  const groups = new Map<string, { part: Part; query: Q; ids: string[] }>();
+function together<
+  Q extends Pick<CopyQuery, 'calendarId' | 'copyKey' | 'window' | 'longestMs' | 'offsets' | 'search'>,
+>(queries: readonly Q[], kind: Kind): { part: Part; query: Q }[] {
+  const groups = new Map<string, { part: Part; query: Q; ids: string[]; keys: number[] }>();
   for (const query of queries) {
     const key = JSON.stringify([
       query.search?.level,
@@ -224,30 +246,41 @@ function together<Q extends Pick<CopyQuery, 'calendarId' | 'window' | 'longestMs
     ]);
     const group = groups.get(key);
     if (group === undefined)
-      groups.set(key, { part: { ...query, calendarIds: [] }, query, ids: [query.calendarId] });
+      groups.set(key, {
+        part: { ...query, calendarIds: [], copyKeys: [] },
+        query,
+        ids: [query.calendarId],
+        keys: [query.copyKey],
+      });
     else {
       group.ids.push(query.calendarId);
+      group.keys.push(query.copyKey);
       group.part.longestMs = Math.max(group.part.longestMs, query.longestMs);
     }
   }
-  return [...groups.values()].map(({ part, query, ids }) => ({ part: { ...part, calendarIds: ids }, query }));
+  return [...groups.values()].map(({ part, query, ids, keys }) => ({
+    part: { ...part, calendarIds: ids, copyKeys: keys },
+    query,
+  }));
 }
 
-/** A column ordered as JavaScript compares ids: by code unit (they are ASCII), never by a locale. */
-const inCodeOrder = (db: Db, column: string) =>
-  engineOf(db) === 'postgres' ? sql`${sql.ref(column)} collate "C"` : sql.ref(column);
+/** A column (or a value) ordered as JavaScript compares ids: by code unit (they are ASCII), never by a locale. */
+const inCodeOrder = (db: Db, column: string | RawBuilder<string>) => {
+  const value = typeof column === 'string' ? sql.ref(column) : column;
+  return engineOf(db) === 'postgres' ? sql`${value} collate "C"` : value;
+};
 
 /** Branches of a read's statement: each a select of `columns` over a part's rows of one kind that the read wants. */
 function branches(
   db: Db,
   parts: readonly { part: Part; query: CopyQuery }[],
   kind: Kind,
-  columns: (start: RawBuilder<number>) => RawBuilder<unknown>,
-  each?: Parameters<typeof inWindow>[2],
+  columns: (start: RawBuilder<number>, calendar: RawBuilder<string>) => RawBuilder<unknown>,
+  each?: Each,
 ) {
-  const byCode = (column: string) => inCodeOrder(db, column);
   return parts.map(({ part, query }) => {
     const { start, conditions } = inWindow(part, kind, each);
+    const calendar = calendarOf(part, each);
     // A search read here is of busy-level calendars alone (searchCandidates): the placeholder is all they see.
     if (query.search !== undefined && query.search.words.length > 0)
       conditions.push(placeholderHolds(query.search.words) ?? sql<boolean>`1 = 0`);
@@ -255,10 +288,10 @@ function branches(
     if (after !== undefined) {
       const at = numberParameter(after.startMs);
       conditions.push(
-        sql`(${start} > ${at} or (${start} = ${at} and (${byCode('calendar_id')} > ${after.calendarId} or (calendar_id = ${after.calendarId} and ${byCode('occurrence_id')} > ${after.occurrenceId}))))`,
+        sql`(${start} > ${at} or (${start} = ${at} and (${inCodeOrder(db, calendar)} > ${after.calendarId} or (${calendar} = ${after.calendarId} and ${inCodeOrder(db, 'occurrence_id')} > ${after.occurrenceId}))))`,
       );
     }
-    return sql`select ${columns(start)} from ${localRows(db, kind)} where ${sql.join(conditions, sql` and `)}`;
+    return sql`select ${columns(start, calendar)} from ${localRows(db, kind)} where ${sql.join(conditions, sql` and `)}`;
   });
 }
 
@@ -306,7 +339,7 @@ function firstPlaces(db: Db, selects: readonly RawBuilder<unknown>[], first: num
 function eachCalendarsFirst(
   db: Db,
   queries: readonly CopyQuery[],
-  columns: (start: RawBuilder<number>) => RawBuilder<unknown>,
+  columns: (start: RawBuilder<number>, calendar: RawBuilder<string>) => RawBuilder<unknown>,
   first: number | undefined,
 ) {
   const longest = new Map(queries.map((query) => [query.calendarId, query.longestMs]));
@@ -314,10 +347,14 @@ function eachCalendarsFirst(
     const { fromMs } = windowMs(group.part.window);
     const ids = group.part.calendarIds;
     const lowest = ids.map((id) => fromMs - longest.get(id)!);
-    const each = { calendar: sql<string>`c.copy`, lowest: sql<number>`c.lowest` };
+    const each = {
+      copy: sql<number>`c.copy`,
+      calendar: sql<string>`c.calendar`,
+      lowest: sql<number>`c.lowest`,
+    };
     const [branch] = branches(db, [group], 'instants', columns, each);
     const page = first === undefined ? sql`` : sql`order by start_ms fetch first ${first} rows with ties`;
-    return sql`select p.* from unnest(cast(${ids} as text[]), cast(${lowest} as bigint[])) as c(copy, lowest) cross join lateral (${branch} ${page}) as p`;
+    return sql`select p.* from unnest(cast(${group.part.copyKeys} as bigint[]), cast(${ids} as text[]), cast(${lowest} as bigint[])) as c(copy, calendar, lowest) cross join lateral (${branch} ${page}) as p`;
   });
   const limit = first === undefined ? sql`` : sql`limit ${first}`;
   return readOffLoop(
@@ -358,8 +395,8 @@ export async function copyPage(
   if (queries.length === 0) return { rows: [], total: 0 };
   const named = await searchCandidates(db, queries);
   if (named !== undefined) return namedPlaces(db, queries, named, first);
-  const columns = (start: RawBuilder<number>) =>
-    sql`id, ${start} as placed_start, floating, calendar_id, occurrence_id`;
+  const columns = (start: RawBuilder<number>, calendar: RawBuilder<string>) =>
+    sql`id, ${start} as placed_start, floating, ${calendar} as calendar_id, occurrence_id`;
   const local = together(queries, 'local');
   const instants =
     engineOf(db) === 'postgres'
@@ -418,6 +455,7 @@ async function searchCandidates(
     const { fromMs, untilCeilMs } = windowMs(query.window);
     const range = {
       calendarId: query.calendarId,
+      copyKey: query.copyKey,
       fromMs: fromMs - query.longestMs - zoneSlackMs,
       untilMs: untilCeilMs + zoneSlackMs,
     };
@@ -463,14 +501,14 @@ async function placeholderRows(
     db,
     reused(
       sql<{
-        calendar_id: string;
+        copy_key: number | string;
         id: number | string;
         start_ms: number | string;
         floating: number;
-      }>`select calendar_id, id, start_ms, floating from copy_occurrences where calendar_id ${inList(
+      }>`select copy_key, id, start_ms, floating from copy_occurrences where copy_key ${inList(
         db,
-        ranges.map((range) => range.calendarId),
-        'text',
+        ranges.map((range) => range.copyKey),
+        'bigint',
       )} and floating in (0, 1, 2) and start_ms >= ${numberParameter(Math.min(...ranges.map((range) => range.fromMs)))} and start_ms < ${numberParameter(Math.max(...ranges.map((range) => range.untilMs)))} and ${onlyPrivate ? sql`is_private = 1` : sql`1 = 1`} and ${holds}`,
     ).compile(db),
   );
@@ -478,7 +516,7 @@ async function placeholderRows(
     calendarId: range.calendarId,
     candidates: rows.flatMap((row) => {
       const startMs = Number(row.start_ms);
-      return row.calendar_id !== range.calendarId || startMs < range.fromMs || startMs >= range.untilMs
+      return Number(row.copy_key) !== range.copyKey || startMs < range.fromMs || startMs >= range.untilMs
         ? []
         : [{ id: Number(row.id), bucket: bucketOf(startMs), local: Number(row.floating) !== 0 }];
     }),
@@ -597,7 +635,7 @@ async function namedPlaces(
 /** Whether a copy holds floating or all-day times near the window: a zone is needed to place them. */
 export async function floatingNear(
   db: Db,
-  query: Pick<CopyQuery, 'calendarId' | 'window' | 'longestMs' | 'offsets'>,
+  query: Pick<CopyQuery, 'calendarId' | 'copyKey' | 'window' | 'longestMs' | 'offsets'>,
 ): Promise<boolean> {
   // The range alone: where a zone would place them is what is unknown.
   const { range } = inWindow(partOf({ ...query }), 'local');

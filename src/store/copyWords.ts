@@ -19,11 +19,14 @@ import {
   type DecodedPostings,
   decodePostings,
   decodePostingsInto,
+  decodeSlot,
   encodePostings,
+  encodeSlot,
   type IndexedRow,
   indexedText,
   mergePostings,
   postingFlags,
+  slotOf,
   vocabularyText,
   wordsContaining,
 } from './wordPostings.ts';
@@ -64,66 +67,68 @@ export async function indexRows(
   // No copy, no rows: their lists went with it.
   if (copy === undefined) return;
   const copyKey = copy.copy_key;
-  // A copy whose index is empty (a first sync) has no list to merge with: none is read.
+  // A copy whose index is empty (a first sync) has no slot to merge with: none is read.
   const empty =
     (await trx.selectFrom('copy_words').select('bucket').where('copy_key', '=', copyKey).limit(1).execute())
       .length === 0;
-  const held = new Map<number, Map<string, Uint8Array>>();
+  // Each changed slot's lists by word: those held (read once), then as the changes leave them.
+  const slots = new Map<number, Map<number, Map<string, Uint8Array>>>();
+  const slotFor = (bucket: number, slot: number) => {
+    const ofBucket = slots.get(bucket) ?? new Map<number, Map<string, Uint8Array>>();
+    slots.set(bucket, ofBucket);
+    const lists = ofBucket.get(slot) ?? new Map<string, Uint8Array>();
+    ofBucket.set(slot, lists);
+    return lists;
+  };
+  for (const { word, bucket } of changes) slotFor(bucket, slotOf(word));
+  const held = new Set<string>();
   if (!empty) {
-    const wordsByBucket = new Map<number, string[]>();
-    for (const { word, bucket } of changes) {
-      const list = wordsByBucket.get(bucket);
-      if (list === undefined) wordsByBucket.set(bucket, [word]);
-      else list.push(word);
-    }
-    for (const [bucket, names] of wordsByBucket) {
-      const lists = new Map<string, Uint8Array>();
-      held.set(bucket, lists);
-      for (let i = 0; i < names.length; i += 500) {
-        const rows = await trx
-          .selectFrom('copy_words')
-          .select(['word', 'ids'])
-          .where('copy_key', '=', copyKey)
-          .where('bucket', '=', bucket)
-          .where('word', 'in', names.slice(i, i + 500))
-          .execute();
-        for (const row of rows) lists.set(row.word, row.ids);
+    for (const [bucket, ofBucket] of slots) {
+      const rows = await trx
+        .selectFrom('copy_words')
+        .select(['slot', 'lists'])
+        .where('copy_key', '=', copyKey)
+        .where('bucket', '=', bucket)
+        .where('slot', 'in', [...ofBucket.keys()])
+        .execute();
+      for (const row of rows) {
+        ofBucket.set(row.slot, decodeSlot(row.lists));
+        held.add(`${bucket} ${row.slot}`);
       }
     }
   }
-  const written: { copy_key: number; word: string; bucket: number; ids: Uint8Array }[] = [];
-  const emptied = new Map<number, string[]>();
   const newWords = new Set<string>();
   for (const { word, bucket, added: plus, removed: minus } of changes) {
     if (plus.ids.length > 0) newWords.add(word);
-    const before = held.get(bucket)?.get(word);
+    const lists = slotFor(bucket, slotOf(word));
+    const before = lists.get(word);
     // A list of new rows alone (a first sync's) needs no merge.
     const after =
       before === undefined && minus.length === 0
         ? plus
         : mergePostings(before === undefined ? { ids: [], flags: [] } : decodePostings(before), plus, minus);
-    if (after.ids.length > 0) written.push({ copy_key: copyKey, word, bucket, ids: encodePostings(after) });
-    else if (before !== undefined) {
-      const words = emptied.get(bucket);
-      if (words === undefined) emptied.set(bucket, [word]);
-      else words.push(word);
-    }
+    if (after.ids.length > 0) lists.set(word, encodePostings(after));
+    else lists.delete(word);
   }
-  // Lists written over those of the same word and bucket.
+  const written: { copy_key: number; bucket: number; slot: number; lists: Uint8Array }[] = [];
+  const emptied: { bucket: number; slot: number }[] = [];
+  for (const [bucket, ofBucket] of slots)
+    for (const [slot, lists] of ofBucket) {
+      if (lists.size > 0) written.push({ copy_key: copyKey, bucket, slot, lists: encodeSlot(lists) });
+      else if (held.has(`${bucket} ${slot}`)) emptied.push({ bucket, slot });
+    }
+  // Slots written over those of the same bucket and slot.
   for (let i = 0; i < written.length; i += 500)
-    await insertRows(trx, 'copy_words', ['copy_key', 'word', 'bucket', 'ids'], written.slice(i, i + 500), {
-      onConflict: '("copy_key", "word", "bucket") do update set "ids" = excluded."ids"',
+    await insertRows(trx, 'copy_words', ['copy_key', 'bucket', 'slot', 'lists'], written.slice(i, i + 500), {
+      onConflict: '("copy_key", "slot", "bucket") do update set "lists" = excluded."lists"',
     });
-  for (const [bucket, words] of emptied) {
-    for (let i = 0; i < words.length; i += 500) {
-      await trx
-        .deleteFrom('copy_words')
-        .where('copy_key', '=', copyKey)
-        .where('bucket', '=', bucket)
-        .where('word', 'in', words.slice(i, i + 500))
-        .execute();
-    }
-  }
+  for (const { bucket, slot } of emptied)
+    await trx
+      .deleteFrom('copy_words')
+      .where('copy_key', '=', copyKey)
+      .where('bucket', '=', bucket)
+      .where('slot', '=', slot)
+      .execute();
   if (newWords.size > 0) await growVocabulary(trx, calendarId, newWords);
 }
 
@@ -154,12 +159,13 @@ async function growVocabulary(trx: Trx, calendarId: string, words: Set<string>):
 /** The index and vocabulary of a copy made anew from its rows. */
 export async function rebuildWords(trx: Trx, calendarId: string): Promise<void> {
   await dropWords(trx, calendarId);
+  const copyKey = copyKeyOf(trx, calendarId);
   let after = -1;
   for (;;) {
     const rows = await trx
       .selectFrom('copy_occurrences')
       .select(indexedColumns)
-      .where('calendar_id', '=', calendarId)
+      .where('copy_key', '=', copyKey)
       .where('id', '>', after)
       .orderBy('id')
       .limit(2000)
@@ -189,6 +195,8 @@ export async function vocabularyOverGrown(trx: Trx, calendarId: string): Promise
 /** One copy's part of a search by the index: the starts (as stored) its rows may have. */
 export interface WordQuery {
   calendarId: string;
+  /** The copy's number, by which its lists are keyed. */
+  copyKey: number;
   fromMs: number;
   untilMs: number;
 }
@@ -241,15 +249,12 @@ export async function wordCandidates(
     reused(
       sql<{
         calendar_id: string;
-        copy_key: number;
         words: string;
-      }>`select v.calendar_id, (select c.copy_key from calendar_copies c where c.calendar_id = v.calendar_id) as copy_key, v.words from copy_vocabulary v where v.calendar_id ${among(queries.map((q) => q.calendarId))}`,
+      }>`select calendar_id, words from copy_vocabulary where calendar_id ${among(queries.map((q) => q.calendarId))}`,
     ).compile(db),
   );
   const vocabularies = new Map(vocabularyRows.map((row) => [row.calendar_id, row.words]));
-  // The lists name their copy by its number: one lookup a copy (a join may scan every copy).
-  const keys = new Map(vocabularyRows.map((row) => [row.calendar_id, Number(row.copy_key)]));
-  const calendarOf = new Map(vocabularyRows.map((row) => [Number(row.copy_key), row.calendar_id]));
+  const calendarOf = new Map(queries.map((query) => [query.copyKey, query.calendarId]));
   // Per copy, the vocabulary's words for each query word; a word found in none of them: nothing of the copy matches.
   const lookups: { query: WordQuery; found: string[][] }[] = [];
   for (const query of queries) {
@@ -263,19 +268,23 @@ export async function wordCandidates(
     lookups.map(({ query }) => [query.calendarId, [bucketOf(query.fromMs), bucketOf(query.untilMs)]]),
   );
   const bounds = [...ranges.values()];
+  const wanted = new Set(lookups.flatMap(({ found }) => found.flat()));
   const rows = await readOffLoop(
     db,
     reused(
       sql<{
         copy_key: number;
-        word: string;
         bucket: number | string;
-        ids: Uint8Array;
-      }>`select copy_key, word, bucket, ids from copy_words where copy_key ${inList(
+        lists: Uint8Array;
+      }>`select copy_key, bucket, lists from copy_words where copy_key ${inList(
         db,
-        lookups.map(({ query }) => keys.get(query.calendarId)!),
+        lookups.map(({ query }) => query.copyKey),
         'bigint',
-      )} and word ${among([...new Set(lookups.flatMap(({ found }) => found.flat()))])} and bucket >= ${numberParameter(Math.min(...bounds.map(([from]) => from!)))} and bucket <= ${numberParameter(Math.max(...bounds.map(([, until]) => until!)))}`,
+      )} and slot ${inList(
+        db,
+        [...new Set([...wanted].map(slotOf))],
+        'bigint',
+      )} and bucket >= ${numberParameter(Math.min(...bounds.map(([from]) => from!)))} and bucket <= ${numberParameter(Math.max(...bounds.map(([, until]) => until!)))}`,
     ).compile(db),
   );
   const turn = turns();
@@ -288,9 +297,13 @@ export async function wordCandidates(
     if (bucket < from! || bucket > until!) continue;
     const byWord = listed.get(calendarId) ?? new Map<string, { bucket: number; ids: Uint8Array }[]>();
     listed.set(calendarId, byWord);
-    const lists = byWord.get(row.word) ?? [];
-    byWord.set(row.word, lists);
-    lists.push({ bucket, ids: row.ids });
+    // A slot holds other words too: only those looked for are kept.
+    for (const [word, ids] of decodeSlot(row.lists)) {
+      if (!wanted.has(word)) continue;
+      const lists = byWord.get(word) ?? [];
+      byWord.set(word, lists);
+      lists.push({ bucket, ids });
+    }
   }
   // What the reader may not see matched is never listed for it.
   const hidden = reader.privateDetails ? 0 : postingFlags.private;

@@ -322,14 +322,15 @@ export interface CopyStagedOccurrencesTable {
   status_code: Generated<number>;
 }
 
-/** Per copy, word and ~3 days of starts: the rows whose text holds the word (store/copyWords.ts). */
+/** Per copy, ~3 days of starts and slot of words: the lists of the slot's words (store/copyWords.ts). */
 export interface CopyWordsTable {
   /** The copy's number (calendar_copies.copy_key). */
   copy_key: number;
-  word: string;
   bucket: number;
-  /** Ascending row ids, packed (store/wordPostings.ts#encodeIds). */
-  ids: Uint8Array;
+  /** store/wordPostings.ts#slotOf of the words listed. */
+  slot: number;
+  /** Each word with its rows' ids, ascending, packed (store/wordPostings.ts#encodeSlot). */
+  lists: Uint8Array;
 }
 
 /** The words a copy's index lists, one per line between newlines. */

@@ -8,7 +8,7 @@
 import type { ProviderOccurrence } from '../domain/providerFacts.ts';
 import { distinctWords, foldText } from '../domain/search.ts';
 
-/** A posting list covers 2^28 ms (~3.1 days) of starts: a month's window reads about ten per word. */
+/** A posting list covers 2^28 ms (~3.1 days) of starts: a month's window reads about ten per word's slot. */
 const bucketMs = 2 ** 28;
 
 /** The first start (epoch ms, as stored) of a bucket. */
@@ -190,6 +190,91 @@ export function mergePostings(held: Postings, added: Postings, removed: ArrayLik
     }
   }
   return { ids, flags };
+}
+
+/**
+ * A copy's lists of one bucket are kept in 16 rows, each word's in the row of its slot: a row a
+ * word would spend ~90 bytes on the row and its key alone on PostgreSQL, and a calendar's
+ * rarest words (a reference, a meeting's number) are one list of one posting each. The slot is
+ * part of the stored format: a change needs the rows regrouped.
+ */
+export const slotCount = 16;
+
+/** A word's slot: FNV-1a over its UTF-16 code units, modulo `slotCount`. */
+export function slotOf(word: string): number {
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < word.length; i++) hash = Math.imul(hash ^ word.charCodeAt(i), 0x01000193);
+  return (hash >>> 0) % slotCount;
+}
+
+const utf8 = new TextEncoder();
+const fromUtf8 = new TextDecoder('utf-8', { fatal: true });
+
+/** A length as 7 bits a byte, low first. */
+function pushLength(out: number[], length: number): void {
+  let value = length;
+  while (value >= 0x80) {
+    out.push((value & 0x7f) | 0x80);
+    value >>>= 7;
+  }
+  out.push(value);
+}
+
+/** A slot's lists as bytes: each word (UTF-8) and its postings, both behind their lengths, in order of word. */
+export function encodeSlot(lists: ReadonlyMap<string, Uint8Array>): Uint8Array {
+  const words = [...lists.keys()].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+  const parts: Uint8Array[] = [];
+  let size = 0;
+  for (const word of words) {
+    const name = utf8.encode(word);
+    const postings = lists.get(word)!;
+    const head: number[] = [];
+    pushLength(head, name.length);
+    const middle: number[] = [];
+    pushLength(middle, postings.length);
+    for (const part of [Uint8Array.from(head), name, Uint8Array.from(middle), postings]) {
+      parts.push(part);
+      size += part.length;
+    }
+  }
+  const out = new Uint8Array(size);
+  let at = 0;
+  for (const part of parts) {
+    out.set(part, at);
+    at += part.length;
+  }
+  return out;
+}
+
+/** The lists `encodeSlot` wrote, by word (each list a view into `bytes`). */
+export function decodeSlot(bytes: Uint8Array): Map<string, Uint8Array> {
+  const lists = new Map<string, Uint8Array>();
+  let at = 0;
+  const length = () => {
+    let value = 0;
+    for (let shift = 0; ; shift += 7) {
+      if (at >= bytes.length || shift > 28) throw new PostingsCorrupt('a slot cut short');
+      const byte = bytes[at++]!;
+      value += (byte & 0x7f) * 2 ** shift;
+      if ((byte & 0x80) === 0) return value;
+    }
+  };
+  const take = (count: number) => {
+    if (at + count > bytes.length) throw new PostingsCorrupt('a slot cut short');
+    at += count;
+    return bytes.subarray(at - count, at);
+  };
+  while (at < bytes.length) {
+    let word: string;
+    try {
+      word = fromUtf8.decode(take(length()));
+    } catch (error) {
+      if (error instanceof PostingsCorrupt) throw error;
+      throw new PostingsCorrupt('a word not UTF-8');
+    }
+    lists.set(word, take(length()));
+  }
+  return lists;
 }
 
 /** A vocabulary as kept: its words one per line, between newlines. */

@@ -13,7 +13,7 @@ import { completeChosen, readCopies, readCopiesBusy } from '../../src/calendars/
 import type { CalendarView } from '../../src/domain/occurrences.ts';
 import { reconcileCopies } from '../../src/store/copyMembership.ts';
 import { type DatabaseHandle, migrateToLatest, openDatabase } from '../../src/store/database.ts';
-import { copyHolding, freshCopy } from '../helpers/copiedOccurrences.ts';
+import { copyHolding, copyKeys, freshCopy } from '../helpers/copiedOccurrences.ts';
 import { occurrence } from '../helpers/memoryCalendars.ts';
 import { seedCalendars, seedReadGrant, seedUser, seedWorkspace } from '../helpers/seed.ts';
 
@@ -29,6 +29,7 @@ describe('copies read together, one without a zone for its local times', () => {
   let zoned: string;
   const longest: Record<string, number> = {};
 
+  let keys: Map<string, number>;
   before(async () => {
     handle = openDatabase({ sqlitePath: ':memory:' });
     await migrateToLatest(handle);
@@ -55,10 +56,11 @@ describe('copies read together, one without a zone for its local times', () => {
       meeting('work-a', '2026-03-02T10:00:00'),
       meeting('work-b', '2026-03-04T10:00:00'),
     ]);
+    keys = await copyKeys(handle.db);
   });
   after(() => handle.close());
 
-  const copy = (calendarId: string) => freshCopy(calendarId, longest[calendarId]!);
+  const copy = (calendarId: string) => freshCopy(calendarId, keys.get(calendarId)!, longest[calendarId]!);
   /** Both calendars seen without a zone: the loose one holds a day, the other instants only. */
   const parts = () =>
     [zoneless, zoned].map((calendarId) => {

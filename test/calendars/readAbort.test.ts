@@ -17,7 +17,7 @@ import { defaultPolicy } from '../../src/policy/workspacePolicy.ts';
 import { reconcileCopies } from '../../src/store/copyMembership.ts';
 import { type DatabaseHandle, migrateToLatest, openDatabase } from '../../src/store/database.ts';
 import { TestClock } from '../helpers/clock.ts';
-import { copyHolding, freshCopy } from '../helpers/copiedOccurrences.ts';
+import { copyHolding, copyKeys, freshCopy } from '../helpers/copiedOccurrences.ts';
 import { occurrence } from '../helpers/memoryCalendars.ts';
 import { seedCalendars, seedReadGrant, seedUser, seedWorkspace } from '../helpers/seed.ts';
 
@@ -90,7 +90,10 @@ describe('a read whose client has gone', () => {
       ids,
       readDeadlineMs: 1_000,
       copies: {
-        forRead: async (ids) => new Map(ids.map((id) => [id, freshCopy(id)])),
+        forRead: async (ids) => {
+          const keys = await copyKeys(handle.db);
+          return new Map(ids.map((id) => [id, freshCopy(id, keys.get(id)!)]));
+        },
         afterWrite: async () => {},
         syncNow: async () => 'synced',
       },

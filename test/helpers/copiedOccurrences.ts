@@ -44,9 +44,16 @@ export async function copyHolding(
   return Number(copy.longest_ms);
 }
 
-/** A fresh, full copy of `calendarId` as a read is given it (calendars/copies.ts#forRead). */
-export const freshCopy = (calendarId: string, longestMs = 0): CopyForRead => ({
+/** Every copy's number, by calendar: what a read's queries name its rows by. */
+export async function copyKeys(db: Kysely<Database>): Promise<Map<string, number>> {
+  const rows = await db.selectFrom('calendar_copies').select(['calendar_id', 'copy_key']).execute();
+  return new Map(rows.map((row) => [row.calendar_id, Number(row.copy_key)]));
+}
+
+/** A fresh, full copy of `calendarId` (numbered `copyKey`) as a read is given it (calendars/copies.ts#forRead). */
+export const freshCopy = (calendarId: string, copyKey: number, longestMs = 0): CopyForRead => ({
   calendarId,
+  copyKey,
   level: 'full',
   syncedAt: 0,
   stale: false,

@@ -11,6 +11,7 @@ import { Migrator } from 'kysely/migration';
 import { reconcileCopies } from '../../src/store/copyMembership.ts';
 import { type DatabaseHandle, migrateToLatest, openDatabase } from '../../src/store/database.ts';
 import { migrations } from '../../src/store/migrations/index.ts';
+import { encodeSlot, slotOf } from '../../src/store/wordPostings.ts';
 import { enginesUnderTest, freshPostgres } from '../helpers/databases.ts';
 import { seedCalendars, seedReadGrant, seedUser, seedWorkspace } from '../helpers/seed.ts';
 
@@ -43,7 +44,7 @@ for (const engine of await enginesUnderTest()) {
       await sql`insert into copy_words (calendar_id, word, bucket, ids)
         values (${first}, 'standup', 0, ${Buffer.from([8])})`.execute(handle.db);
 
-      assert.deepEqual(await migrateToLatest(handle), ['0027_copies_numbered']);
+      assert.deepEqual(await migrateToLatest(handle, '0027_copies_numbered'), ['0027_copies_numbered']);
 
       const copies = async () =>
         new Map(
@@ -66,6 +67,9 @@ for (const engine of await enginesUnderTest()) {
         );
       for (const table of ['copy_items', 'copy_occurrences', 'copy_words'] as const)
         assert.equal((await handle.db.selectFrom(table).selectAll().execute()).length, 0, table);
+      assert.deepEqual(await migrateToLatest(handle, '0028_copy_words_in_slots'), [
+        '0028_copy_words_in_slots',
+      ]);
 
       // A copy made now is numbered by the database, past the others; numbers stay.
       await seedReadGrant(handle.db, owner, [third]);
@@ -99,7 +103,12 @@ for (const engine of await enginesUnderTest()) {
       await row('k');
       await handle.db
         .insertInto('copy_words')
-        .values({ copy_key: copyKey, word: 'standup', bucket: 0, ids: Buffer.from([8]) })
+        .values({
+          copy_key: copyKey,
+          bucket: 0,
+          slot: slotOf('standup'),
+          lists: encodeSlot(new Map([['standup', Buffer.from([8])]])),
+        })
         .execute();
       await assert.rejects(row('none'), 'a row of no item');
       await handle.db.deleteFrom('copy_items').where('item_key', '=', 'k').execute();
@@ -138,7 +147,7 @@ for (const engine of await enginesUnderTest()) {
         for (const { name, sql: text } of tables.rows) assert.match(text, /without rowid/i, name);
       }
       // A restart finds nothing to run.
-      assert.deepEqual(await migrateToLatest(handle), []);
+      assert.deepEqual(await migrateToLatest(handle, '0028_copy_words_in_slots'), []);
     });
   });
 }

@@ -22,7 +22,8 @@ import { rebuildWords, wordCandidates } from '../../src/store/copyWords.ts';
 import type { DatabaseHandle } from '../../src/store/database.ts';
 import { unpackOccurrence } from '../../src/store/packedOccurrence.ts';
 import type { Database } from '../../src/store/schema.ts';
-import { decodePostings, indexedText } from '../../src/store/wordPostings.ts';
+import { bucketOf, decodePostings, decodeSlot, indexedText, slotOf } from '../../src/store/wordPostings.ts';
+import { copyKeys } from '../helpers/copiedOccurrences.ts';
 import { enginesUnderTest } from '../helpers/databases.ts';
 import { occurrence } from '../helpers/memoryCalendars.ts';
 import { seedCalendars, seedReadGrant, seedUser, seedWorkspace } from '../helpers/seed.ts';
@@ -44,6 +45,7 @@ for (const engine of await enginesUnderTest()) {
   describe(`the word index of a copy (${engine.name})`, { skip: engine.skip }, () => {
     let handle: DatabaseHandle;
     let calendarId: string;
+    let copyKey: number;
     let owner: { userId: string; workspaceId: string };
 
     before(async () => {
@@ -53,6 +55,7 @@ for (const engine of await enginesUnderTest()) {
       [calendarId] = (await seedCalendars(handle.db, owner, [{ name: 'Work' }])) as [string];
       await seedReadGrant(handle.db, owner, [calendarId], { privateDetails: true });
       await reconcileCopies(handle.db, 0);
+      copyKey = (await copyKeys(handle.db)).get(calendarId)!;
     });
     after(() => handle.close());
 
@@ -96,12 +99,12 @@ for (const engine of await enginesUnderTest()) {
       }),
     });
 
-    /** The index as it is (in `db`, a transaction maybe): word, bucket and ids, in one order. */
+    /** The index as it is (in `db`, a transaction maybe): word, bucket and ids, in one order; each word in its slot. */
     const listed = async (db: Kysely<Database> = handle.db) =>
       (
         await db
           .selectFrom('copy_words')
-          .select(['word', 'bucket', 'ids'])
+          .select(['bucket', 'slot', 'lists'])
           .where(
             'copy_key',
             '=',
@@ -109,7 +112,12 @@ for (const engine of await enginesUnderTest()) {
           )
           .execute()
       )
-        .map((row) => `${row.word} ${row.bucket} ${JSON.stringify(decodePostings(row.ids))}`)
+        .flatMap((row) =>
+          [...decodeSlot(row.lists)].map(([word, ids]) => {
+            assert.equal(slotOf(word), row.slot, `${word} in its slot`);
+            return `${word} ${row.bucket} ${JSON.stringify(decodePostings(ids))}`;
+          }),
+        )
         .sort();
 
     const vocabulary = async () =>
@@ -191,6 +199,7 @@ for (const engine of await enginesUnderTest()) {
             [undefined, 3].map((first) => ({
               query: {
                 calendarId,
+                copyKey,
                 window: {
                   startNs: Temporal.Instant.from(start!).epochNanoseconds,
                   endNs: Temporal.Instant.from(end!).epochNanoseconds,
@@ -305,19 +314,19 @@ for (const engine of await enginesUnderTest()) {
       assert.ok(matched > 0);
     });
 
-    it('keeps the id of a row written again at its times, and writes only the lists of the words that changed', async () => {
-      // The words of the lists the engine writes (inserted or updated), recorded by a trigger.
+    it('keeps the id of a row written again at its times, and writes only the slots of the words that changed', async () => {
+      // The slots the engine writes (inserted or updated), recorded by a trigger.
       const sqlite = engine.name === 'sqlite';
-      await sql`create table list_writes (word text not null)`.execute(handle.db);
+      await sql`create table list_writes (slot integer not null)`.execute(handle.db);
       if (sqlite)
         for (const event of ['insert', 'update'])
           await sql
             .raw(
-              `create trigger record_list_${event} after ${event} on copy_words begin insert into list_writes values (new.word); end`,
+              `create trigger record_list_${event} after ${event} on copy_words begin insert into list_writes values (new.slot); end`,
             )
             .execute(handle.db);
       else {
-        await sql`create function record_list() returns trigger language plpgsql as $$ begin insert into list_writes values (new.word); return new; end $$`.execute(
+        await sql`create function record_list() returns trigger language plpgsql as $$ begin insert into list_writes values (new.slot); return new; end $$`.execute(
           handle.db,
         );
         await sql`create trigger record_list after insert or update on copy_words for each row execute function record_list()`.execute(
@@ -327,9 +336,9 @@ for (const engine of await enginesUnderTest()) {
       const written = async () => {
         const rows = await handle.db
           .deleteFrom('list_writes' as never)
-          .returning('word' as never)
+          .returning('slot' as never)
           .execute();
-        return rows.map((row) => (row as { word: string }).word);
+        return [...new Set(rows.map((row) => Number((row as { slot: number }).slot)))].sort();
       };
       const renamed = (title: string, version: string, start = '2026-03-10T09:00:00') => ({
         key: 'renamed',
@@ -358,8 +367,18 @@ for (const engine of await enginesUnderTest()) {
       await written();
       await batch({ upserts: [renamed('narwhal review', '2')] });
       assert.deepEqual(await idsOf(), [id]);
-      // "quokka" lost its only row (its list deleted); nothing but "narwhal" was written.
-      assert.deepEqual(await written(), ['narwhal']);
+      // "quokka" lost its only row (its list gone from its slot, written again unless emptied);
+      // no other slot was written.
+      const quokkaSlotHeld = await handle.db
+        .selectFrom('copy_words')
+        .select('slot')
+        .where('bucket', '=', bucketOf(Date.parse('2026-03-10T08:00:00Z')))
+        .where('slot', '=', slotOf('quokka'))
+        .execute();
+      assert.deepEqual(
+        await written(),
+        [...new Set([slotOf('narwhal'), ...(quokkaSlotHeld.length > 0 ? [slotOf('quokka')] : [])])].sort(),
+      );
       // The same event again under a new version (a provider's touch, a retried write): no list.
       await batch({ upserts: [renamed('narwhal review', '2b')] });
       assert.deepEqual(await idsOf(), [id]);
@@ -385,6 +404,7 @@ for (const engine of await enginesUnderTest()) {
     it('answers from the index a word inside every word of the copy, and one in every row', async () => {
       const march = {
         calendarId,
+        copyKey,
         fromMs: Date.parse('2026-03-01T00:00:00Z'),
         untilMs: Date.parse('2026-04-01T00:00:00Z'),
       };
@@ -419,6 +439,7 @@ for (const engine of await enginesUnderTest()) {
         [
           {
             calendarId,
+            copyKey,
             window: {
               startNs: BigInt(march.fromMs) * 1_000_000n,
               endNs: BigInt(march.untilMs) * 1_000_000n,

@@ -21,6 +21,7 @@ const read = (month: 1 | 2, words?: string[]): CopyQuery => {
   const end = Date.UTC(2026, month - 1, 28);
   return {
     calendarId: `cal_${month}`,
+    copyKey: month,
     window: { startNs: BigInt(start) * 1_000_000n, endNs: BigInt(end) * 1_000_000n },
     longestMs: month * 3_600_000,
     offsets: localOffsets('Europe/Berlin', { startMs: start - day, endMs: end + day }),

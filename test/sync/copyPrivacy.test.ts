@@ -14,6 +14,7 @@ import { defaultPolicy } from '../../src/policy/workspacePolicy.ts';
 import { markGrantsRevoked } from '../../src/store/accessGrants.ts';
 import { openDatabase } from '../../src/store/database.ts';
 import { unpackOccurrence } from '../../src/store/packedOccurrence.ts';
+import { decodeSlot } from '../../src/store/wordPostings.ts';
 import { savePolicy } from '../../src/store/workspaces.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { grantToken } from '../helpers/grantToken.ts';
@@ -83,19 +84,21 @@ describe('what the copy stores of private events', () => {
   };
   const occurrenceText = (data: string | Uint8Array) => JSON.stringify(unpackOccurrence(data));
   /** The words the copy's search index lists (the rows keep no text of their own). */
-  const indexedWords = async () =>
-    (
-      await t.ctx.db
-        .selectFrom('copy_words')
-        .select('word')
-        .distinct()
-        .where(
-          'copy_key',
-          '=',
-          t.ctx.db.selectFrom('calendar_copies').select('copy_key').where('calendar_id', '=', calendarId),
-        )
-        .execute()
-    ).map((row) => row.word);
+  const indexedWords = async () => [
+    ...new Set(
+      (
+        await t.ctx.db
+          .selectFrom('copy_words')
+          .select('lists')
+          .where(
+            'copy_key',
+            '=',
+            t.ctx.db.selectFrom('calendar_copies').select('copy_key').where('calendar_id', '=', calendarId),
+          )
+          .execute()
+      ).flatMap((row) => [...decodeSlot(row.lists).keys()]),
+    ),
+  ];
   const search = async (token: string) =>
     structured(
       await callToolRaw(`${t.ctx.config.baseUrl}/mcp`, token, 'list_events', {

@@ -64,6 +64,7 @@ function windowOf(
   }
   return {
     calendarId: view.calendarId,
+    copyKey: copy.copyKey,
     window: { startNs: window.start.epochNanoseconds, endNs: window.end.epochNanoseconds },
     longestMs: copy.longestMs,
     offsets,

@@ -4,8 +4,8 @@
  * job's budget and kept near the window. Megabytes of object text never reach the request
  * thread; only occurrences do.
  */
-import { createHash } from 'node:crypto';
 import type { Budget } from '../../domain/budget.ts';
+import { contentVersion } from '../contentVersion.ts';
 import { expandWithin } from '../expandWithin.ts';
 import type { ReportAnswer, ReportObject, ReportRequest } from '../expansionJobs.ts';
 import { nearWindow } from '../nearWindow.ts';
@@ -45,8 +45,7 @@ export function readReport(xml: string, request: ReportRequest, budget: Budget):
   for (const [index, result] of answer.results.entries()) {
     const object = read.objects[index]!;
     const key = memberKey(object.url);
-    const version =
-      object.version ?? asked?.get(key) ?? createHash('sha256').update(object.ics).digest('base64url');
+    const version = object.version ?? asked?.get(key) ?? contentVersion(object.ics);
     const idOf = (uid: string | undefined) => eventIdOf(calendarUrl, object.url, uid);
     if ('error' in result) {
       skipped.push({

@@ -27,6 +27,8 @@ import * as m0024 from './0024_copy_items_without_rowid.ts';
 import * as m0025 from './0025_copy_status_codes.ts';
 import * as m0026 from './0026_grant_budget_unlogged.ts';
 import * as m0027 from './0027_copies_numbered.ts';
+import * as m0028 from './0028_copy_words_in_slots.ts';
+import * as m0029 from './0029_copy_read_index_numbered.ts';
 
 export const migrations: Record<string, Migration> = {
   '0001_people_and_workspaces': m0001,
@@ -56,4 +58,6 @@ export const migrations: Record<string, Migration> = {
   '0025_copy_status_codes': m0025,
   '0026_grant_budget_unlogged': m0026,
   '0027_copies_numbered': m0027,
+  '0028_copy_words_in_slots': m0028,
+  '0029_copy_read_index_numbered': m0029,
 };

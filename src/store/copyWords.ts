@@ -24,9 +24,12 @@ import {
   encodeSlot,
   type IndexedRow,
   indexedText,
+  listsIn,
   mergePostings,
   postingFlags,
+  type SoughtWord,
   slotOf,
+  soughtWord,
   vocabularyText,
   wordsContaining,
 } from './wordPostings.ts';
@@ -268,23 +271,27 @@ export async function wordCandidates(
     lookups.map(({ query }) => [query.calendarId, [bucketOf(query.fromMs), bucketOf(query.untilMs)]]),
   );
   const bounds = [...ranges.values()];
-  const wanted = new Set(lookups.flatMap(({ found }) => found.flat()));
+  // The words looked for, by slot: a slot's other words are passed over by their bytes.
+  const sought = new Map<number, SoughtWord[]>();
+  for (const word of new Set(lookups.flatMap(({ found }) => found.flat()))) {
+    const slot = slotOf(word);
+    const list = sought.get(slot);
+    if (list === undefined) sought.set(slot, [soughtWord(word)]);
+    else list.push(soughtWord(word));
+  }
   const rows = await readOffLoop(
     db,
     reused(
       sql<{
         copy_key: number;
+        slot: number;
         bucket: number | string;
         lists: Uint8Array;
-      }>`select copy_key, bucket, lists from copy_words where copy_key ${inList(
+      }>`select copy_key, slot, bucket, lists from copy_words where copy_key ${inList(
         db,
         lookups.map(({ query }) => query.copyKey),
         'bigint',
-      )} and slot ${inList(
-        db,
-        [...new Set([...wanted].map(slotOf))],
-        'bigint',
-      )} and bucket >= ${numberParameter(Math.min(...bounds.map(([from]) => from!)))} and bucket <= ${numberParameter(Math.max(...bounds.map(([, until]) => until!)))}`,
+      )} and slot ${inList(db, [...sought.keys()], 'bigint')} and bucket >= ${numberParameter(Math.min(...bounds.map(([from]) => from!)))} and bucket <= ${numberParameter(Math.max(...bounds.map(([, until]) => until!)))}`,
     ).compile(db),
   );
   const turn = turns();
@@ -297,9 +304,7 @@ export async function wordCandidates(
     if (bucket < from! || bucket > until!) continue;
     const byWord = listed.get(calendarId) ?? new Map<string, { bucket: number; ids: Uint8Array }[]>();
     listed.set(calendarId, byWord);
-    // A slot holds other words too: only those looked for are kept.
-    for (const [word, ids] of decodeSlot(row.lists)) {
-      if (!wanted.has(word)) continue;
+    for (const { word, ids } of listsIn(row.lists, sought.get(Number(row.slot)) ?? [])) {
       const lists = byWord.get(word) ?? [];
       byWord.set(word, lists);
       lists.push({ bucket, ids });

@@ -246,9 +246,11 @@ export function encodeSlot(lists: ReadonlyMap<string, Uint8Array>): Uint8Array {
   return out;
 }
 
-/** The lists `encodeSlot` wrote, by word (each list a view into `bytes`). */
-export function decodeSlot(bytes: Uint8Array): Map<string, Uint8Array> {
-  const lists = new Map<string, Uint8Array>();
+/** Each entry of a slot: where its word's bytes and its list lie in `bytes` ([start, end) each). */
+function eachEntry(
+  bytes: Uint8Array,
+  visit: (wordStart: number, wordEnd: number, listStart: number, listEnd: number) => void,
+): void {
   let at = 0;
   const length = () => {
     let value = 0;
@@ -259,22 +261,59 @@ export function decodeSlot(bytes: Uint8Array): Map<string, Uint8Array> {
       if ((byte & 0x80) === 0) return value;
     }
   };
-  const take = (count: number) => {
+  const skip = (count: number) => {
     if (at + count > bytes.length) throw new PostingsCorrupt('a slot cut short');
     at += count;
-    return bytes.subarray(at - count, at);
+    return at;
   };
   while (at < bytes.length) {
+    const wordLength = length();
+    const wordStart = at;
+    const wordEnd = skip(wordLength);
+    const listLength = length();
+    const listStart = at;
+    visit(wordStart, wordEnd, listStart, skip(listLength));
+  }
+}
+
+/** The lists `encodeSlot` wrote, by word (each list a view into `bytes`). */
+export function decodeSlot(bytes: Uint8Array): Map<string, Uint8Array> {
+  const lists = new Map<string, Uint8Array>();
+  eachEntry(bytes, (wordStart, wordEnd, listStart, listEnd) => {
     let word: string;
     try {
-      word = fromUtf8.decode(take(length()));
-    } catch (error) {
-      if (error instanceof PostingsCorrupt) throw error;
+      word = fromUtf8.decode(bytes.subarray(wordStart, wordEnd));
+    } catch {
       throw new PostingsCorrupt('a word not UTF-8');
     }
-    lists.set(word, take(length()));
-  }
+    lists.set(word, bytes.subarray(listStart, listEnd));
+  });
   return lists;
+}
+
+/** A word a search looks for in slots, with its UTF-8 bytes (compared as they are: no word is decoded). */
+export interface SoughtWord {
+  word: string;
+  utf8: Uint8Array;
+}
+
+export const soughtWord = (word: string): SoughtWord => ({ word, utf8: utf8.encode(word) });
+
+/** The lists of a slot held under the words sought (each list a view into `bytes`). */
+export function listsIn(
+  bytes: Uint8Array,
+  sought: readonly SoughtWord[],
+): { word: string; ids: Uint8Array }[] {
+  const found: { word: string; ids: Uint8Array }[] = [];
+  eachEntry(bytes, (wordStart, wordEnd, listStart, listEnd) => {
+    for (const { word, utf8: name } of sought) {
+      if (name.length !== wordEnd - wordStart) continue;
+      let same = true;
+      for (let k = 0; k < name.length && same; k++) same = name[k] === bytes[wordStart + k];
+      if (same) found.push({ word, ids: bytes.subarray(listStart, listEnd) });
+    }
+  });
+  return found;
 }
 
 /** A vocabulary as kept: its words one per line, between newlines. */

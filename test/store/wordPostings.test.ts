@@ -11,12 +11,18 @@ import {
   bucketOf,
   decodePostings,
   decodePostingsInto,
+  decodeSlot,
   eachRowWord,
   encodePostings,
+  encodeSlot,
+  listsIn,
   mergePostings,
   PostingsCorrupt,
   postingFlags,
   shiftPostings,
+  slotCount,
+  slotOf,
+  soughtWord,
   vocabularyText,
   wordsContaining,
 } from '../../src/store/wordPostings.ts';
@@ -148,6 +154,46 @@ describe('word postings', () => {
       ),
       { seed, numRuns: 300 },
     );
+  });
+
+  it('keeps the lists of a slot by word, finds the words sought by their bytes, refuses a slot cut short', () => {
+    fc.assert(
+      fc.property(
+        fc.dictionary(
+          fc.string({ unit: 'grapheme', minLength: 1, maxLength: 12 }),
+          fc.uint8Array({ minLength: 1, maxLength: 300 }),
+          { maxKeys: 40 },
+        ),
+        fc.array(fc.string({ unit: 'grapheme', minLength: 1, maxLength: 12 }), { maxLength: 5 }),
+        (record, others) => {
+          const lists = new Map(Object.entries(record));
+          const bytes = encodeSlot(lists);
+          assert.deepEqual(
+            new Map([...decodeSlot(bytes)].map(([word, ids]) => [word, [...ids]])),
+            new Map([...lists].map(([word, ids]) => [word, [...ids]])),
+          );
+          // Sought: some held, some not (a word of the same length but other bytes is not found).
+          const sought = [...new Set([...[...lists.keys()].slice(0, 3), ...others])];
+          const found = listsIn(bytes, sought.map(soughtWord));
+          assert.deepEqual(
+            found.map(({ word, ids }) => [word, [...ids]]).sort(),
+            sought
+              .filter((word) => lists.has(word))
+              .map((word) => [word, [...lists.get(word)!]])
+              .sort(),
+          );
+          if (bytes.length > 0) {
+            assert.throws(() => decodeSlot(bytes.subarray(0, bytes.length - 1)), PostingsCorrupt);
+            assert.throws(() => listsIn(bytes.subarray(0, bytes.length - 1), []), PostingsCorrupt);
+          }
+        },
+      ),
+      { seed, numRuns: 300 },
+    );
+    // A word's slot is part of the stored format (migration 0028 wrote it so): FNV-1a of its
+    // code units, modulo 16.
+    assert.equal(slotCount, 16);
+    assert.deepEqual(['budget', 'review', '#1005.', 'überprüfung'].map(slotOf), [8, 1, 6, 12]);
   });
 
   it('puts a start in the bucket of its ~3 days, before 1970 too', () => {

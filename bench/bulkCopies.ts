@@ -98,13 +98,13 @@ export async function copyCopies(
       await sql`update calendar_copies set (${sql.join(state)}) =
         (select ${sql.join(state)} from calendar_copies where calendar_id = ${from})
         where calendar_id = ${to}`.execute(trx);
-      const span = await sql<{ low: number | string | null; high: number | string | null }>`
-        select (select min(id) from copy_occurrences where calendar_id = ${from}) as low,
-          (select max(id) from copy_occurrences) as high`.execute(trx);
-      const offset = Number(span.rows[0]?.high ?? 0) + 1 - Number(span.rows[0]?.low ?? 0);
-      // Rows name their copy by its calendar, its number (items, their rows' link, word lists) or both.
+      // Rows name their copy by its calendar (its state) or its number (items, rows, word lists).
       const fromKey = (await copyKeyOf(trx, from).executeTakeFirstOrThrow()).copy_key;
       const toKey = (await copyKeyOf(trx, to).executeTakeFirstOrThrow()).copy_key;
+      const span = await sql<{ low: number | string | null; high: number | string | null }>`
+        select (select min(id) from copy_occurrences where copy_key = ${fromKey}) as low,
+          (select max(id) from copy_occurrences) as high`.execute(trx);
+      const offset = Number(span.rows[0]?.high ?? 0) + 1 - Number(span.rows[0]?.low ?? 0);
       for (const { table, columns } of copied) {
         const names = columns.map((column) => column.name);
         const values = columns.map((column) =>

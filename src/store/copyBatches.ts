@@ -559,9 +559,7 @@ async function stagedTexts(
  * not hold; whether anything staged is left to move in.
  */
 async function dropUnchangedStaged(trx: Trx, copyKey: number, seenBy: number | undefined): Promise<boolean> {
-  const compared = occurrenceColumns.filter(
-    (column) => column !== 'calendar_id' && column !== 'copy_key' && column !== 'item_key',
-  );
+  const compared = occurrenceColumns.filter((column) => column !== 'copy_key' && column !== 'item_key');
   const sameRow = sql.join(
     compared.map((column) => sql`${sql.ref(`lo.${column}`)} = ${sql.ref(`so.${column}`)}`),
     sql` and `,
@@ -607,7 +605,6 @@ async function dropUnchangedStaged(trx: Trx, copyKey: number, seenBy: number | u
 }
 
 const occurrenceColumns = [
-  'calendar_id',
   'copy_key',
   'item_key',
   'start_ms',
@@ -650,7 +647,6 @@ function occurrenceRow(
   const withDays = duration.years || duration.months || duration.weeks || duration.days;
   const sealed = sealedIds(calendarId, kept, ids);
   return {
-    calendar_id: calendarId,
     copy_key: copyKey,
     item_key: itemKey,
     start_ms: start.epochMilliseconds,

@@ -13,7 +13,7 @@ import { type OffsetStep, placeLocalMs } from '../domain/time/localOffsets.ts';
 import { busyTitle } from '../domain/visibility.ts';
 import { type Candidate, type WordQuery, wordCandidates } from './copyWords.ts';
 import { engineOf } from './database.ts';
-import { inList, numberParameter, readStatement, reused } from './reusedStatements.ts';
+import { inList, numberParameter, placeIn, readStatement, reused } from './reusedStatements.ts';
 import { type Database, statusCodes } from './schema.ts';
 import { readOffLoop, readSpansOffLoop, readUnpackedOffLoop } from './sqliteReaders.ts';
 import { bucketOf, bucketStartMs } from './wordPostings.ts';
@@ -177,15 +177,16 @@ interface Each {
 }
 
 /**
- * A branch's calendar id: the list's, or the one calendar's given as it is, so that its rows come
- * from the read index alone (which holds the copy's number); the row's own for several.
+ * A branch's calendar id, from its copy's number (the rows keep no other): the list's, the one
+ * calendar's given as it is, or for several the one of the row's number.
  */
-const calendarOf = (part: Part, each?: Each): RawBuilder<string> =>
-  each !== undefined
-    ? each.calendar
-    : part.calendarIds.length === 1
-      ? sql<string>`cast(${part.calendarIds[0]} as text)`
-      : sql<string>`calendar_id`;
+const branchCalendar = (part: Part, each?: Each): RawBuilder<string> => {
+  if (each !== undefined) return each.calendar;
+  const ids = part.calendarIds.map((id) => sql<string>`cast(${id} as text)`);
+  if (ids.length === 1) return ids[0]!;
+  const cases = part.copyKeys.map((key, i) => sql`when ${numberParameter(key)} then ${ids[i]}`);
+  return sql<string>`(case copy_key ${sql.join(cases, sql` `)} end)`;
+};
 
 /** Local times by the read index on SQLite, which would otherwise walk a window of the text index for them. */
 const localRows = (db: Db, kind: Kind) =>
@@ -280,7 +281,7 @@ function branches(
 ) {
   return parts.map(({ part, query }) => {
     const { start, conditions } = inWindow(part, kind, each);
-    const calendar = calendarOf(part, each);
+    const calendar = branchCalendar(part, each);
     // A search read here is of busy-level calendars alone (searchCandidates): the placeholder is all they see.
     if (query.search !== undefined && query.search.words.length > 0)
       conditions.push(placeholderHolds(query.search.words) ?? sql<boolean>`1 = 0`);
@@ -322,8 +323,9 @@ function firstPlaces(db: Db, selects: readonly RawBuilder<unknown>[], first: num
   // PostgreSQL sorts a union's rows whole rather than merge its branches (its index orders ids
   // by the column's collation, not by code unit): each branch is limited to the page first.
   const order = sql`order by placed_start, calendar_id collate "C", occurrence_id collate "C" ${limit}`;
+  // Each branch ordered by its own columns (the calendar's id is one a branch makes).
   const union = sql.join(
-    selects.map((select) => sql`(${select} ${order})`),
+    selects.map((select) => sql`(select * from (${select}) as branch ${order})`),
     sql` union all `,
   );
   const ordered = sql<PlaceRow>`select * from (${union}) as places ${order}`;
@@ -588,6 +590,10 @@ async function namedPlaces(
       lookedInside += ids.length;
     }
   }
+  // The rows name their copy by its number: ordered by its calendar's place among the read's.
+  const inCalendarOrder = [...queries]
+    .sort((a, b) => compareStrings(a.calendarId, b.calendarId))
+    .map((query) => query.copyKey);
   const [found, tailCount] = await Promise.all([
     looked.length + inside.length === 0
       ? []
@@ -598,7 +604,7 @@ async function namedPlaces(
               NamedRow & { first_inside: number }
             >`select id, start_ms, end_ms, floating, occurrence_id, 0 as first_inside ${byIds(db, looked)}
               union all select * from (select id, start_ms, end_ms, floating, occurrence_id, 1 as first_inside ${byIds(db, inside)}
-                order by start_ms, ${inCodeOrder(db, 'calendar_id')}, ${inCodeOrder(db, 'occurrence_id')} limit ${numberParameter(first ?? inside.length)}) as inside`,
+                order by start_ms, ${placeIn(db, inCalendarOrder, 'copy_key')}, ${inCodeOrder(db, 'occurrence_id')} limit ${numberParameter(first ?? inside.length)}) as inside`,
           ).compile(db),
         ),
     counted.length === 0

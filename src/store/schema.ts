@@ -268,7 +268,6 @@ export const statusCodes = { confirmed: 0, tentative: 1, cancelled: 2 } as const
 
 export interface CopyOccurrencesTable {
   id: Generated<number>;
-  calendar_id: string;
   /** With item_key, its item (copy_items): the copy's number. */
   copy_key: number;
   item_key: string;
@@ -300,7 +299,6 @@ export interface CopyStagedItemsTable {
 }
 
 export interface CopyStagedOccurrencesTable {
-  calendar_id: string;
   copy_key: number;
   item_key: string;
   start_ms: number;

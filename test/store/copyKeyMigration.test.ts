@@ -67,9 +67,8 @@ for (const engine of await enginesUnderTest()) {
         );
       for (const table of ['copy_items', 'copy_occurrences', 'copy_words'] as const)
         assert.equal((await handle.db.selectFrom(table).selectAll().execute()).length, 0, table);
-      assert.deepEqual(await migrateToLatest(handle, '0028_copy_words_in_slots'), [
-        '0028_copy_words_in_slots',
-      ]);
+      // The later migrations too: the rows below are written as the store writes them now.
+      assert.ok((await migrateToLatest(handle)).includes('0028_copy_words_in_slots'));
 
       // A copy made now is numbered by the database, past the others; numbers stay.
       await seedReadGrant(handle.db, owner, [third]);
@@ -89,7 +88,6 @@ for (const engine of await enginesUnderTest()) {
         handle.db
           .insertInto('copy_occurrences')
           .values({
-            calendar_id: second,
             copy_key: copyKey,
             item_key: itemKey,
             start_ms: 0,
@@ -147,7 +145,7 @@ for (const engine of await enginesUnderTest()) {
         for (const { name, sql: text } of tables.rows) assert.match(text, /without rowid/i, name);
       }
       // A restart finds nothing to run.
-      assert.deepEqual(await migrateToLatest(handle, '0028_copy_words_in_slots'), []);
+      assert.deepEqual(await migrateToLatest(handle), []);
     });
   });
 }

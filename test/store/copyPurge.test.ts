@@ -65,7 +65,6 @@ for (const engine of await enginesUnderTest()) {
         .execute();
       const { copy_key } = await copyKeyOf(handle.db, calendarId).executeTakeFirstOrThrow();
       const occurrence = {
-        calendar_id: calendarId,
         copy_key,
         start_ms: 0,
         end_ms: 3_600_000,

@@ -163,7 +163,7 @@ for (const engine of await enginesUnderTest()) {
           await handle.db
             .selectFrom('copy_occurrences')
             .select(['id', 'data', 'is_private', 'is_free'])
-            .where('calendar_id', '=', calendarId)
+            .where('copy_key', '=', copyKey)
             .execute()
         ).map((row) => [Number(row.id), row]),
       );
@@ -358,7 +358,7 @@ for (const engine of await enginesUnderTest()) {
           await handle.db
             .selectFrom('copy_occurrences')
             .select('id')
-            .where('calendar_id', '=', calendarId)
+            .where('copy_key', '=', copyKey)
             .where('item_key', '=', 'renamed')
             .execute()
         ).map((row) => Number(row.id));

@@ -70,8 +70,8 @@ describe('the PostgreSQL migration to packed occurrences', async () => {
       await handle.db.transaction().execute(async (trx) => {
         // A row alone, without the copy and item it would belong to.
         await sql`set local session_replication_role = replica`.execute(trx);
-        await sql`insert into copy_staged_occurrences (calendar_id, copy_key, item_key, start_ms, end_ms, data, title_text, body_text)
-          values ('c', 1, 'k', 0, 1, ${JSON.stringify(meeting)}, '', '')`.execute(trx);
+        await sql`insert into copy_staged_occurrences (copy_key, item_key, start_ms, end_ms, data, title_text, body_text)
+          values (1, 'k', 0, 1, ${JSON.stringify(meeting)}, '', '')`.execute(trx);
       });
       await packOccurrencesMigration(handle.db as never);
       const row = await handle.db

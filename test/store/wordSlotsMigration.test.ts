@@ -1,7 +1,7 @@
 /**
- * Migration 0028 on both engines: a copy's word lists, one row a word and bucket before, are
- * regrouped into the rows of their slots, their postings as they were (no copy is emptied), and
- * the store reads and writes the regrouped index.
+ * Migrations 0028–0030 on both engines: a copy's word lists, one row a word and bucket before,
+ * are regrouped into the rows of their slots, their postings as they were (no copy is emptied),
+ * and the store reads the regrouped index; the rows, then keyed by the copy's number alone, stay.
  */
 import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
@@ -95,6 +95,25 @@ for (const engine of await enginesUnderTest()) {
           .sort((a, b) => a - b),
         [review + 1, review + 100, review + 101],
       );
+      // A row as 0028 kept it (with its calendar's id) stays whole through the next migrations:
+      // the read index by the copy's number, the rows without the calendar's id.
+      const { calendar_id, copy_key } = keys.rows[1]!;
+      await sql`insert into copy_items (copy_key, item_key, version, generation) values (${copy_key}, 'k', '1', 1)`.execute(
+        handle.db,
+      );
+      await sql`insert into copy_occurrences (calendar_id, copy_key, item_key, start_ms, end_ms, data, occurrence_id)
+        values (${calendar_id}, ${copy_key}, 'k', 5, 6, ${Buffer.from('packed')}, 'o1')`.execute(handle.db);
+      assert.deepEqual(await migrateToLatest(handle, '0030_copy_rows_without_calendar'), [
+        '0029_copy_read_index_numbered',
+        '0030_copy_rows_without_calendar',
+      ]);
+      const kept = await handle.db.selectFrom('copy_occurrences').selectAll().execute();
+      assert.deepEqual(
+        kept.map((row) => [Number(row.copy_key), row.item_key, Number(row.start_ms), row.occurrence_id]),
+        [[Number(copy_key), 'k', 5, 'o1']],
+      );
+      assert.ok(!('calendar_id' in kept[0]!));
+
       // A copy gone takes its slots.
       await handle.db.deleteFrom('calendar_copies').where('calendar_id', '=', first!.calendar_id).execute();
       const left = await handle.db.selectFrom('copy_words').select('copy_key').distinct().execute();

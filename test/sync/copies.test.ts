@@ -55,7 +55,7 @@ for (const engine of await enginesUnderTest()) {
       const left = await handle.db
         .selectFrom('copy_occurrences')
         .select('id')
-        .where('calendar_id', '=', calendarId)
+        .where('copy_key', '=', copyKeyOf(handle.db, calendarId))
         .execute();
       assert.deepEqual(left, []);
     });

@@ -12,6 +12,7 @@ import { after, before, describe, it } from 'node:test';
 import { foldText } from '../../src/domain/search.ts';
 import { defaultPolicy } from '../../src/policy/workspacePolicy.ts';
 import { markGrantsRevoked } from '../../src/store/accessGrants.ts';
+import { copyKeyOf } from '../../src/store/calendarCopies.ts';
 import { openDatabase } from '../../src/store/database.ts';
 import { unpackOccurrence } from '../../src/store/packedOccurrence.ts';
 import { decodeSlot } from '../../src/store/wordPostings.ts';
@@ -68,7 +69,7 @@ describe('what the copy stores of private events', () => {
     t.ctx.db
       .selectFrom('copy_occurrences')
       .select(['item_key', 'data'])
-      .where('calendar_id', '=', calendarId)
+      .where('copy_key', '=', copyKeyOf(t.ctx.db, calendarId))
       .orderBy('item_key')
       .execute();
   /**

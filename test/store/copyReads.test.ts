@@ -167,6 +167,44 @@ for (const engine of await enginesUnderTest({ sqliteReaders: true })) {
       assert.ok(core.ids.some((id) => /[-_]/.test(id.slice(4))));
     });
 
+    it('names the calendar of each local time when calendars of one zone are read together', async () => {
+      // Both copies' floating times at the same local hours: one branch reads both, and the rows
+      // name their copy by its number alone, so the branch must give each its own calendar.
+      const hours = ['09:00', '10:00'];
+      await copied(hours.map((hour, i) => floating(`2026-03-02T${hour}:00`, `work-${i}`)));
+      await copied(
+        hours.map((hour, i) => floating(`2026-03-02T${hour}:00`, `home-${i}`)),
+        otherId,
+      );
+      const w = window('2026-03-02T00:00:00Z', '2026-03-03T00:00:00Z');
+      const offsets = localOffsets('Europe/Berlin', {
+        startMs: w.start.epochMilliseconds - day,
+        endMs: w.end.epochMilliseconds + day,
+      });
+      const queries = (after?: CopyPlace): CopyQuery[] =>
+        [calendarId, otherId].map((id) => ({
+          calendarId: id,
+          copyKey: keys.get(id)!,
+          window: { startNs: w.start.epochNanoseconds, endNs: w.end.epochNanoseconds },
+          longestMs: 3_600_000,
+          offsets,
+          ...(after === undefined ? {} : { after }),
+        }));
+      const [first, second] = [calendarId, otherId].sort();
+      const { rows } = await copyPage(handle.db, queries());
+      // Each start: the two calendars in order of id.
+      assert.deepEqual(
+        rows.map((row) => row.calendarId),
+        [first, second, first, second],
+      );
+      // After the first place, the same start's other calendar comes next.
+      const next = await copyPage(handle.db, queries(rows[0]), 1);
+      assert.deepEqual(
+        next.rows.map((row) => [row.calendarId, row.startMs]),
+        [[second, rows[0]!.startMs]],
+      );
+    });
+
     it('merges the calendars of a read in the one order, after a cursor, and counts every match', async () => {
       const work = Array.from({ length: 30 }, (_, i) =>
         berlin(`2026-03-${String(10 + (i % 3)).padStart(2, '0')}T09:00:00`, `work-${i}`, {

@@ -113,6 +113,8 @@ for (const engine of await enginesUnderTest()) {
         [[Number(copy_key), 'k', 5, 'o1']],
       );
       assert.ok(!('calendar_id' in kept[0]!));
+      // A restart runs none of them again.
+      assert.deepEqual(await migrateToLatest(handle, '0030_copy_rows_without_calendar'), []);
 
       // A copy gone takes its slots.
       await handle.db.deleteFrom('calendar_copies').where('calendar_id', '=', first!.calendar_id).execute();

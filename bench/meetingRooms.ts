@@ -16,7 +16,7 @@ import { savePolicy } from '../src/store/workspaces.ts';
 import { grantToken } from '../test/helpers/grantToken.ts';
 import { memoryProvider, occurrence, seedMemoryAccount } from '../test/helpers/memoryCalendars.ts';
 import { seedUser, seedWorkspace } from '../test/helpers/seed.ts';
-import { answer, type Figures, measure, modernCall, toolResult } from './measure.ts';
+import { answer, type Figures, measure, modernCall, ms, toolResult } from './measure.ts';
 import { service } from './service.ts';
 
 const members = Array.from({ length: 5 }, (_, i) => `member${i + 1}@bench.example`);
@@ -163,12 +163,12 @@ export async function meetingRoomsBench(): Promise<{
         ],
         [
           'the same call repeated within the minute (what the provider told kept per grant): p50 ≤ 150 ms',
-          `${p50} ms`,
+          ms(p50),
           p50 <= 150 && row.failed === 0,
         ],
       ],
       lines: [
-        `find_meeting_times, 10 attendees and a room: first call ${firstMs.toFixed(0)} ms; new windows (the provider asked) p50 ${freshP50} ms of 11; repeated (answers kept a minute per grant) p50 ${p50} ms, p99 ${row.p99} ms`,
+        `find_meeting_times, 10 attendees and a room: first call ${firstMs.toFixed(0)} ms; new windows (the provider asked) p50 ${freshP50} ms of 11; repeated (answers kept a minute per grant) p50 ${ms(p50)}, p99 ${ms(row.p99)}`,
       ],
     };
   } finally {

@@ -13,9 +13,9 @@ import { type OffsetStep, placeLocalMs } from '../domain/time/localOffsets.ts';
 import { busyTitle } from '../domain/visibility.ts';
 import { type Candidate, type WordQuery, wordCandidates } from './copyWords.ts';
 import { engineOf } from './database.ts';
-import { inList, numberParameter, placeIn, readStatement, reused } from './reusedStatements.ts';
+import { inList, numberParameter, readStatement, reused } from './reusedStatements.ts';
 import { type Database, statusCodes } from './schema.ts';
-import { readOffLoop, readSpansOffLoop, readUnpackedOffLoop } from './sqliteReaders.ts';
+import { readOffLoop, readSpansOffLoop, readUnpackedOffLoop, taskOffLoop } from './sqliteReaders.ts';
 import { bucketOf, bucketStartMs } from './wordPostings.ts';
 
 type Db = Kysely<Database>;
@@ -382,18 +382,22 @@ const inOrder = (a: Ordered, b: Ordered) =>
   compareStrings(a.calendarId, b.calendarId) ||
   compareStrings(a.occurrenceId, b.occurrenceId);
 
+type Page = { rows: CopyPlace[]; total: number };
+
 /**
  * The first `first` places of a read over every calendar in `queries`, in the one order (start,
  * calendar, occurrence). The instants of each calendar come in the read index's order and are
  * merged by the engine, which stops at the page's end instead of sorting every window; the few
  * local times, placed, come apart and join them here. A search also counts every match
- * (`total`); other reads count the places returned.
+ * (`total`); other reads count the places returned. On a reader thread where the embedded
+ * database has them (store/readerTasks.ts), else on the connection.
  */
-export async function copyPage(
-  db: Db,
-  queries: readonly CopyQuery[],
-  first?: number,
-): Promise<{ rows: CopyPlace[]; total: number }> {
+export function copyPage(db: Db, queries: readonly CopyQuery[], first?: number): Promise<Page> {
+  return taskOffLoop<Page>(db, 'copyPage', [queries, first]) ?? pageOnConnection(db, queries, first);
+}
+
+/** `copyPage` on the database's connection: a reader thread's, or PostgreSQL's and an in-memory one's. */
+export async function pageOnConnection(db: Db, queries: readonly CopyQuery[], first?: number): Promise<Page> {
   if (queries.length === 0) return { rows: [], total: 0 };
   const named = await searchCandidates(db, queries);
   if (named !== undefined) return namedPlaces(db, queries, named, first);
@@ -537,12 +541,14 @@ interface NamedRow {
  * A search's places from the rows the word index named (each holds every word where the reader
  * may see it). A row of instants whose bucket of starts lies wholly inside the window matches
  * as it is: only the page needs its place, so only the first of those buckets (in order, across
- * calendars) until the page is full are looked up; the rest, local times and rows near the
- * window's edges, are looked up by id (`byIds`) and placed in the window as the scan's
- * statement places them — but the bucket at the window's end, once the page is full before it,
- * is only counted (its rows start inside the window: those that start before its end match).
- * Past a page's cursor, buckets wholly before it are neither looked up nor counted, and the one
- * holding it is looked up. Every match after the cursor is counted.
+ * calendars) until the page is full are read; the rest, local times and rows near the window's
+ * edges, are read too and placed in the window as the scan's statement places them — but the
+ * bucket at the window's end, once the page is full before it, is only counted (its rows start
+ * inside the window: those that start before its end match). Past a page's cursor, buckets
+ * wholly before it are neither read nor counted, and the one holding it is read. Every match
+ * after the cursor is counted. The instants read from the window's start on come from the read
+ * index's range over their buckets, their ids a filter (`inRange`): a walk of adjacent index
+ * entries, where a lookup of each row by id (`byIds`, for the rest) reads a page of the table each.
  */
 async function namedPlaces(
   db: Db,
@@ -553,14 +559,24 @@ async function namedPlaces(
   // Every calendar of a read has its window, and one cursor (the page's last place).
   const { fromCeilMs, untilCeilMs } = windowMs(queries[0]!.window);
   const after = queries[0]!.after;
+  // Rows read by id: local times, and instants of buckets that end before the window starts.
   const looked: number[] = [];
+  // Instants read from the range of their buckets, from the window's start on.
+  const ranged: number[] = [];
+  let lowestBucket = Number.POSITIVE_INFINITY;
+  let highestBucket = Number.NEGATIVE_INFINITY;
+  const range = (bucket: number, ids: readonly number[]) => {
+    for (const id of ids) ranged.push(id);
+    lowestBucket = Math.min(lowestBucket, bucket);
+    highestBucket = Math.max(highestBucket, bucket);
+  };
   const calendarOf = new Map<number, string>();
-  // Buckets that start inside the window, their rows' ids: those that end past it are its tail.
+  // Buckets that reach the window, their rows' ids: those that end past it are its tail.
   const buckets = new Map<number, number[]>();
   for (const query of queries) {
     for (const { id, bucket, local } of named.get(query.calendarId) ?? []) {
       calendarOf.set(id, query.calendarId);
-      if (local || bucketStartMs(bucket) < fromCeilMs) looked.push(id);
+      if (local || bucketStartMs(bucket + 1) <= fromCeilMs) looked.push(id);
       else {
         const ids = buckets.get(bucket);
         if (ids === undefined) buckets.set(bucket, [id]);
@@ -569,50 +585,56 @@ async function namedPlaces(
     }
   }
   let unlooked = 0;
-  let lookedInside = 0;
+  // Rows of buckets wholly inside the window, up to the page's end: all match.
+  const inside = new Set<number>();
   // Rows of the tail past the page: counted where they start before the window's end, not read.
   const counted: number[] = [];
-  // Rows of buckets wholly inside the window, up to the page's end: all match, and the engine
-  // returns only the first of them in the one order (the page needs no more).
-  const inside: number[] = [];
+  let countedFrom = Number.POSITIVE_INFINITY;
   for (const bucket of [...buckets.keys()].sort((a, b) => a - b)) {
     const ids = buckets.get(bucket)!;
     const tail = bucketStartMs(bucket + 1) > untilCeilMs;
     if (after !== undefined && bucketStartMs(bucket + 1) <= after.startMs) continue;
-    // Its rows may lie either side of the cursor: none of them may be taken as following it.
-    if (after !== undefined && bucketStartMs(bucket) <= after.startMs) looked.push(...ids);
-    else if (first !== undefined && lookedInside >= first) {
-      if (tail) counted.push(...ids);
-      else unlooked += ids.length;
-    } else if (tail) looked.push(...ids);
-    else {
-      inside.push(...ids);
-      lookedInside += ids.length;
+    // The window's start, or the cursor, lies in it: its rows are placed one by one.
+    if (bucketStartMs(bucket) < fromCeilMs || (after !== undefined && bucketStartMs(bucket) <= after.startMs))
+      range(bucket, ids);
+    else if (first !== undefined && inside.size >= first) {
+      if (tail) {
+        counted.push(...ids);
+        countedFrom = Math.min(countedFrom, bucketStartMs(bucket));
+      } else unlooked += ids.length;
+    } else {
+      range(bucket, ids);
+      if (!tail) for (const id of ids) inside.add(id);
     }
   }
-  // The rows name their copy by its number: ordered by its calendar's place among the read's.
-  const inCalendarOrder = [...queries]
-    .sort((a, b) => compareStrings(a.calendarId, b.calendarId))
-    .map((query) => query.copyKey);
-  const [found, tailCount] = await Promise.all([
-    looked.length + inside.length === 0
+  const copyKeys = queries.map((query) => query.copyKey);
+  const columns = sql`id, start_ms, end_ms, floating, occurrence_id`;
+  const reads = [
+    ...(looked.length === 0 ? [] : [sql`select ${columns} ${byIds(db, looked)}`]),
+    ...(ranged.length === 0
       ? []
-      : readOffLoop(
-          db,
-          reused(
-            sql<
-              NamedRow & { first_inside: number }
-            >`select id, start_ms, end_ms, floating, occurrence_id, 0 as first_inside ${byIds(db, looked)}
-              union all select * from (select id, start_ms, end_ms, floating, occurrence_id, 1 as first_inside ${byIds(db, inside)}
-                order by start_ms, ${placeIn(db, inCalendarOrder, 'copy_key')}, ${inCodeOrder(db, 'occurrence_id')} limit ${numberParameter(first ?? inside.length)}) as inside`,
-          ).compile(db),
-        ),
+      : [
+          sql`select ${columns} ${inRange(
+            db,
+            copyKeys,
+            bucketStartMs(lowestBucket),
+            bucketStartMs(highestBucket + 1),
+            ranged,
+          )}`,
+        ]),
+  ];
+  const [found, tailCount] = await Promise.all([
+    reads.length === 0
+      ? []
+      : readOffLoop(db, reused(sql<NamedRow>`${sql.join(reads, sql` union all `)}`).compile(db)),
     counted.length === 0
       ? 0
       : readOffLoop(
           db,
           reused(
-            sql<{ n: number | string }>`select count(*) as n ${byIds(db, counted, untilCeilMs)}`,
+            sql<{
+              n: number | string;
+            }>`select count(*) as n ${inRange(db, copyKeys, countedFrom, untilCeilMs, counted)}`,
           ).compile(db),
         ).then((rows) => Number(rows[0]?.n ?? 0)),
   ]);
@@ -620,12 +642,13 @@ async function namedPlaces(
   const places: CopyPlace[] = [];
   let insideRead = 0;
   for (const row of found) {
-    insideRead += Number(row.first_inside);
-    const calendarId = calendarOf.get(Number(row.id))!;
+    const rowId = Number(row.id);
+    if (inside.has(rowId)) insideRead++;
+    const calendarId = calendarOf.get(rowId)!;
     const startMs = placedInWindow(row, byCalendar.get(calendarId)!);
     if (startMs === undefined) continue;
     const place = {
-      rowId: Number(row.id),
+      rowId,
       calendarId,
       startMs,
       floating: Number(row.floating) !== 0,
@@ -634,7 +657,7 @@ async function namedPlaces(
     if (after === undefined || inOrder(place, after) > 0) places.push(place);
   }
   places.sort(inOrder);
-  const matched = places.length + inside.length - insideRead + unlooked + tailCount;
+  const matched = places.length + inside.size - insideRead + unlooked + tailCount;
   return { rows: places.slice(0, first), total: matched };
 }
 
@@ -677,8 +700,26 @@ export async function copiedRows(db: Db, rowIds: readonly number[]): Promise<Map
   return held;
 }
 
-/** Rows by id, one lookup by key each. `startsBefore`: only those that start before it. */
-function byIds(db: Db, ids: readonly number[], startsBefore?: number): RawBuilder<unknown> {
-  const before = startsBefore === undefined ? sql`` : sql`and start_ms < ${numberParameter(startsBefore)}`;
-  return sql`from copy_occurrences where id ${inList(db, ids, 'bigint')} ${before}`;
+/**
+ * Instants of the copies that start in [fromMs, untilMs), those of `ids` alone: a range of the
+ * read index for each copy, the ids a filter on its entries (SQLite is told the index: it would
+ * rather look each id up).
+ */
+function inRange(
+  db: Db,
+  copyKeys: readonly number[],
+  fromMs: number,
+  untilMs: number,
+  ids: readonly number[],
+): RawBuilder<unknown> {
+  const rows =
+    engineOf(db) === 'postgres'
+      ? sql`copy_occurrences`
+      : sql`copy_occurrences indexed by copy_occurrences_read`;
+  return sql`from ${rows} where copy_key ${inList(db, copyKeys, 'bigint')} and floating = 0 and start_ms >= ${numberParameter(fromMs)} and start_ms < ${numberParameter(untilMs)} and id ${inList(db, ids, 'bigint')}`;
+}
+
+/** Rows by id, one lookup by key each. */
+function byIds(db: Db, ids: readonly number[]): RawBuilder<unknown> {
+  return sql`from copy_occurrences where id ${inList(db, ids, 'bigint')}`;
 }

@@ -30,20 +30,6 @@ export const inList = (
     ? sql`= any(cast(${values} as ${sql.raw(type)}[]))`
     : sql`in (select value from json_each(${JSON.stringify(values)}))`;
 
-/**
- * A number column's place (from 1) in a list given as one parameter: PostgreSQL
- * `array_position`, SQLite the list's `json_each` key (from 0: the order is the same).
- */
-export const placeIn = (
-  // biome-ignore lint/suspicious/noExplicitAny: any database's schema
-  db: Kysely<any>,
-  values: readonly number[],
-  column: string,
-): RawBuilder<number> =>
-  db.getExecutor().adapter instanceof PostgresAdapter
-    ? sql<number>`array_position(cast(${values} as bigint[]), cast(${sql.ref(column)} as bigint))`
-    : sql<number>`(select key from json_each(${JSON.stringify(values)}) where value = ${sql.ref(column)})`;
-
 /** Names by text, remembered (a bounded set: the texts differ only in their shape, never their values). */
 const names = new Map<string, string>();
 

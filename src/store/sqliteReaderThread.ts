@@ -8,8 +8,12 @@
  */
 import { DatabaseSync, type SQLInputValue, type StatementSync } from 'node:sqlite';
 import { parentPort, workerData } from 'node:worker_threads';
+import { Kysely } from 'kysely';
 import { mergedSpans } from '../domain/availability.ts';
+import { NodeSqliteDialect } from './nodeSqliteDialect.ts';
 import { unpackOccurrence } from './packedOccurrence.ts';
+import { type ReaderTask, readerTasks } from './readerTasks.ts';
+import type { Database } from './schema.ts';
 
 export interface ReadQuery {
   id: number;
@@ -30,7 +34,17 @@ export type RowsAnswer = { unpack: string } | 'spans';
  * Rows go back as arrays with their column names once (spans as the pairs): read and passed
  * between threads, arrays cost less than objects (a page of events: about 6 % of its time).
  */
-export type ReadAnswer = { id: number; rows: unknown[]; columns?: string[] } | { id: number; error: string };
+export type ReadAnswer =
+  | { id: number; rows: unknown[]; columns?: string[] }
+  | { id: number; result: unknown }
+  | { id: number; error: string };
+
+/** A store task run here whole (store/readerTasks.ts): its statements and the work between them, one message each way. */
+export interface TaskQuery {
+  id: number;
+  task: ReaderTask;
+  args: unknown[];
+}
 
 const port = parentPort;
 if (port === null) throw new Error('sqliteReaderThread runs as a worker thread');
@@ -52,7 +66,24 @@ function statementFor(sql: string): StatementSync {
   return statement;
 }
 
-port.on('message', ({ id, sql, parameters, answer: how }: ReadQuery) => {
+/** The store's functions run their statements here through a Kysely of this thread's connection. */
+let store: Kysely<Database> | undefined;
+
+function runTask({ id, task, args }: TaskQuery): void {
+  store ??= new Kysely<Database>({ dialect: new NodeSqliteDialect(() => db) });
+  (readerTasks[task] as (db: Kysely<Database>, ...args: unknown[]) => Promise<unknown>)(store, ...args).then(
+    (result) => port!.postMessage({ id, result } satisfies ReadAnswer),
+    (error: unknown) =>
+      port!.postMessage({
+        id,
+        error: error instanceof Error ? error.message : String(error),
+      } satisfies ReadAnswer),
+  );
+}
+
+port.on('message', (query: ReadQuery | TaskQuery) => {
+  if ('task' in query) return runTask(query);
+  const { id, sql, parameters, answer: how } = query;
   let answer: ReadAnswer;
   try {
     const statement = statementFor(sql);

@@ -590,8 +590,9 @@ for (const engine of await enginesUnderTest({ sqliteReaders: true })) {
         ],
       );
       // Any other search reads the copies' vocabularies, then the slots of the words found (by
-      // their key), then the rows they name by id, one lookup each (those near the window's edges,
-      // and those wholly inside it, of which the first are returned): never a walk of the window.
+      // their key), then the rows they name from the window's start on (those near its edges, and
+      // those wholly inside it until the page is full): a range of the read index over their
+      // buckets, their ids a filter on its entries — never a walk of the whole window.
       await copied([berlin('2026-03-02T09:00:00', 'plan-1', { title: 'Plan review' })]);
       const march = {
         startNs: Temporal.Instant.from('2026-03-01T00:00:00Z').epochNanoseconds,
@@ -609,8 +610,7 @@ for (const engine of await enginesUnderTest({ sqliteReaders: true })) {
         );
       const lookup = (await plan(indexed, 2, march)).split('\n');
       assert.deepEqual(searches(lookup), [
-        'SEARCH copy_occurrences USING INTEGER PRIMARY KEY (rowid=?)',
-        'SEARCH copy_occurrences USING INTEGER PRIMARY KEY (rowid=?)',
+        'SEARCH copy_occurrences USING COVERING INDEX copy_occurrences_read (copy_key=? AND floating=? AND start_ms>? AND start_ms<?)',
       ]);
       assert.match(lookup.join('\n'), /LIST SUBQUERY[\s\S]*SCAN json_each/);
     });

@@ -12,9 +12,8 @@ import type { CompiledQuery, Kysely } from 'kysely';
 import { mergedSpans } from '../domain/availability.ts';
 import type { ProviderOccurrence } from '../domain/providerFacts.ts';
 import { unpackColumn } from './packedOccurrence.ts';
-import type { ReaderTask } from './readerTasks.ts';
 import type { Database } from './schema.ts';
-import type { ReadAnswer, ReadQuery, RowsAnswer, TaskQuery } from './sqliteReaderThread.ts';
+import type { ReadAnswer, ReaderTask, ReadQuery, RowsAnswer, TaskQuery } from './sqliteReaderMessages.ts';
 
 export interface SqliteReaders {
   readonly threads: number;

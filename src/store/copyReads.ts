@@ -701,9 +701,10 @@ export async function copiedRows(db: Db, rowIds: readonly number[]): Promise<Map
 }
 
 /**
- * Instants of the copies that start in [fromMs, untilMs), those of `ids` alone: a range of the
- * read index for each copy, the ids a filter on its entries (SQLite is told the index: it would
- * rather look each id up).
+ * Instants of the copies that start in [fromMs, untilMs), those of `ids` alone. SQLite: a range
+ * of the read index for each copy, the ids a filter on its entries (told the index: it would
+ * rather look each id up, a page of the table each; 0.9 → 0.5 ms a search of 20 calendars).
+ * PostgreSQL: the ids looked up, the range a filter (its plan of the range took twice as long).
  */
 function inRange(
   db: Db,
@@ -712,11 +713,9 @@ function inRange(
   untilMs: number,
   ids: readonly number[],
 ): RawBuilder<unknown> {
-  const rows =
-    engineOf(db) === 'postgres'
-      ? sql`copy_occurrences`
-      : sql`copy_occurrences indexed by copy_occurrences_read`;
-  return sql`from ${rows} where copy_key ${inList(db, copyKeys, 'bigint')} and floating = 0 and start_ms >= ${numberParameter(fromMs)} and start_ms < ${numberParameter(untilMs)} and id ${inList(db, ids, 'bigint')}`;
+  const starts = sql`start_ms >= ${numberParameter(fromMs)} and start_ms < ${numberParameter(untilMs)}`;
+  if (engineOf(db) === 'postgres') return sql`${byIds(db, ids)} and ${starts}`;
+  return sql`from copy_occurrences indexed by copy_occurrences_read where copy_key ${inList(db, copyKeys, 'bigint')} and floating = 0 and ${starts} and id ${inList(db, ids, 'bigint')}`;
 }
 
 /** Rows by id, one lookup by key each. */

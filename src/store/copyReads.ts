@@ -15,7 +15,7 @@ import { type Candidate, type WordQuery, wordCandidates } from './copyWords.ts';
 import { engineOf } from './database.ts';
 import { inList, numberParameter, readStatement, reused } from './reusedStatements.ts';
 import { type Database, statusCodes } from './schema.ts';
-import { readOffLoop, readSpansOffLoop, readUnpackedOffLoop, taskOffLoop } from './sqliteReaders.ts';
+import { readOffLoop, readSpansOffLoop, readUnpackedOffLoop } from './sqliteReaders.ts';
 import { bucketOf, bucketStartMs } from './wordPostings.ts';
 
 type Db = Kysely<Database>;
@@ -382,22 +382,18 @@ const inOrder = (a: Ordered, b: Ordered) =>
   compareStrings(a.calendarId, b.calendarId) ||
   compareStrings(a.occurrenceId, b.occurrenceId);
 
-type Page = { rows: CopyPlace[]; total: number };
-
 /**
  * The first `first` places of a read over every calendar in `queries`, in the one order (start,
  * calendar, occurrence). The instants of each calendar come in the read index's order and are
  * merged by the engine, which stops at the page's end instead of sorting every window; the few
  * local times, placed, come apart and join them here. A search also counts every match
- * (`total`); other reads count the places returned. On a reader thread where the embedded
- * database has them (store/readerTasks.ts), else on the connection.
+ * (`total`); other reads count the places returned.
  */
-export function copyPage(db: Db, queries: readonly CopyQuery[], first?: number): Promise<Page> {
-  return taskOffLoop<Page>(db, 'copyPage', [queries, first]) ?? pageOnConnection(db, queries, first);
-}
-
-/** `copyPage` on the database's connection: a reader thread's, or PostgreSQL's and an in-memory one's. */
-export async function pageOnConnection(db: Db, queries: readonly CopyQuery[], first?: number): Promise<Page> {
+export async function copyPage(
+  db: Db,
+  queries: readonly CopyQuery[],
+  first?: number,
+): Promise<{ rows: CopyPlace[]; total: number }> {
   if (queries.length === 0) return { rows: [], total: 0 };
   const named = await searchCandidates(db, queries);
   if (named !== undefined) return namedPlaces(db, queries, named, first);

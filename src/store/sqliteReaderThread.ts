@@ -1,18 +1,36 @@
 /**
  * One reader thread of the embedded database (store/sqliteReaders.ts): its own read-only
- * connection to the file, whose statements it keeps by text, running one at a time; and store
- * tasks (store/readerTasks.ts) whole, a read's statements and the work between them.
+ * connection to the file, whose statements it keeps by text, answering one query at a time.
  * Packed occurrences are unpacked here: each unpacking leaves a zlib stream's garbage, which this
  * thread's small young generation collects at once (on the request thread, with V8's defaults,
  * reading a page of rows for each of 50 people kept ~40 MB more resident).
  * In WAL mode each statement reads the last committed state, as the writing connection leaves it.
  */
-import { DatabaseSync, type StatementSync } from 'node:sqlite';
+import { DatabaseSync, type SQLInputValue, type StatementSync } from 'node:sqlite';
 import { parentPort, workerData } from 'node:worker_threads';
 import { mergedSpans } from '../domain/availability.ts';
 import { unpackOccurrence } from './packedOccurrence.ts';
-import type { Database } from './schema.ts';
-import type { ReadAnswer, ReadQuery, TaskQuery } from './sqliteReaderMessages.ts';
+
+export interface ReadQuery {
+  id: number;
+  sql: string;
+  parameters: SQLInputValue[];
+  /** How the rows are answered: as they are, a column of packed occurrences (store/packedOccurrence.ts) unpacked, or spans merged. */
+  answer?: RowsAnswer;
+}
+
+/**
+ * `spans`: the rows are [start, end] pairs, answered merged where they overlap or touch
+ * (domain/availability.ts#mergedSpans): a month of busy calendars is 20,000 rows and a few dozen
+ * spans, and rows read as arrays cost a third of rows read as objects.
+ */
+export type RowsAnswer = { unpack: string } | 'spans';
+
+/**
+ * Rows go back as arrays with their column names once (spans as the pairs): read and passed
+ * between threads, arrays cost less than objects (a page of events: about 6 % of its time).
+ */
+export type ReadAnswer = { id: number; rows: unknown[]; columns?: string[] } | { id: number; error: string };
 
 const port = parentPort;
 if (port === null) throw new Error('sqliteReaderThread runs as a worker thread');
@@ -34,37 +52,7 @@ function statementFor(sql: string): StatementSync {
   return statement;
 }
 
-/**
- * The store's functions, run here through a Kysely of this thread's connection. Loaded beside the
- * first statements, not before them: the store's modules take a while, and a thread started for
- * a statement would otherwise keep it waiting that long.
- */
-const tasks = (async () => {
-  const [{ Kysely }, { NodeSqliteDialect }, { readerTasks }] = await Promise.all([
-    import('kysely'),
-    import('./nodeSqliteDialect.ts'),
-    import('./readerTasks.ts'),
-  ]);
-  const store = new Kysely<Database>({ dialect: new NodeSqliteDialect(() => db) });
-  return (query: TaskQuery) => readerTasks[query.task](store, ...query.args);
-})();
-
-function runTask(query: TaskQuery): void {
-  tasks
-    .then((run) => run(query))
-    .then(
-      (result) => port!.postMessage({ id: query.id, result } satisfies ReadAnswer),
-      (error: unknown) =>
-        port!.postMessage({
-          id: query.id,
-          error: error instanceof Error ? error.message : String(error),
-        } satisfies ReadAnswer),
-    );
-}
-
-port.on('message', (query: ReadQuery | TaskQuery) => {
-  if ('task' in query) return runTask(query);
-  const { id, sql, parameters, answer: how } = query;
+port.on('message', ({ id, sql, parameters, answer: how }: ReadQuery) => {
   let answer: ReadAnswer;
   try {
     const statement = statementFor(sql);

@@ -13,20 +13,18 @@ import { mergedSpans } from '../domain/availability.ts';
 import type { ProviderOccurrence } from '../domain/providerFacts.ts';
 import { unpackColumn } from './packedOccurrence.ts';
 import type { Database } from './schema.ts';
-import type { ReadAnswer, ReaderTask, ReadQuery, RowsAnswer, TaskQuery } from './sqliteReaderMessages.ts';
+import type { ReadAnswer, ReadQuery, RowsAnswer } from './sqliteReaderThread.ts';
 
 export interface SqliteReaders {
   readonly threads: number;
   /** The rows of one read-only statement, answered as `answer` says (as they are if absent). */
   run(text: string, parameters: readonly unknown[], answer?: RowsAnswer): Promise<unknown[]>;
-  /** A store task (store/readerTasks.ts) run whole on a thread, its result as structured clone gives it. */
-  task(task: ReaderTask, args: readonly unknown[]): Promise<unknown>;
   close(): Promise<void>;
 }
 
 interface Reader {
   worker: Worker;
-  waiting: Map<number, { resolve(answer: unknown): void; reject(error: Error): void }>;
+  waiting: Map<number, { resolve(rows: unknown[]): void; reject(error: Error): void }>;
 }
 
 const asSqliteValue = (value: unknown): SQLInputValue =>
@@ -69,7 +67,6 @@ export function sqliteReaders(path: string, count: number): SqliteReaders {
         waiting.resolve(
           answer.columns === undefined ? answer.rows : asObjects(answer.columns, answer.rows as unknown[][]),
         );
-      else if ('result' in answer) waiting.resolve(answer.result);
       else waiting.reject(new Error(answer.error));
     });
     // A thread that died fails only the reads it held; the next read starts another.
@@ -95,28 +92,24 @@ export function sqliteReaders(path: string, count: number): SqliteReaders {
     return best!;
   }
 
-  /** Sends a message to the least busy thread; resolves with its answer. */
-  function send(message: (id: number) => ReadQuery | TaskQuery): Promise<unknown> {
-    if (closed) return Promise.reject(new Error('SQLite readers closed'));
-    const reader = leastBusy();
-    const id = nextId++;
-    return new Promise<unknown>((resolve, reject) => {
-      reader.waiting.set(id, { resolve, reject });
-      reader.worker.ref();
-      reader.worker.postMessage(message(id));
-    });
-  }
-
   return {
     threads: count,
-    run: (text, parameters, answer) =>
-      send((id) => ({
-        id,
-        sql: text,
-        parameters: parameters.map(asSqliteValue),
-        ...(answer === undefined ? {} : { answer }),
-      })) as Promise<unknown[]>,
-    task: (task, args) => send((id) => ({ id, task, args: [...args] })),
+    run(text, parameters, answer) {
+      if (closed) return Promise.reject(new Error('SQLite readers closed'));
+      const reader = leastBusy();
+      const id = nextId++;
+      return new Promise<unknown[]>((resolve, reject) => {
+        reader.waiting.set(id, { resolve, reject });
+        reader.worker.ref();
+        const query: ReadQuery = {
+          id,
+          sql: text,
+          parameters: parameters.map(asSqliteValue),
+          ...(answer === undefined ? {} : { answer }),
+        };
+        reader.worker.postMessage(query);
+      });
+    },
     async close() {
       closed = true;
       await Promise.all(readers.map((reader) => reader?.worker.terminate()));
@@ -143,18 +136,6 @@ export async function readOffLoop<R>(db: Kysely<Database>, compiled: CompiledQue
   const readers = readersOf.get(db);
   if (readers === undefined) return (await db.executeQuery(compiled)).rows;
   return (await readers.run(compiled.sql, compiled.parameters)) as R[];
-}
-
-/**
- * Runs a store task (store/readerTasks.ts) whole on a reader thread where the database has them;
- * undefined where it has none (the caller runs it on the connection).
- */
-export function taskOffLoop<R>(
-  db: Kysely<Database>,
-  task: ReaderTask,
-  args: readonly unknown[],
-): Promise<R> | undefined {
-  return readersOf.get(db)?.task(task, args) as Promise<R> | undefined;
 }
 
 /**

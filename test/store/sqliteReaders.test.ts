@@ -8,10 +8,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { Worker } from 'node:worker_threads';
 import { sql } from 'kysely';
-import { type CopyQuery, copyPage } from '../../src/store/copyReads.ts';
-import { type DatabaseHandle, migrateToLatest, openDatabase } from '../../src/store/database.ts';
+import { type DatabaseHandle, openDatabase } from '../../src/store/database.ts';
 import { packOccurrence } from '../../src/store/packedOccurrence.ts';
 import {
   readerThreads,
@@ -155,45 +153,6 @@ describe('SQLite reader threads', () => {
       }
     } finally {
       await memory.close();
-    }
-  });
-
-  it("runs a read's page whole on a thread, one message there and back; a task that fails fails alone", async () => {
-    const store = openDatabase({ sqlitePath: join(dir, 'store.sqlite'), readThreads: 1 });
-    const sent: unknown[] = [];
-    const postMessage = Worker.prototype.postMessage;
-    try {
-      await migrateToLatest(store);
-      const march: CopyQuery = {
-        calendarId: 'cal_one',
-        copyKey: 1,
-        window: { startNs: 1_772_323_200_000_000_000n, endNs: 1_775_001_600_000_000_000n },
-        longestMs: 0,
-        offsets: [],
-      };
-      Worker.prototype.postMessage = function (message: unknown, ...rest: never[]) {
-        sent.push(message);
-        return postMessage.call(this, message, ...rest);
-      };
-      // Its instants, its local times and (a search) its count are three statements, and the
-      // words' lists two more: here, one task.
-      for (const query of [
-        march,
-        { ...march, search: { words: ['plan'], level: 'full', privateDetails: true } },
-      ])
-        assert.deepEqual(await copyPage(store.db, [query as CopyQuery], 50), { rows: [], total: 0 });
-      assert.deepEqual(
-        sent.map((message) => (message as { task?: string }).task),
-        ['copyPage', 'copyPage'],
-      );
-      await assert.rejects(
-        copyPage(store.db, [{ ...march, window: undefined } as never]),
-        /window|undefined/,
-      );
-      assert.deepEqual(await copyPage(store.db, [march]), { rows: [], total: 0 });
-    } finally {
-      Worker.prototype.postMessage = postMessage;
-      await store.close();
     }
   });
 

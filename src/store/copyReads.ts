@@ -581,8 +581,8 @@ async function namedPlaces(
     }
   }
   let unlooked = 0;
-  // Rows of buckets wholly inside the window, up to the page's end: all match.
-  const inside = new Set<number>();
+  // Rows of buckets wholly inside the window read so far: all match, and fill the page.
+  let inside = 0;
   // Rows of the tail past the page: counted where they start before the window's end, not read.
   const counted: number[] = [];
   let countedFrom = Number.POSITIVE_INFINITY;
@@ -593,14 +593,14 @@ async function namedPlaces(
     // The window's start, or the cursor, lies in it: its rows are placed one by one.
     if (bucketStartMs(bucket) < fromCeilMs || (after !== undefined && bucketStartMs(bucket) <= after.startMs))
       range(bucket, ids);
-    else if (first !== undefined && inside.size >= first) {
+    else if (first !== undefined && inside >= first) {
       if (tail) {
         counted.push(...ids);
         countedFrom = Math.min(countedFrom, bucketStartMs(bucket));
       } else unlooked += ids.length;
     } else {
       range(bucket, ids);
-      if (!tail) for (const id of ids) inside.add(id);
+      if (!tail) inside += ids.length;
     }
   }
   const copyKeys = queries.map((query) => query.copyKey);
@@ -636,10 +636,8 @@ async function namedPlaces(
   ]);
   const byCalendar = new Map(queries.map((query) => [query.calendarId, query]));
   const places: CopyPlace[] = [];
-  let insideRead = 0;
   for (const row of found) {
     const rowId = Number(row.id);
-    if (inside.has(rowId)) insideRead++;
     const calendarId = calendarOf.get(rowId)!;
     const startMs = placedInWindow(row, byCalendar.get(calendarId)!);
     if (startMs === undefined) continue;
@@ -653,8 +651,8 @@ async function namedPlaces(
     if (after === undefined || inOrder(place, after) > 0) places.push(place);
   }
   places.sort(inOrder);
-  const matched = places.length + inside.size - insideRead + unlooked + tailCount;
-  return { rows: places.slice(0, first), total: matched };
+  // Every row read is placed (those of inside buckets all match); the rest are counted.
+  return { rows: places.slice(0, first), total: places.length + unlooked + tailCount };
 }
 
 /** Whether a copy holds floating or all-day times near the window: a zone is needed to place them. */

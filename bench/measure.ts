@@ -72,11 +72,15 @@ const recordedTimes = 1 << 21;
 /** A run's answer times, as its clients record them (bench/clientSetup.ts): a count, then the times. */
 const responseTimes = () => new SharedArrayBuffer(8 + 8 * recordedTimes);
 
+/** The nearest-rank percentile `p` (0–1) of the values; NaN of none. */
+export function percentile(values: ArrayLike<number>, p: number): number {
+  const sorted = Float64Array.from(values).sort();
+  return sorted[Math.min(sorted.length - 1, Math.ceil(p * sorted.length) - 1)] ?? Number.NaN;
+}
+
 function percentiles(times: SharedArrayBuffer): { p50: number; p99: number } {
-  const count = Math.min(new Int32Array(times, 0, 1)[0]!, recordedTimes);
-  const sorted = new Float64Array(times, 8, count).slice().sort();
-  const at = (p: number) =>
-    count === 0 ? Number.POSITIVE_INFINITY : sorted[Math.min(count - 1, Math.floor(p * count))]!;
+  const recorded = new Float64Array(times, 8, Math.min(new Int32Array(times, 0, 1)[0]!, recordedTimes));
+  const at = (p: number) => (recorded.length === 0 ? Number.POSITIVE_INFINITY : percentile(recorded, p));
   return { p50: at(0.5), p99: at(0.99) };
 }
 

@@ -30,6 +30,7 @@ import {
   type Figures,
   measure,
   ms,
+  percentile,
   progress,
   type Target,
   toolResult,
@@ -56,10 +57,6 @@ const concurrentClients = 20;
 
 const persons = (count: number) => `${count} ${count === 1 ? 'person' : 'people'}`;
 const median = (values: number[]) => percentile(values, 0.5);
-function percentile(values: number[], p: number): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.ceil(p * sorted.length) - 1)] ?? Number.NaN;
-}
 
 /** One request sent once, timed from this thread (fractional ms). */
 async function timed(name: string, target: Target, origin: string): Promise<{ ms: number; answer: Answer }> {

@@ -1,9 +1,10 @@
 /**
  * The word index of the copies: per copy, word and ~3 days of starts, the ids of the rows whose
  * text holds the word (store/wordPostings.ts), a bucket's lists kept in the rows of their words'
- * slots, written with the rows in the sync's transaction; and a vocabulary per copy. A search reads the lists of the words that contain its query words instead
- * of every row of its window, and it is the only place a search finds text: the rows keep their
- * occurrences packed and no text beside them (the index is made from those occurrences).
+ * slots, written with the rows in the sync's transaction; and a vocabulary per copy. A search
+ * reads the lists of the words that contain its query words instead of every row of its window,
+ * and it is the only place a search finds text: the rows keep their occurrences packed and no
+ * text beside them (the index is made from those occurrences).
  */
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { type Kysely, type Selectable, sql, type Transaction } from 'kysely';

@@ -74,6 +74,34 @@ for (const engine of await enginesUnderTest({ sqliteReaders: true })) {
       ...fields,
     });
 
+    /** A read of a calendar over `w`, placed in Berlin: with its words if given, and after `place` (an event of the core's). */
+    const berlinQuery = (
+      calendar: string,
+      w: { start: Temporal.Instant; end: Temporal.Instant },
+      longestMs: number,
+      words?: string[],
+      place?: { startMs: number; event: { calendarId: string; occurrenceId: string } },
+    ): CopyQuery => ({
+      calendarId: calendar,
+      copyKey: keys.get(calendar)!,
+      window: { startNs: w.start.epochNanoseconds, endNs: w.end.epochNanoseconds },
+      longestMs,
+      offsets: localOffsets('Europe/Berlin', {
+        startMs: w.start.epochMilliseconds - longestMs - day,
+        endMs: w.end.epochMilliseconds + day,
+      }),
+      ...(words === undefined ? {} : { search: { words, level: 'full', privateDetails: true } }),
+      ...(place === undefined
+        ? {}
+        : {
+            after: {
+              startMs: place.startMs,
+              calendarId: place.event.calendarId,
+              occurrenceId: place.event.occurrenceId,
+            },
+          }),
+    });
+
     /** The query's answer next to the core's: occurrence ids in order, and the count. */
     const both = async (
       occurrences: ProviderOccurrence[],
@@ -227,26 +255,8 @@ for (const engine of await enginesUnderTest({ sqliteReaders: true })) {
       const core = mergeOrdered(
         views.map((v) => toEvents(v.calendarId === calendarId ? work : home, v, ids, w)),
       );
-      const queryOf = (v: CalendarView, words?: string[], place?: (typeof core)[number]): CopyQuery => ({
-        calendarId: v.calendarId,
-        copyKey: keys.get(v.calendarId)!,
-        window: { startNs: w.start.epochNanoseconds, endNs: w.end.epochNanoseconds },
-        longestMs: longest,
-        offsets: localOffsets('Europe/Berlin', {
-          startMs: w.start.epochMilliseconds - longest - day,
-          endMs: w.end.epochMilliseconds + day,
-        }),
-        ...(words === undefined ? {} : { search: { words, level: 'full', privateDetails: true } }),
-        ...(place === undefined
-          ? {}
-          : {
-              after: {
-                startMs: place.startMs,
-                calendarId: place.event.calendarId,
-                occurrenceId: place.event.occurrenceId,
-              },
-            }),
-      });
+      const queryOf = (v: CalendarView, words?: string[], place?: (typeof core)[number]) =>
+        berlinQuery(v.calendarId, w, longest, words, place);
       const shown = (list: { event: { calendarId: string; occurrenceId: string } }[] | CopyPlace[]) =>
         list.map((e) =>
           'event' in e
@@ -279,6 +289,60 @@ for (const engine of await enginesUnderTest({ sqliteReaders: true })) {
       assert.deepEqual(shown(rows), shown(matches.slice(0, 4)));
       assert.equal(total, matches.length);
       assert.equal(total, 15 + 5 + 1);
+    });
+
+    it("walks a month's search in pages: every match once and in order, each page counting those after its cursor", async () => {
+      // A month holds about ten buckets of starts: the one holding the window's start, those
+      // wholly inside (read until a page is full, then counted), the one holding its end, one of
+      // a long event's start weeks before, and a local time; the DST change of 29 March within.
+      const dates = Array.from({ length: 38 }, (_, d) =>
+        Temporal.PlainDate.from('2026-02-24').add({ days: d }),
+      );
+      const work = dates.flatMap((date, d) =>
+        ['08:00', '13:00', '17:00'].map((hour, h) =>
+          berlin(`${date}T${hour}:00`, `work-${d}-${h}`, {
+            title: (d + h) % 3 === 0 ? 'Budget review' : 'Standup',
+          }),
+        ),
+      );
+      const home = [
+        ...dates.map((date, d) =>
+          berlin(`${date}T19:00:00`, `home-${d}`, { title: d % 2 === 0 ? 'Budget at home' : 'Dinner' }),
+        ),
+        berlin('2026-02-10T09:00:00', 'home-retreat', { title: 'Budget retreat', duration: 'PT600H' }),
+        floating('2026-03-15T09:00:00', 'home-local', { title: 'Budget, local' }),
+      ];
+      const longest = Math.max(await copied(work), await copied(home, otherId));
+      const w = window('2026-03-01T00:00:00Z', '2026-04-01T00:00:00Z');
+      const words = ['budget'];
+      const views = [calendarId, otherId].map((id) =>
+        view({ calendarId: id, placementZone: 'Europe/Berlin' }),
+      );
+      const matches = mergeOrdered(
+        views.map((v) => toEvents(v.calendarId === calendarId ? work : home, v, ids, w)),
+      ).filter((e) => matchesWords(e.event, words));
+      const walked: string[] = [];
+      let place: (typeof matches)[number] | undefined;
+      for (let page = 0; page < 30; page++) {
+        const { rows, total } = await copyPage(
+          handle.db,
+          [calendarId, otherId].map((id) => berlinQuery(id, w, longest, words, place)),
+          5,
+        );
+        const from = place === undefined ? 0 : matches.indexOf(place) + 1;
+        assert.equal(total, matches.length - from, `page ${page}`);
+        walked.push(...rows.map((row) => row.occurrenceId));
+        if (rows.length < 5) break;
+        place = matches.find((e) => e.event.occurrenceId === rows.at(-1)!.occurrenceId);
+      }
+      assert.deepEqual(
+        walked,
+        matches.map((e) => e.event.occurrenceId),
+      );
+      // The retreat, begun in February, and the local time are among them.
+      assert.ok(matches.length > 40);
+      assert.equal(matches[0]!.event.title, 'Budget retreat');
+      assert.ok(matches.some((e) => e.event.title === 'Budget, local'));
     });
 
     it('places floating and all-day times in the reader zone, across DST changes and far zones', async () => {

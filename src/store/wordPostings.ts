@@ -6,7 +6,7 @@
  * listed under the vocabulary's words that contain it.
  */
 import type { ProviderOccurrence } from '../domain/providerFacts.ts';
-import { distinctWords, foldText } from '../domain/search.ts';
+import { distinctWords, eachWord, foldText } from '../domain/search.ts';
 
 /** A posting list covers 2^28 ms (~3.1 days) of starts: a month's window reads about ten per word's slot. */
 const bucketMs = 2 ** 28;
@@ -77,8 +77,7 @@ export function eachRowWord(
     from = end + 1;
   }
   // Split as stored (already folded): a query word lies within one of these exactly when it lies within the text.
-  for (const word of row.title_text.split(/\p{White_Space}+/u))
-    if (word !== '') visit(word, common | postingFlags.title);
+  eachWord(row.title_text, (word) => visit(word, common | postingFlags.title));
 }
 
 /** Bytes written by `encodePostings` before they are cut to length: one buffer, grown as lists need. */

@@ -8,6 +8,7 @@ import { describe, it } from 'node:test';
 import type { Event } from '../../src/domain/event.ts';
 import {
   distinctWords,
+  eachWord,
   fieldsSearchedAt,
   foldText,
   matchesWords,
@@ -187,6 +188,24 @@ describe('fieldsSearchedAt', () => {
     const fields = fieldsSearchedAt('full');
     fields.pop();
     assert.deepEqual(fieldsSearchedAt('full'), ['title', 'description', 'categories', 'keywords']);
+  });
+});
+
+describe('eachWord', () => {
+  it('splits on exactly the characters Unicode calls white space', () => {
+    for (let code = 0; code < 0x10000; code++) {
+      const letter = String.fromCharCode(code);
+      const words: string[] = [];
+      eachWord(`a${letter}b`, (word) => words.push(word));
+      const white = /\p{White_Space}/u.test(letter);
+      assert.deepEqual(words, white ? ['a', 'b'] : [`a${letter}b`], `U+${code.toString(16)}`);
+    }
+  });
+
+  it('gives the words in order, none empty', () => {
+    const words: string[] = [];
+    eachWord('\u3000 one\t\ttwo\u2028three \u00a0', (word) => words.push(word));
+    assert.deepEqual(words, ['one', 'two', 'three']);
   });
 });
 

@@ -25,6 +25,33 @@ const byEvent = (occurrences: readonly ProviderOccurrence[]): Snapshot => {
 const sameObjects = (a: readonly ProviderOccurrence[], b: readonly ProviderOccurrence[] | undefined) =>
   b !== undefined && a.length === b.length && a.every((o, i) => o === b[i]);
 
+/** The events changed from `before` to `now`, with their occurrences now (none: removed). */
+function changedSince(before: Snapshot, now: readonly ProviderOccurrence[]): Snapshot {
+  const held = byEvent(now);
+  const changed: Snapshot = new Map([...held].filter(([key, list]) => !sameObjects(list, before.get(key))));
+  for (const key of before.keys()) if (!held.has(key)) changed.set(key, []);
+  return changed;
+}
+
+/**
+ * The same, from the list as it was: the memory provider replaces, appends and removes objects,
+ * so an event whose objects all hold their places is unchanged, and every other one has an object
+ * out of place on one side or the other. Cheap, as a provider's change log is: the calendar is
+ * compared by reference, not grouped anew on every sync.
+ */
+function changedFrom(before: readonly ProviderOccurrence[], now: readonly ProviderOccurrence[]): Snapshot {
+  const keys = new Set<string>();
+  for (let i = 0; i < Math.max(before.length, now.length); i++) {
+    if (before[i] === now[i]) continue;
+    if (before[i] !== undefined) keys.add(before[i]!.providerEventId);
+    if (now[i] !== undefined) keys.add(now[i]!.providerEventId);
+  }
+  const changed: Snapshot = new Map([...keys].map((key) => [key, []]));
+  if (keys.size > 0)
+    for (const o of now) (changed.get(o.providerEventId) as ProviderOccurrence[] | undefined)?.push(o);
+  return changed;
+}
+
 export function withChangeLog<K extends 'caldav' | 'google'>(
   provider: CalendarProvider<K>,
   calendars: ReadonlyMap<string, MemoryCalendar>,
@@ -34,7 +61,7 @@ export function withChangeLog<K extends 'caldav' | 'google'>(
   // from a process of its own), is at least as old as the seed these calendars start as: what
   // changed is what changed since then (the copy finds the rest unchanged). Only the last is kept:
   // a snapshot per write would be what the bench measures.
-  const positions = new Map<string, { state: string; snapshot: Snapshot }>();
+  const positions = new Map<string, { state: string; occurrences: readonly ProviderOccurrence[] }>();
   const initial = new Map([...calendars].map(([id, calendar]) => [id, byEvent(calendar.occurrences)]));
   const issuer = randomUUID();
   let issued = 0;
@@ -44,17 +71,11 @@ export function withChangeLog<K extends 'caldav' | 'google'>(
       async *syncCalendar(_account, calendar, request) {
         const found = calendars.get(calendar.providerCalendarId);
         if (found === undefined) throw new Error(`no memory calendar ${calendar.providerCalendarId}`);
-        const now = byEvent(found.occurrences);
         const nextState = `${issuer}-${++issued}`;
         const last = positions.get(calendar.providerCalendarId);
-        positions.set(calendar.providerCalendarId, { state: nextState, snapshot: now });
-        const before =
-          request.state === undefined
-            ? undefined
-            : last?.state === request.state
-              ? last.snapshot
-              : initial.get(calendar.providerCalendarId);
-        if (before === undefined) {
+        // A copy of the list: the provider appends to it in place.
+        positions.set(calendar.providerCalendarId, { state: nextState, occurrences: [...found.occurrences] });
+        if (request.state === undefined) {
           yield* diffBatches(itemsOf(found.occurrences, request.horizon), found.skipped ?? [], new Map(), {
             full: true,
             complete: true,
@@ -62,17 +83,14 @@ export function withChangeLog<K extends 'caldav' | 'google'>(
           });
           return;
         }
-        const changed = [...now].filter(([key, list]) => !sameObjects(list, before.get(key)));
-        const upserts = itemsOf(
-          changed.flatMap(([, list]) => list),
-          request.horizon,
-        );
+        const changed =
+          last?.state === request.state
+            ? changedFrom(last.occurrences, found.occurrences)
+            : changedSince(initial.get(calendar.providerCalendarId)!, found.occurrences);
+        const upserts = itemsOf([...changed.values()].flat(), request.horizon);
         const kept = new Set(upserts.map((item) => item.key));
-        const removals = [
-          ...[...before.keys()].filter((key) => !now.has(key)),
-          // Changed to lie wholly outside the horizon: the copy no longer holds it.
-          ...changed.map(([key]) => key).filter((key) => !kept.has(key)),
-        ];
+        // Removed, or changed to lie wholly outside the horizon: the copy no longer holds it.
+        const removals = [...changed.keys()].filter((key) => !kept.has(key));
         yield { full: false, upserts, removals, skipped: [], nextState };
       },
     },

@@ -19,6 +19,11 @@ export interface OccurrenceRef {
 export interface EventIdCodec extends EventIds {
   /** The provider event id behind `eventId` if it was minted for this calendar. */
   readEventId(calendarId: string, eventId: string): string | undefined;
+  /** The first of the calendars `eventId` was minted for, and its provider event id. */
+  eventCalendar(
+    calendarIds: readonly string[],
+    eventId: string,
+  ): { calendarId: string; providerEventId: string } | undefined;
   /** The provider event and occurrence behind `occurrenceId` if it was minted for this calendar. */
   readOccurrenceId(calendarId: string, occurrenceId: string): OccurrenceRef | undefined;
 }
@@ -58,7 +63,11 @@ function sealer(secretKey: Buffer, kind: 'evt' | 'occ') {
       xor(iv, bytes, sealed, ivLength);
       return prefix + sealed.toString('base64url');
     },
-    open(calendarId: string, id: string): string | undefined {
+    /** The first of the calendars `id` was sealed for, and what it holds: opened once, its MAC checked for each. */
+    openAmong(
+      calendarIds: readonly string[],
+      id: string,
+    ): { calendarId: string; plaintext: string } | undefined {
       if (!id.startsWith(prefix) || id.length > maxIdLength) return undefined;
       const body = id.slice(prefix.length);
       const raw = Buffer.from(body, 'base64url');
@@ -66,7 +75,10 @@ function sealer(secretKey: Buffer, kind: 'evt' | 'occ') {
       if (raw.length <= ivLength || raw.toString('base64url') !== body) return undefined;
       const iv = raw.subarray(0, ivLength);
       const plaintext = ctr(iv, raw.subarray(ivLength));
-      return timingSafeEqual(iv, ivOf(calendarId, plaintext)) ? plaintext.toString('utf8') : undefined;
+      for (const calendarId of calendarIds)
+        if (timingSafeEqual(iv, ivOf(calendarId, plaintext)))
+          return { calendarId, plaintext: plaintext.toString('utf8') };
+      return undefined;
     },
   };
 }
@@ -79,9 +91,13 @@ export function createEventIds(secretKey: Buffer): EventIdCodec {
     // Recurrence ids are never empty, so an empty one stands for "a single event".
     occurrenceId: (calendarId, providerEventId, recurrenceId) =>
       occurrences.seal(calendarId, `${providerEventId}\0${recurrenceId ?? ''}`),
-    readEventId: (calendarId, id) => events.open(calendarId, id),
+    readEventId: (calendarId, id) => events.openAmong([calendarId], id)?.plaintext,
+    eventCalendar(calendarIds, id) {
+      const opened = events.openAmong(calendarIds, id);
+      return opened && { calendarId: opened.calendarId, providerEventId: opened.plaintext };
+    },
     readOccurrenceId(calendarId, id) {
-      const opened = occurrences.open(calendarId, id);
+      const opened = occurrences.openAmong([calendarId], id)?.plaintext;
       if (opened === undefined) return undefined;
       const split = opened.lastIndexOf('\0');
       if (split < 0) return undefined;

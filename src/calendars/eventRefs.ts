@@ -17,10 +17,11 @@ export interface EventRef {
 }
 
 function calendarOf(ids: EventIdCodec, principal: Principal, eventId: string) {
-  for (const { calendarId } of principal.calendars) {
-    const providerEventId = ids.readEventId(calendarId, eventId);
-    if (providerEventId !== undefined) return { calendarId, providerEventId };
-  }
+  const found = ids.eventCalendar(
+    principal.calendars.map((calendar) => calendar.calendarId),
+    eventId,
+  );
+  if (found !== undefined) return found;
   throw new AppError(
     'calendar_not_permitted',
     'This eventId is not an event of the calendars shared with this assistant; use the ids the read tools return.',

@@ -52,6 +52,25 @@ describe('event ids', () => {
     assert.equal(createEventIds(randomBytes(32)).readEventId('cal_a', id), undefined, 'another deployment');
   });
 
+  it('name the calendar they were minted for among several, and none outside them', () => {
+    const id = ids.eventId('cal_c', caldavId);
+    assert.deepEqual(ids.eventCalendar(['cal_a', 'cal_b', 'cal_c', 'cal_d'], id), {
+      calendarId: 'cal_c',
+      providerEventId: caldavId,
+    });
+    assert.equal(ids.eventCalendar(['cal_a', 'cal_b', 'cal_d'], id), undefined);
+    assert.equal(ids.eventCalendar([], id), undefined);
+    assert.equal(
+      ids.eventCalendar(['cal_c'], `${id.slice(0, -2)}${id.at(-2) === 'A' ? 'B' : 'A'}${id.at(-1)}`),
+      undefined,
+    );
+    assert.equal(
+      ids.eventCalendar(['cal_c'], ids.occurrenceId('cal_c', caldavId, undefined)),
+      undefined,
+      'an occurrence id',
+    );
+  });
+
   it('refuse tampered, truncated, foreign, non-canonical and odd ids', () => {
     const id = ids.eventId('cal_a', 'event-1');
     const flipped = `${id.slice(0, -2)}${id.at(-2) === 'A' ? 'B' : 'A'}${id.at(-1)}`;

@@ -311,6 +311,9 @@ for (const engine of await enginesUnderTest({ sqliteReaders: true })) {
         ),
         berlin('2026-02-10T09:00:00', 'home-retreat', { title: 'Budget retreat', duration: 'PT600H' }),
         floating('2026-03-15T09:00:00', 'home-local', { title: 'Budget, local' }),
+        // At the window's very start, and at one start with a match of the other calendar.
+        berlin('2026-03-01T01:00:00', 'home-midnight', { title: 'Budget at midnight' }),
+        berlin('2026-03-05T08:00:00', 'home-tie', { title: 'Budget tie' }),
       ];
       const longest = Math.max(await copied(work), await copied(home, otherId));
       const w = window('2026-03-01T00:00:00Z', '2026-04-01T00:00:00Z');

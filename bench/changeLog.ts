@@ -46,9 +46,8 @@ function changedFrom(before: readonly ProviderOccurrence[], now: readonly Provid
     if (before[i] !== undefined) keys.add(before[i]!.providerEventId);
     if (now[i] !== undefined) keys.add(now[i]!.providerEventId);
   }
-  const changed: Snapshot = new Map([...keys].map((key) => [key, []]));
-  if (keys.size > 0)
-    for (const o of now) (changed.get(o.providerEventId) as ProviderOccurrence[] | undefined)?.push(o);
+  const changed = new Map<string, ProviderOccurrence[]>([...keys].map((key) => [key, []]));
+  if (keys.size > 0) for (const o of now) changed.get(o.providerEventId)?.push(o);
   return changed;
 }
 

@@ -1,6 +1,6 @@
 /**
- * Which event a write names: the eventId opens only for the calendar it was minted for, so the
- * grant's calendars are tried in turn. An id that opens for none of them — unknown, forged, or
+ * Which event a write names: the eventId opens only for the calendar it was minted for, so it is
+ * decrypted once and its MAC checked against the grant's calendars in turn. An id that opens for none of them — unknown, forged, or
  * from a calendar this grant does not reach — gets `calendar_not_permitted`, the same answer for all.
  */
 import { AppError, invalidField } from '../errors.ts';

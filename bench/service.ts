@@ -30,6 +30,7 @@ export async function service(providers: AppContext['providers'], options: Servi
     ...(process.env.SQLITE_READ_THREADS === undefined
       ? {}
       : { SQLITE_READ_THREADS: process.env.SQLITE_READ_THREADS }),
+    ...(process.env.READS_AT_ONCE === undefined ? {} : { READS_AT_ONCE: process.env.READS_AT_ONCE }),
   });
   const handle = openDatabase(
     options.databaseUrl === undefined

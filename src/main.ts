@@ -29,6 +29,7 @@ import { epochMs, systemClock } from './lib/clock.ts';
 import { createSecretBox } from './lib/encryption.ts';
 import { createMetrics } from './lib/metrics.ts';
 import { loadOrCreateKeyFile } from './lib/secretKeyFile.ts';
+import { workSlots } from './lib/workSlots.ts';
 import type { AdministrationDeps } from './people/administrationPorts.ts';
 import { createCalendarAdapters } from './providers/adapters.ts';
 import { copiesSummary } from './store/calendarCopies.ts';
@@ -178,11 +179,14 @@ export async function assemble(given: AppContext, options: AssembleOptions = {})
       sync,
       onError: (calendarId, error) => log?.warn({ calendarId, err: error }, 'push notification not followed'),
     });
+  const readSlots = workSlots(ctx.config.readsAtOnce);
+  ctx.metrics.readReadsWaiting(() => readSlots.waiting);
   const calendars: CalendarDeps = {
     ...account,
     ids,
     // Two provider timeouts: room for one retry of an idempotent read, and no more.
     readDeadlineMs: 2 * ctx.config.providerTimeoutMs,
+    readSlots,
     copies: sync,
     busyLookups: new BusyLookups(ctx.clock),
   };

@@ -1,4 +1,5 @@
 /** What the calendar services, reads and writes alike, are given by the composition root. */
+import type { WorkSlots } from '../lib/workSlots.ts';
 import type { ConnectionDeps } from './connections/connections.ts';
 import type { CalendarCopies } from './copies.ts';
 import type { EventIdCodec } from './eventIds.ts';
@@ -11,6 +12,8 @@ export interface CalendarDeps extends ConnectionDeps {
    * (`timeout`), so one slow or hostile calendar never holds the whole answer.
    */
   readDeadlineMs: number;
+  /** The copies' part of every read takes one of these (READS_AT_ONCE): the thread's turns stay short under many clients. */
+  readSlots: WorkSlots;
   copies?: CalendarCopies;
   /** Others' busy time the providers told each grant lately, not asked again (absent: always asked). */
   busyLookups?: BusyLookups;

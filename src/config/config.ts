@@ -18,6 +18,8 @@ export interface Config {
   dataDir: string;
   /** Embedded database: reader threads (store/sqliteReaders.ts). */
   sqliteReadThreads: number;
+  /** Reads of the copies served at once (calendars/reads/readEvents.ts); the rest wait in line. */
+  readsAtOnce: number;
   /** 32-byte key for cookie/CSRF MACs and encryption at rest; absent → a per-install key file (not in production). */
   secretKey: Buffer | undefined;
   logLevel: LogLevel;
@@ -169,6 +171,7 @@ export function loadConfig(env: Env): Config {
     redisUrl,
     dataDir: read('DATA_DIR'),
     sqliteReadThreads: read('SQLITE_READ_THREADS'),
+    readsAtOnce: read('READS_AT_ONCE'),
     secretKey,
     logLevel,
     trustProxy,

@@ -78,6 +78,11 @@ export const configVariables = {
     read: wholeNumber(0, 16),
     doc: 'embedded database: threads that run the heavy reads (windows, searches, busy time) beside the request thread; 0 runs them on it',
   },
+  READS_AT_ONCE: {
+    default: '4',
+    read: wholeNumber(1, 64),
+    doc: 'reads of the synced copies served at once; the rest wait in line, so that under many clients the request thread never resumes them all in one turn',
+  },
   SECRET_KEY: {
     shown: 'unset: generated into `$DATA_DIR/secret.key`',
     read: secretKey,

@@ -36,6 +36,8 @@ export interface Metrics {
   refused(limiter: Limiter): void;
   /** Where the copy gauges are read from at each scrape (set once, by the composition root). */
   readCopyHealth(read: () => Promise<CopyHealth>): void;
+  /** Where the count of reads waiting for a slot (lib/workSlots.ts) is read at each scrape. */
+  readReadsWaiting(read: () => number): void;
 }
 
 /** The methods counted by name; any other is `other`. */
@@ -134,6 +136,16 @@ export function createMetrics(): Metrics {
     (h) => h.oldestAgeSeconds,
   );
 
+  let readsWaiting: (() => number) | undefined;
+  new Gauge({
+    name: 'copy_reads_waiting',
+    help: 'Reads of the calendar copies waiting in line for a slot (READS_AT_ONCE) now.',
+    registers,
+    collect() {
+      this.set(readsWaiting?.() ?? 0);
+    },
+  });
+
   // Since the previous scrape (a stall shows in the next one), in one metric under the name the
   // operations documentation uses; prom-client's nodejs_eventloop_lag_* split the same measure.
   const loopDelay = monitorEventLoopDelay({ resolution: 10 });
@@ -182,6 +194,9 @@ export function createMetrics(): Metrics {
     refused: (limiter) => refusals.inc({ limiter }),
     readCopyHealth(read) {
       copyHealth = read;
+    },
+    readReadsWaiting(read) {
+      readsWaiting = read;
     },
   };
 }

@@ -1,7 +1,8 @@
 /**
  * A client that has gone stops its read: readEvents is given the request's signal, asks no copy
- * once it is aborted, and reads no event's row once it is aborted while the copies' places are
- * chosen (the loop is free while a query runs off it, so the closed connection is heard).
+ * once it is aborted, reads no event's row once it is aborted while the copies' places are
+ * chosen (the loop is free while a query runs off it, so the closed connection is heard), and
+ * leaves the line of reads waiting for a slot.
  */
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
@@ -12,6 +13,7 @@ import { createEventIds } from '../../src/calendars/eventIds.ts';
 import { readEvents } from '../../src/calendars/reads/readEvents.ts';
 import { parseWindow } from '../../src/domain/window.ts';
 import { createSecretBox } from '../../src/lib/encryption.ts';
+import { workSlots } from '../../src/lib/workSlots.ts';
 import type { Principal } from '../../src/policy/principal.ts';
 import { defaultPolicy } from '../../src/policy/workspacePolicy.ts';
 import { reconcileCopies } from '../../src/store/copyMembership.ts';
@@ -67,7 +69,7 @@ describe('a read whose client has gone', () => {
   after(() => handle.close());
 
   /** Deps whose copies all answer, counting the copies asked and the queries of events' rows; `onQuery` runs at each query of the copies. */
-  const depsCounting = (onQuery: () => void) => {
+  const depsCounting = (onQuery: () => void, slots = workSlots(4)) => {
     const asked = new Set<unknown>();
     const counted = { rowReads: 0, copies: () => asked.size };
     const counter: KyselyPlugin = {
@@ -89,6 +91,7 @@ describe('a read whose client has gone', () => {
       providers: {},
       ids,
       readDeadlineMs: 1_000,
+      readSlots: slots,
       copies: {
         forRead: async (ids) => {
           const keys = await copyKeys(handle.db);
@@ -134,5 +137,28 @@ describe('a read whose client has gone', () => {
     });
     assert.equal(counted.copies(), 3);
     assert.equal(counted.rowReads, 0);
+  });
+
+  it('waits in line while every slot is held, and leaves it unread once the client has gone', async () => {
+    const slots = workSlots(1);
+    let free!: () => void;
+    const held = slots.run(() => new Promise<void>((resolve) => (free = resolve)));
+    const gone = new AbortController();
+    const { deps, counted } = depsCounting(() => {}, slots);
+    const waiting = readEvents(deps, principal, request(), { signal: gone.signal });
+    // Its statements before the line may take a turn of the loop or two (the driver yields).
+    for (let turns = 0; slots.waiting === 0 && turns < 100; turns++)
+      await new Promise((resolve) => setImmediate(resolve));
+    assert.equal(slots.waiting, 1);
+    assert.equal(counted.copies(), 0);
+    gone.abort();
+    await assert.rejects(waiting, { name: 'AbortError' });
+    assert.equal(slots.waiting, 0);
+    assert.equal(counted.copies(), 0);
+    free();
+    await held;
+    // The slot it never took is free for the next read.
+    const next = await readEvents(depsCounting(() => {}, slots).deps, principal, request());
+    assert.equal(next.events.length, 6);
   });
 });

@@ -238,51 +238,50 @@ export async function readEvents(
     if (copy.skipped > 0) excluded.push({ calendarId: calendar.id, reason: 'incomplete' });
     return { view: calendarView(calendar, options(level)), copy };
   });
-  const stopIfGone = () => {
-    if (signal?.aborted) {
-      deadline.clear();
-      signal.throwIfAborted();
-    }
-  };
-  const copyParts: CalendarPart[] = [];
   const busy: BusySpan[] = [];
-  if (filter.busy !== undefined && fromCopies.length > 0) {
-    // Every copy's busy time in one query, times only.
-    stopIfGone();
-    try {
-      const read = await readCopiesBusy(deps, fromCopies, request.window, filter.busy.tentativeIsBusy);
-      for (const { calendarId, error } of read.refused) fail(calendarId, error);
-      busy.push(...read.busy);
-    } catch (error) {
-      for (const { view } of fromCopies) fail(view.calendarId, error);
-    }
-  } else if (filter.busy === undefined && fromCopies.length > 0) {
-    // Every copy's places in one query: the page is chosen and counted by the database.
-    stopIfGone();
-    try {
-      const { candidates, total, refused } = await readCopies(deps, fromCopies, request.window, {
-        scopes: principal.scopes,
-        ...(words === undefined ? {} : { words }),
-        ...(filter.first === undefined ? {} : { first: filter.first }),
-        ...(after === undefined ? {} : { after }),
-      });
-      for (const { calendarId, error } of refused) fail(calendarId, error);
-      copyParts.push({ events: candidates, total });
-    } catch (error) {
-      for (const { view } of fromCopies) fail(view.calendarId, error);
-    }
-  }
-  const parts = [...copyParts, ...(await Promise.all(liveParts))];
+  // Live calendars first (each within the deadline), then the local part in one slot: the
+  // copies read, the page chosen and made. A slot is never held while a provider is waited for;
+  // a client gone while its read waits for one leaves the line, and stops it between steps.
+  const liveRead = await Promise.all(liveParts);
   deadline.clear();
-  signal?.throwIfAborted();
-  // Each calendar's events come in the one order; merging them keeps it. Only those returned are made.
-  const lists = parts.map((part) => part.events);
-  const chosenEvents = filter.first === undefined ? mergeOrdered(lists) : firstOrdered(lists, filter.first);
-  // Made a slice at a time, the loop free between slices: a long list never holds it for long.
-  const events = await completeChosen(deps, chosenEvents, async () => {
-    await yieldToLoop();
+  const { parts, events } = await deps.readSlots.run(async () => {
+    const copyParts: CalendarPart[] = [];
+    if (filter.busy !== undefined && fromCopies.length > 0) {
+      // Every copy's busy time in one query, times only.
+      try {
+        const read = await readCopiesBusy(deps, fromCopies, request.window, filter.busy.tentativeIsBusy);
+        for (const { calendarId, error } of read.refused) fail(calendarId, error);
+        busy.push(...read.busy);
+      } catch (error) {
+        for (const { view } of fromCopies) fail(view.calendarId, error);
+      }
+    } else if (filter.busy === undefined && fromCopies.length > 0) {
+      // Every copy's places in one query: the page is chosen and counted by the database.
+      try {
+        const { candidates, total, refused } = await readCopies(deps, fromCopies, request.window, {
+          scopes: principal.scopes,
+          ...(words === undefined ? {} : { words }),
+          ...(filter.first === undefined ? {} : { first: filter.first }),
+          ...(after === undefined ? {} : { after }),
+        });
+        for (const { calendarId, error } of refused) fail(calendarId, error);
+        copyParts.push({ events: candidates, total });
+      } catch (error) {
+        for (const { view } of fromCopies) fail(view.calendarId, error);
+      }
+    }
+    const parts = [...copyParts, ...liveRead];
     signal?.throwIfAborted();
-  });
+    // Each calendar's events come in the one order; merging them keeps it. Only those returned are made.
+    const lists = parts.map((part) => part.events);
+    const chosenEvents = filter.first === undefined ? mergeOrdered(lists) : firstOrdered(lists, filter.first);
+    // Made a slice at a time, the loop free between slices: a long list never holds it for long.
+    const events = await completeChosen(deps, chosenEvents, async () => {
+      await yieldToLoop();
+      signal?.throwIfAborted();
+    });
+    return { parts, events };
+  }, signal);
   const total = parts.reduce((sum, part) => sum + part.total, 0);
   excluded.sort(
     (a, b) => request.calendarIds.indexOf(a.calendarId) - request.calendarIds.indexOf(b.calendarId),

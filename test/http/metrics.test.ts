@@ -11,6 +11,8 @@ import { after, before, describe, it } from 'node:test';
 import * as clientV2 from '@modelcontextprotocol/client';
 import { addConnection } from '../../src/calendars/connections/connections.ts';
 import { ConfigError, loadConfig } from '../../src/config/config.ts';
+import { createMetrics } from '../../src/lib/metrics.ts';
+import { workSlots } from '../../src/lib/workSlots.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { parseExposition, type Sample, sampleValue } from '../helpers/exposition.ts';
 import { grantToken } from '../helpers/grantToken.ts';
@@ -329,6 +331,26 @@ describe('/metrics: what happened, with its labels', () => {
     assert.equal(sampleValue(samples, 'calendar_copies_failing'), 1);
     assert.equal(sampleValue(samples, 'calendar_copy_oldest_age_seconds'), 3600);
     feedStatus = 200;
+  });
+});
+
+describe('/metrics: reads of the copies waiting for a slot', () => {
+  it('are the line as it is at each scrape', async () => {
+    const metrics = createMetrics();
+    const waiting = async () => {
+      const samples = parseExposition(await metrics.exposition());
+      assert.ok(samples.some((sample) => sample.name === 'copy_reads_waiting'));
+      return sampleValue(samples, 'copy_reads_waiting');
+    };
+    const slots = workSlots(1);
+    metrics.readReadsWaiting(() => slots.waiting);
+    let free!: () => void;
+    const held = slots.run(() => new Promise<void>((resolve) => (free = resolve)));
+    const queued = [slots.run(async () => {}), slots.run(async () => {})];
+    assert.equal(await waiting(), 2);
+    free();
+    await Promise.all([held, ...queued]);
+    assert.equal(await waiting(), 0);
   });
 });
 

@@ -2,7 +2,8 @@
  * A client that has gone stops its read: readEvents is given the request's signal, asks no copy
  * once it is aborted, reads no event's row once it is aborted while the copies' places are
  * chosen (the loop is free while a query runs off it, so the closed connection is heard), and
- * leaves the line of reads waiting for a slot.
+ * leaves the line of reads waiting for a slot. A live calendar's provider is waited for before
+ * the read takes its slot, never while holding one.
  */
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
@@ -20,7 +21,12 @@ import { reconcileCopies } from '../../src/store/copyMembership.ts';
 import { type DatabaseHandle, migrateToLatest, openDatabase } from '../../src/store/database.ts';
 import { TestClock } from '../helpers/clock.ts';
 import { copyHolding, copyKeys, freshCopy } from '../helpers/copiedOccurrences.ts';
-import { occurrence } from '../helpers/memoryCalendars.ts';
+import {
+  type MemoryCalendar,
+  memoryProvider,
+  occurrence,
+  seedMemoryAccount,
+} from '../helpers/memoryCalendars.ts';
 import { seedCalendars, seedReadGrant, seedUser, seedWorkspace } from '../helpers/seed.ts';
 
 const secretKey = randomBytes(32);
@@ -29,7 +35,24 @@ const ids = createEventIds(secretKey);
 describe('a read whose client has gone', () => {
   let handle: DatabaseHandle;
   let calendarIds: string[];
+  let liveId: string;
   let principal: Principal;
+  // A calendar with no copy: read from its provider, whose answer each test lets through.
+  const liveCalendar: MemoryCalendar = {
+    name: 'Live',
+    occurrences: [occurrence({ start: '2026-03-04T09:00:00', timeZone: 'Europe/Berlin' })],
+  };
+  let providerAsked = 0;
+  let answerProvider = () => {};
+  const provider = memoryProvider('caldav', new Map([['/live/', liveCalendar]]));
+  const slowProvider: typeof provider = {
+    ...provider,
+    listEvents: async (...args) => {
+      providerAsked += 1;
+      await new Promise<void>((resolve) => (answerProvider = resolve));
+      return provider.listEvents(...args);
+    },
+  };
 
   before(async () => {
     handle = openDatabase({ sqlitePath: ':memory:' });
@@ -41,6 +64,12 @@ describe('a read whose client has gone', () => {
       { name: 'Two' },
       { name: 'Three' },
     ]);
+    const [live] = await seedMemoryAccount(
+      { db: handle.db, box: createSecretBox(secretKey) },
+      owner,
+      slowProvider,
+    );
+    liveId = live!;
     await seedReadGrant(handle.db, owner, calendarIds);
     await reconcileCopies(handle.db, 0);
     for (const calendarId of calendarIds)
@@ -61,7 +90,7 @@ describe('a read whose client has gone', () => {
       clientId: 'c',
       grantId: 'g',
       scopes: ['calendar:read'],
-      calendars: calendarIds.map((calendarId) => ({ calendarId, detailLevel: 'full' })),
+      calendars: [...calendarIds, liveId].map((calendarId) => ({ calendarId, detailLevel: 'full' })),
       privateDetails: false,
       policy: defaultPolicy,
     };
@@ -88,14 +117,15 @@ describe('a read whose client has gone', () => {
       db: handle.db.withPlugin(counter),
       clock: new TestClock(),
       box: createSecretBox(secretKey),
-      providers: {},
+      providers: { caldav: slowProvider },
       ids,
       readDeadlineMs: 1_000,
       readSlots: slots,
       copies: {
         forRead: async (ids) => {
           const keys = await copyKeys(handle.db);
-          return new Map(ids.map((id) => [id, freshCopy(id, keys.get(id)!)]));
+          const copied = ids.filter((id) => id !== liveId);
+          return new Map(copied.map((id) => [id, freshCopy(id, keys.get(id)!)]));
         },
         afterWrite: async () => {},
         syncNow: async () => 'synced',
@@ -160,5 +190,26 @@ describe('a read whose client has gone', () => {
     // The slot it never took is free for the next read.
     const next = await readEvents(depsCounting(() => {}, slots).deps, principal, request());
     assert.equal(next.events.length, 6);
+  });
+
+  it("holds no slot while a live calendar's provider is waited for", async () => {
+    const slots = workSlots(1);
+    const { deps } = depsCounting(() => {}, slots);
+    providerAsked = 0;
+    const mixed = readEvents(deps, principal, { ...request(), calendarIds: [liveId, calendarIds[0]!] });
+    for (let turns = 0; providerAsked === 0 && turns < 100; turns++)
+      await new Promise((resolve) => setImmediate(resolve));
+    assert.equal(providerAsked, 1);
+    // The one slot is free while the provider has not answered: a read of copies alone goes through.
+    const copiesOnly = await readEvents(deps, principal, request());
+    assert.equal(copiesOnly.events.length, 6);
+    assert.equal(slots.waiting, 0);
+    answerProvider();
+    const read = await mixed;
+    assert.deepEqual(read.excluded, []);
+    assert.deepEqual(
+      read.events.map((placed) => placed.event.calendarId).sort(),
+      [calendarIds[0], calendarIds[0], liveId].sort(),
+    );
   });
 });

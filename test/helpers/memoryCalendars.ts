@@ -298,7 +298,7 @@ function memoryWriter(find: (calendar: ProviderCalendar) => MemoryCalendar): Eve
  * when given: each person their own); returns their opaque ids in order.
  */
 export async function seedMemoryAccount<K extends 'caldav' | 'google'>(
-  ctx: AppContext,
+  ctx: Pick<AppContext, 'db' | 'box'>,
   owner: { userId: string; workspaceId: string },
   provider: CalendarProvider<K>,
   only?: readonly string[],

@@ -168,6 +168,14 @@ export async function readEvents(
   request: ReadRequest,
   filter: ReadFilter = {},
 ): Promise<EventsRead> {
+  // The copies of the granted calendars are looked up beside the check of the calendars: one
+  // round trip fewer on PostgreSQL. A refused read never looks at them.
+  const granted = new Set(principal.calendars.map((c) => c.calendarId));
+  const copiesRead = deps.copies?.forRead(
+    [...new Set(request.calendarIds)].filter((id) => granted.has(id)),
+    request.window,
+  );
+  copiesRead?.catch(() => {});
   const chosen = await permittedCalendars(deps.db, principal, request.calendarIds);
   // Decided for every calendar before any provider call: no zone is ever guessed.
   const zoneless = chosen.filter((t) => needsTimeZone(t.account, t.calendar, request.timeZone));
@@ -181,13 +189,7 @@ export async function readEvents(
   const excluded: CalendarExclusion[] = [];
   const stale: StaleCopy[] = [];
   const deadline = requestDeadline(deps.readDeadlineMs);
-  const copies =
-    deps.copies === undefined
-      ? new Map()
-      : await deps.copies.forRead(
-          chosen.map((t) => t.calendar.id),
-          request.window,
-        );
+  const copies = copiesRead === undefined ? new Map() : await copiesRead;
   const fail = (calendarId: string, error: unknown): CalendarPart => {
     const reason = exclusionReason(error);
     if (reason === undefined) deps.onUnexpectedError?.(error);

@@ -1,9 +1,10 @@
 /**
- * A client that has gone stops its read: readEvents is given the request's signal, asks no copy
- * once it is aborted, reads no event's row once it is aborted while the copies' places are
- * chosen (the loop is free while a query runs off it, so the closed connection is heard), and
- * leaves the line of reads waiting for a slot. A live calendar's provider is waited for before
- * the read takes its slot, never while holding one.
+ * The steps of a read of the copies. The copies of the granted calendars are asked for beside the
+ * check of the calendars, and only those. A client that has gone stops its read: readEvents is
+ * given the request's signal, asks no copy once it is aborted, reads no event's row once it is
+ * aborted while the copies' places are chosen (the loop is free while a query runs off it, so
+ * the closed connection is heard), and leaves the line of reads waiting for a slot. A live
+ * calendar's provider is waited for before the read takes its slot, never while holding one.
  */
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
@@ -32,7 +33,7 @@ import { seedCalendars, seedReadGrant, seedUser, seedWorkspace } from '../helper
 const secretKey = randomBytes(32);
 const ids = createEventIds(secretKey);
 
-describe('a read whose client has gone', () => {
+describe('the steps of a read of the copies', () => {
   let handle: DatabaseHandle;
   let calendarIds: string[];
   let liveId: string;
@@ -97,13 +98,23 @@ describe('a read whose client has gone', () => {
   });
   after(() => handle.close());
 
-  /** Deps whose copies all answer, counting the copies asked and the queries of events' rows; `onQuery` runs at each query of the copies. */
+  /**
+   * Deps whose copies all answer, counting the copies asked, the queries of events' rows and the
+   * calendars' checks answered when the copies were asked for; `onQuery` runs at each query of
+   * the copies.
+   */
   const depsCounting = (onQuery: () => void, slots = workSlots(4)) => {
     const asked = new Set<unknown>();
-    const counted = { rowReads: 0, copies: () => asked.size };
+    const counted = {
+      rowReads: 0,
+      copies: () => asked.size,
+      calendarChecks: 0,
+      copiesAskedFor: [] as { ids: readonly string[]; calendarChecks: number }[],
+    };
     const counter: KyselyPlugin = {
       transformQuery: ({ node, queryId }) => {
         const query = handle.db.getExecutor().compileQuery(node, queryId);
+        if (/from "calendars" where "id" in/.test(query.sql)) checks.add(queryId);
         if (query.sql.includes('select id, event_id, occurrence_id, data')) counted.rowReads += 1;
         else if (query.sql.includes('from copy_occurrences')) {
           for (const value of query.parameters) if (calendarIds.includes(value as string)) asked.add(value);
@@ -111,8 +122,12 @@ describe('a read whose client has gone', () => {
         }
         return node;
       },
-      transformResult: async ({ result }) => result,
+      transformResult: async ({ result, queryId }) => {
+        if (checks.has(queryId)) counted.calendarChecks += 1;
+        return result;
+      },
     };
+    const checks = new WeakSet<object>();
     const deps: CalendarDeps = {
       db: handle.db.withPlugin(counter),
       clock: new TestClock(),
@@ -123,6 +138,7 @@ describe('a read whose client has gone', () => {
       readSlots: slots,
       copies: {
         forRead: async (ids) => {
+          counted.copiesAskedFor.push({ ids, calendarChecks: counted.calendarChecks });
           const keys = await copyKeys(handle.db);
           const copied = ids.filter((id) => id !== liveId);
           return new Map(copied.map((id) => [id, freshCopy(id, keys.get(id)!)]));
@@ -147,6 +163,33 @@ describe('a read whose client has gone', () => {
     assert.equal(read.events.length, 6);
     assert.equal(counted.copies(), 3);
     assert.equal(counted.rowReads, 1);
+  });
+
+  it("asks for the copies beside the calendars' check, once", async () => {
+    const { deps, counted } = depsCounting(() => {});
+    const read = await readEvents(deps, principal, request());
+    assert.equal(read.events.length, 6);
+    assert.deepEqual(counted.copiesAskedFor, [{ ids: calendarIds, calendarChecks: 0 }]);
+    assert.equal(counted.calendarChecks, 1);
+  });
+
+  it('asks for no copy of a calendar outside the grant, and refuses the read', async () => {
+    const { deps, counted } = depsCounting(() => {});
+    const stranger = 'cal_not_granted';
+    await assert.rejects(
+      readEvents(deps, principal, {
+        ...request(),
+        calendarIds: [calendarIds[0]!, stranger, calendarIds[0]!],
+      }),
+      { code: 'calendar_not_permitted' },
+    );
+    // Asked beside the check or not at all, never of a calendar the grant does not hold.
+    const askedIds = counted.copiesAskedFor.flatMap((asked) => asked.ids);
+    assert.ok(
+      askedIds.every((id) => calendarIds.includes(id)),
+      `asked for ${askedIds.join(', ')}`,
+    );
+    assert.equal(counted.copies(), 0);
   });
 
   it('asks no copy once the client has gone', async () => {

@@ -527,6 +527,7 @@ async function placeholderRows(
 
 interface NamedRow {
   id: number | string;
+  copy_key: number | string;
   start_ms: number | string;
   end_ms: number | string;
   floating: number;
@@ -566,12 +567,10 @@ async function namedPlaces(
     lowestBucket = Math.min(lowestBucket, bucket);
     highestBucket = Math.max(highestBucket, bucket);
   };
-  const calendarOf = new Map<number, string>();
   // Buckets that reach the window, their rows' ids: those that end past it are its tail.
   const buckets = new Map<number, number[]>();
   for (const query of queries) {
     for (const { id, bucket, local } of named.get(query.calendarId) ?? []) {
-      calendarOf.set(id, query.calendarId);
       if (local || bucketStartMs(bucket + 1) <= fromCeilMs) looked.push(id);
       else {
         const ids = buckets.get(bucket);
@@ -604,7 +603,8 @@ async function namedPlaces(
     }
   }
   const copyKeys = queries.map((query) => query.copyKey);
-  const columns = sql`id, start_ms, end_ms, floating, occurrence_id`;
+  // A row's copy says its calendar: the thousands of rows named are not each mapped to theirs.
+  const columns = sql`id, copy_key, start_ms, end_ms, floating, occurrence_id`;
   const reads = [
     ...(looked.length === 0 ? [] : [sql`select ${columns} ${byIds(db, looked)}`]),
     ...(ranged.length === 0
@@ -634,12 +634,13 @@ async function namedPlaces(
           ).compile(db),
         ).then((rows) => Number(rows[0]?.n ?? 0)),
   ]);
-  const byCalendar = new Map(queries.map((query) => [query.calendarId, query]));
+  const byCopy = new Map(queries.map((query) => [query.copyKey, query]));
   const places: CopyPlace[] = [];
   for (const row of found) {
     const rowId = Number(row.id);
-    const calendarId = calendarOf.get(rowId)!;
-    const startMs = placedInWindow(row, byCalendar.get(calendarId)!);
+    const query = byCopy.get(Number(row.copy_key))!;
+    const { calendarId } = query;
+    const startMs = placedInWindow(row, query);
     if (startMs === undefined) continue;
     const place = {
       rowId,

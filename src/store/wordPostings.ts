@@ -137,7 +137,10 @@ export function decodePostingsInto(bytes: Uint8Array, into: DecodedPostings): nu
       if (scale > 2 ** 49) throw new PostingsCorrupt('a posting gap too long');
       continue;
     }
-    last += Math.floor(value / 8);
+    const gap = Math.floor(value / 8);
+    // Ids ascend from 1: a list names each row once, which a search counts on.
+    if (gap === 0) throw new PostingsCorrupt('a posting repeating the id before');
+    last += gap;
     if (last > Number.MAX_SAFE_INTEGER) throw new PostingsCorrupt('a posting past any row id');
     ids[count] = last;
     flags[count] = value % 8;

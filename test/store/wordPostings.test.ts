@@ -75,14 +75,18 @@ describe('word postings', () => {
     );
   });
 
-  it('refuses a list cut short or a gap past any id, never loops', () => {
+  it('refuses a list cut short, a gap past any id or an id named twice, never loops', () => {
     assert.throws(() => decodePostings(Uint8Array.from([0x85])), PostingsCorrupt);
+    // Ids 1 and 1 (gaps 1 and 0, flags 0): a row named twice would be counted twice.
+    assert.throws(() => decodePostings(Uint8Array.from([0x08, 0x00])), PostingsCorrupt);
+    assert.throws(() => decodePostings(Uint8Array.from([0x03])), PostingsCorrupt);
     assert.throws(() => decodePostings(new Uint8Array(10).fill(0xff)), PostingsCorrupt);
     fc.assert(
       fc.property(fc.uint8Array({ maxLength: 64 }), (bytes) => {
         try {
           const { ids, flags } = decodePostings(bytes);
           assert.equal(ids.length, flags.length);
+          for (let k = 1; k < ids.length; k++) assert.ok(ids[k]! > ids[k - 1]!);
           for (const id of ids) assert.ok(Number.isSafeInteger(id));
           for (const flag of flags) assert.ok(flag >= 0 && flag < 8);
         } catch (error) {

@@ -14,5 +14,15 @@ describe('canonicalJson', () => {
   it('keeps the order of arrays and drops what JSON drops', () => {
     assert.notEqual(canonicalJson([1, 2]), canonicalJson([2, 1]));
     assert.equal(canonicalJson({ a: undefined, b: 'x' }), '{"b":"x"}');
+    assert.equal(canonicalJson([undefined, () => 1]), '[null,null]');
+    assert.equal(
+      canonicalJson({ when: new Date(0), n: Number.NaN }),
+      '{"n":null,"when":"1970-01-01T00:00:00.000Z"}',
+    );
+  });
+
+  it("writes the text copies' versions were hashed from: array-index keys first, as numbers", () => {
+    // A change of this text would change every listing-synced item's version: all rewritten once.
+    assert.equal(canonicalJson({ b: 1, 10: 2, 9: 3, '09': 4, a: 5 }), '{"9":3,"10":2,"09":4,"a":5,"b":1}');
   });
 });

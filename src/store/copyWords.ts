@@ -322,7 +322,7 @@ export async function wordCandidates(
     if (byWord === undefined) continue;
     // Each query word's rows, the previous words' kept: the postings of its words are walked once,
     // each row kept once (several words may contain the query word), in a list: a search names
-    // thousands of rows, and a map of them was a tenth of its work on the request thread.
+    // thousands of rows, and maps of them cost the request thread more than lists do.
     let kept: Candidate[] | undefined;
     for (const containing of found) {
       const before =

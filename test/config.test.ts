@@ -51,6 +51,7 @@ describe('configuration', () => {
       SECRET_KEY: 'short',
       BASE_URL: 'not a url',
       SESSION_TTL_HOURS: '0',
+      SQLITE_READ_THREADS: '17',
     });
     for (const name of [
       'PORT',
@@ -61,6 +62,7 @@ describe('configuration', () => {
       'SECRET_KEY',
       'BASE_URL',
       'SESSION_TTL_HOURS',
+      'SQLITE_READ_THREADS',
     ]) {
       assert.ok(
         problems.some((p) => p.startsWith(name)),
@@ -91,6 +93,15 @@ describe('configuration', () => {
         bad,
       );
     }
+  });
+
+  it('reads how many reads of the copies are served at once: 4 unless told, from 1 to 64', () => {
+    assert.equal(loadConfig({}).readsAtOnce, 4);
+    assert.equal(loadConfig({ READS_AT_ONCE: '1' }).readsAtOnce, 1);
+    assert.equal(loadConfig({ READS_AT_ONCE: '64' }).readsAtOnce, 64);
+    // None at once would serve no read; a line no shorter than the clients would bound nothing.
+    for (const bad of ['0', '65', '2.5', 'many'])
+      assert.match(problemsOf({ READS_AT_ONCE: bad })[0]!, /^READS_AT_ONCE must be a whole number/, bad);
   });
 
   it('rejects a non-numeric port and a base URL with a query', () => {

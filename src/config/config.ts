@@ -110,6 +110,9 @@ export function loadConfig(env: Env): Config {
   }
   const databaseUrl = read('DATABASE_URL');
   const redisUrl = read('REDIS_URL');
+  const dataDir = read('DATA_DIR');
+  const sqliteReadThreads = read('SQLITE_READ_THREADS');
+  const readsAtOnce = read('READS_AT_ONCE');
   const secretKey = read('SECRET_KEY');
   if (environment === 'production' && secretKey === undefined && fine('SECRET_KEY')) {
     problems.push('SECRET_KEY is required when APP_ENV=production (32 random bytes, base64 or hex)');
@@ -169,9 +172,9 @@ export function loadConfig(env: Env): Config {
     baseUrlFromPort,
     databaseUrl,
     redisUrl,
-    dataDir: read('DATA_DIR'),
-    sqliteReadThreads: read('SQLITE_READ_THREADS'),
-    readsAtOnce: read('READS_AT_ONCE'),
+    dataDir,
+    sqliteReadThreads,
+    readsAtOnce,
     secretKey,
     logLevel,
     trustProxy,

@@ -115,7 +115,7 @@ function inWindow(part: Part, kind: Kind, each?: Each) {
     kind === 'instants'
       ? sql<number>`end_ms`
       : sql<number>`(case floating when 1 then ${start} + (end_ms - start_ms) else ${placed(sql<number>`end_ms`, part.offsets)} end)`;
-  const { fromMs, fromCeilMs, untilCeilMs } = windowMs(part.window);
+  const { fromMs, untilCeilMs } = windowMs(part.window);
   // Local times lie within a zone's offset of where they are kept: the range widens by that much.
   const slackMs = kind === 'instants' ? 0 : zoneSlackMs;
   const [only] = part.copyKeys;
@@ -131,9 +131,13 @@ function inWindow(part: Part, kind: Kind, each?: Each) {
       : sql`start_ms >= ${numberParameter(fromMs - part.longestMs - slackMs)}`,
     sql`start_ms < ${numberParameter(untilCeilMs + slackMs)}`,
   ];
-  // domain/occurrences.ts#overlapsNs: a zero-length occurrence counts when it starts inside.
-  const overlap = sql<boolean>`((${start} = ${end} and ${start} >= ${numberParameter(fromCeilMs)} and ${start} < ${numberParameter(untilCeilMs)}) or (${start} <> ${end} and ${start} < ${numberParameter(untilCeilMs)} and ${end} > ${numberParameter(fromMs)}))`;
-  return { start, end, range, conditions: [...range, overlap] };
+  return { start, end, range, conditions: [...range, overlaps(start, end, part.window)] };
+}
+
+/** domain/occurrences.ts#overlapsNs in the statement: a zero-length occurrence counts when it starts inside. */
+function overlaps(start: RawBuilder<number>, end: RawBuilder<number>, window: CopyQuery['window']) {
+  const { fromMs, fromCeilMs, untilCeilMs } = windowMs(window);
+  return sql<boolean>`((${start} = ${end} and ${start} >= ${numberParameter(fromCeilMs)} and ${start} < ${numberParameter(untilCeilMs)}) or (${start} <> ${end} and ${start} < ${numberParameter(untilCeilMs)} and ${end} > ${numberParameter(fromMs)}))`;
 }
 
 /** Whole milliseconds that decide the same as the window's nanosecond bounds. */
@@ -532,20 +536,47 @@ interface NamedRow {
   end_ms: number | string;
   floating: number;
   occurrence_id: string;
+  /** The ranges' matches (on each row of their page), or the tail's. */
+  matched: number | string;
+  /** 0: looked up by id, placed here; 1: of the ranges' page, matched by the statement; 2: the tail's count. */
+  kind: number | string;
+}
+
+/**
+ * The order of calendars in a statement over copies' rows, which hold their copy's number and
+ * not the calendar's id: the place of the number in a list of the numbers in the order of the
+ * ids (`calendarPlace`), and the cursor's calendar's place in it (`atCalendar`; one of its own
+ * when it is none of them).
+ */
+function calendarOrder(db: Db, queries: readonly CopyQuery[], after: CopyQuery['after']) {
+  const cursorKey = queries.find((query) => query.calendarId === after?.calendarId)?.copyKey;
+  const listed = [
+    ...queries.map((query) => ({ id: query.calendarId, key: String(query.copyKey) })),
+    ...(after === undefined || cursorKey !== undefined ? [] : [{ id: after.calendarId, key: 'cursor' }]),
+  ].sort((x, y) => compareStrings(x.id, y.id));
+  const list = `,${listed.map(({ key }) => key).join(',')},`;
+  const placeOfKey = (key: string) => list.indexOf(`,${key},`) + 1;
+  return {
+    calendarPlace: sql<number>`${sql.raw(engineOf(db) === 'postgres' ? 'strpos' : 'instr')}(${list}, ',' || copy_key || ',')`,
+    atCalendar: numberParameter(
+      after === undefined ? 0 : placeOfKey(cursorKey === undefined ? 'cursor' : String(cursorKey)),
+    ),
+  };
 }
 
 /**
  * A search's places from the rows the word index named (each holds every word where the reader
  * may see it). A row of instants whose bucket of starts lies wholly inside the window matches
- * as it is: only the page needs its place, so only the first of those buckets (in order, across
- * calendars) until the page is full are read; the rest, local times and rows near the window's
- * edges, are read too and placed in the window as the scan's statement places them — but the
- * bucket at the window's end, once the page is full before it, is only counted (its rows start
- * inside the window: those that start before its end match). Past a page's cursor, buckets
- * wholly before it are neither read nor counted, and the one holding it is read. Every match
- * after the cursor is counted. The instants read from the window's start on come from the read
- * index's range over their buckets, their ids a filter (`inRange`): a walk of adjacent index
- * entries, where a lookup of each row by id (`byIds`, for the rest) reads a page of the table each.
+ * as it is: only the first of those buckets (in order, across calendars) until the page is full
+ * are read, the rest counted by their ids alone — but the bucket at the window's end, once the
+ * page is full before it, is counted by the statement (its rows start inside the window: those
+ * that start before its end match). Past a page's cursor, buckets wholly before it are neither
+ * read nor counted. The instants read come from the read index's range over their buckets (from
+ * the window's start less the longest occurrence, or the cursor), their ids a filter
+ * (`inRange`): a walk of adjacent index entries. The statement matches them in the window and
+ * past the cursor, counts them and brings the page's first alone. Local times, and instants of
+ * buckets that end before the window starts, are few: looked up by id (`byIds`, a page of the
+ * table each) and placed here.
  */
 async function namedPlaces(
   db: Db,
@@ -605,55 +636,75 @@ async function namedPlaces(
   const copyKeys = queries.map((query) => query.copyKey);
   // A row's copy says its calendar: the thousands of rows named are not each mapped to theirs.
   const columns = sql`id, copy_key, start_ms, end_ms, floating, occurrence_id`;
+  const occurrence = inCodeOrder(db, 'occurrence_id');
+  const { calendarPlace, atCalendar } = calendarOrder(db, queries, after);
+  const at = numberParameter(after?.startMs ?? Number.MIN_SAFE_INTEGER);
+  // Nothing that starts before the longest occurrence reaches the window, or before the cursor, is read.
+  const lowestStart = Math.max(
+    bucketStartMs(lowestBucket),
+    windowMs(queries[0]!.window).fromMs - Math.max(...queries.map((query) => query.longestMs)),
+    after?.startMs ?? Number.MIN_SAFE_INTEGER,
+  );
+  const rangedRows =
+    ranged.length === 0
+      ? undefined
+      : sql`${inRange(db, copyKeys, lowestStart, bucketStartMs(highestBucket + 1), ranged)} and ${overlaps(
+          sql`start_ms`,
+          sql`end_ms`,
+          queries[0]!.window,
+        )} and (start_ms > ${at} or (start_ms = ${at} and (${calendarPlace} > ${atCalendar} or (${calendarPlace} = ${atCalendar} and ${occurrence} > ${after?.occurrenceId ?? ''}))))`;
+  // One statement: the rows looked up (`kind` 0), the ranges' page (1), each row of which carries
+  // the count of the ranges' matches, and the count of the tail's (2).
   const reads = [
-    ...(looked.length === 0 ? [] : [sql`select ${columns} ${byIds(db, looked)}`]),
-    ...(ranged.length === 0
+    ...(looked.length === 0 ? [] : [sql`select ${columns}, 0 as matched, 0 as kind ${byIds(db, looked)}`]),
+    ...(rangedRows === undefined
       ? []
       : [
-          sql`select ${columns} ${inRange(
-            db,
-            copyKeys,
-            bucketStartMs(lowestBucket),
-            bucketStartMs(highestBucket + 1),
-            ranged,
-          )}`,
+          sql`select *, 1 as kind from (select ${columns}, count(*) over () as matched ${rangedRows} order by start_ms, ${calendarPlace}, ${occurrence} limit ${numberParameter(first ?? Number.MAX_SAFE_INTEGER)}) as page`,
+        ]),
+    ...(counted.length === 0
+      ? []
+      : [
+          sql`select null, null, null, null, null, null, count(*), 2 ${inRange(db, copyKeys, countedFrom, untilCeilMs, counted)}`,
         ]),
   ];
-  const [found, tailCount] = await Promise.all([
+  const found =
     reads.length === 0
       ? []
-      : readOffLoop(db, reused(sql<NamedRow>`${sql.join(reads, sql` union all `)}`).compile(db)),
-    counted.length === 0
-      ? 0
-      : readOffLoop(
-          db,
-          reused(
-            sql<{
-              n: number | string;
-            }>`select count(*) as n ${inRange(db, copyKeys, countedFrom, untilCeilMs, counted)}`,
-          ).compile(db),
-        ).then((rows) => Number(rows[0]?.n ?? 0)),
-  ]);
+      : await readOffLoop(db, reused(sql<NamedRow>`${sql.join(reads, sql` union all `)}`).compile(db));
   const byCopy = new Map(queries.map((query) => [query.copyKey, query]));
   const places: CopyPlace[] = [];
+  // The rows looked up are matched here; the ranges' page came matched.
+  let lookedMatches = 0;
+  // The ranges' matches come on each row of their page, the tail's on a row of their own.
+  const pageRow = found.find((row) => Number(row.kind) === 1);
+  let countedMatches = pageRow === undefined ? 0 : Number(pageRow.matched);
   for (const row of found) {
-    const rowId = Number(row.id);
+    const kind = Number(row.kind);
+    if (kind === 2) {
+      countedMatches += Number(row.matched);
+      continue;
+    }
     const query = byCopy.get(Number(row.copy_key))!;
-    const { calendarId } = query;
-    const startMs = placedInWindow(row, query);
+    const ranged = kind === 1;
+    const startMs = ranged ? Number(row.start_ms) : placedInWindow(row, query);
     if (startMs === undefined) continue;
     const place = {
-      rowId,
-      calendarId,
+      rowId: Number(row.id),
+      calendarId: query.calendarId,
       startMs,
       floating: Number(row.floating) !== 0,
       occurrenceId: row.occurrence_id,
     };
-    if (after === undefined || inOrder(place, after) > 0) places.push(place);
+    if (ranged) places.push(place);
+    else if (after === undefined || inOrder(place, after) > 0) {
+      places.push(place);
+      lookedMatches += 1;
+    }
   }
   places.sort(inOrder);
-  // Every row read is placed (those of inside buckets all match); the rest are counted.
-  return { rows: places.slice(0, first), total: places.length + unlooked + tailCount };
+  // Inside buckets not read all match; the ranges and the tail were counted.
+  return { rows: places.slice(0, first), total: lookedMatches + countedMatches + unlooked };
 }
 
 /** Whether a copy holds floating or all-day times near the window: a zone is needed to place them. */

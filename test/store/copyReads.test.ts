@@ -16,7 +16,7 @@ import { CompiledQuery, type KyselyPlugin, type RootOperationNode } from 'kysely
 import { createEventIds } from '../../src/calendars/eventIds.ts';
 import { busyIntervals } from '../../src/domain/availability.ts';
 import type { DetailLevel } from '../../src/domain/detailLevels.ts';
-import { type CalendarView, mergeOrdered, toEvents } from '../../src/domain/occurrences.ts';
+import { type CalendarView, compareStrings, mergeOrdered, toEvents } from '../../src/domain/occurrences.ts';
 import type { ProviderOccurrence } from '../../src/domain/providerFacts.ts';
 import { matchesWords, queryWords } from '../../src/domain/search.ts';
 import { localOffsets } from '../../src/domain/time/localOffsets.ts';
@@ -346,6 +346,71 @@ for (const engine of await enginesUnderTest({ sqliteReaders: true })) {
       assert.ok(matches.length > 40);
       assert.equal(matches[0]!.event.title, 'Budget retreat');
       assert.ok(matches.some((e) => e.event.title === 'Budget, local'));
+    });
+
+    it("brings a search's page alone, never every match, and keeps the order past a cursor of a calendar it does not read", async () => {
+      // Two matches a day all month (and some the day before, which end before it starts); the
+      // other calendar's at the same starts, for ties.
+      const march = Array.from({ length: 31 }, (_, d) => `2026-03-${String(d + 1).padStart(2, '0')}`);
+      const work = [
+        ...march.flatMap((date, d) =>
+          ['08:00', '14:00'].map((hour, h) =>
+            berlin(`${date}T${hour}:00`, `work-${d}-${h}`, { title: 'Budget review' }),
+          ),
+        ),
+        berlin('2026-02-28T08:00:00', 'work-before', { title: 'Budget review' }),
+      ];
+      const home = march.map((date, d) =>
+        berlin(`${date}T08:00:00`, `home-${d}`, { title: 'Budget at home' }),
+      );
+      const longest = Math.max(await copied(work), await copied(home, otherId));
+      const w = window('2026-03-01T00:00:00Z', '2026-04-01T00:00:00Z');
+      const words = ['budget'];
+      const [workView, homeView] = [calendarId, otherId].map((id) =>
+        view({ calendarId: id, placementZone: 'Europe/Berlin' }),
+      ) as [CalendarView, CalendarView];
+      const both = mergeOrdered([toEvents(work, workView, ids, w), toEvents(home, homeView, ids, w)]);
+      /** The occurrence rows the read's statements bring (the word index's are not rows of copies). */
+      let brought = 0;
+      const counting: KyselyPlugin = {
+        transformQuery: ({ node }) => node,
+        transformResult: async ({ result }) => {
+          brought += result.rows.filter(
+            (row) => typeof (row as { occurrence_id?: unknown }).occurrence_id === 'string',
+          ).length;
+          return result;
+        },
+      };
+      const { rows, total } = await copyPage(
+        handle.db.withPlugin(counting),
+        [calendarId, otherId].map((id) => berlinQuery(id, w, longest, words)),
+        5,
+      );
+      const shown = (list: readonly { occurrenceId: string }[]) => list.map((e) => e.occurrenceId);
+      assert.deepEqual(shown(rows), shown(both.slice(0, 5).map((e) => e.event)));
+      assert.equal(total, 62 + 31);
+      assert.equal(brought, 5);
+      // Past a cursor of the other calendar at a start both share, a calendar read alone goes on
+      // from there in the one order: its id comes before the other's one way round, after it the other.
+      for (const [read, readView, other] of [
+        [calendarId, workView, otherId],
+        [otherId, homeView, calendarId],
+      ] as const) {
+        const cursor = both.find((e) => e.event.calendarId === other && e.startMs > both[20]!.startMs)!;
+        const after = toEvents(read === calendarId ? work : home, readView, ids, w).filter(
+          (e) =>
+            e.startMs > cursor.startMs || (e.startMs === cursor.startMs && compareStrings(read, other) > 0),
+        );
+        brought = 0;
+        const next = await copyPage(
+          handle.db.withPlugin(counting),
+          [berlinQuery(read, w, longest, words, cursor)],
+          5,
+        );
+        assert.deepEqual(shown(next.rows), shown(after.slice(0, 5).map((e) => e.event)));
+        assert.equal(next.total, after.length);
+        assert.equal(brought, 5);
+      }
     });
 
     it('places floating and all-day times in the reader zone, across DST changes and far zones', async () => {

@@ -26,11 +26,12 @@ export async function service(providers: AppContext['providers'], options: Servi
     GRANT_REQUESTS_PER_MINUTE: '10000000',
     SYNC_MAX_AGE_SECONDS: '86400',
     SYNC_HORIZON_PAST_DAYS: '3650',
-    // The embedded database's reader threads, as the environment says (to compare settings).
+    // The embedded database's reader threads, slots and search cache, as the environment says (to compare settings).
     ...(process.env.SQLITE_READ_THREADS === undefined
       ? {}
       : { SQLITE_READ_THREADS: process.env.SQLITE_READ_THREADS }),
     ...(process.env.READS_AT_ONCE === undefined ? {} : { READS_AT_ONCE: process.env.READS_AT_ONCE }),
+    ...(process.env.SEARCH_CACHE_MB === undefined ? {} : { SEARCH_CACHE_MB: process.env.SEARCH_CACHE_MB }),
   });
   const handle = openDatabase(
     options.databaseUrl === undefined

@@ -42,6 +42,7 @@ import {
 } from './store/database.ts';
 import { countGrantRequest } from './store/grantBudgetWindows.ts';
 import { listenForNotices, type NoticeListener, noticeChannels } from './store/notices.ts';
+import { WordCache } from './store/wordCache.ts';
 import { syncSettings } from './sync/horizon.ts';
 import { createPushUpkeep } from './sync/push.ts';
 import { createPushNotices } from './sync/pushNotices.ts';
@@ -181,6 +182,8 @@ export async function assemble(given: AppContext, options: AssembleOptions = {})
     });
   const readSlots = workSlots(ctx.config.readsAtOnce);
   ctx.metrics.readReadsWaiting(() => readSlots.waiting);
+  const wordCache = new WordCache(ctx.config.searchCacheBytes, ctx.metrics.searchCacheLookup);
+  ctx.metrics.readSearchCacheBytes(() => wordCache.bytes);
   const calendars: CalendarDeps = {
     ...account,
     ids,
@@ -189,6 +192,7 @@ export async function assemble(given: AppContext, options: AssembleOptions = {})
     readSlots,
     copies: sync,
     busyLookups: new BusyLookups(ctx.clock),
+    wordCache,
   };
   const app = await buildApp(
     ctx,

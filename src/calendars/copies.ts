@@ -26,6 +26,9 @@ export interface CopyForRead {
   /** The span it holds (epoch ms). */
   horizonStart: number;
   horizonEnd: number;
+  /** Moves whenever what it holds does; with when it was made, names what a search may keep of it (store/wordCache.ts). */
+  version: number;
+  createdAt: number;
 }
 
 /** What came of one sync: done, failed (the copy kept as it was), held by another sync, no copy to sync. */

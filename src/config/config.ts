@@ -20,6 +20,8 @@ export interface Config {
   sqliteReadThreads: number;
   /** Reads of the copies served at once (calendars/reads/readEvents.ts); the rest wait in line. */
   readsAtOnce: number;
+  /** Bytes kept of the word index for searches (store/wordCache.ts); 0: none. */
+  searchCacheBytes: number;
   /** 32-byte key for cookie/CSRF MACs and encryption at rest; absent → a per-install key file (not in production). */
   secretKey: Buffer | undefined;
   logLevel: LogLevel;
@@ -113,6 +115,7 @@ export function loadConfig(env: Env): Config {
   const dataDir = read('DATA_DIR');
   const sqliteReadThreads = read('SQLITE_READ_THREADS');
   const readsAtOnce = read('READS_AT_ONCE');
+  const searchCacheMb = read('SEARCH_CACHE_MB');
   const secretKey = read('SECRET_KEY');
   if (environment === 'production' && secretKey === undefined && fine('SECRET_KEY')) {
     problems.push('SECRET_KEY is required when APP_ENV=production (32 random bytes, base64 or hex)');
@@ -175,6 +178,7 @@ export function loadConfig(env: Env): Config {
     dataDir,
     sqliteReadThreads,
     readsAtOnce,
+    searchCacheBytes: searchCacheMb * 1024 * 1024,
     secretKey,
     logLevel,
     trustProxy,

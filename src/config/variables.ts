@@ -83,6 +83,11 @@ export const configVariables = {
     read: wholeNumber(1, 64),
     doc: 'reads of the synced copies served at once; the rest wait in line, so that under many clients the request thread never resumes them all in one turn',
   },
+  SEARCH_CACHE_MB: {
+    default: '4',
+    read: wholeNumber(0, 1024),
+    doc: "memory in MB kept for the copies' word index as searches read it, per version of each copy, from its second search on (0: none); an accelerator, never needed",
+  },
   SECRET_KEY: {
     shown: 'unset: generated into `$DATA_DIR/secret.key`',
     read: secretKey,

@@ -38,6 +38,10 @@ export interface Metrics {
   readCopyHealth(read: () => Promise<CopyHealth>): void;
   /** Where the count of reads waiting for a slot (lib/workSlots.ts) is read at each scrape. */
   readReadsWaiting(read: () => number): void;
+  /** A search's lookup of one copy's words in the cache (store/wordCache.ts): found whole, or read. */
+  searchCacheLookup(outcome: 'hit' | 'miss'): void;
+  /** Where the bytes the search cache holds are read at each scrape. */
+  readSearchCacheBytes(read: () => number): void;
 }
 
 /** The methods counted by name; any other is `other`. */
@@ -146,6 +150,21 @@ export function createMetrics(): Metrics {
     },
   });
 
+  const searchCacheLookups = counter(
+    'search_cache_lookups_total',
+    "Lookups of a copy's word index in the search cache (SEARCH_CACHE_MB), by outcome: hit (nothing read) or miss.",
+    ['outcome'],
+  );
+  let searchCacheBytes: (() => number) | undefined;
+  new Gauge({
+    name: 'search_cache_bytes',
+    help: 'Bytes the search cache holds now (of SEARCH_CACHE_MB).',
+    registers,
+    collect() {
+      this.set(searchCacheBytes?.() ?? 0);
+    },
+  });
+
   // Since the previous scrape (a stall shows in the next one), in one metric under the name the
   // operations documentation uses; prom-client's nodejs_eventloop_lag_* split the same measure.
   const loopDelay = monitorEventLoopDelay({ resolution: 10 });
@@ -197,6 +216,10 @@ export function createMetrics(): Metrics {
     },
     readReadsWaiting(read) {
       readsWaiting = read;
+    },
+    searchCacheLookup: (outcome) => searchCacheLookups.inc({ outcome }),
+    readSearchCacheBytes(read) {
+      searchCacheBytes = read;
     },
   };
 }

@@ -16,6 +16,7 @@ import { engineOf } from './database.ts';
 import { inList, numberParameter, readStatement, reused } from './reusedStatements.ts';
 import { type Database, statusCodes } from './schema.ts';
 import { readOffLoop, readSpansOffLoop, readUnpackedOffLoop } from './sqliteReaders.ts';
+import type { CopyEdition, WordCache } from './wordCache.ts';
 import { bucketOf, bucketStartMs } from './wordPostings.ts';
 
 type Db = Kysely<Database>;
@@ -25,6 +26,8 @@ export interface CopyQuery {
   calendarId: string;
   /** The copy's number (calendar_copies.copy_key): what its rows are found by. */
   copyKey: number;
+  /** The copy's edition, when a search may keep its words (store/wordCache.ts). */
+  edition?: CopyEdition;
   /** The window's bounds, epoch ns (overlap as domain/occurrences.ts#overlapsNs has it). */
   window: { startNs: bigint; endNs: bigint };
   /** The copy's longest occurrence: how long before the window an overlapping one may start. */
@@ -397,9 +400,10 @@ export async function copyPage(
   db: Db,
   queries: readonly CopyQuery[],
   first?: number,
+  cache?: WordCache,
 ): Promise<{ rows: CopyPlace[]; total: number }> {
   if (queries.length === 0) return { rows: [], total: 0 };
-  const named = await searchCandidates(db, queries);
+  const named = await searchCandidates(db, queries, cache);
   if (named !== undefined) return namedPlaces(db, queries, named, first);
   const columns = (start: RawBuilder<number>, calendar: RawBuilder<string>) =>
     sql`id, ${start} as placed_start, floating, ${calendar} as calendar_id, occurrence_id`;
@@ -451,6 +455,7 @@ export async function copyPage(
 async function searchCandidates(
   db: Db,
   queries: readonly CopyQuery[],
+  cache: WordCache | undefined,
 ): Promise<Map<string, Candidate[]> | undefined> {
   const words = queries[0]!.search?.words ?? [];
   if (words.length === 0 || queries.every((query) => query.search!.level === 'busy')) return undefined;
@@ -462,6 +467,7 @@ async function searchCandidates(
     const range = {
       calendarId: query.calendarId,
       copyKey: query.copyKey,
+      ...(query.edition === undefined ? {} : { edition: query.edition }),
       fromMs: fromMs - query.longestMs - zoneSlackMs,
       untilMs: untilCeilMs + zoneSlackMs,
     };
@@ -480,7 +486,7 @@ async function searchCandidates(
       const [listed, placeholders] = await Promise.all([
         level === 'busy'
           ? new Map<string, Candidate[]>()
-          : wordCandidates(db, ranges, words, { titlesOnly: level === 'titles', privateDetails }),
+          : wordCandidates(db, ranges, words, { titlesOnly: level === 'titles', privateDetails }, cache),
         level === 'busy' || !privateDetails ? placeholderRows(db, ranges, words, level !== 'busy') : [],
       ]);
       for (const [calendarId, candidates] of listed) add(calendarId, candidates);

@@ -15,6 +15,7 @@ import { inList, numberParameter, reused } from './reusedStatements.ts';
 import { insertRows } from './rowsInsert.ts';
 import type { CopyOccurrencesTable, Database } from './schema.ts';
 import { readOffLoop } from './sqliteReaders.ts';
+import type { CopyEdition, ListRow, WordCache } from './wordCache.ts';
 import {
   bucketOf,
   type DecodedPostings,
@@ -201,6 +202,8 @@ export interface WordQuery {
   calendarId: string;
   /** The copy's number, by which its lists are keyed. */
   copyKey: number;
+  /** The copy's edition, when its words may be kept (store/wordCache.ts). */
+  edition?: CopyEdition;
   fromMs: number;
   untilMs: number;
 }
@@ -242,23 +245,32 @@ export async function wordCandidates(
   queries: readonly WordQuery[],
   words: readonly string[],
   reader: WordReader,
+  cache?: WordCache,
 ): Promise<Map<string, Candidate[]>> {
   const candidates = new Map<string, Candidate[]>(queries.map((q) => [q.calendarId, []]));
   if (queries.length === 0 || words.length === 0) return candidates;
+  const vocabularies = new Map<string, string>();
+  const unread: string[] = [];
+  for (const query of queries) {
+    const kept = query.edition === undefined ? undefined : cache?.vocabulary(query.edition);
+    if (kept === undefined) unread.push(query.calendarId);
+    else vocabularies.set(query.calendarId, kept);
+  }
   // Lists as one parameter each: the statements keep one text for any number of calendars and
   // words, prepared once per connection (PostgreSQL planned a union of 20 at every search).
-  const among = (values: readonly string[]) => inList(db, values, 'text');
-  const vocabularyRows = await readOffLoop(
-    db,
-    reused(
-      sql<{
-        calendar_id: string;
-        words: string;
-      }>`select calendar_id, words from copy_vocabulary where calendar_id ${among(queries.map((q) => q.calendarId))}`,
-    ).compile(db),
-  );
-  const vocabularies = new Map(vocabularyRows.map((row) => [row.calendar_id, row.words]));
-  const calendarOf = new Map(queries.map((query) => [query.copyKey, query.calendarId]));
+  if (unread.length > 0) {
+    const vocabularyRows = await readOffLoop(
+      db,
+      reused(
+        sql<{
+          calendar_id: string;
+          words: string;
+        }>`select calendar_id, words from copy_vocabulary where calendar_id ${inList(db, unread, 'text')}`,
+      ).compile(db),
+    );
+    for (const row of vocabularyRows) vocabularies.set(row.calendar_id, row.words);
+  }
+  const byCopy = new Map(queries.map((query) => [query.copyKey, query]));
   // Per copy, the vocabulary's words for each query word; a word found in none of them: nothing of the copy matches.
   const lookups: { query: WordQuery; found: string[][] }[] = [];
   for (const query of queries) {
@@ -267,11 +279,7 @@ export async function wordCandidates(
     if (found.every((list) => list.length > 0)) lookups.push({ query, found });
   }
   if (lookups.length === 0) return candidates;
-  // One range of buckets for all: a copy's rows outside its own range are left out below.
-  const ranges = new Map(
-    lookups.map(({ query }) => [query.calendarId, [bucketOf(query.fromMs), bucketOf(query.untilMs)]]),
-  );
-  const bounds = [...ranges.values()];
+  const rangeOf = (query: WordQuery) => ({ from: bucketOf(query.fromMs), until: bucketOf(query.untilMs) });
   // The words looked for, by slot: a slot's other words are passed over by their bytes.
   const sought = new Map<number, SoughtWord[]>();
   for (const word of new Set(lookups.flatMap(({ found }) => found.flat()))) {
@@ -280,29 +288,45 @@ export async function wordCandidates(
     if (list === undefined) sought.set(slot, [soughtWord(word)]);
     else list.push(soughtWord(word));
   }
-  const rows = await readOffLoop(
-    db,
-    reused(
-      sql<{
-        copy_key: number;
-        slot: number;
-        bucket: number | string;
-        lists: Uint8Array;
-      }>`select copy_key, slot, bucket, lists from copy_words where copy_key ${inList(
-        db,
-        lookups.map(({ query }) => query.copyKey),
-        'bigint',
-      )} and slot ${inList(db, [...sought.keys()], 'bigint')} and bucket >= ${numberParameter(Math.min(...bounds.map(([from]) => from!)))} and bucket <= ${numberParameter(Math.max(...bounds.map(([, until]) => until!)))}`,
-    ).compile(db),
-  );
+  // The lists of copies whose slots are kept; the rest are read.
+  const rows: SlotRow[] = [];
+  const toRead: WordQuery[] = [];
+  for (const { query, found } of lookups) {
+    const { from, until } = rangeOf(query);
+    const kept =
+      query.edition === undefined
+        ? undefined
+        : cache?.lists(query.edition, [...new Set(found.flat().map(slotOf))], from, until);
+    if (kept === undefined) toRead.push(query);
+    else
+      for (const [slot, lists] of kept)
+        for (const { bucket, lists: bytes } of lists)
+          rows.push({ copy_key: query.copyKey, slot, bucket, lists: bytes });
+  }
+  if (toRead.length > 0) {
+    // One range of buckets for all: a copy's rows outside its own range are left out below.
+    const read = await readOffLoop(
+      db,
+      reused(
+        sql<SlotRow>`select copy_key, slot, bucket, lists from copy_words where copy_key ${inList(
+          db,
+          toRead.map((query) => query.copyKey),
+          'bigint',
+        )} and slot ${inList(db, [...sought.keys()], 'bigint')} and bucket >= ${numberParameter(Math.min(...toRead.map((query) => rangeOf(query).from)))} and bucket <= ${numberParameter(Math.max(...toRead.map((query) => rangeOf(query).until)))}`,
+      ).compile(db),
+    );
+    for (const row of read) rows.push(row);
+    if (cache !== undefined) keepRead(cache, toRead, vocabularies, [...sought.keys()], read);
+  }
   const turn = turns();
   const listed = new Map<string, Map<string, { bucket: number; ids: Uint8Array }[]>>();
   for (const [n, row] of rows.entries()) {
     if (n % 256 === 255) await turn();
     const bucket = Number(row.bucket);
-    const calendarId = calendarOf.get(Number(row.copy_key))!;
-    const [from, until] = ranges.get(calendarId)!;
-    if (bucket < from! || bucket > until!) continue;
+    const query = byCopy.get(Number(row.copy_key))!;
+    const { from, until } = rangeOf(query);
+    if (bucket < from || bucket > until) continue;
+    const { calendarId } = query;
     const byWord = listed.get(calendarId) ?? new Map<string, { bucket: number; ids: Uint8Array }[]>();
     listed.set(calendarId, byWord);
     for (const { word, ids } of listsIn(row.lists, sought.get(Number(row.slot)) ?? [])) {
@@ -352,4 +376,37 @@ export async function wordCandidates(
     candidates.set(query.calendarId, kept ?? []);
   }
   return candidates;
+}
+
+/** A row of the copies' slots as a search reads it. */
+interface SlotRow {
+  copy_key: number | string;
+  slot: number;
+  bucket: number | string;
+  lists: Uint8Array;
+}
+
+/** What a search read of each copy's words, kept for the next (in bytes of their own: a driver's may share a larger buffer). */
+function keepRead(
+  cache: WordCache,
+  read: readonly WordQuery[],
+  vocabularies: ReadonlyMap<string, string>,
+  slots: readonly number[],
+  rows: readonly SlotRow[],
+): void {
+  const ofCopy = new Map<number, ListRow[]>(read.map((query) => [query.copyKey, []]));
+  for (const row of rows)
+    ofCopy.get(Number(row.copy_key))?.push({
+      slot: Number(row.slot),
+      bucket: Number(row.bucket),
+      lists: new Uint8Array(row.lists),
+    });
+  for (const query of read)
+    if (query.edition !== undefined)
+      cache.keep(query.edition, vocabularies.get(query.calendarId) ?? '', {
+        slots,
+        from: bucketOf(query.fromMs),
+        until: bucketOf(query.untilMs),
+        rows: ofCopy.get(query.copyKey)!,
+      });
 }

@@ -63,4 +63,6 @@ export const freshCopy = (calendarId: string, copyKey: number, longestMs = 0): C
   longestMs,
   horizonStart: 0,
   horizonEnd: 4e12,
+  version: 1,
+  createdAt: 0,
 });

@@ -13,6 +13,7 @@ import { addConnection } from '../../src/calendars/connections/connections.ts';
 import { ConfigError, loadConfig } from '../../src/config/config.ts';
 import { createMetrics } from '../../src/lib/metrics.ts';
 import { workSlots } from '../../src/lib/workSlots.ts';
+import { copyEdition, WordCache } from '../../src/store/wordCache.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { parseExposition, type Sample, sampleValue } from '../helpers/exposition.ts';
 import { grantToken } from '../helpers/grantToken.ts';
@@ -351,6 +352,23 @@ describe('/metrics: reads of the copies waiting for a slot', () => {
     free();
     await Promise.all([held, ...queued]);
     assert.equal(await waiting(), 0);
+  });
+});
+
+describe('/metrics: the search cache', () => {
+  it("counts each copy's lookups by outcome and shows the bytes held at each scrape", async () => {
+    const metrics = createMetrics();
+    const cache = new WordCache(1024 * 1024, metrics.searchCacheLookup);
+    metrics.readSearchCacheBytes(() => cache.bytes);
+    const edition = copyEdition({ copyKey: 1, createdAt: 0, version: 1 });
+    const read = { slots: [0], from: 0, until: 0, rows: [] };
+    for (let i = 0; i < 3; i++)
+      if (cache.lists(edition, [0], 0, 0) === undefined) cache.keep(edition, 'budget', read);
+    const samples = parseExposition(await metrics.exposition());
+    assert.equal(sampleValue(samples, 'search_cache_lookups_total', { outcome: 'miss' }), 2);
+    assert.equal(sampleValue(samples, 'search_cache_lookups_total', { outcome: 'hit' }), 1);
+    assert.equal(sampleValue(samples, 'search_cache_bytes'), cache.bytes);
+    assert.ok(cache.bytes > 0);
   });
 });
 

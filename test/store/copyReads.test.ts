@@ -20,9 +20,11 @@ import { type CalendarView, compareStrings, mergeOrdered, toEvents } from '../..
 import type { ProviderOccurrence } from '../../src/domain/providerFacts.ts';
 import { matchesWords, queryWords } from '../../src/domain/search.ts';
 import { localOffsets } from '../../src/domain/time/localOffsets.ts';
+import { copiesOf } from '../../src/store/calendarCopies.ts';
 import { reconcileCopies } from '../../src/store/copyMembership.ts';
 import { type CopyPlace, type CopyQuery, copyBusy, copyPage } from '../../src/store/copyReads.ts';
 import type { DatabaseHandle } from '../../src/store/database.ts';
+import { type CacheOutcome, copyEdition, WordCache } from '../../src/store/wordCache.ts';
 import { copyHolding, copyKeys } from '../helpers/copiedOccurrences.ts';
 import { enginesUnderTest } from '../helpers/databases.ts';
 import { occurrence } from '../helpers/memoryCalendars.ts';
@@ -411,6 +413,44 @@ for (const engine of await enginesUnderTest({ sqliteReaders: true })) {
         assert.equal(next.total, after.length);
         assert.equal(brought, 5);
       }
+    });
+
+    it("answers a search the same from the words it kept, and never from a copy's earlier version", async () => {
+      const titled = (budget: string, forecast: string) => [
+        ...[1, 2, 3].map((d) => berlin(`2026-03-0${d}T09:00:00`, `a-${d}`, { title: budget })),
+        ...[4, 5].map((d) => berlin(`2026-03-0${d}T09:00:00`, `b-${d}`, { title: forecast })),
+      ];
+      const w = window('2026-03-01T00:00:00Z', '2026-04-01T00:00:00Z');
+      const outcomes: CacheOutcome[] = [];
+      const cache = new WordCache(1024 * 1024, (outcome) => outcomes.push(outcome));
+      /** A search of the work calendar as the read service makes it: the copy's edition as it is now. */
+      const search = async (word: string, kept?: WordCache) => {
+        const longest = await copied(await held());
+        const copy = (await copiesOf(handle.db, [calendarId])).get(calendarId)!;
+        const { rows, total } = await copyPage(
+          handle.db,
+          [{ ...berlinQuery(calendarId, w, longest, [word]), edition: copyEdition(copy) }],
+          10,
+          kept,
+        );
+        return { ids: rows.map((row) => row.occurrenceId), total, version: copy.version };
+      };
+      let held = async () => titled('Budget review', 'Forecast');
+      const uncached = await search('budget');
+      assert.equal(uncached.total, 3);
+      for (let i = 0; i < 3; i++) assert.deepEqual(await search('budget', cache), uncached);
+      assert.deepEqual(outcomes, ['miss', 'miss', 'hit']);
+      // Renamed at the provider: the next sync moves the copy's version, and the kept words are not used.
+      held = async () => titled('Planning', 'Budget forecast');
+      const renamed = await search('budget');
+      assert.ok(renamed.version > uncached.version);
+      assert.equal(renamed.total, 2);
+      for (let i = 0; i < 3; i++) assert.deepEqual(await search('budget', cache), renamed);
+      // Another word's slot is read once, then kept beside the first's.
+      const planning = await search('planning');
+      assert.equal(planning.total, 3);
+      for (let i = 0; i < 2; i++) assert.deepEqual(await search('planning', cache), planning);
+      assert.deepEqual(outcomes, ['miss', 'miss', 'hit', 'miss', 'miss', 'hit', 'miss', 'hit']);
     });
 
     it('places floating and all-day times in the reader zone, across DST changes and far zones', async () => {

@@ -18,6 +18,7 @@ import {
   copyPage,
   floatingNear,
 } from '../../store/copyReads.ts';
+import { copyEdition, type WordCache } from '../../store/wordCache.ts';
 import type { ConnectionDeps } from '../connections/connections.ts';
 import type { CopyForRead } from '../copies.ts';
 
@@ -65,6 +66,7 @@ function windowOf(
   return {
     calendarId: view.calendarId,
     copyKey: copy.copyKey,
+    edition: copyEdition(copy),
     window: { startNs: window.start.epochNanoseconds, endNs: window.end.epochNanoseconds },
     longestMs: copy.longestMs,
     offsets,
@@ -136,7 +138,7 @@ export async function readCopiesBusy(
  * (store/copyReads.ts#copyPage); each becomes its event only if the read returns it.
  */
 export async function readCopies(
-  deps: Pick<ConnectionDeps, 'db'>,
+  deps: Pick<ConnectionDeps, 'db'> & { wordCache?: WordCache },
   parts: readonly CopyPart[],
   window: { start: Temporal.Instant; end: Temporal.Instant },
   options: CopyReadOptions,
@@ -165,7 +167,7 @@ export async function readCopies(
           }),
     }),
   );
-  const { rows, total } = await copyPage(deps.db, queries, options.first);
+  const { rows, total } = await copyPage(deps.db, queries, options.first, deps.wordCache);
   const views = new Map(answered.map(({ view }) => [view.calendarId, view]));
   const candidates = rows.map((row): CopyCandidate => {
     const view = views.get(row.calendarId)!;

@@ -1,0 +1,100 @@
+/**
+ * The search cache keeps what searches read of a copy's word index per edition of the copy: from
+ * its second search on, whole or not at all for the buckets asked, never another version's
+ * (an older one replaced, a newer one never by an older), within its bytes (the least recently
+ * used first), and says whether each lookup was a hit.
+ */
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { type CacheOutcome, copyEdition, type ListRow, WordCache } from '../../src/store/wordCache.ts';
+
+const edition = (copyKey: number, version: number) => copyEdition({ copyKey, createdAt: 1_000, version });
+const row = (slot: number, bucket: number, ...bytes: number[]): ListRow => ({
+  slot,
+  bucket,
+  lists: Uint8Array.from(bytes),
+});
+/** Buckets 10–12 of slot 3 as a search read them: 12 has no row. */
+const read = { slots: [3], from: 10, until: 12, rows: [row(3, 10, 1, 2), row(3, 11, 3)] };
+
+const counting = () => {
+  const outcomes: CacheOutcome[] = [];
+  return { outcomes, cache: new WordCache(1024 * 1024, (outcome) => outcomes.push(outcome)) };
+};
+
+describe('the search cache', () => {
+  it("keeps a copy's words from its second search on, and gives them back whole", () => {
+    const { cache, outcomes } = counting();
+    const first = edition(1, 1);
+    assert.equal(cache.lists(first, [3], 10, 12), undefined);
+    cache.keep(first, 'budget\nreview', read);
+    assert.equal(cache.vocabulary(first), undefined);
+    assert.equal(cache.bytes, 0);
+    assert.equal(cache.lists(first, [3], 10, 12), undefined);
+    cache.keep(first, 'budget\nreview', read);
+    assert.equal(cache.vocabulary(first), 'budget\nreview');
+    assert.deepEqual(
+      cache.lists(first, [3], 10, 12),
+      new Map([[3, read.rows.map(({ bucket, lists }) => ({ bucket, lists }))]]),
+    );
+    // Inside what was read: a hit; past it, or another slot: a miss.
+    assert.deepEqual(cache.lists(first, [3], 12, 12), new Map([[3, []]]));
+    assert.equal(cache.lists(first, [3], 10, 13), undefined);
+    assert.equal(cache.lists(first, [4], 10, 12), undefined);
+    assert.deepEqual(outcomes, ['miss', 'miss', 'hit', 'hit', 'miss', 'miss']);
+    assert.ok(cache.bytes > 0);
+  });
+
+  it('never answers for another version of the copy, nor for another copy made with the same number', () => {
+    const { cache } = counting();
+    cache.keep(edition(1, 1), 'budget', read);
+    cache.keep(edition(1, 1), 'budget', read);
+    assert.equal(cache.lists(edition(1, 2), [3], 10, 12), undefined);
+    assert.equal(cache.vocabulary(edition(1, 2)), undefined);
+    const remade = copyEdition({ copyKey: 1, createdAt: 2_000, version: 1 });
+    assert.equal(cache.vocabulary(remade), undefined);
+    assert.equal(cache.lists(remade, [3], 10, 12), undefined);
+  });
+
+  it('replaces an older version of a copy, never a newer one by an older', () => {
+    const { cache } = counting();
+    for (let i = 0; i < 2; i++) cache.keep(edition(1, 2), 'newer', read);
+    const held = cache.bytes;
+    // A reader that read the copy before its change comes after: nothing of it is kept.
+    for (let i = 0; i < 2; i++) cache.keep(edition(1, 1), 'older', read);
+    assert.equal(cache.vocabulary(edition(1, 2)), 'newer');
+    assert.equal(cache.vocabulary(edition(1, 1)), undefined);
+    for (let i = 0; i < 2; i++) cache.keep(edition(1, 3), 'newest', read);
+    assert.equal(cache.vocabulary(edition(1, 2)), undefined);
+    assert.equal(cache.vocabulary(edition(1, 3)), 'newest');
+    assert.equal(cache.bytes, held - 'newer'.length * 2 + 'newest'.length * 2);
+  });
+
+  it('holds no more than its bytes, the least recently used going first', () => {
+    const big = 'w'.repeat(10_000);
+    const cache = new WordCache(50_000);
+    const keep = (copyKey: number) => {
+      for (let i = 0; i < 2; i++) cache.keep(edition(copyKey, 1), big, read);
+    };
+    keep(1);
+    keep(2);
+    // Copy 1 used again: copy 2 is the least recently used when the third comes.
+    assert.ok(cache.lists(edition(1, 1), [3], 10, 12));
+    keep(3);
+    assert.ok(cache.bytes <= 50_000);
+    assert.equal(cache.vocabulary(edition(2, 1)), undefined);
+    assert.equal(cache.vocabulary(edition(1, 1)), big);
+    assert.equal(cache.vocabulary(edition(3, 1)), big);
+    // A copy larger than the whole cache is not kept, and takes nothing out.
+    for (let i = 0; i < 2; i++) cache.keep(edition(4, 1), 'w'.repeat(30_000), read);
+    assert.equal(cache.vocabulary(edition(4, 1)), undefined);
+    assert.equal(cache.vocabulary(edition(1, 1)), big);
+  });
+
+  it('keeps nothing with no room', () => {
+    const cache = new WordCache(0);
+    for (let i = 0; i < 3; i++) cache.keep(edition(1, 1), 'budget', read);
+    assert.equal(cache.vocabulary(edition(1, 1)), undefined);
+    assert.equal(cache.bytes, 0);
+  });
+});

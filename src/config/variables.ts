@@ -84,7 +84,7 @@ export const configVariables = {
     doc: 'reads of the synced copies served at once; the rest wait in line, so that under many clients the request thread never resumes them all in one turn',
   },
   SEARCH_CACHE_MB: {
-    default: '4',
+    default: '8',
     read: wholeNumber(0, 1024),
     doc: "memory in MB kept for the copies' word index as searches read it, per version of each copy, from its second search on (0: none); an accelerator, never needed",
   },

@@ -1,10 +1,12 @@
 /**
  * What searches read of the word index again and again — a copy's vocabulary and its slots'
  * lists per bucket of starts — kept in memory per edition of the copy: its number, when it was
- * made and its version, which every change of its rows (and so of its lists) moves. An entry is
- * never changed, only replaced by a later edition's. An accelerator, never needed: bounded in
- * bytes, the least recently used going first; a copy is kept from its second search on (one
- * searched once, as most of an organisation's are between two changes, takes no room).
+ * made and its version, which every change of its rows (and so of its lists) moves. An entry
+ * only grows (another slot or bucket read) until a later edition's replaces it. An accelerator,
+ * never needed: bounded in bytes. A copy is kept from its second search on (one searched once,
+ * as most of an organisation's are between two changes, takes no room), and in place of the
+ * least recently used only when that one has gone unused for a while: searches going round more
+ * copies than fit keep finding those held, where plain LRU would evict each before its turn.
  */
 
 /**
@@ -26,6 +28,8 @@ const listKey = (slot: number, bucket: number) => `${slot} ${bucket}`;
 
 interface Entry {
   version: number;
+  /** When a search last used it (ms, the cache's clock). */
+  usedAt: number;
   vocabulary: string;
   /** Per slot and bucket, its lists, or null where the copy has none. */
   lists: Map<string, Uint8Array | null>;
@@ -40,6 +44,8 @@ const entryOverhead = 200;
 const listOverhead = 80;
 /** Editions searched once remembered at most. */
 const seenAtMost = 4096;
+/** How long an entry goes unused before a newcomer may take its place (ms). */
+const idleMs = 60_000;
 
 export class WordCache {
   /** By copy: one edition each. */
@@ -48,11 +54,17 @@ export class WordCache {
   readonly #seen = new Set<string>();
   readonly #maxBytes: number;
   readonly #counted: ((outcome: CacheOutcome) => void) | undefined;
+  readonly #now: () => number;
   #bytes = 0;
 
-  constructor(maxBytes: number, counted?: (outcome: CacheOutcome) => void) {
+  constructor(
+    maxBytes: number,
+    counted?: (outcome: CacheOutcome) => void,
+    now: () => number = () => performance.now(),
+  ) {
     this.#maxBytes = maxBytes;
     this.#counted = counted;
+    this.#now = now;
   }
 
   /** Bytes held now. */
@@ -84,15 +96,21 @@ export class WordCache {
     const found = entry === undefined ? undefined : listsIn(entry, slots, from, until);
     this.#counted?.(found === undefined ? 'miss' : 'hit');
     if (entry === undefined || found === undefined) return undefined;
-    // Used: to the end of the line.
-    this.#entries.delete(edition.copy);
-    this.#entries.set(edition.copy, entry);
+    this.#used(edition.copy, entry);
     return found;
+  }
+
+  /** Used now: to the end of the line. */
+  #used(copy: string, entry: Entry): void {
+    entry.usedAt = this.#now();
+    this.#entries.delete(copy);
+    this.#entries.set(copy, entry);
   }
 
   /**
    * What a search read of a copy: its vocabulary, and its lists of `slots` over the buckets (the
-   * rows found; the others have none). Kept on the copy's second search; its older editions go.
+   * rows found; the others have none). Kept on the copy's second search, beside what is kept of
+   * the same edition; an older edition goes, a newer one stays.
    */
   keep(
     edition: CopyEdition,
@@ -100,52 +118,66 @@ export class WordCache {
     read: { slots: readonly number[]; from: number; until: number; rows: Iterable<ListRow> },
   ): void {
     if (this.#maxBytes === 0) return;
-    const entry = this.#held(edition);
-    const seen = `${edition.copy} ${edition.version}`;
-    if (entry === undefined && !this.#seen.has(seen)) {
-      this.#seen.add(seen);
-      for (const oldest of this.#seen) {
-        if (this.#seen.size <= seenAtMost) break;
-        this.#seen.delete(oldest);
-      }
-      return;
-    }
-    this.#seen.delete(seen);
-    const kept = entry ?? {
-      version: edition.version,
-      vocabulary,
-      lists: new Map(),
-      bytes: entryOverhead + vocabulary.length * 2,
-    };
-    const before = entry?.bytes ?? 0;
+    const held = this.#entries.get(edition.copy);
+    if (held !== undefined && held.version > edition.version) return;
+    const current = held?.version === edition.version ? held : undefined;
+    if (held !== undefined && current === undefined) this.#drop(edition.copy, held);
+    if (current === undefined && !this.#secondSearch(edition)) return;
+    // What the read adds: its buckets of each slot (none where no row was found), and the rows' lists.
+    const added = new Map<string, Uint8Array | null>();
+    let bytes = current === undefined ? entryOverhead + textBytes(vocabulary) : 0;
     for (const slot of read.slots)
       for (let bucket = read.from; bucket <= read.until; bucket++)
-        if (!kept.lists.has(listKey(slot, bucket))) {
-          kept.lists.set(listKey(slot, bucket), null);
-          kept.bytes += listOverhead;
+        if (current?.lists.has(listKey(slot, bucket)) !== true) {
+          added.set(listKey(slot, bucket), null);
+          bytes += listOverhead;
         }
     for (const row of read.rows) {
       const key = listKey(row.slot, row.bucket);
-      if (kept.lists.get(key) === null) {
-        kept.lists.set(key, row.lists);
-        kept.bytes += row.lists.byteLength;
+      if (added.get(key) === null) {
+        added.set(key, row.lists);
+        bytes += row.lists.byteLength;
       }
     }
-    // An older edition of the copy goes; a newer one (its reader ahead of this one) stays.
-    const replaced = this.#entries.get(edition.copy);
-    if (replaced !== undefined && replaced.version > edition.version) return;
-    this.#entries.delete(edition.copy);
-    this.#bytes -= replaced === undefined ? 0 : replaced === entry ? before : replaced.bytes;
-    if (kept.bytes > this.#maxBytes) return;
-    this.#entries.set(edition.copy, kept);
-    this.#bytes += kept.bytes;
-    for (const [oldest, { bytes }] of this.#entries) {
-      if (this.#bytes <= this.#maxBytes) break;
-      this.#entries.delete(oldest);
-      this.#bytes -= bytes;
+    if ((current?.bytes ?? 0) + bytes > this.#maxBytes || !this.#roomFor(bytes, edition.copy)) return;
+    const entry = current ?? { version: edition.version, usedAt: 0, vocabulary, lists: new Map(), bytes: 0 };
+    for (const [key, lists] of added) entry.lists.set(key, lists);
+    entry.bytes += bytes;
+    this.#bytes += bytes;
+    this.#used(edition.copy, entry);
+  }
+
+  /** Whether this is the edition's second search (the first is remembered, within a bound). */
+  #secondSearch({ copy, version }: CopyEdition): boolean {
+    const seen = `${copy} ${version}`;
+    if (this.#seen.delete(seen)) return true;
+    this.#seen.add(seen);
+    for (const oldest of this.#seen) {
+      if (this.#seen.size <= seenAtMost) break;
+      this.#seen.delete(oldest);
     }
+    return false;
+  }
+
+  /** Room for `bytes` more, made by taking out entries unused for a while, least recently used first (never `keeping`). */
+  #roomFor(bytes: number, keeping: string): boolean {
+    for (const [copy, entry] of this.#entries) {
+      if (this.#bytes + bytes <= this.#maxBytes) return true;
+      if (copy === keeping) continue;
+      if (this.#now() - entry.usedAt < idleMs) return false;
+      this.#drop(copy, entry);
+    }
+    return this.#bytes + bytes <= this.#maxBytes;
+  }
+
+  #drop(copy: string, entry: Entry): void {
+    this.#entries.delete(copy);
+    this.#bytes -= entry.bytes;
   }
 }
+
+/** A string's bytes in V8: one a character when every one is Latin-1 (folded words mostly are), else two. */
+const textBytes = (text: string) => (/[\u0100-\uffff]/.test(text) ? text.length * 2 : text.length);
 
 /** A row of a copy's slots as the search reads it. */
 export interface ListRow {

@@ -5,16 +5,20 @@
  * SYNC_MAX_AGE_SECONDS either makes one sync-collection REPORT per calendar and nothing else (no
  * calendar-query: nothing is read live; no multiget: nothing changed), and that sync, having
  * found nothing, leaves the copies' version as it was. Before the first sync completes, reads
- * are live (one calendar-query per calendar) and start that sync.
+ * are live (one calendar-query per calendar) and start that sync. Searches repeated over fresh
+ * copies find their words kept in memory (the search cache), and a change at Radicale reaches
+ * the next search all the same: the sync moves the copy's version, and nothing kept for the
+ * one before is read.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { copiesOf } from '../../src/store/calendarCopies.ts';
 import { reconcileCopies } from '../../src/store/copyMembership.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
+import { parseExposition, sampleValue } from '../helpers/exposition.ts';
 import { FaultProxy } from '../helpers/faultProxy.ts';
 import { grantToken } from '../helpers/grantToken.ts';
-import { type RadicaleServer, radicaleMissing, startRadicale } from '../helpers/radicale.ts';
+import { putIcs, type RadicaleServer, radicaleMissing, startRadicale } from '../helpers/radicale.ts';
 import { connectRadicale, fillRadicale, vcalendar } from '../helpers/radicaleCalendars.ts';
 import { seedUser, seedWorkspace } from '../helpers/seed.ts';
 
@@ -151,5 +155,37 @@ describe('search_events and list_events from synced CalDAV copies', { skip }, ()
     assert.equal(stale.result.matched, 12);
     assert.deepEqual(await versions(), synced);
     assert.deepEqual((await list()).caused, { query: 0, multiget: 0, sync: 0 }, 'fresh again');
+  });
+
+  it("finds a change at Radicale in the next search after its sync, though the copies' words were kept", async () => {
+    const lookups = async (outcome: 'hit' | 'miss') =>
+      sampleValue(parseExposition(await t.ctx.metrics.exposition()), 'search_cache_lookups_total', {
+        outcome,
+      });
+    const hits = await lookups('hit');
+    assert.equal((await search()).result.matched, 12);
+    assert.equal(await lookups('hit'), hits + 2, 'both copies answered from the words kept');
+    // "Meeting 1" becomes a review, and "Review 0" a meeting; the next search after the copies'
+    // sync finds the one and not the other.
+    const auth = { username: radicale.username, password: radicale.password };
+    const a = new URL(`${radicale.username}/a/`, radicale.url).href;
+    await putIcs(
+      a,
+      auth,
+      vcalendar(
+        ['UID:a-0', 'DTSTART:20260401T080000Z', 'DURATION:PT1H', 'SUMMARY:Meeting 0'],
+        ['UID:a-1', 'DTSTART:20260402T090000Z', 'DURATION:PT1H', 'SUMMARY:Review of the quarter'],
+      ),
+    );
+    t.clock.advance({ seconds: t.ctx.config.sync.maxAgeSeconds + 1 });
+    const before = await versions();
+    const changed = await search();
+    assert.equal(changed.caused.multiget, 1);
+    assert.notDeepEqual(await versions(), before);
+    // Calendar b keeps its own "Review 0".
+    const found = (changed.result.termine as { title: string }[]).map((event) => event.title);
+    assert.equal(found.filter((title) => title === 'Review of the quarter').length, 1, found.join(', '));
+    assert.equal(found.filter((title) => title === 'Review 0').length, 1, found.join(', '));
+    assert.equal(changed.result.matched, 12);
   });
 });

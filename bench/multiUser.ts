@@ -20,6 +20,7 @@ import { type Kysely, sql } from 'kysely';
 import { type Engine, sqlitePathIn } from '../src/store/database.ts';
 import type { Database } from '../src/store/schema.ts';
 import { freshPostgres } from '../test/helpers/databases.ts';
+import { parseExposition, sampleValue } from '../test/helpers/exposition.ts';
 import { checkEvents, checkSearch } from './answers.ts';
 import { caldavFirstSync, caldavProvider } from './caldavSync.ts';
 import type { HeldUsers } from './heldUsers.ts';
@@ -102,6 +103,12 @@ export async function multiUserBench(engine: Engine): Promise<MultiUserReport> {
     lines.push(`${label}: load average ${load.join(' ')} (1, 5, 15 min) at the start`);
     progress(`${label}: seeding ${people} people`);
     const organisation = await seedOrganisation(ctx, sync, people);
+    /** The search cache's lookups so far, from the service's own metrics. */
+    const cacheLookups = async () => {
+      const samples = parseExposition(await ctx.metrics.exposition());
+      const outcome = (name: string) => sampleValue(samples, 'search_cache_lookups_total', { outcome: name });
+      return { hit: outcome('hit'), miss: outcome('miss') };
+    };
     const { members, events } = organisation;
     // Measured as autovacuum leaves the tables after its next pass (within a minute of a load
     // this size): statistics for the planner and a visibility map for index-only scans.
@@ -196,12 +203,20 @@ export async function multiUserBench(engine: Engine): Promise<MultiUserReport> {
         ['search_events', bareSearch, searchCall],
         ['GET /v1/events', bareEvents, eventsCall],
       ] as const) {
+        const looked = await cacheLookups();
         const row = await measure(`${label}: ${kind}, round of ${count}`, url, round.map(call), {
           connections: 1,
           baseline: base,
           tolerateErrors: true,
         });
         rows.push(row);
+        if (kind === 'search_events') {
+          const { hit, miss } = await cacheLookups();
+          const lookups = hit - looked.hit + (miss - looked.miss);
+          lines.push(
+            `${label}: search cache during the round of ${count}: ${lookups === 0 ? 0 : Math.round((100 * (hit - looked.hit)) / lookups)} % of ${lookups.toLocaleString('en')} copy lookups hit (SEARCH_CACHE_MB ${ctx.config.searchCacheBytes / 1024 / 1024})`,
+          );
+        }
         const ratio = row.p50 / base.p50;
         ratios.set(kind, [...(ratios.get(kind) ?? []), ratio]);
         bar(

@@ -104,6 +104,14 @@ describe('configuration', () => {
       assert.match(problemsOf({ READS_AT_ONCE: bad })[0]!, /^READS_AT_ONCE must be a whole number/, bad);
   });
 
+  it("reads the search cache's bound in MB: 8 unless told, 0 for none, up to 1024", () => {
+    assert.equal(loadConfig({}).searchCacheBytes, 8 * 1024 * 1024);
+    assert.equal(loadConfig({ SEARCH_CACHE_MB: '0' }).searchCacheBytes, 0);
+    assert.equal(loadConfig({ SEARCH_CACHE_MB: '1024' }).searchCacheBytes, 1024 * 1024 * 1024);
+    for (const bad of ['-1', '1025', '2.5', 'lots'])
+      assert.match(problemsOf({ SEARCH_CACHE_MB: bad })[0]!, /^SEARCH_CACHE_MB must be a whole number/, bad);
+  });
+
   it('rejects a non-numeric port and a base URL with a query', () => {
     assert.match(problemsOf({ PORT: '30a' })[0]!, /^PORT must be a whole number/);
     assert.match(problemsOf({ BASE_URL: 'http://x.test/?a=1' })[0]!, /^BASE_URL must not have a query/);

@@ -660,13 +660,14 @@ async function namedPlaces(
           queries[0]!.window,
         )} and (start_ms > ${at} or (start_ms = ${at} and (${calendarPlace} > ${atCalendar} or (${calendarPlace} = ${atCalendar} and ${occurrence} > ${after?.occurrenceId ?? ''}))))`;
   // One statement: the rows looked up (`kind` 0), the ranges' page (1), each row of which carries
-  // the count of the ranges' matches, and the count of the tail's (2).
+  // the count of the ranges' matches (at least one row, so a page of none still counts them),
+  // and the count of the tail's (2).
   const reads = [
     ...(looked.length === 0 ? [] : [sql`select ${columns}, 0 as matched, 0 as kind ${byIds(db, looked)}`]),
     ...(rangedRows === undefined
       ? []
       : [
-          sql`select *, 1 as kind from (select ${columns}, count(*) over () as matched ${rangedRows} order by start_ms, ${calendarPlace}, ${occurrence} limit ${numberParameter(first ?? Number.MAX_SAFE_INTEGER)}) as page`,
+          sql`select *, 1 as kind from (select ${columns}, count(*) over () as matched ${rangedRows} order by start_ms, ${calendarPlace}, ${occurrence} limit ${numberParameter(Math.max(first ?? Number.MAX_SAFE_INTEGER, 1))}) as page`,
         ]),
     ...(counted.length === 0
       ? []

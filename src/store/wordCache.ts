@@ -3,8 +3,8 @@
  * lists per bucket of starts — kept in memory per edition of the copy: its number, when it was
  * made and its version, which every change of its rows (and so of its lists) moves. An entry
  * only grows (another slot or bucket read) until a later edition's replaces it. An accelerator,
- * never needed: bounded in bytes. A copy is kept from its second search on (one searched once,
- * as most of an organisation's are between two changes, takes no room), and in place of the
+ * never needed: bounded in bytes. A copy is kept from its second search on (one searched once
+ * between two changes takes no room), and in place of the
  * least recently used only when that one has gone unused for a while: searches going round more
  * copies than fit keep finding those held, where plain LRU would evict each before its turn.
  */

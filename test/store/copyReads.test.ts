@@ -392,6 +392,14 @@ for (const engine of await enginesUnderTest({ sqliteReaders: true })) {
       assert.deepEqual(shown(rows), shown(both.slice(0, 5).map((e) => e.event)));
       assert.equal(total, 62 + 31);
       assert.equal(brought, 5);
+      // A page of none still counts every match.
+      const none = await copyPage(
+        handle.db,
+        [calendarId, otherId].map((id) => berlinQuery(id, w, longest, words)),
+        0,
+      );
+      assert.deepEqual([none.rows.length, none.total], [0, 62 + 31]);
+      brought = 0;
       // Past a cursor of the other calendar at a start both share, a calendar read alone goes on
       // from there in the one order: its id comes before the other's one way round, after it the other.
       for (const [read, readView, other] of [

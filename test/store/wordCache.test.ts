@@ -107,6 +107,16 @@ describe('the search cache', () => {
     );
   });
 
+  it('counts a vocabulary as V8 holds it: a byte a character in Latin-1, else two', () => {
+    const held = (vocabulary: string) => {
+      const cache = new WordCache(1024 * 1024);
+      for (let i = 0; i < 2; i++) cache.keep(edition(1, 1), vocabulary, read);
+      return cache.bytes;
+    };
+    assert.equal(held('münchen'.repeat(100)) - held('x'), 700 - 1);
+    assert.equal(held('łódź'.repeat(100)) - held('x'), 800 - 1);
+  });
+
   it('keeps nothing with no room', () => {
     const cache = new WordCache(0);
     for (let i = 0; i < 3; i++) cache.keep(edition(1, 1), 'budget', read);

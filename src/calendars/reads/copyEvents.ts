@@ -18,7 +18,8 @@ import {
   copyPage,
   floatingNear,
 } from '../../store/copyReads.ts';
-import { copyEdition, type WordCache } from '../../store/wordCache.ts';
+import { copyEdition } from '../../store/wordCache.ts';
+import type { CalendarDeps } from '../calendarDeps.ts';
 import type { ConnectionDeps } from '../connections/connections.ts';
 import type { CopyForRead } from '../copies.ts';
 
@@ -138,7 +139,7 @@ export async function readCopiesBusy(
  * (store/copyReads.ts#copyPage); each becomes its event only if the read returns it.
  */
 export async function readCopies(
-  deps: Pick<ConnectionDeps, 'db'> & { wordCache?: WordCache },
+  deps: Pick<CalendarDeps, 'db' | 'wordCache'>,
   parts: readonly CopyPart[],
   window: { start: Temporal.Instant; end: Temporal.Instant },
   options: CopyReadOptions,

@@ -49,6 +49,8 @@ export interface CopyPlace {
   /** Its times are local (placed by the query's offsets). */
   floating: boolean;
   occurrenceId: string;
+  /** The row whole, where the statement that placed it brought it (a search's page): not read again. */
+  copied?: CopiedRow;
 }
 
 /** What a read makes an event of: the sealed event id and the occurrence (and the sealed occurrence id the row holds). */
@@ -309,6 +311,22 @@ interface PlaceRow {
   floating: number;
   calendar_id: string;
   occurrence_id: string;
+  /** The row whole, on a page's places (`wholeRows`). */
+  event_id?: string;
+  data?: ProviderOccurrence;
+}
+
+/**
+ * A page's places with their rows whole, joined once the page is cut (the places are ordered and
+ * limited from the read index alone): the rows the page returns are not read a second time, nor
+ * passed between threads twice. The rows come in the one order, unpacked.
+ */
+function wholeRows(db: Db, places: RawBuilder<unknown>, prepared = false): Promise<PlaceRow[]> {
+  const order = sql`order by places.placed_start, ${inCodeOrder(db, 'places.calendar_id')}, ${inCodeOrder(db, 'places.occurrence_id')}`;
+  const text = sql<
+    PlaceRow & { data: Uint8Array }
+  >`select places.*, whole.event_id, whole.data from (${places}) as places join copy_occurrences as whole on whole.id = places.id ${order}`;
+  return readUnpackedOffLoop(db, prepared ? reused(text).compile(db) : readStatement(db, text), 'data');
 }
 
 /** The first places of branches in the one order: start, calendar, occurrence id (by code unit). */
@@ -318,26 +336,27 @@ function firstPlaces(db: Db, selects: readonly RawBuilder<unknown>[], first: num
     // A limit written in lets SQLite stop each branch's sort of equal starts there, which a bound
     // one does not (20 calendars: 0.8 → 0.4 ms). Rounded up to a power of two, so that a few
     // texts serve every page size; the rows past the page are dropped below.
-    const limit =
-      first === undefined ? sql`` : sql`limit ${sql.lit(2 ** Math.ceil(Math.log2(Math.max(first, 1))))}`;
     const union = sql.join(selects, sql` union all `);
-    return readOffLoop(
-      db,
-      readStatement(db, sql<PlaceRow>`${union} order by placed_start, calendar_id, occurrence_id ${limit}`),
-    );
+    const order = sql`order by placed_start, calendar_id, occurrence_id`;
+    if (first === undefined) return readOffLoop(db, readStatement(db, sql<PlaceRow>`${union} ${order}`));
+    const limit = sql`limit ${sql.lit(2 ** Math.ceil(Math.log2(Math.max(first, 1))))}`;
+    return wholeRows(db, sql`${union} ${order} ${limit}`);
   }
   const limit = first === undefined ? sql`` : sql`limit ${first}`;
   // PostgreSQL sorts a union's rows whole rather than merge its branches (its index orders ids
   // by the column's collation, not by code unit): each branch is limited to the page first.
-  const order = sql`order by placed_start, calendar_id collate "C", occurrence_id collate "C" ${limit}`;
+  const order = sql`${pgOrder} ${limit}`;
   // Each branch ordered by its own columns (the calendar's id is one a branch makes).
   const union = sql.join(
     selects.map((select) => sql`(select * from (${select}) as branch ${order})`),
     sql` union all `,
   );
-  const ordered = sql<PlaceRow>`select * from (${union}) as places ${order}`;
-  return readOffLoop(db, readStatement(db, ordered));
+  if (first !== undefined) return wholeRows(db, sql`select * from (${union}) as places ${order}`);
+  return readOffLoop(db, readStatement(db, sql<PlaceRow>`select * from (${union}) as places ${order}`));
 }
+
+/** PostgreSQL's order of places (ids by code unit). */
+const pgOrder = sql`order by placed_start, calendar_id collate "C", occurrence_id collate "C"`;
 
 /**
  * PostgreSQL's first places of instants: the calendars a list walked by one statement, each a
@@ -365,13 +384,10 @@ function eachCalendarsFirst(
     const page = first === undefined ? sql`` : sql`order by start_ms fetch first ${first} rows with ties`;
     return sql`select p.* from unnest(cast(${group.part.copyKeys} as bigint[]), cast(${ids} as text[]), cast(${lowest} as bigint[])) as c(copy, calendar, lowest) cross join lateral (${branch} ${page}) as p`;
   });
-  const limit = first === undefined ? sql`` : sql`limit ${first}`;
-  return readOffLoop(
-    db,
-    reused(
-      sql<PlaceRow>`select * from (${sql.join(selects, sql` union all `)}) as places order by placed_start, calendar_id collate "C", occurrence_id collate "C" ${limit}`,
-    ).compile(db),
-  );
+  const union = sql.join(selects, sql` union all `);
+  if (first !== undefined)
+    return wholeRows(db, sql`select * from (${union}) as places ${pgOrder} limit ${first}`, true);
+  return readOffLoop(db, reused(sql<PlaceRow>`select * from (${union}) as places ${pgOrder}`).compile(db));
 }
 
 const placeOf = (r: PlaceRow): CopyPlace => ({
@@ -380,6 +396,9 @@ const placeOf = (r: PlaceRow): CopyPlace => ({
   startMs: Number(r.placed_start),
   floating: r.floating !== 0,
   occurrenceId: r.occurrence_id,
+  ...(r.data === undefined
+    ? {}
+    : { copied: { eventId: r.event_id!, occurrenceId: r.occurrence_id, occurrence: r.data } }),
 });
 
 type Ordered = Pick<CopyPlace, 'startMs' | 'calendarId' | 'occurrenceId'>;
@@ -542,6 +561,9 @@ interface NamedRow {
   end_ms: number | string;
   floating: number;
   occurrence_id: string;
+  /** The row whole (kinds 0 and 1): a search's page is made of these, not read again. */
+  event_id: string | null;
+  data: Uint8Array | null;
   /** The ranges' matches (on each row of their page), or the tail's. */
   matched: number | string;
   /** 0: looked up by id, placed here; 1: of the ranges' page, matched by the statement; 2: the tail's count. */
@@ -661,24 +683,31 @@ async function namedPlaces(
         )} and (start_ms > ${at} or (start_ms = ${at} and (${calendarPlace} > ${atCalendar} or (${calendarPlace} = ${atCalendar} and ${occurrence} > ${after?.occurrenceId ?? ''}))))`;
   // One statement: the rows looked up (`kind` 0), the ranges' page (1), each row of which carries
   // the count of the ranges' matches (at least one row, so a page of none still counts them),
-  // and the count of the tail's (2).
+  // and the count of the tail's (2). The rows of 0 and 1 come whole, the page's joined once it is
+  // cut (counted and ordered, the matches carry no data): the page is not read a second time.
   const reads = [
-    ...(looked.length === 0 ? [] : [sql`select ${columns}, 0 as matched, 0 as kind ${byIds(db, looked)}`]),
+    ...(looked.length === 0
+      ? []
+      : [sql`select ${columns}, event_id, data, 0 as matched, 0 as kind ${byIds(db, looked)}`]),
     ...(rangedRows === undefined
       ? []
       : [
-          sql`select *, 1 as kind from (select ${columns}, count(*) over () as matched ${rangedRows} order by start_ms, ${calendarPlace}, ${occurrence} limit ${numberParameter(Math.max(first ?? Number.MAX_SAFE_INTEGER, 1))}) as page`,
+          sql`select ${sql.raw(['id', 'copy_key', 'start_ms', 'end_ms', 'floating', 'occurrence_id'].map((column) => `page.${column}`).join(', '))}, whole.event_id, whole.data, page.matched, 1 as kind from (select ${columns}, count(*) over () as matched ${rangedRows} order by start_ms, ${calendarPlace}, ${occurrence} limit ${numberParameter(Math.max(first ?? Number.MAX_SAFE_INTEGER, 1))}) as page join copy_occurrences as whole on whole.id = page.id`,
         ]),
     ...(counted.length === 0
       ? []
       : [
-          sql`select null, null, null, null, null, null, count(*), 2 ${inRange(db, copyKeys, countedFrom, untilCeilMs, counted)}`,
+          sql`select null, null, null, null, null, null, null, null, count(*), 2 ${inRange(db, copyKeys, countedFrom, untilCeilMs, counted)}`,
         ]),
   ];
   const found =
     reads.length === 0
       ? []
-      : await readOffLoop(db, reused(sql<NamedRow>`${sql.join(reads, sql` union all `)}`).compile(db));
+      : await readUnpackedOffLoop(
+          db,
+          reused(sql<NamedRow>`${sql.join(reads, sql` union all `)}`).compile(db),
+          'data',
+        );
   const byCopy = new Map(queries.map((query) => [query.copyKey, query]));
   const places: CopyPlace[] = [];
   // The rows looked up are matched here; the ranges' page came matched.
@@ -696,12 +725,13 @@ async function namedPlaces(
     const ranged = kind === 1;
     const startMs = ranged ? Number(row.start_ms) : placedInWindow(row, query);
     if (startMs === undefined) continue;
-    const place = {
+    const place: CopyPlace = {
       rowId: Number(row.id),
       calendarId: query.calendarId,
       startMs,
       floating: Number(row.floating) !== 0,
       occurrenceId: row.occurrence_id,
+      copied: { eventId: row.event_id!, occurrenceId: row.occurrence_id, occurrence: row.data },
     };
     if (ranged) places.push(place);
     else if (after === undefined || inOrder(place, after) > 0) {

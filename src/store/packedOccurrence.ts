@@ -151,7 +151,8 @@ export function packOccurrence(occurrence: ProviderOccurrence): Buffer {
 
 /** Rows whose `column` holds packed occurrences, that column unpacked in place (the rows are the engine's own, fresh). */
 export function unpackColumn(rows: Record<string, unknown>[], column: string): void {
-  for (const row of rows) row[column] = unpackOccurrence(row[column] as string | Uint8Array);
+  for (const row of rows)
+    if (row[column] !== null) row[column] = unpackOccurrence(row[column] as string | Uint8Array);
 }
 
 export function unpackOccurrence(stored: string | Uint8Array): ProviderOccurrence {

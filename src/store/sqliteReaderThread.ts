@@ -70,7 +70,8 @@ port.on('message', ({ id, sql, parameters, answer: how }: ReadQuery) => {
         const columns = statement.columns().map((column) => column.name);
         if (how !== undefined) {
           const at = columns.indexOf(how.unpack);
-          for (const row of rows) row[at] = unpackOccurrence(row[at] as Uint8Array);
+          // A row without one (a count beside the rows) keeps its null.
+          for (const row of rows) if (row[at] !== null) row[at] = unpackOccurrence(row[at] as Uint8Array);
         }
         answer = { id, columns, rows };
       } finally {

@@ -87,30 +87,43 @@ describe('copies read together, one without a zone for its local times', () => {
     }
   });
 
-  it("drops a place whose row became another occurrence between the read's two statements", async () => {
+  /** Both places of a read, made events after the first place's id went to another occurrence. */
+  const afterRetag = async (first?: number) => {
     const read = await readCopies({ db: handle.db }, parts().slice(1), window, {
       scopes: ['calendar:read'],
-      first: 10,
+      ...(first === undefined ? {} : { first }),
     });
-    const [first, second] = read.candidates as [(typeof read.candidates)[0], (typeof read.candidates)[0]];
+    const [one, two] = read.candidates as [(typeof read.candidates)[0], (typeof read.candidates)[0]];
     const now = async () =>
       (await completeChosen({ db: handle.db }, read.candidates, async () => {})).map(
         (e) => e.event.occurrenceId,
       );
-    assert.deepEqual(await now(), [first.event.occurrenceId, second.event.occurrenceId]);
+    const both = [one.event.occurrenceId, two.event.occurrenceId];
+    assert.deepEqual(await now(), both);
     // The first place's id given to another occurrence, as SQLite gives a deleted highest id again.
     const retag = (occurrenceId: string) =>
       handle.db
         .updateTable('copy_occurrences')
         .set({ occurrence_id: occurrenceId })
-        .where('id', '=', first.rowId)
+        .where('id', '=', one.rowId)
         .execute();
     await retag('occ_another');
     try {
-      assert.deepEqual(await now(), [second.event.occurrenceId]);
+      return { both, after: await now() };
     } finally {
-      await retag(first.event.occurrenceId);
+      await retag(one.event.occurrenceId);
     }
+  };
+
+  it("drops a place whose row became another occurrence between the read's two statements", async () => {
+    // A read of every place (no page size) reads the rows it chose in a second statement.
+    const { both, after } = await afterRetag();
+    assert.deepEqual(after, both.slice(1));
+  });
+
+  it('makes a page from the rows its one statement brought, not from a later state', async () => {
+    const { both, after } = await afterRetag(10);
+    assert.deepEqual(after, both);
   });
 
   it('refuses it for busy time too, and gives the other busy time', async () => {

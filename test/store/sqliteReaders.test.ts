@@ -97,11 +97,15 @@ describe('SQLite reader threads', () => {
   });
 
   it('reads side by side: a short read is not queued behind a long one', async () => {
+    // Both threads started first (the second starts when the first is busy): a thread's start
+    // under a loaded machine may take longer than the long read, which is not what is tested.
+    const short = sql`select 1 as one`.compile(handle.db);
+    await Promise.all([readOffLoop(handle.db, longRead.compile(handle.db)), readOffLoop(handle.db, short)]);
     let longDone = false;
     const long = readOffLoop(handle.db, longRead.compile(handle.db)).then(() => {
       longDone = true;
     });
-    await readOffLoop(handle.db, sql`select 1 as one`.compile(handle.db));
+    await readOffLoop(handle.db, short);
     assert.equal(longDone, false, 'the short read waited for the long one');
     await long;
   });

@@ -26,6 +26,8 @@ import type { CopyForRead } from '../copies.ts';
 /** A copied row in the one order, read whole and made into its event only if the read returns it. */
 export interface CopyCandidate extends Ordered {
   rowId: number;
+  /** The row, where the read brought it whole (a search's page); else read once chosen. */
+  copied?: CopiedRow;
   complete(row: CopiedRow): PlacedEvent;
 }
 
@@ -177,6 +179,7 @@ export async function readCopies(
       startNs: BigInt(row.startMs) * 1_000_000n,
       event: { calendarId: row.calendarId, occurrenceId: row.occurrenceId },
       rowId: row.rowId,
+      ...(row.copied === undefined ? {} : { copied: row.copied }),
       complete(copied) {
         const placed = placedEvent(
           copied.occurrence,
@@ -201,7 +204,7 @@ export async function completeChosen(
   chosen: readonly (PlacedEvent | CopyCandidate)[],
   between: () => Promise<void>,
 ): Promise<PlacedEvent[]> {
-  const rowIds = chosen.flatMap((e) => ('complete' in e ? [e.rowId] : []));
+  const rowIds = chosen.flatMap((e) => ('complete' in e && e.copied === undefined ? [e.rowId] : []));
   const rows = rowIds.length === 0 ? new Map<number, CopiedRow>() : await copiedRows(deps.db, rowIds);
   const events: PlacedEvent[] = [];
   for (let i = 0; i < chosen.length; i += madeAtOnce) {
@@ -209,7 +212,7 @@ export async function completeChosen(
     for (const e of chosen.slice(i, i + madeAtOnce)) {
       if (!('complete' in e)) events.push(e);
       else {
-        const row = rows.get(e.rowId);
+        const row = e.copied ?? rows.get(e.rowId);
         // Gone with a sync applied between the two queries, or its id given to another
         // occurrence since (SQLite reuses the highest id): the event is no longer there.
         if (row !== undefined && row.occurrenceId === e.event.occurrenceId) events.push(e.complete(row));

@@ -561,7 +561,7 @@ interface NamedRow {
   end_ms: number | string;
   floating: number;
   occurrence_id: string;
-  /** The row whole (kinds 0 and 1): a search's page is made of these, not read again. */
+  /** The row whole (kind 1): the ranges' page is made of these, not read again. */
   event_id: string | null;
   data: Uint8Array | null;
   /** The ranges' matches (on each row of their page), or the tail's. */
@@ -663,7 +663,10 @@ async function namedPlaces(
   }
   const copyKeys = queries.map((query) => query.copyKey);
   // A row's copy says its calendar: the thousands of rows named are not each mapped to theirs.
-  const columns = sql`id, copy_key, start_ms, end_ms, floating, occurrence_id`;
+  const placeColumns = ['id', 'copy_key', 'start_ms', 'end_ms', 'floating', 'occurrence_id'];
+  const columns = sql.raw(placeColumns.join(', '));
+  // Every branch names its columns: the first one's names are the statement's.
+  const listed = (each: (column: string) => string) => sql.raw(placeColumns.map(each).join(', '));
   const occurrence = inCodeOrder(db, 'occurrence_id');
   const { calendarPlace, atCalendar } = calendarOrder(db, queries, after);
   const at = numberParameter(after?.startMs ?? Number.MIN_SAFE_INTEGER);
@@ -683,21 +686,25 @@ async function namedPlaces(
         )} and (start_ms > ${at} or (start_ms = ${at} and (${calendarPlace} > ${atCalendar} or (${calendarPlace} = ${atCalendar} and ${occurrence} > ${after?.occurrenceId ?? ''}))))`;
   // One statement: the rows looked up (`kind` 0), the ranges' page (1), each row of which carries
   // the count of the ranges' matches (at least one row, so a page of none still counts them),
-  // and the count of the tail's (2). The rows of 0 and 1 come whole, the page's joined once it is
-  // cut (counted and ordered, the matches carry no data): the page is not read a second time.
+  // and the count of the tail's (2). The ranges' page comes whole, joined once it is cut (counted
+  // and ordered, the matches carry no data): it is not read a second time. The rows looked up do
+  // not (local times, long events: placed here, many may fall outside the page); those the page
+  // keeps are read whole once chosen.
   const reads = [
     ...(looked.length === 0
       ? []
-      : [sql`select ${columns}, event_id, data, 0 as matched, 0 as kind ${byIds(db, looked)}`]),
+      : [
+          sql`select ${columns}, null as event_id, null as data, 0 as matched, 0 as kind ${byIds(db, looked)}`,
+        ]),
     ...(rangedRows === undefined
       ? []
       : [
-          sql`select ${sql.raw(['id', 'copy_key', 'start_ms', 'end_ms', 'floating', 'occurrence_id'].map((column) => `page.${column}`).join(', '))}, whole.event_id, whole.data, page.matched, 1 as kind from (select ${columns}, count(*) over () as matched ${rangedRows} order by start_ms, ${calendarPlace}, ${occurrence} limit ${numberParameter(Math.max(first ?? Number.MAX_SAFE_INTEGER, 1))}) as page join copy_occurrences as whole on whole.id = page.id`,
+          sql`select ${listed((column) => `page.${column}`)}, whole.event_id, whole.data, page.matched, 1 as kind from (select ${columns}, count(*) over () as matched ${rangedRows} order by start_ms, ${calendarPlace}, ${occurrence} limit ${numberParameter(Math.max(first ?? Number.MAX_SAFE_INTEGER, 1))}) as page join copy_occurrences as whole on whole.id = page.id`,
         ]),
     ...(counted.length === 0
       ? []
       : [
-          sql`select null, null, null, null, null, null, null, null, count(*), 2 ${inRange(db, copyKeys, countedFrom, untilCeilMs, counted)}`,
+          sql`select ${listed((column) => `null as ${column}`)}, null as event_id, null as data, count(*) as matched, 2 as kind ${inRange(db, copyKeys, countedFrom, untilCeilMs, counted)}`,
         ]),
   ];
   const found =
@@ -731,7 +738,9 @@ async function namedPlaces(
       startMs,
       floating: Number(row.floating) !== 0,
       occurrenceId: row.occurrence_id,
-      copied: { eventId: row.event_id!, occurrenceId: row.occurrence_id, occurrence: row.data },
+      ...(ranged
+        ? { copied: { eventId: row.event_id!, occurrenceId: row.occurrence_id, occurrence: row.data } }
+        : {}),
     };
     if (ranged) places.push(place);
     else if (after === undefined || inOrder(place, after) > 0) {

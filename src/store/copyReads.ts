@@ -49,7 +49,7 @@ export interface CopyPlace {
   /** Its times are local (placed by the query's offsets). */
   floating: boolean;
   occurrenceId: string;
-  /** The row whole, where the statement that placed it brought it (a search's page): not read again. */
+  /** The row whole, where the statement that placed it brought it (a page's places): not read again. */
   copied?: CopiedRow;
 }
 
@@ -59,6 +59,17 @@ export interface CopiedRow {
   occurrenceId: string;
   occurrence: ProviderOccurrence;
 }
+
+/** A copied row as a statement answers it (its data unpacked). */
+const copiedRowOf = (r: {
+  event_id: string;
+  occurrence_id: string;
+  data: ProviderOccurrence;
+}): CopiedRow => ({
+  eventId: r.event_id,
+  occurrenceId: r.occurrence_id,
+  occurrence: r.data,
+});
 
 /** Floating and all-day times lie within 14 hours of their local time read as UTC, in every zone. */
 const zoneSlackMs = 14 * 3_600_000;
@@ -322,12 +333,16 @@ interface PlaceRow {
  * passed between threads twice. The rows come in the one order, unpacked.
  */
 function wholeRows(db: Db, places: RawBuilder<unknown>, prepared = false): Promise<PlaceRow[]> {
-  const order = sql`order by places.placed_start, ${inCodeOrder(db, 'places.calendar_id')}, ${inCodeOrder(db, 'places.occurrence_id')}`;
+  const order = placeOrder(db, 'places.');
   const text = sql<
     PlaceRow & { data: Uint8Array }
   >`select places.*, whole.event_id, whole.data from (${places}) as places join copy_occurrences as whole on whole.id = places.id ${order}`;
   return readUnpackedOffLoop(db, prepared ? reused(text).compile(db) : readStatement(db, text), 'data');
 }
+
+/** The one order of places (start, calendar, occurrence id by code unit), of `table`'s columns if given. */
+const placeOrder = (db: Db, table = '') =>
+  sql`order by ${sql.ref(`${table}placed_start`)}, ${inCodeOrder(db, `${table}calendar_id`)}, ${inCodeOrder(db, `${table}occurrence_id`)}`;
 
 /** The first places of branches in the one order: start, calendar, occurrence id (by code unit). */
 function firstPlaces(db: Db, selects: readonly RawBuilder<unknown>[], first: number | undefined) {
@@ -337,7 +352,7 @@ function firstPlaces(db: Db, selects: readonly RawBuilder<unknown>[], first: num
     // one does not (20 calendars: 0.8 → 0.4 ms). Rounded up to a power of two, so that a few
     // texts serve every page size; the rows past the page are dropped below.
     const union = sql.join(selects, sql` union all `);
-    const order = sql`order by placed_start, calendar_id, occurrence_id`;
+    const order = placeOrder(db);
     if (first === undefined) return readOffLoop(db, readStatement(db, sql<PlaceRow>`${union} ${order}`));
     const limit = sql`limit ${sql.lit(2 ** Math.ceil(Math.log2(Math.max(first, 1))))}`;
     return wholeRows(db, sql`${union} ${order} ${limit}`);
@@ -345,7 +360,7 @@ function firstPlaces(db: Db, selects: readonly RawBuilder<unknown>[], first: num
   const limit = first === undefined ? sql`` : sql`limit ${first}`;
   // PostgreSQL sorts a union's rows whole rather than merge its branches (its index orders ids
   // by the column's collation, not by code unit): each branch is limited to the page first.
-  const order = sql`${pgOrder} ${limit}`;
+  const order = sql`${placeOrder(db)} ${limit}`;
   // Each branch ordered by its own columns (the calendar's id is one a branch makes).
   const union = sql.join(
     selects.map((select) => sql`(select * from (${select}) as branch ${order})`),
@@ -354,9 +369,6 @@ function firstPlaces(db: Db, selects: readonly RawBuilder<unknown>[], first: num
   if (first !== undefined) return wholeRows(db, sql`select * from (${union}) as places ${order}`);
   return readOffLoop(db, readStatement(db, sql<PlaceRow>`select * from (${union}) as places ${order}`));
 }
-
-/** PostgreSQL's order of places (ids by code unit). */
-const pgOrder = sql`order by placed_start, calendar_id collate "C", occurrence_id collate "C"`;
 
 /**
  * PostgreSQL's first places of instants: the calendars a list walked by one statement, each a
@@ -386,8 +398,11 @@ function eachCalendarsFirst(
   });
   const union = sql.join(selects, sql` union all `);
   if (first !== undefined)
-    return wholeRows(db, sql`select * from (${union}) as places ${pgOrder} limit ${first}`, true);
-  return readOffLoop(db, reused(sql<PlaceRow>`select * from (${union}) as places ${pgOrder}`).compile(db));
+    return wholeRows(db, sql`select * from (${union}) as places ${placeOrder(db)} limit ${first}`, true);
+  return readOffLoop(
+    db,
+    reused(sql<PlaceRow>`select * from (${union}) as places ${placeOrder(db)}`).compile(db),
+  );
 }
 
 const placeOf = (r: PlaceRow): CopyPlace => ({
@@ -396,9 +411,7 @@ const placeOf = (r: PlaceRow): CopyPlace => ({
   startMs: Number(r.placed_start),
   floating: r.floating !== 0,
   occurrenceId: r.occurrence_id,
-  ...(r.data === undefined
-    ? {}
-    : { copied: { eventId: r.event_id!, occurrenceId: r.occurrence_id, occurrence: r.data } }),
+  ...(r.data === undefined ? {} : { copied: copiedRowOf({ ...r, event_id: r.event_id!, data: r.data }) }),
 });
 
 type Ordered = Pick<CopyPlace, 'startMs' | 'calendarId' | 'occurrenceId'>;
@@ -738,9 +751,7 @@ async function namedPlaces(
       startMs,
       floating: Number(row.floating) !== 0,
       occurrenceId: row.occurrence_id,
-      ...(ranged
-        ? { copied: { eventId: row.event_id!, occurrenceId: row.occurrence_id, occurrence: row.data } }
-        : {}),
+      ...(ranged ? { copied: copiedRowOf({ ...row, event_id: row.event_id! }) } : {}),
     };
     if (ranged) places.push(place);
     else if (after === undefined || inOrder(place, after) > 0) {
@@ -787,8 +798,7 @@ export async function copiedRows(db: Db, rowIds: readonly number[]): Promise<Map
     ).compile(db),
     'data',
   );
-  for (const r of rows)
-    held.set(Number(r.id), { eventId: r.event_id, occurrenceId: r.occurrence_id, occurrence: r.data });
+  for (const r of rows) held.set(Number(r.id), copiedRowOf(r));
   return held;
 }
 

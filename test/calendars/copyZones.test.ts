@@ -2,8 +2,9 @@
  * A read of several copies is one query: a copy whose floating or all-day times have no zone to
  * be placed by is refused (`time_zone_required`) before it, so neither its instants nor its count
  * reach the page; the other copies are answered as they are. The same for busy time. And the
- * rows of a page read by id after its places: a place whose row became another occurrence meanwhile
- * is dropped, not shown with that occurrence.
+ * rows of a page: brought by the statement that placed them (one snapshot), or, for a read
+ * without a page size, read by id after its places, where a place whose row became another
+ * occurrence meanwhile is dropped, not shown with that occurrence.
  */
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';

@@ -26,7 +26,7 @@ import type { CopyForRead } from '../copies.ts';
 /** A copied row in the one order, read whole and made into its event only if the read returns it. */
 export interface CopyCandidate extends Ordered {
   rowId: number;
-  /** The row, where the read brought it whole (a search's page); else read once chosen. */
+  /** The row, where the statement that placed it brought it whole (a page's places); else read once chosen. */
   copied?: CopiedRow;
   complete(row: CopiedRow): PlacedEvent;
 }
@@ -213,8 +213,8 @@ export async function completeChosen(
       if (!('complete' in e)) events.push(e);
       else {
         const row = e.copied ?? rows.get(e.rowId);
-        // Gone with a sync applied between the two queries, or its id given to another
-        // occurrence since (SQLite reuses the highest id): the event is no longer there.
+        // Read in a second query: gone with a sync applied in between, or its id given to another
+        // occurrence since (SQLite reuses the highest id), the event is no longer there.
         if (row !== undefined && row.occurrenceId === e.event.occurrenceId) events.push(e.complete(row));
       }
     }

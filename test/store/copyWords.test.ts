@@ -29,6 +29,9 @@ import { occurrence } from '../helpers/memoryCalendars.ts';
 import { seedCalendars, seedReadGrant, seedUser, seedWorkspace } from '../helpers/seed.ts';
 
 const ids = createEventIds(randomBytes(32));
+/** What a row shows a search: its flags, and its folded title and rest. */
+type RowText = { isPrivate: boolean; isFree: boolean; title: string; body: string };
+
 const words = ['budget', 'review', 'planning', 'offsite', 'retro', 'hiring', 'lunch', 'müller'];
 
 /** A seeded pseudo-random source: the same runs every time. */
@@ -155,31 +158,43 @@ for (const engine of await enginesUnderTest()) {
      * placeholder title of a private event to a reader without private details, else the title
      * (and at full level the rest).
      */
-    const byRows = async (query: CopyQuery) => {
+    const byRows = async (query: CopyQuery, rows: Map<number, RowText>) => {
       const search = query.search!;
       const { rows: places } = await copyPage(handle.db, [{ ...query, search: undefined }]);
-      const rows = new Map(
+      return places.filter((place) => {
+        const row = rows.get(place.rowId)!;
+        if (row.isPrivate && !search.privateDetails) {
+          const placeholder = foldText(busyTitle(row.isFree ? 'free' : 'busy'));
+          return search.words.every((word) => placeholder.includes(word));
+        }
+        return search.words.every(
+          (word) => row.title.includes(word) || (search.level === 'full' && row.body.includes(word)),
+        );
+      });
+    };
+
+    /** Each row's folded text and flags, read once for all the reads of one `searches`. */
+    const rowTexts = async () =>
+      new Map(
         (
           await handle.db
             .selectFrom('copy_occurrences')
             .select(['id', 'data', 'is_private', 'is_free'])
             .where('copy_key', '=', copyKey)
             .execute()
-        ).map((row) => [Number(row.id), row]),
+        ).map((row): [number, RowText] => {
+          const { title_text, body_text } = indexedText(unpackOccurrence(row.data));
+          return [
+            Number(row.id),
+            {
+              isPrivate: Number(row.is_private) !== 0,
+              isFree: Number(row.is_free) !== 0,
+              title: title_text,
+              body: body_text,
+            },
+          ];
+        }),
       );
-      const matching = places.filter((place) => {
-        const row = rows.get(place.rowId)!;
-        if (Number(row.is_private) !== 0 && !search.privateDetails) {
-          const placeholder = foldText(busyTitle(Number(row.is_free) !== 0 ? 'free' : 'busy'));
-          return search.words.every((word) => placeholder.includes(word));
-        }
-        const { title_text, body_text } = indexedText(unpackOccurrence(row.data));
-        return search.words.every(
-          (word) => title_text.includes(word) || (search.level === 'full' && body_text.includes(word)),
-        );
-      });
-      return matching;
-    };
 
     /**
      * A search by the index and by the rows (`byRows`), as ids and count: over March, two days
@@ -231,12 +246,15 @@ for (const engine of await enginesUnderTest()) {
       );
       const ids = (places: readonly CopyPlace[], first?: number) =>
         places.slice(0, first).map((place) => place.occurrenceId);
+      const texts = await rowTexts();
       const scanned = await Promise.all(
         reads.map(async ({ query, first }) => {
-          const all = await byRows(query);
+          const all = await byRows(query, texts);
           const last = all.slice(0, first).at(-1);
           const next =
-            first === undefined || last === undefined ? undefined : await byRows({ ...query, after: last });
+            first === undefined || last === undefined
+              ? undefined
+              : await byRows({ ...query, after: last }, texts);
           return {
             ids: ids(all, first),
             total: all.length,

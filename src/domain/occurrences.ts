@@ -256,6 +256,23 @@ export interface SealedIds {
   occurrenceId: string;
 }
 
+/**
+ * `ids` for the occurrences of one item, in a row: the occurrences of a series share one event
+ * id, sealed once (the last one is kept, nothing more).
+ */
+export function itemIds(ids: EventIds): EventIds {
+  let last: { calendarId: string; providerEventId: string; eventId: string } | undefined;
+  return {
+    eventId(calendarId, providerEventId) {
+      if (last?.calendarId !== calendarId || last.providerEventId !== providerEventId)
+        last = { calendarId, providerEventId, eventId: ids.eventId(calendarId, providerEventId) };
+      return last.eventId;
+    },
+    occurrenceId: (calendarId, providerEventId, recurrenceId) =>
+      ids.occurrenceId(calendarId, providerEventId, recurrenceId),
+  };
+}
+
 export const sealedIds = (calendarId: string, occurrence: ProviderOccurrence, ids: EventIds): SealedIds => ({
   eventId: ids.eventId(calendarId, occurrence.providerEventId),
   occurrenceId: ids.occurrenceId(calendarId, occurrence.providerEventId, occurrence.recurrenceId),

@@ -8,7 +8,7 @@
 import { type Kysely, type Selectable, type SelectQueryBuilder, sql, type Transaction } from 'kysely';
 import { syncBoundExceeded } from '../domain/budget.ts';
 import type { DetailLevel } from '../domain/detailLevels.ts';
-import { type EventIds, sealedIds } from '../domain/occurrences.ts';
+import { type EventIds, itemIds, sealedIds } from '../domain/occurrences.ts';
 import type { ProviderOccurrence } from '../domain/providerFacts.ts';
 import { forCopy } from '../domain/visibility.ts';
 import { copyKeyOf } from './calendarCopies.ts';
@@ -99,13 +99,14 @@ export async function applyBatch(db: Db, batch: AppliedBatch): Promise<WrittenBa
         .execute();
     }
     let bytes = 0;
-    const rows = batch.upserts.flatMap((u) =>
-      u.occurrences.map((o) => {
-        const row = occurrenceRow(batch.calendarId, copyKey, u.key, o, copied, batch.ids);
+    const rows = batch.upserts.flatMap((u) => {
+      const ids = itemIds(batch.ids);
+      return u.occurrences.map((o) => {
+        const row = occurrenceRow(batch.calendarId, copyKey, u.key, o, copied, ids);
         bytes += row.data.length;
         return row;
-      }),
-    );
+      });
+    });
     if (batch.bytes.spent + bytes > batch.bytes.limit) throw syncBoundExceeded('bytes', batch.bytes.limit);
     const items = [
       ...batch.upserts.map((u) => ({ key: u.key, version: u.version, skipped: null })),

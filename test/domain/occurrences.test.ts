@@ -6,6 +6,7 @@ import { createEventIds } from '../../src/calendars/eventIds.ts';
 import { editRights } from '../../src/domain/editRights.ts';
 import {
   type CalendarView,
+  itemIds,
   overlaps,
   placedEvent,
   placeOccurrence,
@@ -312,6 +313,37 @@ describe('edit rights from provider facts', () => {
       editRights({ access: 'writer', masked: false, status: 'cancelled', facts: { ...facts, ...invited } })
         .canRespond,
       false,
+    );
+  });
+});
+
+describe('the ids of one item', () => {
+  it('seals the event id of a series once, and again for another event or calendar', () => {
+    const sealed: string[] = [];
+    const counted = {
+      eventId: (calendarId: string, providerEventId: string) => {
+        sealed.push(`${calendarId} ${providerEventId}`);
+        return ids.eventId(calendarId, providerEventId);
+      },
+      occurrenceId: ids.occurrenceId,
+    };
+    const item = itemIds(counted);
+    const asked = [
+      ['cal-1', 'series'],
+      ['cal-1', 'series'],
+      ['cal-1', 'series'],
+      ['cal-1', 'other'],
+      ['cal-2', 'other'],
+    ] as const;
+    const answered = asked.map(([calendarId, event]) => item.eventId(calendarId, event));
+    assert.deepEqual(
+      answered,
+      asked.map(([calendarId, event]) => ids.eventId(calendarId, event)),
+    );
+    assert.deepEqual(sealed, ['cal-1 series', 'cal-1 other', 'cal-2 other']);
+    assert.equal(
+      item.occurrenceId('cal-1', 'series', '20260301T090000Z'),
+      ids.occurrenceId('cal-1', 'series', '20260301T090000Z'),
     );
   });
 });

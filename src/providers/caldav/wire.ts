@@ -3,7 +3,7 @@
  * answers. Servers choose their own prefixes (`D:`, `d:`, a default namespace…), so every element
  * is identified by namespace URI + local name, never by its prefix.
  */
-import { XMLParser } from 'fast-xml-parser';
+import { SaxesParser } from 'saxes';
 
 export const ns = {
   dav: 'DAV:',
@@ -86,66 +86,50 @@ export function multigetBody(paths: readonly string[]): string {
   );
 }
 
-const parser = new XMLParser({
-  preserveOrder: true,
-  ignoreAttributes: false,
-  attributeNamePrefix: '',
-  parseTagValue: false,
-  parseAttributeValue: false,
-  ignoreDeclaration: true,
-  ignorePiTags: true,
-  // No callbacks here need the path as text: building it for every element is a fifth of a parse.
-  jPath: false,
-});
+/**
+ * WebDAV answers nest a dozen elements at most. The parser resolves each prefix through the
+ * elements open around it, so its work grows with the square of the depth: 100,000 nested
+ * elements (500 KB) would hold a thread for minutes.
+ */
+const maxDepth = 100;
 
-type RawNode = Record<string, unknown>;
-
-function split(qname: string): [prefix: string, local: string] {
-  const colon = qname.indexOf(':');
-  return colon < 0 ? ['', qname] : [qname.slice(0, colon), qname.slice(colon + 1)];
-}
-
-/** Resolves prefixes against the xmlns declarations in scope, element by element. */
-function toElement(raw: RawNode, scope: Map<string, string>): XmlElement | undefined {
-  let tag: string | undefined;
-  for (const key in raw) {
-    if (key !== ':@' && key !== '#text') {
-      tag = key;
-      break;
-    }
-  }
-  if (tag === undefined) return undefined;
-  const rawAttributes = raw[':@'] as Record<string, string> | undefined;
-  // Most elements declare nothing: they share their parent's scope (thousands per answer).
-  let inner = scope;
-  const attributes: Record<string, string> = {};
-  for (const key in rawAttributes) {
-    const value = rawAttributes[key]!;
-    if (key === 'xmlns' || key.startsWith('xmlns:')) {
-      if (inner === scope) inner = new Map(scope);
-      inner.set(key === 'xmlns' ? '' : key.slice(6), value);
-    } else attributes[split(key)[1]] = value;
-  }
-  const [prefix, name] = split(tag);
-  const element: XmlElement = { ns: inner.get(prefix) ?? '', name, attributes, children: [], text: '' };
-  for (const child of (raw[tag] ?? []) as RawNode[]) {
-    if ('#text' in child) element.text += String(child['#text']);
-    else {
-      const converted = toElement(child, inner);
-      if (converted) element.children.push(converted);
-    }
-  }
-  return element;
-}
-
-/** The document element, namespace-resolved; throws on XML that is not well-formed. */
+/**
+ * The document element, namespace-resolved by a strict parser; throws on XML that is not
+ * well-formed or namespace-well-formed (an undeclared prefix). No DTD is read: an entity the XML
+ * spec does not predefine is an error, never an expansion, and nesting past `maxDepth` is refused.
+ * Text is trimmed, as servers indent.
+ */
 function parseXml(xml: string): XmlElement {
-  const nodes = parser.parse(xml, true) as RawNode[];
-  for (const node of nodes) {
-    const element = toElement(node, new Map([['xml', 'http://www.w3.org/XML/1998/namespace']]));
-    if (element) return element;
-  }
-  throw new Error('no document element');
+  const parser = new SaxesParser({ xmlns: true, position: false });
+  const open: XmlElement[] = [];
+  let root: XmlElement | undefined;
+  parser.on('opentag', (tag) => {
+    const attributes: Record<string, string> = {};
+    for (const key in tag.attributes) {
+      const attribute = tag.attributes[key]!;
+      if (attribute.prefix !== 'xmlns' && attribute.name !== 'xmlns')
+        attributes[attribute.local] = attribute.value;
+    }
+    const element: XmlElement = { ns: tag.uri, name: tag.local, attributes, children: [], text: '' };
+    if (open.length >= maxDepth) throw new Error(`XML nested deeper than ${maxDepth} elements`);
+    const parent = open.at(-1);
+    if (parent === undefined) root = element;
+    else parent.children.push(element);
+    open.push(element);
+  });
+  const addText = (text: string) => {
+    const element = open.at(-1);
+    if (element !== undefined) element.text += text;
+  };
+  parser.on('text', addText);
+  parser.on('cdata', addText);
+  parser.on('closetag', () => {
+    const element = open.pop()!;
+    element.text = element.text.trim();
+  });
+  parser.write(xml).close();
+  if (root === undefined) throw new Error('no document element');
+  return root;
 }
 
 export const child = (element: XmlElement | undefined, namespace: string, name: string) =>

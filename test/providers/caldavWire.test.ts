@@ -39,6 +39,15 @@ describe('WebDAV XML', () => {
     assert.equal(data, 'BEGIN:VCALENDAR\nEND:VCALENDAR');
   });
 
+  it('reads an answer with blank lines before its XML declaration, as such servers send it', () => {
+    assert.deepEqual(
+      hrefs(
+        '\r\n\n  <?xml version="1.0" encoding="utf-8"?>\n<d:multistatus xmlns:d="DAV:"><d:response><d:href>/a.ics</d:href></d:response></d:multistatus>',
+      ),
+      ['/a.ics'],
+    );
+  });
+
   it('refuses what is not well-formed: unclosed or crossed elements, two roots, text outside, no root', () => {
     for (const xml of [
       '<d:multistatus xmlns:d="DAV:"><d:response>',

@@ -127,7 +127,9 @@ function parseXml(xml: string): XmlElement {
     const element = open.pop()!;
     element.text = element.text.trim();
   });
-  parser.write(xml).close();
+  // Servers behind PHP and the like may send a blank line before the XML declaration, which
+  // XML allows only at the very start: it is read as if it were not there.
+  parser.write(xml.trimStart()).close();
   if (root === undefined) throw new Error('no document element');
   return root;
 }

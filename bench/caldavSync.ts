@@ -136,16 +136,15 @@ export const caldavProvider = () =>
 
 /**
  * The first sync of the account on a service built with `caldavProvider()`, by its rounds; the
- * events (objects) synced and the time. `email` names the account's owner (one per run).
+ * events (objects) synced and the time.
  */
 export async function caldavFirstSync(
   ctx: AppContext,
   sync: SyncService,
-  email = 'caldav@example.test',
 ): Promise<{ events: number; ms: number }> {
   const server = await startFakeCaldav();
   try {
-    const userId = await seedUser(ctx.db, email);
+    const userId = await seedUser(ctx.db, 'caldav@example.test');
     const workspaceId = await seedWorkspace(ctx.db, 'CalDAV', [[userId, 'owner']]);
     // The account as connecting stores it; its calendars are the server's collections.
     const listing = {

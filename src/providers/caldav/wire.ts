@@ -104,6 +104,7 @@ function parseXml(xml: string): XmlElement {
   const open: XmlElement[] = [];
   let root: XmlElement | undefined;
   parser.on('opentag', (tag) => {
+    if (open.length >= maxDepth) throw new Error(`XML nested deeper than ${maxDepth} elements`);
     const attributes: Record<string, string> = {};
     for (const key in tag.attributes) {
       const attribute = tag.attributes[key]!;
@@ -111,7 +112,6 @@ function parseXml(xml: string): XmlElement {
         attributes[attribute.local] = attribute.value;
     }
     const element: XmlElement = { ns: tag.uri, name: tag.local, attributes, children: [], text: '' };
-    if (open.length >= maxDepth) throw new Error(`XML nested deeper than ${maxDepth} elements`);
     const parent = open.at(-1);
     if (parent === undefined) root = element;
     else parent.children.push(element);

@@ -60,15 +60,11 @@ export interface CopiedRow {
   occurrence: ProviderOccurrence;
 }
 
-/** A copied row as a statement answers it (its data unpacked). */
-const copiedRowOf = (r: {
-  event_id: string;
-  occurrence_id: string;
-  data: ProviderOccurrence;
-}): CopiedRow => ({
-  eventId: r.event_id,
-  occurrenceId: r.occurrence_id,
-  occurrence: r.data,
+/** A copied row as a statement answers it (its data unpacked); its columns passed, not the row spread. */
+const copiedRowOf = (eventId: string, occurrenceId: string, occurrence: ProviderOccurrence): CopiedRow => ({
+  eventId,
+  occurrenceId,
+  occurrence,
 });
 
 /** Floating and all-day times lie within 14 hours of their local time read as UTC, in every zone. */
@@ -405,14 +401,17 @@ function eachCalendarsFirst(
   );
 }
 
-const placeOf = (r: PlaceRow): CopyPlace => ({
-  rowId: Number(r.id),
-  calendarId: r.calendar_id,
-  startMs: Number(r.placed_start),
-  floating: r.floating !== 0,
-  occurrenceId: r.occurrence_id,
-  ...(r.data === undefined ? {} : { copied: copiedRowOf({ ...r, event_id: r.event_id!, data: r.data }) }),
-});
+const placeOf = (r: PlaceRow): CopyPlace => {
+  const place: CopyPlace = {
+    rowId: Number(r.id),
+    calendarId: r.calendar_id,
+    startMs: Number(r.placed_start),
+    floating: r.floating !== 0,
+    occurrenceId: r.occurrence_id,
+  };
+  if (r.data !== undefined) place.copied = copiedRowOf(r.event_id!, r.occurrence_id, r.data);
+  return place;
+};
 
 type Ordered = Pick<CopyPlace, 'startMs' | 'calendarId' | 'occurrenceId'>;
 
@@ -751,8 +750,8 @@ async function namedPlaces(
       startMs,
       floating: Number(row.floating) !== 0,
       occurrenceId: row.occurrence_id,
-      ...(ranged ? { copied: copiedRowOf({ ...row, event_id: row.event_id! }) } : {}),
     };
+    if (ranged) place.copied = copiedRowOf(row.event_id!, row.occurrence_id, row.data!);
     if (ranged) places.push(place);
     else if (after === undefined || inOrder(place, after) > 0) {
       places.push(place);
@@ -798,7 +797,7 @@ export async function copiedRows(db: Db, rowIds: readonly number[]): Promise<Map
     ).compile(db),
     'data',
   );
-  for (const r of rows) held.set(Number(r.id), copiedRowOf(r));
+  for (const r of rows) held.set(Number(r.id), copiedRowOf(r.event_id, r.occurrence_id, r.data));
   return held;
 }
 

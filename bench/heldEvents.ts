@@ -6,31 +6,13 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { CalendarProvider } from '../src/providers/port.ts';
 import { grantToken } from '../test/helpers/grantToken.ts';
-import { benchCalendar, heldCalendars, seedAccount, window } from './seed.ts';
+import { heldCalendars, madeWhenAsked, seedAccount, window } from './seed.ts';
 import { service } from './service.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'bench-held-'));
 try {
-  // The provider makes each calendar's events when asked, so that what stays in memory is the service's.
-  const ids = Array.from({ length: heldCalendars }, (_, c) => `cal-${c + 1}@group.calendar.google.com`);
-  const provider: CalendarProvider<'google'> = {
-    kind: 'google',
-    listCalendars: async () =>
-      ids.map((id, c) => ({
-        providerCalendarId: id,
-        name: `Calendar ${c + 1}`,
-        timeZone: 'Europe/Berlin',
-        primary: false,
-        access: 'owner' as const,
-      })),
-    listEvents: async (_account, calendar) => ({
-      occurrences: benchCalendar(ids.indexOf(calendar.providerCalendarId)).occurrences,
-      skipped: [],
-    }),
-    getEvent: async () => undefined,
-  };
+  const provider = madeWhenAsked(heldCalendars);
   const { ctx, sync, url, close } = await service(
     { google: provider },
     { sqlitePath: join(dir, 'held.sqlite') },

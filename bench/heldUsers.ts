@@ -7,7 +7,7 @@
 import { readFileSync } from 'node:fs';
 import { answer } from './measure.ts';
 import { eventsCall, type Member, searchCall } from './organisation.ts';
-import { benchProvider } from './seed.ts';
+import { calendarCount, madeWhenAsked } from './seed.ts';
 import { service } from './service.ts';
 
 export interface HeldUsers {
@@ -22,7 +22,8 @@ export interface HeldUsers {
 if (import.meta.main) {
   const held: HeldUsers = JSON.parse(readFileSync(process.argv[2]!, 'utf8'));
   const { url, close } = await service(
-    { google: benchProvider },
+    // The copies are fresh: the provider is there for the service's shape, its events made only if asked.
+    { google: madeWhenAsked(calendarCount) },
     {
       ...(held.databaseUrl === undefined ? {} : { databaseUrl: held.databaseUrl }),
       ...(held.sqlitePath === undefined ? {} : { sqlitePath: held.sqlitePath }),

@@ -89,7 +89,7 @@ export async function multiUserBench(engine: Engine): Promise<MultiUserReport> {
   const database = postgres === undefined ? { sqlitePath: sqlitePathIn(dir) } : { databaseUrl: postgres.url };
   const secretKey = randomBytes(32);
   const { ctx, sync, url, close } = await service(
-    { google: benchProvider, caldav: caldavProvider() },
+    { google: benchProvider(), caldav: caldavProvider() },
     { ...database, secretKey },
   );
   const baseline = Fastify({ logger: false });

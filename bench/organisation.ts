@@ -4,8 +4,10 @@
  * provider), each granted to a client; the first ones' calendars synced into the copies by the
  * service's own rounds (adapter batches → applyBatch), as an instance makes them.
  */
+
 import type { AppContext } from '../src/context.ts';
 import { epochMs } from '../src/lib/clock.ts';
+import type { CalendarProvider } from '../src/providers/port.ts';
 import { reconcileCopies } from '../src/store/copyMembership.ts';
 import { engineOf } from '../src/store/database.ts';
 import type { SyncService } from '../src/sync/syncService.ts';
@@ -48,7 +50,7 @@ export async function seedOrganisation(
   ctx: AppContext,
   sync: SyncService,
   count: number,
-  provider = benchProvider,
+  provider: CalendarProvider<'google'> = benchProvider(),
 ): Promise<Organisation> {
   const userIds: string[] = [];
   for (let i = 0; i < count; i++) userIds.push(await seedUser(ctx.db, `member${i}@example.test`));

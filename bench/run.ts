@@ -52,11 +52,12 @@ const readConnections = Number(process.env.BENCH_READ_CONNECTIONS ?? 1);
 
 /** Live listings the provider answered: a read served by fresh copies makes none. */
 let providerReads = 0;
+const bench = benchProvider();
 const countedProvider = {
-  ...benchProvider,
-  listEvents: (...args: Parameters<typeof benchProvider.listEvents>) => {
+  ...bench,
+  listEvents: (...args: Parameters<typeof bench.listEvents>) => {
     providerReads += 1;
-    return benchProvider.listEvents(...args);
+    return bench.listEvents(...args);
   },
 };
 
@@ -203,10 +204,10 @@ const providerReadsByCopyRows = providerReads;
 // The same search through the live path: a service keeping no copy, its provider answering after 50 ms.
 const slow = await service({
   google: {
-    ...benchProvider,
-    listEvents: async (...args: Parameters<typeof benchProvider.listEvents>) => {
+    ...bench,
+    listEvents: async (...args: Parameters<typeof bench.listEvents>) => {
       await sleep(50);
-      return benchProvider.listEvents(...args);
+      return bench.listEvents(...args);
     },
   },
 });

@@ -4,6 +4,7 @@
  * network), so the measured time is the service's own read path.
  */
 import type { AppContext } from '../src/context.ts';
+import type { CalendarProvider } from '../src/providers/port.ts';
 import {
   type MemoryCalendar,
   memoryProvider,
@@ -61,20 +62,52 @@ export function benchCalendar(c: number): MemoryCalendar {
   return { name: `Calendar ${c + 1}`, timeZone: 'Europe/Berlin', occurrences };
 }
 
+const providerCalendarId = (c: number) => `cal-${c + 1}@group.calendar.google.com`;
+
 /** A provider holding `count` such calendars, with a change log (bench/changeLog.ts). */
 export const benchCalendars = (count: number) => {
   const calendars = new Map(
-    Array.from({ length: count }, (_, c) => [`cal-${c + 1}@group.calendar.google.com`, benchCalendar(c)]),
+    Array.from({ length: count }, (_, c) => [providerCalendarId(c), benchCalendar(c)]),
   );
   return withChangeLog(memoryProvider('google', calendars), calendars);
 };
 
-/** The provider to put in the AppContext; `seedAccount` stores its account once the app's database exists. */
-export const benchProvider = benchCalendars(calendarCount);
+let built: ReturnType<typeof benchCalendars> | undefined;
+
+/**
+ * The provider to put in the AppContext, made when first asked for; `seedAccount` stores its
+ * account once the app's database exists.
+ */
+export const benchProvider = () => (built ??= benchCalendars(calendarCount));
+
+/**
+ * A provider of `count` such calendars that makes each one's events anew when asked and keeps
+ * none: in a process that measures the service's memory, the provider's 20,000 events or more
+ * (a remote calendar's, in a deployment) are not counted with it.
+ */
+export function madeWhenAsked(count: number): CalendarProvider<'google'> {
+  const ids = Array.from({ length: count }, (_, c) => providerCalendarId(c));
+  return {
+    kind: 'google',
+    listCalendars: async () =>
+      ids.map((id, c) => ({
+        providerCalendarId: id,
+        name: `Calendar ${c + 1}`,
+        timeZone: 'Europe/Berlin',
+        primary: false,
+        access: 'owner' as const,
+      })),
+    listEvents: async (_account, calendar) => ({
+      occurrences: benchCalendar(ids.indexOf(calendar.providerCalendarId)).occurrences,
+      skipped: [],
+    }),
+    getEvent: async () => undefined,
+  };
+}
 
 export async function seedAccount(
   ctx: AppContext,
-  provider = benchProvider,
+  provider: CalendarProvider<'google'> = benchProvider(),
 ): Promise<{ userId: string; workspaceId: string; calendarIds: string[] }> {
   const userId = await seedUser(ctx.db, 'bench@example.test');
   const workspaceId = await seedWorkspace(ctx.db, 'Bench', [[userId, 'owner']]);

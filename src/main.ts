@@ -167,6 +167,7 @@ export async function assemble(given: AppContext, options: AssembleOptions = {})
     {
       engine: engineOf(ctx.db),
       onRoundError: (error) => log?.error({ err: error }, 'sync round failed'),
+      onVacuumError: (error) => log?.warn({ err: error }, 'read index vacuum failed'),
       // A read waits for a stale calendar's sync no longer than one provider request may take.
       readWaitMs: Math.min(ctx.config.providerTimeoutMs, 5_000),
       ...(upkeep === undefined ? {} : { push: upkeep }),

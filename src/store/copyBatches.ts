@@ -57,6 +57,8 @@ export interface WrittenBatch {
   bytes: number;
   /** What the copy holds (level, private details), for the next batches' `copied`. */
   copied: string;
+  /** Rows of copy_occurrences (the read index's table) the batch wrote or removed. */
+  rowsChanged: number;
 }
 
 /**
@@ -114,7 +116,7 @@ export async function applyBatch(db: Db, batch: AppliedBatch): Promise<WrittenBa
     ];
     if (batch.stage !== undefined) {
       await stageBatch(trx, batch, copyKey, { generation, items, rows });
-      return { generation, bytes, copied: copiedKey };
+      return { generation, bytes, copied: copiedKey, rowsChanged: 0 };
     }
     // The word index follows the rows in this transaction, changed once at its end.
     const swapped =
@@ -257,7 +259,12 @@ export async function applyBatch(db: Db, batch: AppliedBatch): Promise<WrittenBa
     await trx.updateTable('calendar_copies').set(set).where('calendar_id', '=', batch.calendarId).execute();
     if (batch.end !== undefined && (await vocabularyOverGrown(trx, batch.calendarId)))
       await rebuildWords(trx, batch.calendarId);
-    return { generation, bytes, copied: copiedKey };
+    return {
+      generation,
+      bytes,
+      copied: copiedKey,
+      rowsChanged: index.added.length + index.removed.length,
+    };
   });
 }
 

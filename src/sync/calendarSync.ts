@@ -33,6 +33,8 @@ export interface SyncDeps extends ConnectionDeps {
   /** What one sync may spend (domain/budget.ts#syncLimits unless a test says otherwise). */
   limits?: SyncLimits;
   log?: (entry: SyncLogEntry) => void;
+  /** Told the rows of the copy's table a completed sync wrote or removed (store/readIndexUpkeep.ts). */
+  rowsChanged?: (rows: number) => void;
 }
 
 export interface SyncLogEntry {
@@ -98,6 +100,7 @@ export async function syncCalendar(
   const provider = providerFor(deps.providers, account.provider);
   const sync = provider.sync ?? listingSync(provider);
   const totals = { batches: 0, upserts: 0, removals: 0, full: false };
+  let rowsChanged = 0;
   const limits = deps.limits ?? syncLimits;
   const spent = { items: 0, bytes: 0 };
   let runGeneration: number | undefined;
@@ -149,6 +152,7 @@ export async function syncCalendar(
         runGeneration = batch.full ? written.generation : undefined;
         copied = written.copied;
         spent.bytes += written.bytes;
+        rowsChanged += written.rowsChanged;
         staged ||= !last;
         totals.batches += 1;
         totals.upserts += batch.upserts.length;
@@ -162,6 +166,7 @@ export async function syncCalendar(
     };
     await withConnection(deps, account, copyBatches, connection?.access);
     if (!completed) throw new Error('the sync ended without a position');
+    if (rowsChanged > 0) deps.rowsChanged?.(rowsChanged);
     deps.log?.({
       calendarId,
       provider: account.provider,

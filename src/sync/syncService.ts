@@ -12,6 +12,7 @@ import { waitAtMost } from '../lib/waitAtMost.ts';
 import { copiesOf } from '../store/calendarCopies.ts';
 import { forgetInstance, heartbeat, heartbeatMs, leaseDue, markDue } from '../store/copyLeases.ts';
 import { reconcileCopies } from '../store/copyMembership.ts';
+import { readIndexUpkeep } from '../store/readIndexUpkeep.ts';
 import { type SyncDeps, syncCalendar } from './calendarSync.ts';
 import { insideHorizon } from './horizon.ts';
 import type { PushUpkeep } from './push.ts';
@@ -26,7 +27,7 @@ export interface SyncService extends CalendarCopies {
    * less than `noticeSpacingMs` ago — once after that, one sync for every notification meanwhile.
    */
   afterNotice(calendarId: string): Promise<SyncOutcome>;
-  /** Resolves once no sync runs or waits here. */
+  /** Resolves once no sync runs or waits here, nor a vacuum of the read index. */
   idle(): Promise<void>;
   /** Runs rounds every `everyMs` until stopped, and says every few seconds that this instance is alive. */
   start(everyMs: number): void;
@@ -45,9 +46,30 @@ export interface SyncServiceOptions {
   push?: PushUpkeep;
   /** Notifications start a calendar's sync at most this often (default 1 s): a burst costs two syncs. */
   noticeSpacingMs?: number;
+  /** PostgreSQL: the read index's table vacuumed once syncs have changed this many of its rows (default 5,000). */
+  vacuumEveryRows?: number;
+  /** Told about a vacuum of the read index's table that failed (the next is tried after as many rows again). */
+  onVacuumError?: (error: unknown) => void;
 }
 
-export function createSyncService(deps: SyncDeps, options: SyncServiceOptions): SyncService {
+export function createSyncService(given: SyncDeps, options: SyncServiceOptions): SyncService {
+  const upkeep =
+    options.engine === 'postgres'
+      ? readIndexUpkeep(given.db, {
+          every: options.vacuumEveryRows ?? 5_000,
+          onError: (error) => options.onVacuumError?.(error),
+        })
+      : undefined;
+  const deps: SyncDeps =
+    upkeep === undefined
+      ? given
+      : {
+          ...given,
+          rowsChanged: (rows) => {
+            given.rowsChanged?.(rows);
+            upkeep.changed(rows);
+          },
+        };
   const running = new Map<string, Promise<SyncOutcome>>();
   const concurrency = options.concurrency ?? 2;
   let timer: NodeJS.Timeout | undefined;
@@ -97,6 +119,7 @@ export function createSyncService(deps: SyncDeps, options: SyncServiceOptions): 
   async function idle(): Promise<void> {
     while (running.size + followUps.size > 0)
       await Promise.allSettled([...running.values(), ...followUps.values()]);
+    await upkeep?.idle();
   }
 
   async function runDue(): Promise<number> {

@@ -255,6 +255,8 @@ function eachEntry(
 ): void {
   let at = 0;
   const length = () => {
+    // Words and most lists are shorter than 128 bytes: their length is one byte.
+    if (at < bytes.length && bytes[at]! < 0x80) return bytes[at++]!;
     let value = 0;
     for (let shift = 0; ; shift += 7) {
       if (at >= bytes.length || shift > 28) throw new PostingsCorrupt('a slot cut short');

@@ -6,7 +6,8 @@ import { type Kysely, sql } from 'kysely';
 import type { DetailLevel } from '../domain/detailLevels.ts';
 import type { ProviderOccurrence } from '../domain/providerFacts.ts';
 import { unpackOccurrence } from './packedOccurrence.ts';
-import { type Database, flag } from './schema.ts';
+import { inList, reused } from './reusedStatements.ts';
+import { type CalendarCopiesTable, type Database, type Flag, flag } from './schema.ts';
 
 type Db = Kysely<Database>;
 
@@ -39,13 +40,26 @@ export interface CopyStatus {
   copyKey: number;
 }
 
+/** A copy's row as `copiesOf` reads it: whether it has a position, not the position itself. */
+type CopyRow = Omit<CalendarCopiesTable, 'sync_state' | 'generation' | 'lease_owner' | 'staged_items'> & {
+  has_state: Flag;
+  staged_items: number;
+};
+
+/**
+ * The copies of these calendars, as every read asks for them: one statement text for any number
+ * of calendars, prepared once per connection on PostgreSQL (store/reusedStatements.ts).
+ */
 export async function copiesOf(db: Db, calendarIds: readonly string[]): Promise<Map<string, CopyStatus>> {
   if (calendarIds.length === 0) return new Map();
-  const rows = await db
-    .selectFrom('calendar_copies')
-    .selectAll()
-    .where('calendar_id', 'in', calendarIds)
-    .execute();
+  const { rows } = await db.executeQuery(
+    reused(
+      sql<CopyRow>`select calendar_id, level, private_details, sync_state is not null as has_state,
+        horizon_start, horizon_end, synced_at, attempted_at, next_sync_at, lease_until, failures,
+        failure_reason, items, staged_items, skipped, version, longest_ms, created_at, copy_key
+        from calendar_copies where calendar_id ${inList(db, calendarIds, 'text')}`,
+    ).compile(db),
+  );
   return new Map(
     rows.map((r) => [
       r.calendar_id,
@@ -53,7 +67,7 @@ export async function copiesOf(db: Db, calendarIds: readonly string[]): Promise<
         calendarId: r.calendar_id,
         level: r.level as DetailLevel,
         privateDetails: flag(r.private_details),
-        hasState: r.sync_state !== null,
+        hasState: flag(r.has_state),
         horizonStart: numberOrNull(r.horizon_start),
         horizonEnd: numberOrNull(r.horizon_end),
         syncedAt: numberOrNull(r.synced_at),

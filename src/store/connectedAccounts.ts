@@ -1,9 +1,10 @@
 /** Connected provider accounts and their calendars. Credentials arrive here already sealed. */
-import type { Kysely, Selectable } from 'kysely';
+import { type Kysely, type Selectable, sql } from 'kysely';
 import type { CalendarAccess, ProviderCalendar, ProviderKind } from '../domain/providerFacts.ts';
 import { newId } from '../lib/ids.ts';
 import { withoutStrayControlCharacters } from '../lib/text.ts';
-import { type ConnectedAccountsTable, type Database, flag } from './schema.ts';
+import { inList, reused } from './reusedStatements.ts';
+import { type CalendarsTable, type ConnectedAccountsTable, type Database, flag } from './schema.ts';
 
 type Db = Kysely<Database>;
 
@@ -25,7 +26,10 @@ export interface CalendarRecord extends ProviderCalendar {
   accountId: string;
 }
 
-const toAccount = (row: ConnectedAccountsTable): ConnectedAccount => ({
+/** An account as every read sees it: its sealed credentials are read only where they are opened. */
+type AccountRow = Omit<ConnectedAccountsTable, 'credentials' | 'updated_at'>;
+
+const toAccount = (row: AccountRow): ConnectedAccount => ({
   id: row.id,
   userId: row.user_id,
   workspaceId: row.workspace_id,
@@ -73,10 +77,18 @@ export async function sealedCredentialsOf(db: Db, id: string): Promise<string | 
   return row?.credentials;
 }
 
+/**
+ * A person's accounts (in one workspace, or all). Every read asks it: one statement text, all
+ * values parameters, prepared once per connection on PostgreSQL (store/reusedStatements.ts).
+ */
 export async function accountsOf(db: Db, userId: string, workspaceId?: string): Promise<ConnectedAccount[]> {
-  let query = db.selectFrom('connected_accounts').selectAll().where('user_id', '=', userId);
-  if (workspaceId !== undefined) query = query.where('workspace_id', '=', workspaceId);
-  const rows = await query.orderBy('created_at').orderBy('id').execute();
+  const inWorkspace = workspaceId === undefined ? sql`` : sql`and workspace_id = ${workspaceId}`;
+  const { rows } = await db.executeQuery(
+    reused(
+      sql<AccountRow>`select id, user_id, workspace_id, provider, label, status, status_reason, created_at
+        from connected_accounts where user_id = ${userId} ${inWorkspace} order by created_at, id`,
+    ).compile(db),
+  );
   return rows.map(toAccount);
 }
 
@@ -107,7 +119,9 @@ export async function deleteAccount(db: Db, id: string): Promise<void> {
   await db.deleteFrom('connected_accounts').where('id', '=', id).execute();
 }
 
-const toCalendar = (row: Selectable<Database['calendars']>): CalendarRecord => ({
+const toCalendar = (
+  row: Omit<Selectable<CalendarsTable>, 'counts_for_availability' | 'created_at' | 'updated_at'>,
+): CalendarRecord => ({
   id: row.id,
   accountId: row.account_id,
   providerCalendarId: row.provider_calendar_id,
@@ -197,7 +211,14 @@ export async function calendarsListedSince(
 
 export async function findCalendars(db: Db, ids: readonly string[]): Promise<CalendarRecord[]> {
   if (ids.length === 0) return [];
-  const rows = await db.selectFrom('calendars').selectAll().where('id', 'in', ids).execute();
+  const { rows } = await db.executeQuery(
+    reused(
+      sql<
+        Parameters<typeof toCalendar>[0]
+      >`select id, account_id, provider_calendar_id, name, time_zone, color,
+        is_primary, access from calendars where id ${inList(db, ids, 'text')}`,
+    ).compile(db),
+  );
   return rows.map(toCalendar);
 }
 

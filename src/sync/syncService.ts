@@ -60,16 +60,7 @@ export function createSyncService(given: SyncDeps, options: SyncServiceOptions):
           onError: (error) => options.onVacuumError?.(error),
         })
       : undefined;
-  const deps: SyncDeps =
-    upkeep === undefined
-      ? given
-      : {
-          ...given,
-          rowsChanged: (rows) => {
-            given.rowsChanged?.(rows);
-            upkeep.changed(rows);
-          },
-        };
+  const deps: SyncDeps = upkeep === undefined ? given : { ...given, rowsChanged: upkeep.changed };
   const running = new Map<string, Promise<SyncOutcome>>();
   const concurrency = options.concurrency ?? 2;
   let timer: NodeJS.Timeout | undefined;

@@ -4,7 +4,6 @@
  * provider), each granted to a client; the first ones' calendars synced into the copies by the
  * service's own rounds (adapter batches → applyBatch), as an instance makes them.
  */
-
 import type { AppContext } from '../src/context.ts';
 import { epochMs } from '../src/lib/clock.ts';
 import type { CalendarProvider } from '../src/providers/port.ts';

@@ -18,11 +18,6 @@ export interface ReadIndexUpkeep {
   idle(): Promise<void>;
 }
 
-/** Vacuums the read index's table now (`skip_locked`: not if another vacuum holds it). */
-export async function vacuumReadIndex(db: Kysely<Database>): Promise<void> {
-  await sql`vacuum (skip_locked) copy_occurrences`.execute(db);
-}
-
 export function readIndexUpkeep(
   db: Kysely<Database>,
   options: { every: number; onError: (error: unknown) => void },
@@ -34,7 +29,10 @@ export function readIndexUpkeep(
       since += rows;
       if (since < options.every || running !== undefined) return;
       since = 0;
-      running = vacuumReadIndex(db)
+      // skip_locked: not while another vacuum holds the table.
+      running = sql`vacuum (skip_locked) copy_occurrences`
+        .execute(db)
+        .then(() => {})
         .catch(options.onError)
         .finally(() => {
           running = undefined;

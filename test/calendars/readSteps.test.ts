@@ -110,10 +110,12 @@ describe('the steps of a read of the copies', () => {
       copies: () => asked.size,
       calendarChecks: 0,
       copiesAskedFor: [] as { ids: readonly string[]; calendarChecks: number }[],
+      statements: [] as string[],
     };
     const counter: KyselyPlugin = {
       transformQuery: ({ node, queryId }) => {
         const query = handle.db.getExecutor().compileQuery(node, queryId);
+        counted.statements.push(query.sql);
         if (/from calendars where id /.test(query.sql)) checks.add(queryId);
         if (query.sql.includes('select id, event_id, occurrence_id, data')) counted.rowReads += 1;
         else if (query.sql.includes('from copy_occurrences')) {
@@ -171,6 +173,17 @@ describe('the steps of a read of the copies', () => {
     assert.equal(read.events.length, 6);
     assert.deepEqual(counted.copiesAskedFor, [{ ids: calendarIds, calendarChecks: 0 }]);
     assert.equal(counted.calendarChecks, 1);
+  });
+
+  it("never reads an account's sealed credentials, nor a whole row of accounts or calendars", async () => {
+    const { deps, counted } = depsCounting(() => {});
+    await readEvents(deps, principal, request());
+    const accounts = counted.statements.filter((text) => /connected_accounts/.test(text));
+    assert.ok(accounts.length > 0, 'the accounts are looked up');
+    for (const text of counted.statements) {
+      assert.doesNotMatch(text, /credentials/, text);
+      assert.doesNotMatch(text, /select \* from "?(connected_accounts|calendars)"?/, text);
+    }
   });
 
   it('asks for no copy of a calendar outside the grant, and refuses the read', async () => {

@@ -6,9 +6,13 @@ import { createServer } from 'node:net';
  * port 0 would hand the same numbers to outgoing connections and to other test files picking
  * theirs at the same time, and the process started on it would find it taken.
  */
+/** Ports handed out by this process: two picks a moment apart (two instances' ports) never share one. */
+const handedOut = new Set<number>();
+
 export async function freePort(): Promise<number> {
   for (;;) {
     const port = 20_000 + Math.floor(Math.random() * 10_000);
+    if (handedOut.has(port)) continue;
     const server = createServer();
     const bound = await new Promise<boolean>((resolve) => {
       server.once('error', () => resolve(false));
@@ -16,6 +20,7 @@ export async function freePort(): Promise<number> {
     });
     if (!bound) continue;
     await new Promise((resolve) => server.close(resolve));
+    handedOut.add(port);
     return port;
   }
 }

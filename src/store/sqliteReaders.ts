@@ -63,11 +63,13 @@ export function sqliteReaders(path: string, count: number): SqliteReaders {
       if (waiting === undefined) return;
       reader.waiting.delete(answer.id);
       if (reader.waiting.size === 0) worker.unref();
-      if ('rows' in answer)
+      if ('error' in answer) waiting.reject(new Error(answer.error));
+      else if ('json' in answer)
+        waiting.resolve(asObjects(answer.columns, JSON.parse(answer.json) as unknown[][]));
+      else
         waiting.resolve(
           answer.columns === undefined ? answer.rows : asObjects(answer.columns, answer.rows as unknown[][]),
         );
-      else waiting.reject(new Error(answer.error));
     });
     // A thread that died fails only the reads it held; the next read starts another.
     const fail = (error: Error) => {

@@ -160,6 +160,39 @@ describe('SQLite reader threads', () => {
     }
   });
 
+  it('hands unpacked rows over unchanged: text JSON escapes, large numbers, a row without an occurrence', async () => {
+    const tricky = occurrence({
+      providerEventId: 'e"2\\',
+      start: '2026-03-02T09:00:00',
+      title: 'Quote " backslash \\ line\nbreak \u2028 tab\t emoji 😀 zero \u0000',
+      description: '</script>{"not":"json"}',
+    });
+    await sql`create table tricky (id integer primary key, big integer, label text, data blob)`.execute(
+      handle.db,
+    );
+    await sql`insert into tricky (id, big, label, data) values (1, ${Number.MAX_SAFE_INTEGER}, ${'x'}, ${packOccurrence(tricky)}), (2, ${-1.5}, ${null}, ${null})`.execute(
+      handle.db,
+    );
+    assert.ok(readerThreads(handle.db) > 0);
+    const rows = await readUnpackedOffLoop(
+      handle.db,
+      sql<{
+        id: number;
+        big: number;
+        label: string | null;
+        data: Uint8Array | null;
+      }>`select id, big, label, data from tricky order by id`.compile(handle.db),
+      'data',
+    );
+    assert.deepEqual(
+      rows.map((row) => ({ ...row })),
+      [
+        { id: 1, big: Number.MAX_SAFE_INTEGER, label: 'x', data: tricky },
+        { id: 2, big: -1.5, label: null, data: null },
+      ],
+    );
+  });
+
   it('a thread that dies fails the reads it held, never leaves them waiting; the next read starts another', async () => {
     const readers = sqliteReaders(join(dir, 'missing', 'none.sqlite'), 1);
     try {

@@ -386,7 +386,7 @@ interface SlotRow {
   lists: Uint8Array;
 }
 
-/** What a search read of each copy's words, kept for the next (in bytes of their own: a driver's may share a larger buffer). */
+/** What a search read of each copy's words, offered to the cache for the next (which copies only what it keeps). */
 function keepRead(
   cache: WordCache,
   read: readonly WordQuery[],
@@ -399,7 +399,7 @@ function keepRead(
     ofCopy.get(Number(row.copy_key))?.push({
       slot: Number(row.slot),
       bucket: Number(row.bucket),
-      lists: new Uint8Array(row.lists),
+      lists: row.lists,
     });
   for (const query of read)
     if (query.edition !== undefined)

@@ -110,7 +110,9 @@ export class WordCache {
   /**
    * What a search read of a copy: its vocabulary, and its lists of `slots` over the buckets (the
    * rows found; the others have none). Kept on the copy's second search, beside what is kept of
-   * the same edition; an older edition goes, a newer one stays.
+   * the same edition; an older edition goes, a newer one stays. The lists kept are copied into
+   * bytes of their own (a driver's rows may share a larger buffer), and only those: a search that
+   * finds the cache full, or reads a copy for the first time, copies nothing.
    */
   keep(
     edition: CopyEdition,
@@ -141,7 +143,7 @@ export class WordCache {
     }
     if ((current?.bytes ?? 0) + bytes > this.#maxBytes || !this.#roomFor(bytes, edition.copy)) return;
     const entry = current ?? { version: edition.version, usedAt: 0, vocabulary, lists: new Map(), bytes: 0 };
-    for (const [key, lists] of added) entry.lists.set(key, lists);
+    for (const [key, lists] of added) entry.lists.set(key, lists === null ? null : new Uint8Array(lists));
     entry.bytes += bytes;
     this.#bytes += bytes;
     this.#used(edition.copy, entry);

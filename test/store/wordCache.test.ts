@@ -45,6 +45,32 @@ describe('the search cache', () => {
     assert.ok(cache.bytes > 0);
   });
 
+  it('keeps lists in bytes of their own, never a view of the larger buffer a driver read them into', () => {
+    const { cache } = counting();
+    const shared = Uint8Array.from([9, 1, 2, 9, 3, 9]);
+    const viewed = {
+      slots: [3],
+      from: 10,
+      until: 11,
+      rows: [
+        { slot: 3, bucket: 10, lists: shared.subarray(1, 3) },
+        { slot: 3, bucket: 11, lists: shared.subarray(4, 5) },
+      ],
+    };
+    cache.keep(edition(1, 1), 'budget', viewed);
+    cache.keep(edition(1, 1), 'budget', viewed);
+    shared.fill(0);
+    const kept = cache.lists(edition(1, 1), [3], 10, 11)!.get(3)!;
+    assert.deepEqual(
+      kept.map(({ bucket, lists }) => [bucket, [...lists]]),
+      [
+        [10, [1, 2]],
+        [11, [3]],
+      ],
+    );
+    for (const { lists } of kept) assert.equal(lists.buffer.byteLength, lists.byteLength);
+  });
+
   it('never answers for another version of the copy, nor for another copy made with the same number', () => {
     const { cache } = counting();
     cache.keep(edition(1, 1), 'budget', read);

@@ -193,6 +193,24 @@ describe('SQLite reader threads', () => {
     );
   });
 
+  it('hands bytes in another column of unpacked rows over as bytes, not as what JSON makes of them', async () => {
+    const meeting = occurrence({ providerEventId: 'e3', start: '2026-03-02T09:00:00', title: 'Review' });
+    await sql`create table with_bytes (id integer primary key, raw blob, data blob)`.execute(handle.db);
+    await sql`insert into with_bytes (raw, data) values (${Uint8Array.from([1, 2, 250])}, ${packOccurrence(meeting)})`.execute(
+      handle.db,
+    );
+    const [row] = await readUnpackedOffLoop(
+      handle.db,
+      sql<{ id: number; raw: Uint8Array; data: Uint8Array }>`select id, raw, data from with_bytes`.compile(
+        handle.db,
+      ),
+      'data',
+    );
+    assert.ok(row!.raw instanceof Uint8Array);
+    assert.deepEqual([...row!.raw], [1, 2, 250]);
+    assert.deepEqual({ ...row!.data }, meeting);
+  });
+
   it('a thread that dies fails the reads it held, never leaves them waiting; the next read starts another', async () => {
     const readers = sqliteReaders(join(dir, 'missing', 'none.sqlite'), 1);
     try {

@@ -21,6 +21,7 @@ import { savePolicy } from '../src/store/workspaces.ts';
 import { postgresSkip } from '../test/helpers/databases.ts';
 import { grantToken } from '../test/helpers/grantToken.ts';
 import { checkEvents, checkSearch, totalMatches } from './answers.ts';
+import { serveMcpFloor } from './mcpFloor.ts';
 import {
   type Answer,
   answer as answerAt,
@@ -167,6 +168,7 @@ serve('POST', '/mcp-modern', answers.mcpModern);
 serve('POST', '/mcp-legacy', answers.mcpLegacy);
 serve('GET', '/v1/events', answers.restEvents);
 serve('POST', '/mcp-update', updateAnswer);
+await serveMcpFloor(baseline, '/mcp-floor', answers.mcpModern);
 const baselineUrl = await baseline.listen({ host: '127.0.0.1', port: 0 });
 
 const read = { connections: readConnections };
@@ -199,6 +201,15 @@ for (const [letter, name, target, baselinePath] of [
   rows.push(base, await measure(name, serviceUrl, target, { ...read, baseline: base }));
 }
 const copyRows = rows.slice(-6).filter((r) => r.baseline !== undefined);
+// The same search answered by the SDK alone (bench/mcpFloor.ts), against baseline B.
+const [baseB, modernRow] = rows.slice(-6);
+const floorRow = await measure(
+  'MCP SDK alone, same answer (the floor)',
+  baselineUrl,
+  { ...mcpModern, path: '/mcp-floor' },
+  { ...read, baseline: baseB! },
+);
+rows.push(floorRow);
 const providerReadsByCopyRows = providerReads;
 
 // The same search through the live path: a service keeping no copy, its provider answering after 50 ms.
@@ -353,6 +364,12 @@ out(
 out(
   `Google calendar of ${bigCalendarEvents} events: full sync ${(figures.fullMs / 1000).toFixed(2)} s in ${figures.fullRequests} requests; ` +
     `after one change ${figures.incrementalMs.toFixed(1)} ms in ${figures.incrementalRequests}`,
+);
+// Per call, with one connection: the mean time of a request is 1 s ÷ its rate.
+const meanMs = (r: { requestsPerSecond: number }) => 1000 / r.requestsPerSecond;
+out(
+  `MCP search_events, 2026-07-28: ${(modernRow!.requestsPerSecond / floorRow.requestsPerSecond).toPrecision(3)} of the SDK alone; ` +
+    `the service's own work ${(meanMs(modernRow!) - meanMs(floorRow)).toFixed(2)} ms a call, the protocol's ${(meanMs(floorRow) - meanMs(baseB!)).toFixed(2)} ms`,
 );
 for (const line of organisations.flatMap((organisation) => organisation.lines)) out(line);
 for (const line of meetingRooms.lines) out(line);

@@ -29,7 +29,7 @@ const exposed = 'WWW-Authenticate, Retry-After, Mcp-Session-Id, Mcp-Protocol-Ver
  * clones the request nor streams its body again; any other body goes as it came, for the SDK's
  * own JSON-RPC parse error.
  */
-function webRequest(url: string, request: FastifyRequest): { request: Request; parsedBody?: unknown } {
+export function webRequest(url: string, request: FastifyRequest): { request: Request; parsedBody?: unknown } {
   const headers = new Headers();
   for (const [name, value] of Object.entries(request.headers)) {
     if (value === undefined || hopByHop.has(name)) continue;

@@ -224,13 +224,18 @@ export interface Candidate {
 /** Work between two yields of the event loop, in ms: a query word inside most words reads every list of its window. */
 const turnMs = 3;
 
-/** A function that yields the loop once `turnMs` have passed since its last yield. */
-function turns(): () => Promise<void> {
+/**
+ * A function that yields the loop once `turnMs` have passed since its last yield: a promise to
+ * await then, else undefined (a search checks hundreds of times, and an await each costs a turn
+ * of the microtask queue).
+ */
+function turns(): () => Promise<void> | undefined {
   let since = performance.now();
-  return async () => {
-    if (performance.now() - since < turnMs) return;
-    await nextTurn();
-    since = performance.now();
+  return () => {
+    if (performance.now() - since < turnMs) return undefined;
+    return nextTurn().then(() => {
+      since = performance.now();
+    });
   };
 }
 
@@ -351,7 +356,9 @@ export async function wordCandidates(
     for (const containing of found) {
       const before =
         kept === undefined ? undefined : new Map(kept.map((candidate) => [candidate.id, candidate]));
-      const seen = new Set<number>();
+      // A word's lists name each row once (a row lies in one bucket): only rows under several
+      // words that contain the query word are told apart.
+      const seen = containing.length > 1 ? new Set<number>() : undefined;
       const these: Candidate[] = [];
       for (const name of containing)
         for (const { bucket, ids: bytes } of byWord.get(name) ?? []) {
@@ -359,8 +366,11 @@ export async function wordCandidates(
           const { ids, flags } = postings;
           for (let k = 0; k < count; k++) {
             const id = ids[k]!;
-            if (!visible(flags[k]!) || seen.has(id)) continue;
-            seen.add(id);
+            if (!visible(flags[k]!)) continue;
+            if (seen !== undefined) {
+              if (seen.has(id)) continue;
+              seen.add(id);
+            }
             if (before === undefined)
               these.push({ id, bucket, local: (flags[k]! & postingFlags.local) !== 0 });
             else {
@@ -368,7 +378,8 @@ export async function wordCandidates(
               if (candidate !== undefined) these.push(candidate);
             }
           }
-          await turn();
+          const yielding = turn();
+          if (yielding !== undefined) await yielding;
         }
       kept = these;
       if (kept.length === 0) break;

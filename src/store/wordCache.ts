@@ -9,6 +9,8 @@
  * copies than fit keep finding those held, where plain LRU would evict each before its turn.
  */
 
+import { slotCount } from './wordPostings.ts';
+
 /**
  * A copy as one version of it holds its words: the copy (its number and when it was made: a
  * number may be given again after a copy goes) and the version.
@@ -23,8 +25,8 @@ export const copyEdition = (copy: { copyKey: number; createdAt: number; version:
   version: copy.version,
 });
 
-/** Slot and bucket of a list, as its key in an entry. */
-const listKey = (slot: number, bucket: number) => `${slot} ${bucket}`;
+/** Slot and bucket of a list, as its key in an entry: one number (a search looks up hundreds). */
+const listKey = (slot: number, bucket: number) => bucket * slotCount + slot;
 
 interface Entry {
   version: number;
@@ -32,7 +34,7 @@ interface Entry {
   usedAt: number;
   vocabulary: string;
   /** Per slot and bucket, its lists, or null where the copy has none. */
-  lists: Map<string, Uint8Array | null>;
+  lists: Map<number, Uint8Array | null>;
   bytes: number;
 }
 
@@ -126,7 +128,7 @@ export class WordCache {
     if (held !== undefined && current === undefined) this.#drop(edition.copy, held);
     if (current === undefined && !this.#secondSearch(edition)) return;
     // What the read adds: its buckets of each slot (none where no row was found), and the rows' lists.
-    const added = new Map<string, Uint8Array | null>();
+    const added = new Map<number, Uint8Array | null>();
     let bytes = current === undefined ? entryOverhead + textBytes(vocabulary) : 0;
     for (const slot of read.slots)
       for (let bucket = read.from; bucket <= read.until; bucket++)

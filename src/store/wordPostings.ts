@@ -248,35 +248,53 @@ export function encodeSlot(lists: ReadonlyMap<string, Uint8Array>): Uint8Array {
   return out;
 }
 
-/** Each entry of a slot: where its word's bytes and its list lie in `bytes` ([start, end) each). */
+/** Where the length `lengthAt` read last ends (a number beside the result: no object per read). */
+let lengthEnd = 0;
+
+/** The length written at `at` (7 bits a byte, low first); `lengthEnd` is set past it. */
+function lengthAt(bytes: Uint8Array, at: number): number {
+  // Words and most lists are shorter than 128 bytes: their length is one byte.
+  const first = bytes[at];
+  if (first !== undefined && first < 0x80) {
+    lengthEnd = at + 1;
+    return first;
+  }
+  let value = 0;
+  for (let shift = 0; ; shift += 7) {
+    if (at >= bytes.length || shift > 28) throw new PostingsCorrupt('a slot cut short');
+    const byte = bytes[at++]!;
+    value += (byte & 0x7f) * 2 ** shift;
+    if ((byte & 0x80) === 0) {
+      lengthEnd = at;
+      return value;
+    }
+  }
+}
+
+/** `at` moved past `count` bytes of `bytes`, which must hold them. */
+function past(bytes: Uint8Array, at: number, count: number): number {
+  if (at + count > bytes.length) throw new PostingsCorrupt('a slot cut short');
+  return at + count;
+}
+
+/**
+ * Each entry of a slot: where its word's bytes and its list lie in `bytes` ([start, end) each),
+ * until `visit` answers true. Plain functions, not closures over the position: a search walks
+ * thousands of entries.
+ */
 function eachEntry(
   bytes: Uint8Array,
-  visit: (wordStart: number, wordEnd: number, listStart: number, listEnd: number) => void,
+  visit: (wordStart: number, wordEnd: number, listStart: number, listEnd: number) => boolean | undefined,
 ): void {
   let at = 0;
-  const length = () => {
-    // Words and most lists are shorter than 128 bytes: their length is one byte.
-    if (at < bytes.length && bytes[at]! < 0x80) return bytes[at++]!;
-    let value = 0;
-    for (let shift = 0; ; shift += 7) {
-      if (at >= bytes.length || shift > 28) throw new PostingsCorrupt('a slot cut short');
-      const byte = bytes[at++]!;
-      value += (byte & 0x7f) * 2 ** shift;
-      if ((byte & 0x80) === 0) return value;
-    }
-  };
-  const skip = (count: number) => {
-    if (at + count > bytes.length) throw new PostingsCorrupt('a slot cut short');
-    at += count;
-    return at;
-  };
   while (at < bytes.length) {
-    const wordLength = length();
-    const wordStart = at;
-    const wordEnd = skip(wordLength);
-    const listLength = length();
-    const listStart = at;
-    visit(wordStart, wordEnd, listStart, skip(listLength));
+    const wordLength = lengthAt(bytes, at);
+    const wordStart = lengthEnd;
+    const wordEnd = past(bytes, wordStart, wordLength);
+    const listLength = lengthAt(bytes, wordEnd);
+    const listStart = lengthEnd;
+    at = past(bytes, listStart, listLength);
+    if (visit(wordStart, wordEnd, listStart, at) === true) return;
   }
 }
 
@@ -291,6 +309,7 @@ export function decodeSlot(bytes: Uint8Array): Map<string, Uint8Array> {
       throw new PostingsCorrupt('a word not UTF-8');
     }
     lists.set(word, bytes.subarray(listStart, listEnd));
+    return false;
   });
   return lists;
 }
@@ -303,12 +322,16 @@ export interface SoughtWord {
 
 export const soughtWord = (word: string): SoughtWord => ({ word, utf8: utf8.encode(word) });
 
-/** The lists of a slot held under the words sought (each list a view into `bytes`). */
+/**
+ * The lists of a slot held under the words sought (each list a view into `bytes`). A slot holds
+ * each word once: the walk stops at the last one sought (a search reads hundreds of slots).
+ */
 export function listsIn(
   bytes: Uint8Array,
   sought: readonly SoughtWord[],
 ): { word: string; ids: Uint8Array }[] {
   const found: { word: string; ids: Uint8Array }[] = [];
+  if (sought.length === 0) return found;
   eachEntry(bytes, (wordStart, wordEnd, listStart, listEnd) => {
     for (const { word, utf8: name } of sought) {
       if (name.length !== wordEnd - wordStart) continue;
@@ -316,6 +339,7 @@ export function listsIn(
       for (let k = 0; k < name.length && same; k++) same = name[k] === bytes[wordStart + k];
       if (same) found.push({ word, ids: bytes.subarray(listStart, listEnd) });
     }
+    return found.length === sought.length;
   });
   return found;
 }

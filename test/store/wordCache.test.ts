@@ -7,6 +7,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { type CacheOutcome, copyEdition, type ListRow, WordCache } from '../../src/store/wordCache.ts';
+import { slotCount } from '../../src/store/wordPostings.ts';
 
 const edition = (copyKey: number, version: number) => copyEdition({ copyKey, createdAt: 1_000, version });
 const row = (slot: number, bucket: number, ...bytes: number[]): ListRow => ({
@@ -43,6 +44,26 @@ describe('the search cache', () => {
     assert.equal(cache.lists(first, [4], 10, 12), undefined);
     assert.deepEqual(outcomes, ['miss', 'miss', 'hit', 'hit', 'miss', 'miss']);
     assert.ok(cache.bytes > 0);
+  });
+
+  it('keeps each slot and bucket apart, before 1970 too (negative buckets)', () => {
+    const { cache } = counting();
+    const first = edition(1, 1);
+    const slots = Array.from({ length: slotCount }, (_, slot) => slot);
+    // Every slot of buckets -2 to 1, each list its own bytes: [slot, bucket + 2].
+    const rows = slots.flatMap((slot) => [-2, -1, 0, 1].map((bucket) => row(slot, bucket, slot, bucket + 2)));
+    const whole = { slots, from: -2, until: 1, rows };
+    cache.keep(first, 'budget', whole);
+    cache.keep(first, 'budget', whole);
+    for (const slot of slots)
+      assert.deepEqual(
+        cache.lists(first, [slot], -2, 1),
+        new Map([
+          [slot, [-2, -1, 0, 1].map((bucket) => ({ bucket, lists: Uint8Array.from([slot, bucket + 2]) }))],
+        ]),
+      );
+    assert.equal(cache.lists(first, [0], -3, 1), undefined);
+    assert.equal(cache.lists(first, [15], -2, 2), undefined);
   });
 
   it('keeps lists in bytes of their own, never a view of the larger buffer a driver read them into', () => {

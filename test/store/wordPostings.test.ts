@@ -160,6 +160,27 @@ describe('word postings', () => {
     );
   });
 
+  it('walks a slot no further than the last word sought', () => {
+    const bytes = encodeSlot(
+      new Map([
+        ['agenda', encodePostings({ ids: [3], flags: [0] })],
+        ['budget', encodePostings({ ids: [5, 9], flags: [1, 0] })],
+        ['review', encodePostings({ ids: [7], flags: [1] })],
+      ]),
+    );
+    // Bytes past the words sought (here a length cut short) are never read.
+    const tailed = new Uint8Array([...bytes, 0x80]);
+    const found = listsIn(tailed, ['budget', 'agenda'].map(soughtWord));
+    assert.deepEqual(
+      found.map(({ word, ids }) => [word, [...decodePostings(ids).ids]]),
+      [
+        ['agenda', [3]],
+        ['budget', [5, 9]],
+      ],
+    );
+    assert.throws(() => listsIn(tailed, [soughtWord('roadmap')]), PostingsCorrupt);
+  });
+
   it('keeps the lists of a slot by word, finds the words sought by their bytes, refuses a slot cut short', () => {
     fc.assert(
       fc.property(
@@ -187,8 +208,10 @@ describe('word postings', () => {
               .sort(),
           );
           if (bytes.length > 0) {
-            assert.throws(() => decodeSlot(bytes.subarray(0, bytes.length - 1)), PostingsCorrupt);
-            assert.throws(() => listsIn(bytes.subarray(0, bytes.length - 1), []), PostingsCorrupt);
+            const cut = bytes.subarray(0, bytes.length - 1);
+            assert.throws(() => decodeSlot(cut), PostingsCorrupt);
+            // A word the slot does not hold (longer than any it does) is looked for to the cut.
+            assert.throws(() => listsIn(cut, [soughtWord('w'.repeat(13))]), PostingsCorrupt);
           }
         },
       ),

@@ -14,6 +14,7 @@ import { spawnSync } from 'node:child_process';
 import { availableParallelism, loadavg } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
+import { isDeepStrictEqual } from 'node:util';
 import Fastify from 'fastify';
 import { defaultPolicy } from '../src/policy/workspacePolicy.ts';
 import type { Engine } from '../src/store/database.ts';
@@ -170,6 +171,14 @@ serve('GET', '/v1/events', answers.restEvents);
 serve('POST', '/mcp-update', updateAnswer);
 await serveMcpFloor(baseline, '/mcp-floor', answers.mcpModern);
 const baselineUrl = await baseline.listen({ host: '127.0.0.1', port: 0 });
+// The floor answers what the service answered (as many bytes, the same JSON: the SDK puts its
+// _meta first), or its row measures something else.
+const floorAnswer = await answerAt('MCP floor', { ...mcpModern, path: '/mcp-floor' }, baselineUrl);
+if (
+  floorAnswer.body.length !== answers.mcpModern.body.length ||
+  !isDeepStrictEqual(JSON.parse(floorAnswer.body), JSON.parse(answers.mcpModern.body))
+)
+  throw new Error(`the MCP floor answers other bytes: ${floorAnswer.body.slice(0, 300)}`);
 
 const read = { connections: readConnections };
 // The write above refreshed its calendar's copy; from here the copies are fresh.

@@ -6,8 +6,8 @@
  * and it is the only place a search finds text: the rows keep their occurrences packed and no
  * text beside them (the index is made from those occurrences).
  */
-import { setImmediate as nextTurn } from 'node:timers/promises';
 import { type Kysely, type Selectable, sql, type Transaction } from 'kysely';
+import { loopTurns } from '../lib/loopTurns.ts';
 import { copyKeyOf } from './calendarCopies.ts';
 import { listChanges } from './listChanges.ts';
 import { unpackOccurrence } from './packedOccurrence.ts';
@@ -225,21 +225,6 @@ export interface Candidate {
 const turnMs = 3;
 
 /**
- * A function that yields the loop once `turnMs` have passed since its last yield: a promise to
- * await then, else undefined (a search checks hundreds of times, and an await each costs a turn
- * of the microtask queue).
- */
-function turns(): () => Promise<void> | undefined {
-  let since = performance.now();
-  return () => {
-    if (performance.now() - since < turnMs) return undefined;
-    return nextTurn().then(() => {
-      since = performance.now();
-    });
-  };
-}
-
-/**
  * The rows of each copy that hold every word in text the reader may see, from the index alone:
  * the lists of the vocabulary's words that contain each query word, within the copies' buckets.
  * A query word found nearly everywhere reads every list of the window: the work is the window's
@@ -323,7 +308,7 @@ export async function wordCandidates(
     for (const row of read) rows.push(row);
     if (cache !== undefined) keepRead(cache, toRead, vocabularies, [...sought.keys()], read);
   }
-  const turn = turns();
+  const turn = loopTurns(turnMs);
   const listed = new Map<string, Map<string, { bucket: number; ids: Uint8Array }[]>>();
   for (const [n, row] of rows.entries()) {
     if (n % 256 === 255) await turn();

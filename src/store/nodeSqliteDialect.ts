@@ -15,6 +15,7 @@ import {
   SqliteIntrospector,
   SqliteQueryCompiler,
 } from 'kysely';
+import { loopTurns } from '../lib/loopTurns.ts';
 import { storageFull } from './storageFull.ts';
 
 const statementCacheSize = 256;
@@ -96,8 +97,8 @@ class NodeSqliteConnection implements DatabaseConnection {
   readonly #db: DatabaseSync;
   /** Prepared statements by SQL, each with whether it returns rows (asked once: the answer allocates). */
   readonly #statements = new Map<string, { statement: StatementSync; returnsRows: boolean }>();
-  /** When the loop last had a turn between this connection's statements. */
-  #turnAt = performance.now();
+  /** A turn of the loop between this connection's statements, once per slice of work. */
+  readonly #turn = loopTurns(sliceMs);
 
   constructor(db: DatabaseSync) {
     this.#db = db;
@@ -124,10 +125,8 @@ class NodeSqliteConnection implements DatabaseConnection {
   async executeQuery<R>(query: CompiledQuery): Promise<QueryResult<R>> {
     // Statements awaited one after another settle as microtasks: a transaction of many would
     // hold the event loop from its first to its last. After each slice of work, one turn.
-    if (performance.now() - this.#turnAt > sliceMs) {
-      await new Promise(setImmediate);
-      this.#turnAt = performance.now();
-    }
+    const turn = this.#turn();
+    if (turn !== undefined) await turn;
     try {
       return this.#execute(query);
     } catch (error) {

@@ -40,7 +40,7 @@ import {
   openConfiguredDatabase,
   ping,
 } from './store/database.ts';
-import { countGrantRequest } from './store/grantBudgetWindows.ts';
+import { countGrantRequests } from './store/grantBudgetWindows.ts';
 import { listenForNotices, type NoticeListener, noticeChannels } from './store/notices.ts';
 import { WordCache } from './store/wordCache.ts';
 import { syncSettings } from './sync/horizon.ts';
@@ -80,7 +80,11 @@ function grantCounter(
   const local = memoryCounter();
   if (redis !== undefined) return withFallback(redis, local, fallbackLog);
   if (engineOf(ctx.db) === 'postgres')
-    return withFallback((grantId, start) => countGrantRequest(ctx.db, grantId, start), local, fallbackLog);
+    return withFallback(
+      (grantId, start, requests) => countGrantRequests(ctx.db, grantId, start, requests),
+      local,
+      fallbackLog,
+    );
   return local;
 }
 

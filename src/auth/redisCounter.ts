@@ -1,5 +1,5 @@
 /**
- * The shared per-grant request count on Redis (`REDIS_URL`): INCR and PEXPIRE of one key per
+ * The shared per-grant request count on Redis (`REDIS_URL`): INCRBY and PEXPIRE of one key per
  * grant and window in one MULTI, so a key never outlives its window by more than another one.
  */
 import { createClient, type RedisClientType } from 'redis';
@@ -46,13 +46,13 @@ export function connectRedis(
 }
 
 export function redisCounter(client: Redis, prefix: string): RequestCounter {
-  return async (grantId, start) => {
+  return async (grantId, start, requests) => {
     // Between reconnection attempts the client would wait for the next one: fail at once instead.
     if (!client.isReady) throw new Error('Redis is not connected');
     const key = `${prefix}grant-budget:${grantId}:${start}`;
     const [count] = await client
       .multi()
-      .incr(key)
+      .incrBy(key, requests)
       .pExpire(key, 2 * budgetWindowMs)
       .exec();
     return Number(count);

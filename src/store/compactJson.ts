@@ -179,6 +179,12 @@ export function compactJson(keys: readonly string[], values: readonly string[], 
         throw new Error(`compactJson: ${why} at byte ${pos}`);
       };
       const readVarint = () => {
+        // Most are one byte: keys, the tables' values, short lengths.
+        const first = view[pos];
+        if (first !== undefined && first < 0x80) {
+          pos++;
+          return first;
+        }
         let n = 0;
         for (let shift = 0; shift < 35; shift += 7) {
           if (pos >= view.length) fail('truncated number');

@@ -1,4 +1,4 @@
-/** The shared per-grant request counts on PostgreSQL: one atomic upsert per request. */
+/** The shared per-grant request counts on PostgreSQL: one atomic upsert per claim of requests (auth/grantBudget.ts). */
 import type { Kysely } from 'kysely';
 import type { Database } from './schema.ts';
 
@@ -7,14 +7,19 @@ type Db = Kysely<Database>;
 /** The length of one budget window; windows start at multiples of it. */
 export const budgetWindowMs = 60_000;
 
-/** Counts one request of the grant in the window starting at `windowStart`; returns the window's count. */
-export async function countGrantRequest(db: Db, grantId: string, windowStart: number): Promise<number> {
+/** Counts `requests` requests of the grant in the window starting at `windowStart`; returns the window's count. */
+export async function countGrantRequests(
+  db: Db,
+  grantId: string,
+  windowStart: number,
+  requests: number,
+): Promise<number> {
   const row = await db
     .insertInto('grant_budget_windows')
-    .values({ grant_id: grantId, window_start: windowStart, requests: 1 })
+    .values({ grant_id: grantId, window_start: windowStart, requests })
     .onConflict((c) =>
       c.columns(['grant_id', 'window_start']).doUpdateSet((eb) => ({
-        requests: eb('grant_budget_windows.requests', '+', 1),
+        requests: eb('grant_budget_windows.requests', '+', requests),
       })),
     )
     .returning('requests')

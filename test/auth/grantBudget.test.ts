@@ -18,7 +18,7 @@ import {
 import { connectRedis, type Redis, redisCounter } from '../../src/auth/redisCounter.ts';
 import { AppError } from '../../src/errors.ts';
 import type { DatabaseHandle } from '../../src/store/database.ts';
-import { countGrantRequest, deletePastBudgetWindows } from '../../src/store/grantBudgetWindows.ts';
+import { countGrantRequests, deletePastBudgetWindows } from '../../src/store/grantBudgetWindows.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { TestClock } from '../helpers/clock.ts';
 import { enginesUnderTest, freshPostgres } from '../helpers/databases.ts';
@@ -79,7 +79,8 @@ const stores: Store[] = [
     skip: postgres.skip,
     open: async () => {
       const handle = await postgres.open();
-      const count: RequestCounter = (grantId, start) => countGrantRequest(handle.db, grantId, start);
+      const count: RequestCounter = (grantId, start, requests) =>
+        countGrantRequests(handle.db, grantId, start, requests);
       return { counters: [count, count], close: () => handle.close() };
     },
   },
@@ -145,6 +146,59 @@ for (const store of stores) {
         }
       },
     );
+
+    it('claims a busy grant a block at a time: one count in sixteen requests, never past the budget', async () => {
+      const clock = new TestClock('2026-03-29T01:10:00Z');
+      const budget = 640;
+      const claims: number[] = [];
+      const counted: RequestCounter = (grantId, start, requests) => {
+        claims.push(requests);
+        return opened.counters[0](grantId, start, requests);
+      };
+      const [first, second] = [counted, opened.counters[1]].map((c) => createGrantBudget(c, clock, budget));
+      // 300 one after another: claims of 1, 2, 4, 8, then 16 each.
+      for (let i = 0; i < 300; i++) await first!.take('grt_d');
+      assert.deepEqual(claims.slice(0, 6), [1, 2, 4, 8, 16, 16]);
+      assert.equal(
+        claims.length,
+        22,
+        '1 + 2 + 4 + 8 = 15, then 285 in blocks of 16 (the last one part spent)',
+      );
+      // The rest side by side on both instances: the budget holds, less at most a block per instance.
+      const outcomes = await Promise.allSettled(
+        Array.from({ length: 400 }, (_, i) => (i % 2 === 0 ? first! : second!).take('grt_d')),
+      );
+      for (const o of outcomes)
+        if (o.status === 'rejected') assert.equal((o.reason as AppError).code, 'rate_limited');
+      // What either still holds of its last claim is spent before it is refused.
+      const spend = async (budget: GrantBudget) => {
+        let spent = 0;
+        while (
+          await budget.take('grt_d').then(
+            () => true,
+            () => false,
+          )
+        )
+          spent += 1;
+        return spent;
+      };
+      const left = [await spend(first!), await spend(second!)];
+      if (store.name !== 'memory')
+        for (const spent of left) assert.ok(spent < 16, `${spent} left of a claim`);
+      const taken = outcomes.filter((o) => o.status === 'fulfilled').length + left[0]! + left[1]!;
+      if (store.name === 'memory') assert.equal(taken, 340 + 640, 'the second instance counts its own');
+      else assert.equal(taken, budget - 300, 'the whole budget, never more');
+      if (store.name !== 'memory') {
+        // Past the budget, a refused request is counted alone, as every request was before.
+        const before = claims.length;
+        await refused(first!, 'grt_d');
+        assert.deepEqual(claims.slice(before), [1]);
+      }
+      const before = claims.length;
+      clock.advance({ minutes: 1 });
+      await first!.take('grt_d');
+      assert.deepEqual(claims.slice(before), [1], 'a new window starts with a claim of one');
+    });
   });
 }
 
@@ -157,13 +211,14 @@ describe('grant budget windows on PostgreSQL', { skip: postgres.skip }, () => {
 
   it('counts concurrent requests exactly, and the sweep removes only the ended windows', async () => {
     const counts = await Promise.all(
-      Array.from({ length: 20 }, () => countGrantRequest(handle.db, 'grt_x', 120_000)),
+      Array.from({ length: 20 }, () => countGrantRequests(handle.db, 'grt_x', 120_000, 1)),
     );
     assert.deepEqual(
       counts.sort((a, b) => a - b),
       Array.from({ length: 20 }, (_, i) => i + 1),
     );
-    await countGrantRequest(handle.db, 'grt_x', 180_000);
+    assert.equal(await countGrantRequests(handle.db, 'grt_x', 120_000, 16), 36, 'a claim of 16 adds 16');
+    await countGrantRequests(handle.db, 'grt_x', 180_000, 1);
     await deletePastBudgetWindows(handle.db, 180_000 + 59_999);
     const left = await handle.db.selectFrom('grant_budget_windows').select('window_start').execute();
     assert.deepEqual(
@@ -186,7 +241,7 @@ describe('grant budget windows on PostgreSQL', { skip: postgres.skip }, () => {
     await gone.close();
     const told: string[] = [];
     const budget = createGrantBudget(
-      withFallback((grantId, start) => countGrantRequest(gone.db, grantId, start), memoryCounter(), {
+      withFallback((grantId, start, n) => countGrantRequests(gone.db, grantId, start, n), memoryCounter(), {
         failing: () => told.push('failing'),
         recovered: () => told.push('recovered'),
       }),

@@ -110,6 +110,14 @@ describe('SQLite reader threads', () => {
     await long;
   });
 
+  it('keeps a page cache of 4 MB per thread: room for the table pages of a page of 250 events', async () => {
+    const [{ cache_size }] = (await readOffLoop(
+      handle.db,
+      sql<{ cache_size: number }>`pragma cache_size`.compile(handle.db),
+    )) as [{ cache_size: number }];
+    assert.equal(cache_size, -4096, 'in KiB (negative: a size, not a count of pages)');
+  });
+
   it('fails a bad read alone; the next one is answered', async () => {
     await assert.rejects(
       readOffLoop(handle.db, sql`select * from no_such_table`.compile(handle.db)),

@@ -13,7 +13,7 @@ import { type OffsetStep, placeLocalMs } from '../domain/time/localOffsets.ts';
 import { busyTitle } from '../domain/visibility.ts';
 import { type Candidate, type WordQuery, wordCandidates } from './copyWords.ts';
 import { engineOf } from './database.ts';
-import { inList, numberParameter, readStatement, reused } from './reusedStatements.ts';
+import { inList, numberParameter, reused } from './reusedStatements.ts';
 import { type Database, statusCodes } from './schema.ts';
 import { readOffLoop, readSpansOffLoop, readUnpackedOffLoop } from './sqliteReaders.ts';
 import type { CopyEdition, WordCache } from './wordCache.ts';
@@ -119,7 +119,7 @@ function placeholderHolds(words: readonly string[]): RawBuilder<boolean> | undef
  * offsets: the copy's number, the kind and a range of starts lead the read index. `each`: the
  * copy and the lowest start come from the row of a list the statement walks (PostgreSQL).
  */
-function inWindow(part: Part, kind: Kind, each?: Each) {
+function inWindow(db: Db, part: Part, kind: Kind, each?: Each) {
   const startMs = sql<number>`start_ms`;
   const start = kind === 'instants' ? startMs : placed(startMs, part.offsets);
   // An elapsed duration ends that long after the placed start; days end on their own local time.
@@ -136,7 +136,7 @@ function inWindow(part: Part, kind: Kind, each?: Each) {
       ? sql`copy_key = ${each.copy}`
       : part.copyKeys.length === 1
         ? sql`copy_key = ${numberParameter(only!)}`
-        : sql`copy_key in (${sql.join(part.copyKeys.map(numberParameter))})`,
+        : sql`copy_key ${copyKeysIn(db, part.copyKeys)}`,
     kind === 'instants' ? sql`floating = 0` : sql`floating in (1, 2)`,
     each !== undefined
       ? sql`start_ms >= ${each.lowest}`
@@ -196,13 +196,23 @@ interface Each {
  * A branch's calendar id, from its copy's number (the rows keep no other): the list's, the one
  * calendar's given as it is, or for several the one of the row's number.
  */
-const branchCalendar = (part: Part, each?: Each): RawBuilder<string> => {
+const branchCalendar = (db: Db, part: Part, each?: Each): RawBuilder<string> => {
   if (each !== undefined) return each.calendar;
   const ids = part.calendarIds.map((id) => sql<string>`cast(${id} as text)`);
   if (ids.length === 1) return ids[0]!;
+  // PostgreSQL: both lists one parameter each, so the text is the same for any number of calendars.
+  if (engineOf(db) === 'postgres')
+    return sql<string>`(cast(${part.calendarIds} as text[]))[array_position(cast(${part.copyKeys} as bigint[]), copy_key)]`;
   const cases = part.copyKeys.map((key, i) => sql`when ${numberParameter(key)} then ${ids[i]}`);
   return sql<string>`(case copy_key ${sql.join(cases, sql` `)} end)`;
 };
+
+/**
+ * `in` the copies' numbers: on PostgreSQL one parameter (a text for any number of calendars,
+ * prepared once per connection), on SQLite each its own (a walk of the index per number).
+ */
+const copyKeysIn = (db: Db, keys: readonly number[]): RawBuilder<unknown> =>
+  engineOf(db) === 'postgres' ? inList(db, keys, 'bigint') : sql`in (${sql.join(keys.map(numberParameter))})`;
 
 /** Local times by the read index on SQLite, which would otherwise walk a window of the text index for them. */
 const localRows = (db: Db, kind: Kind) =>
@@ -226,7 +236,7 @@ export async function copyBusy(
   if (queries.length === 0) return [];
   const kinds = (['instants', 'local'] as const).flatMap((kind) =>
     together(queries, kind).map(({ part }) => {
-      const { start, end, conditions } = inWindow(part, kind);
+      const { start, end, conditions } = inWindow(db, part, kind);
       conditions.push(sql`is_free = 0`, sql`status_code <> ${sql.lit(statusCodes.cancelled)}`);
       if (!tentativeIsBusy) conditions.push(sql`status_code <> ${sql.lit(statusCodes.tentative)}`);
       return sql`select ${start} as s, ${end} as e from ${localRows(db, kind)} where ${sql.join(conditions, sql` and `)}`;
@@ -234,20 +244,20 @@ export async function copyBusy(
   );
   const spans = sql<{ s: number; e: number }>`${sql.join(kinds, sql` union all `)}`;
   if (engineOf(db) !== 'postgres') {
-    const merged = await readSpansOffLoop(db, readStatement(db, spans));
+    const merged = await readSpansOffLoop(db, reused(spans).compile(db));
     return merged.map(([startMs, endMs]) => ({ startMs, endMs }));
   }
   // PostgreSQL merges them itself (20,000 rows parsed here would hold the loop): a span opens a
   // stretch when every span before it in order of start ended before it starts; a stretch ends
-  // where the next one opens, with the latest end before it.
-  const openers = sql<{ s: string; m: string | null; last: string }>`select s, m, last from (
-    select s, max(e) over (order by s rows between unbounded preceding and 1 preceding) as m, max(e) over () as last
-    from (${spans}) as spans) as marked where m is null or s > m order by s`;
-  const rows = await readOffLoop(db, readStatement(db, openers));
-  return rows.map((r, i) => ({
-    startMs: Number(r.s),
-    endMs: Number(i + 1 < rows.length ? rows[i + 1]!.m : r.last),
-  }));
+  // where the next one opens, with the latest end before it. A last span after every other
+  // opens the stretch that is none, its latest end the last one's end: one pass of the window
+  // function, not a second one for the ends of them all (20 calendars' month: 18 → 13 ms).
+  const openers = sql<{ s: string; m: string | null }>`select s, m from (
+    select s, max(e) over (order by s rows between unbounded preceding and 1 preceding) as m
+    from (${spans} union all select ${numberParameter(Number.MAX_SAFE_INTEGER)}, ${numberParameter(Number.MIN_SAFE_INTEGER)}) as spans) as marked
+    where m is null or s > m order by s`;
+  const rows = await readOffLoop(db, reused(openers).compile(db));
+  return rows.slice(0, -1).map((r, i) => ({ startMs: Number(r.s), endMs: Number(rows[i + 1]!.m) }));
 }
 
 /** Queries that read alike, together: the same text seen, and (for local times) the same zone. */
@@ -296,8 +306,8 @@ function branches(
   each?: Each,
 ) {
   return parts.map(({ part, query }) => {
-    const { start, conditions } = inWindow(part, kind, each);
-    const calendar = branchCalendar(part, each);
+    const { start, conditions } = inWindow(db, part, kind, each);
+    const calendar = branchCalendar(db, part, each);
     // A search read here is of busy-level calendars alone (searchCandidates): the placeholder is all they see.
     if (query.search !== undefined && query.search.words.length > 0)
       conditions.push(placeholderHolds(query.search.words) ?? sql<boolean>`1 = 0`);
@@ -328,12 +338,12 @@ interface PlaceRow {
  * limited from the read index alone): the rows the page returns are not read a second time, nor
  * passed between threads twice. The rows come in the one order, unpacked.
  */
-function wholeRows(db: Db, places: RawBuilder<unknown>, prepared = false): Promise<PlaceRow[]> {
+function wholeRows(db: Db, places: RawBuilder<unknown>): Promise<PlaceRow[]> {
   const order = placeOrder(db, 'places.');
   const text = sql<
     PlaceRow & { data: Uint8Array }
   >`select places.*, whole.event_id, whole.data from (${places}) as places join copy_occurrences as whole on whole.id = places.id ${order}`;
-  return readUnpackedOffLoop(db, prepared ? reused(text).compile(db) : readStatement(db, text), 'data');
+  return readUnpackedOffLoop(db, reused(text).compile(db), 'data');
 }
 
 /** The one order of places (start, calendar, occurrence id by code unit), of `table`'s columns if given. */
@@ -349,7 +359,7 @@ function firstPlaces(db: Db, selects: readonly RawBuilder<unknown>[], first: num
     // texts serve every page size; the rows past the page are dropped below.
     const union = sql.join(selects, sql` union all `);
     const order = placeOrder(db);
-    if (first === undefined) return readOffLoop(db, readStatement(db, sql<PlaceRow>`${union} ${order}`));
+    if (first === undefined) return readOffLoop(db, reused(sql<PlaceRow>`${union} ${order}`).compile(db));
     const limit = sql`limit ${sql.lit(2 ** Math.ceil(Math.log2(Math.max(first, 1))))}`;
     return wholeRows(db, sql`${union} ${order} ${limit}`);
   }
@@ -363,13 +373,13 @@ function firstPlaces(db: Db, selects: readonly RawBuilder<unknown>[], first: num
     sql` union all `,
   );
   if (first !== undefined) return wholeRows(db, sql`select * from (${union}) as places ${order}`);
-  return readOffLoop(db, readStatement(db, sql<PlaceRow>`select * from (${union}) as places ${order}`));
+  return readOffLoop(db, reused(sql<PlaceRow>`select * from (${union}) as places ${order}`).compile(db));
 }
 
 /**
- * PostgreSQL's first places of instants: the calendars a list walked by one statement, each a
- * range of the read index in its order up to the page's end (with the rows tied there), the
- * page sorted from those. One text for any number of calendars, prepared once per connection: a
+ * PostgreSQL's places of instants, the page's first when it has an end (`mergedFirstPlaces`), or
+ * all of them: the calendars a list walked by one statement, each a range of the read index in
+ * its order, sorted. One text for any number of calendars, prepared once per connection: a
  * union of one branch per calendar was planned at every read, longer than it ran.
  */
 function eachCalendarsFirst(
@@ -393,13 +403,48 @@ function eachCalendarsFirst(
     return sql`select p.* from unnest(cast(${group.part.copyKeys} as bigint[]), cast(${ids} as text[]), cast(${lowest} as bigint[])) as c(copy, calendar, lowest) cross join lateral (${branch} ${page}) as p`;
   });
   const union = sql.join(selects, sql` union all `);
-  if (first !== undefined)
-    return wholeRows(db, sql`select * from (${union}) as places ${placeOrder(db)} limit ${first}`, true);
+  if (first !== undefined) return mergedFirstPlaces(db, queries, columns, first);
   return readOffLoop(
     db,
     reused(sql<PlaceRow>`select * from (${union}) as places ${placeOrder(db)}`).compile(db),
   );
 }
+
+/**
+ * PostgreSQL's first `first` places of instants: a branch per calendar, each a range of the read
+ * index in its order of start cut at the page's end, merged by the engine, which stops there —
+ * a page of 250 over 20 calendars reads ~270 entries of the index, where a list walked by one
+ * statement read every calendar's first 250 and sorted the 5,000 (2.7 ms → 0.3 ms). Only starts
+ * are ordered there (the rows tied at the end kept): calendar and occurrence id, by code unit,
+ * which no index of PostgreSQL's orders by, are decided by the caller. The branches are as
+ * many as the next power of two, those past the calendars reading a copy there is not: a few
+ * texts, each prepared once per connection and planned once.
+ */
+function mergedFirstPlaces(
+  db: Db,
+  queries: readonly CopyQuery[],
+  columns: (start: RawBuilder<number>, calendar: RawBuilder<string>) => RawBuilder<unknown>,
+  first: number,
+) {
+  const branchCount = 2 ** Math.ceil(Math.log2(queries.length));
+  const parts = Array.from({ length: branchCount }, (_, i) => {
+    const query = queries[i] ?? { ...queries[0]!, copyKey: noCopy };
+    return { part: partOf(query), query };
+  });
+  const selects = branches(db, parts, 'instants', columns);
+  const page = sql`fetch first ${first} rows with ties`;
+  const merged =
+    selects.length === 1
+      ? sql`${selects[0]} order by start_ms ${page}`
+      : sql`${sql.join(
+          selects.map((select) => sql`(${select} order by start_ms ${page})`),
+          sql` union all `,
+        )} order by placed_start ${page}`;
+  return wholeRows(db, merged);
+}
+
+/** A copy number no copy has (the database gives them from 1). */
+const noCopy = -1;
 
 const placeOf = (r: PlaceRow): CopyPlace => {
   const place: CopyPlace = {
@@ -457,8 +502,7 @@ export async function copyPage(
   const count = () =>
     readOffLoop(
       db,
-      readStatement(
-        db,
+      reused(
         sql<{ total: number | string | null }>`select sum(n) as total from (${sql.join(
           [
             ...branches(db, together(queries, 'instants'), 'instants', () => sql`count(*) as n`),
@@ -466,7 +510,7 @@ export async function copyPage(
           ],
           sql` union all `,
         )}) as counts`,
-      ),
+      ).compile(db),
     );
   const [a, b, counted] = await Promise.all([
     instants,
@@ -769,7 +813,7 @@ export async function floatingNear(
   query: Pick<CopyQuery, 'calendarId' | 'copyKey' | 'window' | 'longestMs' | 'offsets'>,
 ): Promise<boolean> {
   // The range alone: where a zone would place them is what is unknown.
-  const { range } = inWindow(partOf({ ...query }), 'local');
+  const { range } = inWindow(db, partOf({ ...query }), 'local');
   const rows = await readOffLoop(
     db,
     reused(

@@ -47,12 +47,3 @@ export function pgStatement(
   }
   return { name, text, values };
 }
-
-/**
- * A read's statement whose shape follows its calendars (how many, their levels and zones): kept
- * for its shape on SQLite; on PostgreSQL planned per read (a named statement per shape would pile
- * up on every connection).
- */
-// biome-ignore lint/suspicious/noExplicitAny: any database's schema
-export const readStatement = <R>(db: Kysely<any>, text: RawBuilder<R>) =>
-  (db.getExecutor().adapter instanceof PostgresAdapter ? text : reused(text)).compile(db);

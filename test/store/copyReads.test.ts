@@ -38,6 +38,19 @@ const berlin = (start: string, id: string, fields: Partial<ProviderOccurrence> =
 const floating = (start: string, id: string, fields: Partial<ProviderOccurrence> = {}) =>
   occurrence({ providerEventId: id, start, ...fields });
 
+/** A plugin that keeps the statements a read sends, as nodes to compile or explain. */
+const capturing = () => {
+  const nodes: RootOperationNode[] = [];
+  const capture: KyselyPlugin = {
+    transformQuery: ({ node }) => {
+      nodes.push(node);
+      return node;
+    },
+    transformResult: async ({ result }) => result,
+  };
+  return { nodes, capture };
+};
+
 const window = (start: string, end: string) => ({
   start: Temporal.Instant.from(start),
   end: Temporal.Instant.from(end),
@@ -696,14 +709,7 @@ for (const engine of await enginesUnderTest({ sqliteReaders: true })) {
         nth = 0,
         w = { startNs: 0n, endNs: 1_000_000_000_000n },
       ) => {
-        const nodes: RootOperationNode[] = [];
-        const capture: KyselyPlugin = {
-          transformQuery: ({ node }) => {
-            nodes.push(node);
-            return node;
-          },
-          transformResult: async ({ result }) => result,
-        };
+        const { nodes, capture } = capturing();
         const query = {
           calendarId,
           copyKey: keys.get(calendarId)!,
@@ -842,12 +848,48 @@ for (const engine of await enginesUnderTest({ sqliteReaders: true })) {
       assert.equal(two.sent.length, 3);
       assert.deepEqual(two.sent, one.sent);
       for (const text of two.sent) assert.ok(text.startsWith('/* reused */'), text);
-      // A page of events: PostgreSQL walks the calendars as a list (SQLite keeps a text per shape).
+      // A page of events: PostgreSQL keeps a text per power of two of calendars, the values
+      // parameters (SQLite keeps a text per shape).
       if (engine.name === 'postgres') {
         const [page] = (await texts([calendarId, otherId])).sent;
-        assert.equal(page, (await texts([calendarId])).sent[0]);
+        assert.equal(page, (await texts([otherId, calendarId])).sent[0]);
         assert.ok(page!.startsWith('/* reused */'));
       }
+    });
+
+    it('merges the calendars of a page by the read index, reading each no further than the page (PostgreSQL)', {
+      skip: engine.name !== 'postgres',
+    }, async () => {
+      const days = Array.from({ length: 30 }, (_, d) => `2026-03-${String(d + 1).padStart(2, '0')}`);
+      await copied(days.map((day, d) => berlin(`${day}T09:00:00`, `a-${d}`)));
+      await copied(
+        days.map((day, d) => berlin(`${day}T10:00:00`, `b-${d}`)),
+        otherId,
+      );
+      const { nodes, capture } = capturing();
+      const march = window('2026-03-01T00:00:00Z', '2026-04-01T00:00:00Z');
+      const { rows } = await copyPage(
+        handle.db.withPlugin(capture),
+        [calendarId, otherId].map((id) => berlinQuery(id, march, 3_600_000)),
+        5,
+      );
+      assert.deepEqual(
+        rows.map((row) => row.calendarId),
+        [calendarId, otherId, calendarId, otherId, calendarId],
+        'in the one order across calendars',
+      );
+      const compiled = handle.db.getExecutor().compileQuery(nodes[0]!, { queryId: 'plan' });
+      const explained = await handle.db.executeQuery<{ 'QUERY PLAN': string }>(
+        CompiledQuery.raw(`explain (analyze, costs off, timing off, summary off) ${compiled.sql}`, [
+          ...compiled.parameters,
+        ]),
+      );
+      const plan = explained.rows.map((row) => row['QUERY PLAN']).join('\n');
+      assert.match(plan, /Merge Append/);
+      // Each calendar's range of the index is read up to the page's end, never its 30 rows.
+      const scans = [...plan.matchAll(/Index Only Scan using copy_occurrences_read .*rows=(\d+)/g)];
+      assert.equal(scans.length, 2, plan);
+      for (const [, read] of scans) assert.ok(Number(read) <= 5, plan);
     });
   });
 }

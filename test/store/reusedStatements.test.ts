@@ -1,8 +1,9 @@
 /**
  * A copy's reads are the same statements whatever their window, zone offsets or words (and page
- * sizes within a power of two, SQLite's limit being written in): SQLite parses them once. On PostgreSQL the statements named (prepared once per connection) keep one
- * text for any number of calendars, so the names a connection holds never follow the reads'
- * calendars.
+ * sizes within a power of two, SQLite's limit being written in): SQLite parses them once. On
+ * PostgreSQL every statement is named (prepared once per connection), its text the same for any
+ * number of calendars but a page's (one per power of two), so the names a connection holds
+ * never follow the reads' calendars.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
@@ -56,12 +57,11 @@ for (const engine of await enginesUnderTest()) {
       assert.deepEqual(await shapes(read(2)), await shapes(read(1)));
       assert.deepEqual(await shapes(read(2, ['plans'])), await shapes(read(1, ['budget'])));
       assert.deepEqual(await shapes(read(2), true), await shapes(read(1), true));
-      // SQLite keeps each statement (PostgreSQL: below).
-      if (engine.name === 'sqlite') assert.ok(texts.every((text) => text.startsWith('/* reused */')));
+      assert.ok(texts.every((text) => text.startsWith('/* reused */')));
     });
 
     if (engine.name === 'postgres')
-      it('names no more statements for a read of three calendars than for a read of one', async () => {
+      it('names a statement per power of two of calendars at most: never one per number of calendars', async () => {
         const named = await handle.db.transaction().execute(async (trx) => {
           const count = async () =>
             Number(
@@ -71,21 +71,25 @@ for (const engine of await enginesUnderTest()) {
                 }>`select count(*) as n from pg_prepared_statements where name like 'reused_%'`.execute(trx)
               ).rows[0]!.n,
             );
-          // One connection (the transaction's): the reads of one calendar, then of three.
-          const reads = async (calendarIds: string[]) => {
+          // One connection (the transaction's): reads of three calendars, then of four, then of five.
+          const reads = async (count: number) => {
+            const calendarIds = Array.from({ length: count }, (_, i) => `cal_${i}`);
             const inJanuary = (words?: string[]) =>
               calendarIds.map((calendarId) => ({ ...read(1, words), calendarId }));
             await copyBusy(trx, inJanuary(), true);
             await copyPage(trx, inJanuary(), 10);
             await copyPage(trx, inJanuary(['budget']), 10);
           };
-          await reads(['cal_a']);
-          const one = await count();
-          await reads(['cal_a', 'cal_b', 'cal_c']);
-          return { one, three: await count() };
+          await reads(3);
+          const three = await count();
+          await reads(4);
+          const four = await count();
+          await reads(5);
+          return { three, four, five: await count() };
         });
-        assert.ok(named.one > 0);
-        assert.equal(named.three, named.one);
+        assert.ok(named.three > 0);
+        assert.equal(named.four, named.three);
+        assert.equal(named.five, named.four + 1, "a page's branches for up to eight calendars");
       });
   });
 }

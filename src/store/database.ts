@@ -96,10 +96,6 @@ function openPostgres(url: string, options: DatabaseOptions): DatabaseHandle {
     types: { getTypeParser: int8AsNumber } as pg.CustomTypesConfig,
     // A server that does not answer fails the request (503) instead of holding it.
     connectionTimeoutMillis: 5_000,
-    // The statements prepared (store/reusedStatements.ts: reads by key and range, every value a
-    // parameter) are planned once per connection, not custom-planned at their first five runs
-    // (a page's statement of 32 branches: 1–3 ms of planning each, on a new instance's reads).
-    options: '-c plan_cache_mode=force_generic_plan',
   });
   const guarded = guardedPool(pool, (error) => options.onConnectionLost?.(error));
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: guarded }) });

@@ -61,12 +61,6 @@ for (const engine of await enginesUnderTest()) {
     });
 
     if (engine.name === 'postgres')
-      it('plans a prepared statement once per connection, never anew at its first runs', async () => {
-        const { rows } = await sql<{ plan_cache_mode: string }>`show plan_cache_mode`.execute(handle.db);
-        assert.deepEqual(rows, [{ plan_cache_mode: 'force_generic_plan' }]);
-      });
-
-    if (engine.name === 'postgres')
       it('names a statement per power of two of calendars at most: never one per number of calendars', async () => {
         const named = await handle.db.transaction().execute(async (trx) => {
           const count = async () =>

@@ -30,7 +30,7 @@ export interface GrantBudget {
 export type RequestCounter = (grantId: string, windowStart: number, requests: number) => Promise<number>;
 
 /** The most requests one claim takes: a thirty-second of the budget, from 1 to 16. */
-export const blockFor = (perMinute: number) => Math.max(1, Math.min(16, Math.floor(perMinute / 32)));
+const blockFor = (perMinute: number) => Math.max(1, Math.min(16, Math.floor(perMinute / 32)));
 
 /** What this instance holds of a grant's window. */
 interface Claimed {

@@ -116,10 +116,9 @@ function placeholderHolds(words: readonly string[]): RawBuilder<boolean> | undef
 
 /**
  * The rows of one kind that overlap the window, their instants placed by the reading zone's
- * offsets: the copy's number, the kind and a range of starts lead the read index. `each`: the
- * copy and the lowest start come from the row of a list the statement walks (PostgreSQL).
+ * offsets: the copy's number, the kind and a range of starts lead the read index.
  */
-function inWindow(db: Db, part: Part, kind: Kind, each?: Each) {
+function inWindow(db: Db, part: Part, kind: Kind) {
   const startMs = sql<number>`start_ms`;
   const start = kind === 'instants' ? startMs : placed(startMs, part.offsets);
   // An elapsed duration ends that long after the placed start; days end on their own local time.
@@ -132,15 +131,11 @@ function inWindow(db: Db, part: Part, kind: Kind, each?: Each) {
   const slackMs = kind === 'instants' ? 0 : zoneSlackMs;
   const [only] = part.copyKeys;
   const range: RawBuilder<boolean>[] = [
-    each !== undefined
-      ? sql`copy_key = ${each.copy}`
-      : part.copyKeys.length === 1
-        ? sql`copy_key = ${numberParameter(only!)}`
-        : sql`copy_key ${copyKeysIn(db, part.copyKeys)}`,
+    part.copyKeys.length === 1
+      ? sql`copy_key = ${numberParameter(only!)}`
+      : sql`copy_key ${copyKeysIn(db, part.copyKeys)}`,
     kind === 'instants' ? sql`floating = 0` : sql`floating in (1, 2)`,
-    each !== undefined
-      ? sql`start_ms >= ${each.lowest}`
-      : sql`start_ms >= ${numberParameter(fromMs - part.longestMs - slackMs)}`,
+    sql`start_ms >= ${numberParameter(fromMs - part.longestMs - slackMs)}`,
     sql`start_ms < ${numberParameter(untilCeilMs + slackMs)}`,
   ];
   return { start, end, range, conditions: [...range, overlaps(start, end, part.window)] };
@@ -185,19 +180,11 @@ const partOf = (query: CopyQuery): Part => ({
   copyKeys: [query.copyKey],
 });
 
-/** A copy a PostgreSQL statement walks from a list: its number, its calendar's id and its rows' lowest start. */
-interface Each {
-  copy: RawBuilder<number>;
-  calendar: RawBuilder<string>;
-  lowest: RawBuilder<number>;
-}
-
 /**
- * A branch's calendar id, from its copy's number (the rows keep no other): the list's, the one
- * calendar's given as it is, or for several the one of the row's number.
+ * A branch's calendar id, from its copy's number (the rows keep no other): the one calendar's
+ * given as it is, or for several the one of the row's number.
  */
-const branchCalendar = (db: Db, part: Part, each?: Each): RawBuilder<string> => {
-  if (each !== undefined) return each.calendar;
+const branchCalendar = (db: Db, part: Part): RawBuilder<string> => {
   const ids = part.calendarIds.map((id) => sql<string>`cast(${id} as text)`);
   if (ids.length === 1) return ids[0]!;
   // PostgreSQL: both lists one parameter each, so the text is the same for any number of calendars.
@@ -303,11 +290,10 @@ function branches(
   parts: readonly { part: Part; query: CopyQuery }[],
   kind: Kind,
   columns: (start: RawBuilder<number>, calendar: RawBuilder<string>) => RawBuilder<unknown>,
-  each?: Each,
 ) {
   return parts.map(({ part, query }) => {
-    const { start, conditions } = inWindow(db, part, kind, each);
-    const calendar = branchCalendar(db, part, each);
+    const { start, conditions } = inWindow(db, part, kind);
+    const calendar = branchCalendar(db, part);
     // A search read here is of busy-level calendars alone (searchCandidates): the placeholder is all they see.
     if (query.search !== undefined && query.search.words.length > 0)
       conditions.push(placeholderHolds(query.search.words) ?? sql<boolean>`1 = 0`);
@@ -374,40 +360,6 @@ function firstPlaces(db: Db, selects: readonly RawBuilder<unknown>[], first: num
   );
   if (first !== undefined) return wholeRows(db, sql`select * from (${union}) as places ${order}`);
   return readOffLoop(db, reused(sql<PlaceRow>`select * from (${union}) as places ${order}`).compile(db));
-}
-
-/**
- * PostgreSQL's places of instants, the page's first when it has an end (`mergedFirstPlaces`), or
- * all of them: the calendars a list walked by one statement, each a range of the read index in
- * its order, sorted. One text for any number of calendars, prepared once per connection: a
- * union of one branch per calendar was planned at every read, longer than it ran.
- */
-function eachCalendarsFirst(
-  db: Db,
-  queries: readonly CopyQuery[],
-  columns: (start: RawBuilder<number>, calendar: RawBuilder<string>) => RawBuilder<unknown>,
-  first: number | undefined,
-) {
-  const longest = new Map(queries.map((query) => [query.calendarId, query.longestMs]));
-  const selects = together(queries, 'instants').map((group) => {
-    const { fromMs } = windowMs(group.part.window);
-    const ids = group.part.calendarIds;
-    const lowest = ids.map((id) => fromMs - longest.get(id)!);
-    const each = {
-      copy: sql<number>`c.copy`,
-      calendar: sql<string>`c.calendar`,
-      lowest: sql<number>`c.lowest`,
-    };
-    const [branch] = branches(db, [group], 'instants', columns, each);
-    const page = first === undefined ? sql`` : sql`order by start_ms fetch first ${first} rows with ties`;
-    return sql`select p.* from unnest(cast(${group.part.copyKeys} as bigint[]), cast(${ids} as text[]), cast(${lowest} as bigint[])) as c(copy, calendar, lowest) cross join lateral (${branch} ${page}) as p`;
-  });
-  const union = sql.join(selects, sql` union all `);
-  if (first !== undefined) return mergedFirstPlaces(db, queries, columns, first);
-  return readOffLoop(
-    db,
-    reused(sql<PlaceRow>`select * from (${union}) as places ${placeOrder(db)}`).compile(db),
-  );
 }
 
 /**
@@ -484,9 +436,12 @@ export async function copyPage(
   const columns = (start: RawBuilder<number>, calendar: RawBuilder<string>) =>
     sql`id, ${start} as placed_start, floating, ${calendar} as calendar_id, occurrence_id`;
   const local = together(queries, 'local');
+  // PostgreSQL: a page merged by the engine; every place, one branch of all the calendars, sorted.
   const instants =
     engineOf(db) === 'postgres'
-      ? eachCalendarsFirst(db, queries, columns, first)
+      ? first === undefined
+        ? firstPlaces(db, branches(db, together(queries, 'instants'), 'instants', columns), undefined)
+        : mergedFirstPlaces(db, queries, columns, first)
       : firstPlaces(
           db,
           branches(

@@ -202,6 +202,31 @@ for (const store of stores) {
   });
 }
 
+describe('grant budget: a claim that fails', () => {
+  it('fails the requests that waited for it, and the next request claims anew', async () => {
+    const clock = new TestClock('2026-03-29T01:20:00Z');
+    const local = memoryCounter();
+    let failing = true;
+    const claims: number[] = [];
+    const flaky: RequestCounter = async (grantId, start, requests) => {
+      claims.push(requests);
+      if (failing) throw new Error('store gone');
+      return local(grantId, start, requests);
+    };
+    const budget = createGrantBudget(flaky, clock, 640);
+    const outcomes = await Promise.allSettled(Array.from({ length: 5 }, () => budget.take('grt_f')));
+    assert.deepEqual(
+      outcomes.map((o) => o.status),
+      Array(5).fill('rejected'),
+    );
+    assert.deepEqual(claims, [1], 'one claim under way, the others waited for it');
+    failing = false;
+    await budget.take('grt_f');
+    await budget.take('grt_f');
+    assert.deepEqual(claims, [1, 1, 2], 'asked again, from a claim of one');
+  });
+});
+
 describe('grant budget windows on PostgreSQL', { skip: postgres.skip }, () => {
   let handle: DatabaseHandle;
   before(async () => {

@@ -698,6 +698,9 @@ for (const engine of await enginesUnderTest({ sqliteReaders: true })) {
           );
         }
       }
+      // A window without busy time has no span: PostgreSQL's closing row is never one.
+      const quiet = window('2027-01-04T00:00:00Z', '2027-01-05T00:00:00Z');
+      assert.deepEqual(await copyBusy(handle.db, [berlinQuery(calendarId, quiet, longestMs)], true), []);
     });
 
     it('reads its rows through the index that leads with the copy and the start', {

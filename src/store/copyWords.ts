@@ -122,6 +122,9 @@ export async function indexRows(
       if (lists.size > 0) written.push({ copy_key: copyKey, bucket, slot, lists: encodeSlot(lists) });
       else if (held.has(`${bucket} ${slot}`)) emptied.push({ bucket, slot });
     }
+  // In the key's order: on PostgreSQL a table keeps rows where they were written, and a search
+  // reads one slot over the window's buckets, which then share a page or two instead of one each.
+  written.sort((a, b) => a.slot - b.slot || a.bucket - b.bucket);
   // Slots written over those of the same bucket and slot.
   for (let i = 0; i < written.length; i += 500)
     await insertRows(trx, 'copy_words', ['copy_key', 'bucket', 'slot', 'lists'], written.slice(i, i + 500), {

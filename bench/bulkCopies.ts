@@ -126,6 +126,9 @@ export async function copyCopies(
         .selectFrom('copy_words')
         .select(['bucket', 'slot', 'lists'])
         .where('copy_key', '=', fromKey)
+        // In the index's order, as a sync writes them (store/copyWords.ts#indexRows).
+        .orderBy('slot')
+        .orderBy('bucket')
         .execute();
       for (let i = 0; i < slots.length; i += 1000)
         await trx

@@ -7,7 +7,8 @@
  * each person once, none read before (the bench's first reads). Every person's first answer is
  * checked as the bench checks it. Prints p50, throughput, CPU per read (every thread, and the
  * request thread alone), event-loop delay and garbage collection; PROFILE=file writes the
- * request thread's CPU profile (chrome://inspect, or any .cpuprofile reader). Figures of runs
+ * request thread's CPU profile (chrome://inspect, or any .cpuprofile reader). The bytes allocated
+ * per read vary far less between runs than times do: a change's first measure. Figures of runs
  * made at different moments are not comparable: interleave A and B.
  */
 import { randomBytes } from 'node:crypto';
@@ -16,6 +17,7 @@ import { Session } from 'node:inspector/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { monitorEventLoopDelay, PerformanceObserver } from 'node:perf_hooks';
+import { getHeapStatistics } from 'node:v8';
 import { sqlitePathIn } from '../src/store/database.ts';
 import { freshPostgres } from '../test/helpers/databases.ts';
 import { checkEvents, checkSearch } from './answers.ts';
@@ -45,6 +47,8 @@ export interface LoopFigures {
   /** CPU per read, ms: every thread of the process, and the request thread alone. */
   cpuMs: number;
   requestThreadCpuMs: number;
+  /** Bytes the request thread's heap allocated per read: steadier from run to run than its time. */
+  allocatedBytes: number;
   delayMaxMs: number;
   delayP99Ms: number;
   collections: number;
@@ -125,6 +129,7 @@ export async function readLoop(options: LoopOptions): Promise<LoopFigures> {
     const firstAnswers: Answer[] = [];
     const cpu = process.cpuUsage();
     const threadCpu = process.threadCpuUsage();
+    const allocated = getHeapStatistics().total_allocated_bytes;
     const started = performance.now();
     await Promise.all(
       Array.from({ length: clients }, async (_, client) => {
@@ -140,6 +145,7 @@ export async function readLoop(options: LoopOptions): Promise<LoopFigures> {
     const elapsed = performance.now() - started;
     const spent = process.cpuUsage(cpu);
     const threadSpent = process.threadCpuUsage(threadCpu);
+    const allocatedBytes = (getHeapStatistics().total_allocated_bytes - allocated) / times.length;
     delay.disable();
     collections.disconnect();
     if (session !== undefined) {
@@ -157,6 +163,7 @@ export async function readLoop(options: LoopOptions): Promise<LoopFigures> {
       readsPerSecond: (times.length / elapsed) * 1000,
       cpuMs: perRead(spent.user + spent.system),
       requestThreadCpuMs: perRead(threadSpent.user + threadSpent.system),
+      allocatedBytes,
       delayMaxMs: delay.max / 1e6,
       delayP99Ms: delay.percentile(99) / 1e6,
       collections: gcMs.length,
@@ -187,6 +194,7 @@ if (import.meta.main) {
       `${read}, ${options.postgres ? 'PostgreSQL' : 'SQLite'}, ${cold ? 'first reads of' : `${rounds} rounds of`} ${users} people, ${clients} at once`,
       `p50 ${ms(figures.p50)}, p90 ${ms(figures.p90)}, ${Math.round(figures.readsPerSecond)} reads/s`,
       `CPU per read: ${ms(figures.cpuMs)} (every thread), ${ms(figures.requestThreadCpuMs)} (the request thread)`,
+      `allocated per read on the request thread: ${Math.round(figures.allocatedBytes / 1024)} KiB`,
       `event-loop delay max ${ms(figures.delayMaxMs)}, p99 ${ms(figures.delayP99Ms)}; ${figures.collections} collections, ${ms(figures.collectionMs)}`,
     ].join('\n'),
   );

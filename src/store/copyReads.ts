@@ -11,7 +11,14 @@ import type { ProviderOccurrence } from '../domain/providerFacts.ts';
 import { foldText } from '../domain/search.ts';
 import { type OffsetStep, placeLocalMs } from '../domain/time/localOffsets.ts';
 import { busyTitle } from '../domain/visibility.ts';
-import { type Candidate, type WordQuery, wordCandidates } from './copyWords.ts';
+import {
+  addCandidate,
+  appendIds,
+  type Candidates,
+  noCandidates,
+  type WordQuery,
+  wordCandidates,
+} from './copyWords.ts';
 import { engineOf } from './database.ts';
 import { inList, numberParameter, reused } from './reusedStatements.ts';
 import { type Database, statusCodes } from './schema.ts';
@@ -486,7 +493,7 @@ async function searchCandidates(
   db: Db,
   queries: readonly CopyQuery[],
   cache: WordCache | undefined,
-): Promise<Map<string, Candidate[]> | undefined> {
+): Promise<Map<string, Candidates> | undefined> {
   const words = queries[0]!.search?.words ?? [];
   if (words.length === 0 || queries.every((query) => query.search!.level === 'busy')) return undefined;
   // The calendars of one reader (level and private details) together: one lookup each.
@@ -506,16 +513,25 @@ async function searchCandidates(
     readers.set(key, reader);
     reader.ranges.push(range);
   }
-  const named = new Map<string, Candidate[]>(queries.map((query) => [query.calendarId, []]));
-  const add = (calendarId: string, candidates: readonly Candidate[]) => {
-    const list = named.get(calendarId)!;
-    for (const candidate of candidates) list.push(candidate);
+  const named = new Map<string, Candidates>();
+  // A calendar's rows named by the index, and those its placeholder title names (never the same ones).
+  const add = (calendarId: string, candidates: Candidates) => {
+    const held = named.get(calendarId);
+    if (held === undefined) named.set(calendarId, candidates);
+    else {
+      for (const [bucket, ids] of candidates.buckets) {
+        const ofBucket = held.buckets.get(bucket);
+        if (ofBucket === undefined) held.buckets.set(bucket, ids);
+        else appendIds(ofBucket, ids);
+      }
+      appendIds(held.local, candidates.local);
+    }
   };
   await Promise.all(
     [...readers.values()].map(async ({ level, privateDetails, ranges }) => {
       const [listed, placeholders] = await Promise.all([
         level === 'busy'
-          ? new Map<string, Candidate[]>()
+          ? new Map<string, Candidates>()
           : wordCandidates(db, ranges, words, { titlesOnly: level === 'titles', privateDetails }, cache),
         level === 'busy' || !privateDetails ? placeholderRows(db, ranges, words, level !== 'busy') : [],
       ]);
@@ -536,7 +552,7 @@ async function placeholderRows(
   ranges: readonly WordQuery[],
   words: readonly string[],
   onlyPrivate: boolean,
-): Promise<{ calendarId: string; candidates: Candidate[] }[]> {
+): Promise<{ calendarId: string; candidates: Candidates }[]> {
   const holds = placeholderHolds(words);
   if (holds === undefined) return [];
   const rows = await readOffLoop(
@@ -554,15 +570,15 @@ async function placeholderRows(
       )} and floating in (0, 1, 2) and start_ms >= ${numberParameter(Math.min(...ranges.map((range) => range.fromMs)))} and start_ms < ${numberParameter(Math.max(...ranges.map((range) => range.untilMs)))} and ${onlyPrivate ? sql`is_private = 1` : sql`1 = 1`} and ${holds}`,
     ).compile(db),
   );
-  return ranges.map((range) => ({
-    calendarId: range.calendarId,
-    candidates: rows.flatMap((row) => {
+  return ranges.map((range) => {
+    const candidates = noCandidates();
+    for (const row of rows) {
       const startMs = Number(row.start_ms);
-      return Number(row.copy_key) !== range.copyKey || startMs < range.fromMs || startMs >= range.untilMs
-        ? []
-        : [{ id: Number(row.id), bucket: bucketOf(startMs), local: Number(row.floating) !== 0 }];
-    }),
-  }));
+      if (Number(row.copy_key) === range.copyKey && startMs >= range.fromMs && startMs < range.untilMs)
+        addCandidate(candidates, Number(row.id), bucketOf(startMs), Number(row.floating) !== 0);
+    }
+    return { calendarId: range.calendarId, candidates };
+  });
 }
 
 interface NamedRow {
@@ -620,7 +636,7 @@ function calendarOrder(db: Db, queries: readonly CopyQuery[], after: CopyQuery['
 async function namedPlaces(
   db: Db,
   queries: readonly CopyQuery[],
-  named: ReadonlyMap<string, readonly Candidate[]>,
+  named: ReadonlyMap<string, Candidates>,
   first: number | undefined,
 ): Promise<{ rows: CopyPlace[]; total: number }> {
   // Every calendar of a read has its window, and one cursor (the page's last place).
@@ -632,20 +648,25 @@ async function namedPlaces(
   const ranged: number[] = [];
   let lowestBucket = Number.POSITIVE_INFINITY;
   let highestBucket = Number.NEGATIVE_INFINITY;
-  const range = (bucket: number, ids: readonly number[]) => {
-    for (const id of ids) ranged.push(id);
+  const range = (bucket: number, lists: readonly number[][]) => {
+    for (const ids of lists) appendIds(ranged, ids);
     lowestBucket = Math.min(lowestBucket, bucket);
     highestBucket = Math.max(highestBucket, bucket);
   };
-  // Buckets that reach the window, their rows' ids: those that end past it are its tail.
-  const buckets = new Map<number, number[]>();
+  // Buckets that reach the window, their rows' ids (a list per calendar, and how many in all):
+  // those that end past it are its tail.
+  const buckets = new Map<number, { lists: number[][]; count: number }>();
   for (const query of queries) {
-    for (const { id, bucket, local } of named.get(query.calendarId) ?? []) {
-      if (local || bucketStartMs(bucket + 1) <= fromCeilMs) looked.push(id);
+    const candidates = named.get(query.calendarId);
+    if (candidates === undefined) continue;
+    appendIds(looked, candidates.local);
+    for (const [bucket, ids] of candidates.buckets) {
+      const held = buckets.get(bucket);
+      if (bucketStartMs(bucket + 1) <= fromCeilMs) appendIds(looked, ids);
+      else if (held === undefined) buckets.set(bucket, { lists: [ids], count: ids.length });
       else {
-        const ids = buckets.get(bucket);
-        if (ids === undefined) buckets.set(bucket, [id]);
-        else ids.push(id);
+        held.lists.push(ids);
+        held.count += ids.length;
       }
     }
   }
@@ -656,20 +677,20 @@ async function namedPlaces(
   const counted: number[] = [];
   let countedFrom = Number.POSITIVE_INFINITY;
   for (const bucket of [...buckets.keys()].sort((a, b) => a - b)) {
-    const ids = buckets.get(bucket)!;
+    const { lists, count } = buckets.get(bucket)!;
     const tail = bucketStartMs(bucket + 1) > untilCeilMs;
     if (after !== undefined && bucketStartMs(bucket + 1) <= after.startMs) continue;
     // The window's start, or the cursor, lies in it: its rows are placed one by one.
     if (bucketStartMs(bucket) < fromCeilMs || (after !== undefined && bucketStartMs(bucket) <= after.startMs))
-      range(bucket, ids);
+      range(bucket, lists);
     else if (first !== undefined && inside >= first) {
       if (tail) {
-        counted.push(...ids);
+        for (const ids of lists) appendIds(counted, ids);
         countedFrom = Math.min(countedFrom, bucketStartMs(bucket));
-      } else unlooked += ids.length;
+      } else unlooked += count;
     } else {
-      range(bucket, ids);
-      if (!tail) inside += ids.length;
+      range(bucket, lists);
+      if (!tail) inside += count;
     }
   }
   const copyKeys = queries.map((query) => query.copyKey);

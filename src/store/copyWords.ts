@@ -217,11 +217,56 @@ export interface WordReader {
   privateDetails: boolean;
 }
 
-/** A row the index names as holding every word where the reader may see it: its bucket of starts, whether its times are local. */
-export interface Candidate {
-  id: number;
+/**
+ * The rows of a copy the index names as holding every word where the reader may see it: the ids
+ * of rows of instants by their bucket of starts, and apart those whose times are local (placed in
+ * the reader's zone). Lists, not an object per row: a search names thousands.
+ */
+export interface Candidates {
+  buckets: Map<number, number[]>;
+  local: number[];
+}
+
+export const noCandidates = (): Candidates => ({ buckets: new Map(), local: [] });
+
+/**
+ * `ids` appended to `into`. Indexed: a read's code runs once a request, mostly unoptimised, where
+ * a `for…of` over thousands of ids left an iterator result behind for each one.
+ */
+export function appendIds(into: number[], ids: readonly number[]): void {
+  for (let k = 0; k < ids.length; k++) into.push(ids[k]!);
+}
+
+/** A row named, into `candidates`. */
+export function addCandidate(candidates: Candidates, id: number, bucket: number, local: boolean): void {
+  if (local) candidates.local.push(id);
+  else {
+    const ids = candidates.buckets.get(bucket);
+    if (ids === undefined) candidates.buckets.set(bucket, [id]);
+    else ids.push(id);
+  }
+}
+
+/** How many rows `candidates` names. */
+export function candidateCount({ buckets, local }: Candidates): number {
+  let count = local.length;
+  for (const ids of buckets.values()) count += ids.length;
+  return count;
+}
+
+/** The ids of every row `candidates` names. */
+export function candidateIds({ buckets, local }: Candidates): Set<number> {
+  const ids = new Set(local);
+  for (const ofBucket of buckets.values()) for (let k = 0; k < ofBucket.length; k++) ids.add(ofBucket[k]!);
+  return ids;
+}
+
+/** A list found in a slot: where its postings lie in the slot's bytes, and its bucket. */
+interface FoundList {
   bucket: number;
-  local: boolean;
+  bytes: Uint8Array;
+  start: number;
+  end: number;
 }
 
 /** Work between two yields of the event loop, in ms: a query word inside most words reads every list of its window. */
@@ -239,8 +284,8 @@ export async function wordCandidates(
   words: readonly string[],
   reader: WordReader,
   cache?: WordCache,
-): Promise<Map<string, Candidate[]>> {
-  const candidates = new Map<string, Candidate[]>(queries.map((q) => [q.calendarId, []]));
+): Promise<Map<string, Candidates>> {
+  const candidates = new Map<string, Candidates>(queries.map((q) => [q.calendarId, noCandidates()]));
   if (queries.length === 0 || words.length === 0) return candidates;
   const vocabularies = new Map<string, string>();
   const unread: string[] = [];
@@ -263,7 +308,6 @@ export async function wordCandidates(
     );
     for (const row of vocabularyRows) vocabularies.set(row.calendar_id, row.words);
   }
-  const byCopy = new Map(queries.map((query) => [query.copyKey, query]));
   // Per copy, the vocabulary's words for each query word; a word found in none of them: nothing of the copy matches.
   const lookups: { query: WordQuery; found: string[][] }[] = [];
   for (const query of queries) {
@@ -312,20 +356,29 @@ export async function wordCandidates(
     if (cache !== undefined) keepRead(cache, toRead, vocabularies, [...sought.keys()], read);
   }
   const turn = loopTurns(turnMs);
-  const listed = new Map<string, Map<string, { bucket: number; ids: Uint8Array }[]>>();
-  for (const [n, row] of rows.entries()) {
+  // Per copy, its buckets and its lists by word.
+  const ranges = new Map(
+    lookups.map(({ query }) => [
+      query.copyKey,
+      { ...rangeOf(query), byWord: new Map<string, FoundList[]>() },
+    ]),
+  );
+  // Where the lists of one slot lie (word, start, end), written over for each row.
+  const found: number[] = [];
+  for (let n = 0; n < rows.length; n++) {
     if (n % 256 === 255) await turn();
+    const row = rows[n]!;
     const bucket = Number(row.bucket);
-    const query = byCopy.get(Number(row.copy_key))!;
-    const { from, until } = rangeOf(query);
-    if (bucket < from || bucket > until) continue;
-    const { calendarId } = query;
-    const byWord = listed.get(calendarId) ?? new Map<string, { bucket: number; ids: Uint8Array }[]>();
-    listed.set(calendarId, byWord);
-    for (const { word, ids } of listsIn(row.lists, sought.get(Number(row.slot)) ?? [])) {
-      const lists = byWord.get(word) ?? [];
-      byWord.set(word, lists);
-      lists.push({ bucket, ids });
+    const range = ranges.get(Number(row.copy_key));
+    if (range === undefined || bucket < range.from || bucket > range.until) continue;
+    const inSlot = sought.get(Number(row.slot)) ?? [];
+    const count = listsIn(row.lists, inSlot, found);
+    for (let k = 0; k < count; k++) {
+      const { word } = inSlot[found[3 * k]!]!;
+      const lists = range.byWord.get(word);
+      const list = { bucket, bytes: row.lists, start: found[3 * k + 1]!, end: found[3 * k + 2]! };
+      if (lists === undefined) range.byWord.set(word, [list]);
+      else lists.push(list);
     }
   }
   // What the reader may not see matched is never listed for it.
@@ -334,45 +387,37 @@ export async function wordCandidates(
     (flags & hidden) === 0 && (!reader.titlesOnly || (flags & postingFlags.title) !== 0);
   // Every list decoded into the same two arrays.
   const postings: DecodedPostings = { ids: [], flags: [] };
-  for (const { query, found } of lookups) {
-    const byWord = listed.get(query.calendarId);
-    if (byWord === undefined) continue;
-    // Each query word's rows, the previous words' kept: the postings of its words are walked once,
-    // each row kept once (several words may contain the query word), in a list: a search names
-    // thousands of rows, and maps of them cost the request thread more than lists do.
-    let kept: Candidate[] | undefined;
-    for (const containing of found) {
-      const before =
-        kept === undefined ? undefined : new Map(kept.map((candidate) => [candidate.id, candidate]));
-      // A word's lists name each row once (a row lies in one bucket): only rows under several
-      // words that contain the query word are told apart.
+  for (const { query, found: containingWords } of lookups) {
+    const { byWord } = ranges.get(query.copyKey)!;
+    // Each query word's rows among the previous words': the postings of its words are walked
+    // once, each row kept once (several words may contain the query word). A row lies in one
+    // bucket, its times local or not, under every word it holds.
+    let kept: Candidates | undefined;
+    for (const containing of containingWords) {
+      const before = kept === undefined ? undefined : candidateIds(kept);
+      // A word's lists name each row once: only rows under several words are told apart.
       const seen = containing.length > 1 ? new Set<number>() : undefined;
-      const these: Candidate[] = [];
+      const these = noCandidates();
       for (const name of containing)
-        for (const { bucket, ids: bytes } of byWord.get(name) ?? []) {
-          const count = decodePostingsInto(bytes, postings);
+        for (const { bucket, bytes, start, end } of byWord.get(name) ?? []) {
+          const count = decodePostingsInto(bytes, postings, start, end);
           const { ids, flags } = postings;
           for (let k = 0; k < count; k++) {
             const id = ids[k]!;
-            if (!visible(flags[k]!)) continue;
+            if (!visible(flags[k]!) || (before !== undefined && !before.has(id))) continue;
             if (seen !== undefined) {
               if (seen.has(id)) continue;
               seen.add(id);
             }
-            if (before === undefined)
-              these.push({ id, bucket, local: (flags[k]! & postingFlags.local) !== 0 });
-            else {
-              const candidate = before.get(id);
-              if (candidate !== undefined) these.push(candidate);
-            }
+            addCandidate(these, id, bucket, (flags[k]! & postingFlags.local) !== 0);
           }
           const yielding = turn();
           if (yielding !== undefined) await yielding;
         }
       kept = these;
-      if (kept.length === 0) break;
+      if (candidateCount(kept) === 0) break;
     }
-    candidates.set(query.calendarId, kept ?? []);
+    if (kept !== undefined) candidates.set(query.calendarId, kept);
   }
   return candidates;
 }

@@ -118,18 +118,23 @@ export function decodePostings(bytes: Uint8Array): DecodedPostings {
 }
 
 /**
- * The postings `encodePostings` wrote, into the first entries of `into`'s arrays; returns how
- * many. The arrays are grown, never emptied: a search decodes hundreds of lists, and fresh
- * arrays for each were a quarter of its garbage.
+ * The postings `encodePostings` wrote (in `bytes`, or in its bytes [start, end)), into the first
+ * entries of `into`'s arrays; returns how many. The arrays are grown, never emptied: a search
+ * decodes hundreds of lists, and fresh arrays for each were a quarter of its garbage.
  */
-export function decodePostingsInto(bytes: Uint8Array, into: DecodedPostings): number {
+export function decodePostingsInto(
+  bytes: Uint8Array,
+  into: DecodedPostings,
+  start = 0,
+  end = bytes.length,
+): number {
   const { ids, flags } = into;
   let count = 0;
   let last = 0;
   let value = 0;
   let scale = 1;
   // Indexed: a `for…of` over the bytes left an iterator's results behind in a search's hot loop.
-  for (let at = 0; at < bytes.length; at++) {
+  for (let at = start; at < end; at++) {
     const byte = bytes[at]!;
     value += (byte & 0x7f) * scale;
     if (byte & 0x80) {
@@ -277,40 +282,36 @@ function past(bytes: Uint8Array, at: number, count: number): number {
   return at + count;
 }
 
+/** Where the entry `entryAt` read last lies: its word's bytes [wordStart, wordEnd), its list's from listStart to where the next entry begins. */
+const entry = { wordStart: 0, wordEnd: 0, listStart: 0 };
+
 /**
- * Each entry of a slot: where its word's bytes and its list lie in `bytes` ([start, end) each),
- * until `visit` answers true. Plain functions, not closures over the position: a search walks
- * thousands of entries.
+ * Reads the entry of a slot at `at` into `entry` and answers where the next one begins. No
+ * closure and no object per entry: a search walks thousands of them.
  */
-function eachEntry(
-  bytes: Uint8Array,
-  visit: (wordStart: number, wordEnd: number, listStart: number, listEnd: number) => boolean | undefined,
-): void {
-  let at = 0;
-  while (at < bytes.length) {
-    const wordLength = lengthAt(bytes, at);
-    const wordStart = lengthEnd;
-    const wordEnd = past(bytes, wordStart, wordLength);
-    const listLength = lengthAt(bytes, wordEnd);
-    const listStart = lengthEnd;
-    at = past(bytes, listStart, listLength);
-    if (visit(wordStart, wordEnd, listStart, at) === true) return;
-  }
+function entryAt(bytes: Uint8Array, at: number): number {
+  const wordLength = lengthAt(bytes, at);
+  entry.wordStart = lengthEnd;
+  entry.wordEnd = past(bytes, entry.wordStart, wordLength);
+  const listLength = lengthAt(bytes, entry.wordEnd);
+  entry.listStart = lengthEnd;
+  return past(bytes, entry.listStart, listLength);
 }
 
 /** The lists `encodeSlot` wrote, by word (each list a view into `bytes`). */
 export function decodeSlot(bytes: Uint8Array): Map<string, Uint8Array> {
   const lists = new Map<string, Uint8Array>();
-  eachEntry(bytes, (wordStart, wordEnd, listStart, listEnd) => {
+  for (let at = 0; at < bytes.length; ) {
+    const next = entryAt(bytes, at);
     let word: string;
     try {
-      word = fromUtf8.decode(bytes.subarray(wordStart, wordEnd));
+      word = fromUtf8.decode(bytes.subarray(entry.wordStart, entry.wordEnd));
     } catch {
       throw new PostingsCorrupt('a word not UTF-8');
     }
-    lists.set(word, bytes.subarray(listStart, listEnd));
-    return false;
-  });
+    lists.set(word, bytes.subarray(entry.listStart, next));
+    at = next;
+  }
   return lists;
 }
 
@@ -323,24 +324,30 @@ export interface SoughtWord {
 export const soughtWord = (word: string): SoughtWord => ({ word, utf8: utf8.encode(word) });
 
 /**
- * The lists of a slot held under the words sought (each list a view into `bytes`). A slot holds
- * each word once: the walk stops at the last one sought (a search reads hundreds of slots).
+ * Where the lists of the words sought lie in a slot: for each one held, the word's place in
+ * `sought` and its list's start and end in `bytes`, three numbers each from the start of `into`;
+ * answers how many. A slot holds each word once: the walk stops at the last one sought, and makes
+ * nothing on its way (a search reads hundreds of slots).
  */
-export function listsIn(
-  bytes: Uint8Array,
-  sought: readonly SoughtWord[],
-): { word: string; ids: Uint8Array }[] {
-  const found: { word: string; ids: Uint8Array }[] = [];
-  if (sought.length === 0) return found;
-  eachEntry(bytes, (wordStart, wordEnd, listStart, listEnd) => {
-    for (const { word, utf8: name } of sought) {
+export function listsIn(bytes: Uint8Array, sought: readonly SoughtWord[], into: number[]): number {
+  let found = 0;
+  for (let at = 0; at < bytes.length && found < sought.length; ) {
+    const next = entryAt(bytes, at);
+    const { wordStart, wordEnd } = entry;
+    for (let s = 0; s < sought.length; s++) {
+      const name = sought[s]!.utf8;
       if (name.length !== wordEnd - wordStart) continue;
-      let same = true;
-      for (let k = 0; k < name.length && same; k++) same = name[k] === bytes[wordStart + k];
-      if (same) found.push({ word, ids: bytes.subarray(listStart, listEnd) });
+      let k = 0;
+      while (k < name.length && name[k] === bytes[wordStart + k]) k++;
+      if (k < name.length) continue;
+      into[3 * found] = s;
+      into[3 * found + 1] = entry.listStart;
+      into[3 * found + 2] = next;
+      found += 1;
+      break;
     }
-    return found.length === sought.length;
-  });
+    at = next;
+  }
   return found;
 }
 

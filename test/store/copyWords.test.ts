@@ -18,7 +18,7 @@ import { busyTitle } from '../../src/domain/visibility.ts';
 import { type AppliedBatch, applyBatch } from '../../src/store/copyBatches.ts';
 import { reconcileCopies } from '../../src/store/copyMembership.ts';
 import { type CopyPlace, type CopyQuery, copyPage } from '../../src/store/copyReads.ts';
-import { rebuildWords, wordCandidates } from '../../src/store/copyWords.ts';
+import { candidateCount, rebuildWords, wordCandidates } from '../../src/store/copyWords.ts';
 import type { DatabaseHandle } from '../../src/store/database.ts';
 import { unpackOccurrence } from '../../src/store/packedOccurrence.ts';
 import type { Database } from '../../src/store/schema.ts';
@@ -443,7 +443,7 @@ for (const engine of await enginesUnderTest()) {
       };
       const reader = { titlesOnly: false, privateDetails: true };
       const named = async (word: string) =>
-        (await wordCandidates(handle.db, [march], [word], reader)).get(calendarId)!.length;
+        candidateCount((await wordCandidates(handle.db, [march], [word], reader)).get(calendarId)!);
       const titled = (key: string, title: string, day = 1) => ({
         key,
         version: '1',

@@ -29,6 +29,25 @@ import {
 
 const seed = 24;
 
+/** The lists of a slot `listsIn` finds for `words`: each word and where its list lies ([start, end)). */
+function listsOf(bytes: Uint8Array, words: readonly string[]): { word: string; ids: [number, number] }[] {
+  const sought = words.map(soughtWord);
+  const into: number[] = [];
+  const count = listsIn(bytes, sought, into);
+  return Array.from({ length: count }, (_, k) => ({
+    word: sought[into[3 * k]!]!.word,
+    ids: [into[3 * k + 1]!, into[3 * k + 2]!],
+  }));
+}
+
+/** The ids of the list at [start, end) of `bytes`, decoded where it lies. */
+function decodedIn(bytes: Uint8Array, [start, end]: [number, number]): number[] {
+  const into = { ids: [] as number[], flags: [] as number[] };
+  const count = decodePostingsInto(bytes, into, start, end);
+  assert.deepEqual(into.ids.slice(0, count), [...decodePostings(bytes.subarray(start, end)).ids]);
+  return into.ids.slice(0, count);
+}
+
 /** A row's words as one posting each: the flags of a word's visits together. */
 function rowWords(row: Parameters<typeof eachRowWord>[0]): Map<string, number> {
   const words = new Map<string, number>();
@@ -170,15 +189,15 @@ describe('word postings', () => {
     );
     // Bytes past the words sought (here a length cut short) are never read.
     const tailed = new Uint8Array([...bytes, 0x80]);
-    const found = listsIn(tailed, ['budget', 'agenda'].map(soughtWord));
+    const found = listsOf(tailed, ['budget', 'agenda']);
     assert.deepEqual(
-      found.map(({ word, ids }) => [word, [...decodePostings(ids).ids]]),
+      found.map(({ word, ids }) => [word, decodedIn(tailed, ids)]),
       [
         ['agenda', [3]],
         ['budget', [5, 9]],
       ],
     );
-    assert.throws(() => listsIn(tailed, [soughtWord('roadmap')]), PostingsCorrupt);
+    assert.throws(() => listsOf(tailed, ['roadmap']), PostingsCorrupt);
   });
 
   it('keeps the lists of a slot by word, finds the words sought by their bytes, refuses a slot cut short', () => {
@@ -199,9 +218,9 @@ describe('word postings', () => {
           );
           // Sought: some held, some not (a word of the same length but other bytes is not found).
           const sought = [...new Set([...[...lists.keys()].slice(0, 3), ...others])];
-          const found = listsIn(bytes, sought.map(soughtWord));
+          const found = listsOf(bytes, sought);
           assert.deepEqual(
-            found.map(({ word, ids }) => [word, [...ids]]).sort(),
+            found.map(({ word, ids }) => [word, [...bytes.subarray(...ids)]]).sort(),
             sought
               .filter((word) => lists.has(word))
               .map((word) => [word, [...lists.get(word)!]])
@@ -211,7 +230,7 @@ describe('word postings', () => {
             const cut = bytes.subarray(0, bytes.length - 1);
             assert.throws(() => decodeSlot(cut), PostingsCorrupt);
             // A word the slot does not hold (longer than any it does) is looked for to the cut.
-            assert.throws(() => listsIn(cut, [soughtWord('w'.repeat(13))]), PostingsCorrupt);
+            assert.throws(() => listsOf(cut, ['w'.repeat(13)]), PostingsCorrupt);
           }
         },
       ),

@@ -17,11 +17,13 @@ const options: LoopOptions = {
 };
 
 describe('the read loop', () => {
-  it('times every read of every round, with the CPU of the request thread within that of the process', async () => {
+  it('times every read of every round, with the CPU of the request thread within that of the process and the bytes it allocated', async () => {
     const figures = await readLoop(options);
     assert.equal(figures.reads, 4);
     assert.ok(figures.p50 > 0 && figures.p90 >= figures.p50);
     assert.ok(figures.requestThreadCpuMs > 0 && figures.requestThreadCpuMs <= figures.cpuMs);
+    // A search over 20 calendars allocates hundreds of KiB (lists, places, its answer), never none.
+    assert.ok(figures.allocatedBytes > 64 * 1024, String(figures.allocatedBytes));
   });
 
   it('reads each person once when cold, and checks those first answers (a page of events)', async () => {

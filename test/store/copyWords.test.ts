@@ -489,6 +489,55 @@ for (const engine of await enginesUnderTest()) {
       assert.ok(page.rows.every((row) => row.startMs === Date.parse('2026-03-01T08:00:00Z')));
     });
 
+    it("joins the rows the index names with those a reader's placeholder title names, in one bucket and local", async () => {
+      const on = (key: string, hour: number, fields: Partial<ProviderOccurrence>) => ({
+        key,
+        version: '1',
+        occurrences: [
+          occurrence({
+            providerEventId: key,
+            start: `2026-03-02T${String(hour).padStart(2, '0')}:00:00`,
+            timeZone: 'Europe/Berlin',
+            ...fields,
+          }),
+        ],
+      });
+      // One day, one bucket of starts: "bus" in a public title (the index names it), in the
+      // placeholder of a private event at its time and of one at a floating time (a reader without
+      // private details sees "Busy" there: the rows name them), and in none of a public "Standup".
+      await batch({
+        full: true,
+        upserts: [
+          on('public-bus', 9, { title: 'Bus tour' }),
+          on('standup', 10, { title: 'Standup' }),
+          on('private', 11, { title: 'Dentist', privacy: 'private' }),
+          on('private-floating', 13, { title: 'Dentist', privacy: 'private', timeZone: undefined }),
+        ],
+      });
+      const page = await copyPage(
+        handle.db,
+        [
+          {
+            calendarId,
+            copyKey,
+            window: {
+              startNs: Temporal.Instant.from('2026-03-01T00:00:00Z').epochNanoseconds,
+              endNs: Temporal.Instant.from('2026-04-01T00:00:00Z').epochNanoseconds,
+            },
+            longestMs: 3_600_000,
+            offsets: localOffsets('Europe/Berlin', { startMs: 1.77e12, endMs: 1.78e12 }),
+            search: { words: ['bus'], level: 'titles', privateDetails: false },
+          },
+        ],
+        50,
+      );
+      assert.equal(page.total, 3);
+      assert.deepEqual(
+        page.rows.map((row) => new Date(row.startMs).toISOString()),
+        ['2026-03-02T08:00:00.000Z', '2026-03-02T10:00:00.000Z', '2026-03-02T12:00:00.000Z'],
+      );
+    });
+
     it('keeps none of the words of a copy purged for showing less', async () => {
       assert.ok((await listed()).length > 0);
       await handle.db.updateTable('access_grants').set({ revoked_at: 1 }).execute();

@@ -6,7 +6,7 @@ import { type Kysely, sql } from 'kysely';
 import type { DetailLevel } from '../domain/detailLevels.ts';
 import type { ProviderOccurrence } from '../domain/providerFacts.ts';
 import { unpackOccurrence } from './packedOccurrence.ts';
-import { inList, reused } from './reusedStatements.ts';
+import { inList, q, reused } from './reusedStatements.ts';
 import { type CalendarCopiesTable, type Database, type Flag, flag } from './schema.ts';
 
 type Db = Kysely<Database>;
@@ -54,11 +54,12 @@ export async function copiesOf(db: Db, calendarIds: readonly string[]): Promise<
   if (calendarIds.length === 0) return new Map();
   const { rows } = await db.executeQuery(
     reused(
-      sql<CopyRow>`select calendar_id, level, private_details, sync_state is not null as has_state,
+      db,
+      q<CopyRow>`select calendar_id, level, private_details, sync_state is not null as has_state,
         horizon_start, horizon_end, synced_at, attempted_at, next_sync_at, lease_until, failures,
         failure_reason, items, staged_items, skipped, version, longest_ms, created_at, copy_key
         from calendar_copies where calendar_id ${inList(db, calendarIds, 'text')}`,
-    ).compile(db),
+    ),
   );
   return new Map(
     rows.map((r) => [

@@ -1,9 +1,9 @@
 /** Connected provider accounts and their calendars. Credentials arrive here already sealed. */
-import { type Kysely, type Selectable, sql } from 'kysely';
+import type { Kysely, Selectable } from 'kysely';
 import type { CalendarAccess, ProviderCalendar, ProviderKind } from '../domain/providerFacts.ts';
 import { newId } from '../lib/ids.ts';
 import { withoutStrayControlCharacters } from '../lib/text.ts';
-import { inList, reused } from './reusedStatements.ts';
+import { inList, q, reused } from './reusedStatements.ts';
 import { type CalendarsTable, type ConnectedAccountsTable, type Database, flag } from './schema.ts';
 
 type Db = Kysely<Database>;
@@ -82,12 +82,13 @@ export async function sealedCredentialsOf(db: Db, id: string): Promise<string | 
  * values parameters, prepared once per connection on PostgreSQL (store/reusedStatements.ts).
  */
 export async function accountsOf(db: Db, userId: string, workspaceId?: string): Promise<ConnectedAccount[]> {
-  const inWorkspace = workspaceId === undefined ? sql`` : sql`and workspace_id = ${workspaceId}`;
+  const inWorkspace = workspaceId === undefined ? q`` : q`and workspace_id = ${workspaceId}`;
   const { rows } = await db.executeQuery(
     reused(
-      sql<AccountRow>`select id, user_id, workspace_id, provider, label, status, status_reason, created_at
+      db,
+      q<AccountRow>`select id, user_id, workspace_id, provider, label, status, status_reason, created_at
         from connected_accounts where user_id = ${userId} ${inWorkspace} order by created_at, id`,
-    ).compile(db),
+    ),
   );
   return rows.map(toAccount);
 }
@@ -213,11 +214,10 @@ export async function findCalendars(db: Db, ids: readonly string[]): Promise<Cal
   if (ids.length === 0) return [];
   const { rows } = await db.executeQuery(
     reused(
-      sql<
-        Parameters<typeof toCalendar>[0]
-      >`select id, account_id, provider_calendar_id, name, time_zone, color,
+      db,
+      q<Parameters<typeof toCalendar>[0]>`select id, account_id, provider_calendar_id, name, time_zone, color,
         is_primary, access from calendars where id ${inList(db, ids, 'text')}`,
-    ).compile(db),
+    ),
   );
   return rows.map(toCalendar);
 }

@@ -4,7 +4,7 @@
  * whole. Each calendar's rows are ranges of the read index (calendar, kind of time, start): a
  * read's cost is its window's rows, never the horizon or the other copies.
  */
-import { type Kysely, type RawBuilder, sql } from 'kysely';
+import type { Kysely } from 'kysely';
 import type { DetailLevel } from '../domain/detailLevels.ts';
 import { compareStrings } from '../domain/occurrences.ts';
 import type { ProviderOccurrence } from '../domain/providerFacts.ts';
@@ -20,7 +20,7 @@ import {
   wordCandidates,
 } from './copyWords.ts';
 import { engineOf } from './database.ts';
-import { inList, numberParameter, reused } from './reusedStatements.ts';
+import { inList, numberParameter, q, reused, type Statement } from './reusedStatements.ts';
 import { type Database, statusCodes } from './schema.ts';
 import { readOffLoop, readSpansOffLoop, readUnpackedOffLoop } from './sqliteReaders.ts';
 import type { CopyEdition, WordCache } from './wordCache.ts';
@@ -91,17 +91,17 @@ type Part = Pick<CopyQuery, 'window' | 'longestMs' | 'offsets'> & {
 };
 
 /** The instant of a local time column read as UTC, by the reading zone's offsets. */
-function placed(column: RawBuilder<number>, offsets: readonly OffsetStep[]): RawBuilder<number> {
+function placed(column: Statement<number>, offsets: readonly OffsetStep[]): Statement<number> {
   const last = offsets.at(-1);
   if (last === undefined) return column;
-  if (offsets.length === 1) return sql`(${column} - ${numberParameter(last.offsetMs)})`;
+  if (offsets.length === 1) return q`(${column} - ${numberParameter(last.offsetMs)})`;
   const steps = offsets
     .slice(0, -1)
     .map(
       (step) =>
-        sql`when ${column} < ${numberParameter(step.untilLocalMs)} then ${numberParameter(step.offsetMs)}`,
+        q`when ${column} < ${numberParameter(step.untilLocalMs)} then ${numberParameter(step.offsetMs)}`,
     );
-  return sql`(${column} - case ${sql.join(steps, sql` `)} else ${numberParameter(last.offsetMs)} end)`;
+  return q`(${column} - case ${q.join(steps, q` `)} else ${numberParameter(last.offsetMs)} end)`;
 }
 
 /**
@@ -109,15 +109,15 @@ function placed(column: RawBuilder<number>, offsets: readonly OffsetStep[]): Raw
  * and a reader without private details of private and secret ones (domain/visibility.ts);
  * undefined when neither placeholder holds them all.
  */
-function placeholderHolds(words: readonly string[]): RawBuilder<boolean> | undefined {
+function placeholderHolds(words: readonly string[]): Statement<boolean> | undefined {
   const inFree = words.every((word) => foldText(busyTitle('free')).includes(word));
   const inBusy = words.every((word) => foldText(busyTitle('busy')).includes(word));
   return inFree && inBusy
-    ? sql<boolean>`1 = 1`
+    ? q<boolean>`1 = 1`
     : inFree
-      ? sql<boolean>`is_free = 1`
+      ? q<boolean>`is_free = 1`
       : inBusy
-        ? sql<boolean>`is_free = 0`
+        ? q<boolean>`is_free = 0`
         : undefined;
 }
 
@@ -126,32 +126,32 @@ function placeholderHolds(words: readonly string[]): RawBuilder<boolean> | undef
  * offsets: the copy's number, the kind and a range of starts lead the read index.
  */
 function inWindow(db: Db, part: Part, kind: Kind) {
-  const startMs = sql<number>`start_ms`;
+  const startMs = q<number>`start_ms`;
   const start = kind === 'instants' ? startMs : placed(startMs, part.offsets);
   // An elapsed duration ends that long after the placed start; days end on their own local time.
   const end =
     kind === 'instants'
-      ? sql<number>`end_ms`
-      : sql<number>`(case floating when 1 then ${start} + (end_ms - start_ms) else ${placed(sql<number>`end_ms`, part.offsets)} end)`;
+      ? q<number>`end_ms`
+      : q<number>`(case floating when 1 then ${start} + (end_ms - start_ms) else ${placed(q<number>`end_ms`, part.offsets)} end)`;
   const { fromMs, untilCeilMs } = windowMs(part.window);
   // Local times lie within a zone's offset of where they are kept: the range widens by that much.
   const slackMs = kind === 'instants' ? 0 : zoneSlackMs;
   const [only] = part.copyKeys;
-  const range: RawBuilder<boolean>[] = [
+  const range: Statement<boolean>[] = [
     part.copyKeys.length === 1
-      ? sql`copy_key = ${numberParameter(only!)}`
-      : sql`copy_key ${copyKeysIn(db, part.copyKeys)}`,
-    kind === 'instants' ? sql`floating = 0` : sql`floating in (1, 2)`,
-    sql`start_ms >= ${numberParameter(fromMs - part.longestMs - slackMs)}`,
-    sql`start_ms < ${numberParameter(untilCeilMs + slackMs)}`,
+      ? q`copy_key = ${numberParameter(only!)}`
+      : q`copy_key ${copyKeysIn(db, part.copyKeys)}`,
+    kind === 'instants' ? q`floating = 0` : q`floating in (1, 2)`,
+    q`start_ms >= ${numberParameter(fromMs - part.longestMs - slackMs)}`,
+    q`start_ms < ${numberParameter(untilCeilMs + slackMs)}`,
   ];
   return { start, end, range, conditions: [...range, overlaps(start, end, part.window)] };
 }
 
 /** domain/occurrences.ts#overlapsNs in the statement: a zero-length occurrence counts when it starts inside. */
-function overlaps(start: RawBuilder<number>, end: RawBuilder<number>, window: CopyQuery['window']) {
+function overlaps(start: Statement<number>, end: Statement<number>, window: CopyQuery['window']) {
   const { fromMs, fromCeilMs, untilCeilMs } = windowMs(window);
-  return sql<boolean>`((${start} = ${end} and ${start} >= ${numberParameter(fromCeilMs)} and ${start} < ${numberParameter(untilCeilMs)}) or (${start} <> ${end} and ${start} < ${numberParameter(untilCeilMs)} and ${end} > ${numberParameter(fromMs)}))`;
+  return q<boolean>`((${start} = ${end} and ${start} >= ${numberParameter(fromCeilMs)} and ${start} < ${numberParameter(untilCeilMs)}) or (${start} <> ${end} and ${start} < ${numberParameter(untilCeilMs)} and ${end} > ${numberParameter(fromMs)}))`;
 }
 
 /** Whole milliseconds that decide the same as the window's nanosecond bounds. */
@@ -191,28 +191,28 @@ const partOf = (query: CopyQuery): Part => ({
  * A branch's calendar id, from its copy's number (the rows keep no other): the one calendar's
  * given as it is, or for several the one of the row's number.
  */
-const branchCalendar = (db: Db, part: Part): RawBuilder<string> => {
-  const ids = part.calendarIds.map((id) => sql<string>`cast(${id} as text)`);
+const branchCalendar = (db: Db, part: Part): Statement<string> => {
+  const ids = part.calendarIds.map((id) => q<string>`cast(${id} as text)`);
   if (ids.length === 1) return ids[0]!;
   // PostgreSQL: both lists one parameter each, so the text is the same for any number of calendars.
   if (engineOf(db) === 'postgres')
-    return sql<string>`(cast(${part.calendarIds} as text[]))[array_position(cast(${part.copyKeys} as bigint[]), copy_key)]`;
-  const cases = part.copyKeys.map((key, i) => sql`when ${numberParameter(key)} then ${ids[i]}`);
-  return sql<string>`(case copy_key ${sql.join(cases, sql` `)} end)`;
+    return q<string>`(cast(${part.calendarIds} as text[]))[array_position(cast(${part.copyKeys} as bigint[]), copy_key)]`;
+  const cases = part.copyKeys.map((key, i) => q`when ${numberParameter(key)} then ${ids[i]}`);
+  return q<string>`(case copy_key ${q.join(cases, q` `)} end)`;
 };
 
 /**
  * `in` the copies' numbers: on PostgreSQL one parameter (a text for any number of calendars,
  * prepared once per connection), on SQLite each its own (a walk of the index per number).
  */
-const copyKeysIn = (db: Db, keys: readonly number[]): RawBuilder<unknown> =>
-  engineOf(db) === 'postgres' ? inList(db, keys, 'bigint') : sql`in (${sql.join(keys.map(numberParameter))})`;
+const copyKeysIn = (db: Db, keys: readonly number[]): Statement<unknown> =>
+  engineOf(db) === 'postgres' ? inList(db, keys, 'bigint') : q`in (${q.join(keys.map(numberParameter))})`;
 
 /** Local times by the read index on SQLite, which would otherwise walk a window of the text index for them. */
 const localRows = (db: Db, kind: Kind) =>
   kind === 'local' && engineOf(db) !== 'postgres'
-    ? sql`copy_occurrences indexed by copy_occurrences_read`
-    : sql`copy_occurrences`;
+    ? q`copy_occurrences indexed by copy_occurrences_read`
+    : q`copy_occurrences`;
 
 /**
  * The busy time of copies in the window, times only (domain/availability.ts: busy, not
@@ -231,14 +231,14 @@ export async function copyBusy(
   const kinds = (['instants', 'local'] as const).flatMap((kind) =>
     together(queries, kind).map(({ part }) => {
       const { start, end, conditions } = inWindow(db, part, kind);
-      conditions.push(sql`is_free = 0`, sql`status_code <> ${sql.lit(statusCodes.cancelled)}`);
-      if (!tentativeIsBusy) conditions.push(sql`status_code <> ${sql.lit(statusCodes.tentative)}`);
-      return sql`select ${start} as s, ${end} as e from ${localRows(db, kind)} where ${sql.join(conditions, sql` and `)}`;
+      conditions.push(q`is_free = 0`, q`status_code <> ${q.lit(statusCodes.cancelled)}`);
+      if (!tentativeIsBusy) conditions.push(q`status_code <> ${q.lit(statusCodes.tentative)}`);
+      return q`select ${start} as s, ${end} as e from ${localRows(db, kind)} where ${q.join(conditions, q` and `)}`;
     }),
   );
-  const spans = sql<{ s: number; e: number }>`${sql.join(kinds, sql` union all `)}`;
+  const spans = q<{ s: number; e: number }>`${q.join(kinds, q` union all `)}`;
   if (engineOf(db) !== 'postgres') {
-    const merged = await readSpansOffLoop(db, reused(spans).compile(db));
+    const merged = await readSpansOffLoop(db, reused(db, spans));
     return merged.map(([startMs, endMs]) => ({ startMs, endMs }));
   }
   // PostgreSQL merges them itself (20,000 rows parsed here would hold the loop): a span opens a
@@ -246,11 +246,11 @@ export async function copyBusy(
   // where the next one opens, with the latest end before it. A last span after every other
   // opens the stretch that is none, its latest end the last one's end: one pass of the window
   // function, not a second one for the ends of them all (20 calendars' month: 18 → 13 ms).
-  const openers = sql<{ s: string; m: string | null }>`select s, m from (
+  const openers = q<{ s: string; m: string | null }>`select s, m from (
     select s, max(e) over (order by s rows between unbounded preceding and 1 preceding) as m
     from (${spans} union all select ${numberParameter(Number.MAX_SAFE_INTEGER)}, ${numberParameter(Number.MIN_SAFE_INTEGER)}) as spans) as marked
     where m is null or s > m order by s`;
-  const rows = await readOffLoop(db, reused(openers).compile(db));
+  const rows = await readOffLoop(db, reused(db, openers));
   return rows.slice(0, -1).map((r, i) => ({ startMs: Number(r.s), endMs: Number(rows[i + 1]!.m) }));
 }
 
@@ -286,9 +286,9 @@ function together<
 }
 
 /** A column (or a value) ordered as JavaScript compares ids: by code unit (they are ASCII), never by a locale. */
-const inCodeOrder = (db: Db, column: string | RawBuilder<string>) => {
-  const value = typeof column === 'string' ? sql.ref(column) : column;
-  return engineOf(db) === 'postgres' ? sql`${value} collate "C"` : value;
+const inCodeOrder = (db: Db, column: string | Statement<string>) => {
+  const value = typeof column === 'string' ? q.ref(column) : column;
+  return engineOf(db) === 'postgres' ? q`${value} collate "C"` : value;
 };
 
 /** Branches of a read's statement: each a select of `columns` over a part's rows of one kind that the read wants. */
@@ -296,22 +296,22 @@ function branches(
   db: Db,
   parts: readonly { part: Part; query: CopyQuery }[],
   kind: Kind,
-  columns: (start: RawBuilder<number>, calendar: RawBuilder<string>) => RawBuilder<unknown>,
+  columns: (start: Statement<number>, calendar: Statement<string>) => Statement<unknown>,
 ) {
   return parts.map(({ part, query }) => {
     const { start, conditions } = inWindow(db, part, kind);
     const calendar = branchCalendar(db, part);
     // A search read here is of busy-level calendars alone (searchCandidates): the placeholder is all they see.
     if (query.search !== undefined && query.search.words.length > 0)
-      conditions.push(placeholderHolds(query.search.words) ?? sql<boolean>`1 = 0`);
+      conditions.push(placeholderHolds(query.search.words) ?? q<boolean>`1 = 0`);
     const { after } = query;
     if (after !== undefined) {
       const at = numberParameter(after.startMs);
       conditions.push(
-        sql`(${start} > ${at} or (${start} = ${at} and (${inCodeOrder(db, calendar)} > ${after.calendarId} or (${calendar} = ${after.calendarId} and ${inCodeOrder(db, 'occurrence_id')} > ${after.occurrenceId}))))`,
+        q`(${start} > ${at} or (${start} = ${at} and (${inCodeOrder(db, calendar)} > ${after.calendarId} or (${calendar} = ${after.calendarId} and ${inCodeOrder(db, 'occurrence_id')} > ${after.occurrenceId}))))`,
       );
     }
-    return sql`select ${columns(start, calendar)} from ${localRows(db, kind)} where ${sql.join(conditions, sql` and `)}`;
+    return q`select ${columns(start, calendar)} from ${localRows(db, kind)} where ${q.join(conditions, q` and `)}`;
   });
 }
 
@@ -331,42 +331,42 @@ interface PlaceRow {
  * limited from the read index alone): the rows the page returns are not read a second time, nor
  * passed between threads twice. The rows come in the one order, unpacked.
  */
-function wholeRows(db: Db, places: RawBuilder<unknown>): Promise<PlaceRow[]> {
+function wholeRows(db: Db, places: Statement<unknown>): Promise<PlaceRow[]> {
   const order = placeOrder(db, 'places.');
-  const text = sql<
+  const text = q<
     PlaceRow & { data: Uint8Array }
   >`select places.*, whole.event_id, whole.data from (${places}) as places join copy_occurrences as whole on whole.id = places.id ${order}`;
-  return readUnpackedOffLoop(db, reused(text).compile(db), 'data');
+  return readUnpackedOffLoop(db, reused(db, text), 'data');
 }
 
 /** The one order of places (start, calendar, occurrence id by code unit), of `table`'s columns if given. */
 const placeOrder = (db: Db, table = '') =>
-  sql`order by ${sql.ref(`${table}placed_start`)}, ${inCodeOrder(db, `${table}calendar_id`)}, ${inCodeOrder(db, `${table}occurrence_id`)}`;
+  q`order by ${q.ref(`${table}placed_start`)}, ${inCodeOrder(db, `${table}calendar_id`)}, ${inCodeOrder(db, `${table}occurrence_id`)}`;
 
 /** The first places of branches in the one order: start, calendar, occurrence id (by code unit). */
-function firstPlaces(db: Db, selects: readonly RawBuilder<unknown>[], first: number | undefined) {
+function firstPlaces(db: Db, selects: readonly Statement<unknown>[], first: number | undefined) {
   if (selects.length === 0) return Promise.resolve([] as PlaceRow[]);
   if (engineOf(db) !== 'postgres') {
     // A limit written in lets SQLite stop each branch's sort of equal starts there, which a bound
     // one does not (20 calendars: 0.8 → 0.4 ms). Rounded up to a power of two, so that a few
     // texts serve every page size; the rows past the page are dropped below.
-    const union = sql.join(selects, sql` union all `);
+    const union = q.join(selects, q` union all `);
     const order = placeOrder(db);
-    if (first === undefined) return readOffLoop(db, reused(sql<PlaceRow>`${union} ${order}`).compile(db));
-    const limit = sql`limit ${sql.lit(2 ** Math.ceil(Math.log2(Math.max(first, 1))))}`;
-    return wholeRows(db, sql`${union} ${order} ${limit}`);
+    if (first === undefined) return readOffLoop(db, reused(db, q<PlaceRow>`${union} ${order}`));
+    const limit = q`limit ${q.lit(2 ** Math.ceil(Math.log2(Math.max(first, 1))))}`;
+    return wholeRows(db, q`${union} ${order} ${limit}`);
   }
-  const limit = first === undefined ? sql`` : sql`limit ${first}`;
+  const limit = first === undefined ? q`` : q`limit ${first}`;
   // PostgreSQL sorts a union's rows whole rather than merge its branches (its index orders ids
   // by the column's collation, not by code unit): each branch is limited to the page first.
-  const order = sql`${placeOrder(db)} ${limit}`;
+  const order = q`${placeOrder(db)} ${limit}`;
   // Each branch ordered by its own columns (the calendar's id is one a branch makes).
-  const union = sql.join(
-    selects.map((select) => sql`(select * from (${select}) as branch ${order})`),
-    sql` union all `,
+  const union = q.join(
+    selects.map((select) => q`(select * from (${select}) as branch ${order})`),
+    q` union all `,
   );
-  if (first !== undefined) return wholeRows(db, sql`select * from (${union}) as places ${order}`);
-  return readOffLoop(db, reused(sql<PlaceRow>`select * from (${union}) as places ${order}`).compile(db));
+  if (first !== undefined) return wholeRows(db, q`select * from (${union}) as places ${order}`);
+  return readOffLoop(db, reused(db, q<PlaceRow>`select * from (${union}) as places ${order}`));
 }
 
 /**
@@ -382,7 +382,7 @@ function firstPlaces(db: Db, selects: readonly RawBuilder<unknown>[], first: num
 function mergedFirstPlaces(
   db: Db,
   queries: readonly CopyQuery[],
-  columns: (start: RawBuilder<number>, calendar: RawBuilder<string>) => RawBuilder<unknown>,
+  columns: (start: Statement<number>, calendar: Statement<string>) => Statement<unknown>,
   first: number,
 ) {
   const branchCount = 2 ** Math.ceil(Math.log2(queries.length));
@@ -391,13 +391,13 @@ function mergedFirstPlaces(
     return { part: partOf(query), query };
   });
   const selects = branches(db, parts, 'instants', columns);
-  const page = sql`fetch first ${first} rows with ties`;
+  const page = q`fetch first ${first} rows with ties`;
   const merged =
     selects.length === 1
-      ? sql`${selects[0]} order by start_ms ${page}`
-      : sql`${sql.join(
-          selects.map((select) => sql`(${select} order by start_ms ${page})`),
-          sql` union all `,
+      ? q`${selects[0]} order by start_ms ${page}`
+      : q`${q.join(
+          selects.map((select) => q`(${select} order by start_ms ${page})`),
+          q` union all `,
         )} order by placed_start ${page}`;
   return wholeRows(db, merged);
 }
@@ -440,8 +440,8 @@ export async function copyPage(
   if (queries.length === 0) return { rows: [], total: 0 };
   const named = await searchCandidates(db, queries, cache);
   if (named !== undefined) return namedPlaces(db, queries, named, first);
-  const columns = (start: RawBuilder<number>, calendar: RawBuilder<string>) =>
-    sql`id, ${start} as placed_start, floating, ${calendar} as calendar_id, occurrence_id`;
+  const columns = (start: Statement<number>, calendar: Statement<string>) =>
+    q`id, ${start} as placed_start, floating, ${calendar} as calendar_id, occurrence_id`;
   const local = together(queries, 'local');
   // PostgreSQL: a page merged by the engine; every place, one branch of all the calendars, sorted.
   const instants =
@@ -465,14 +465,15 @@ export async function copyPage(
     readOffLoop(
       db,
       reused(
-        sql<{ total: number | string | null }>`select sum(n) as total from (${sql.join(
+        db,
+        q<{ total: number | string | null }>`select sum(n) as total from (${q.join(
           [
-            ...branches(db, together(queries, 'instants'), 'instants', () => sql`count(*) as n`),
-            ...branches(db, local, 'local', () => sql`count(*) as n`),
+            ...branches(db, together(queries, 'instants'), 'instants', () => q`count(*) as n`),
+            ...branches(db, local, 'local', () => q`count(*) as n`),
           ],
-          sql` union all `,
+          q` union all `,
         )}) as counts`,
-      ).compile(db),
+      ),
     );
   const [a, b, counted] = await Promise.all([
     instants,
@@ -558,7 +559,8 @@ async function placeholderRows(
   const rows = await readOffLoop(
     db,
     reused(
-      sql<{
+      db,
+      q<{
         copy_key: number | string;
         id: number | string;
         start_ms: number | string;
@@ -567,8 +569,8 @@ async function placeholderRows(
         db,
         ranges.map((range) => range.copyKey),
         'bigint',
-      )} and floating in (0, 1, 2) and start_ms >= ${numberParameter(Math.min(...ranges.map((range) => range.fromMs)))} and start_ms < ${numberParameter(Math.max(...ranges.map((range) => range.untilMs)))} and ${onlyPrivate ? sql`is_private = 1` : sql`1 = 1`} and ${holds}`,
-    ).compile(db),
+      )} and floating in (0, 1, 2) and start_ms >= ${numberParameter(Math.min(...ranges.map((range) => range.fromMs)))} and start_ms < ${numberParameter(Math.max(...ranges.map((range) => range.untilMs)))} and ${onlyPrivate ? q`is_private = 1` : q`1 = 1`} and ${holds}`,
+    ),
   );
   return ranges.map((range) => {
     const candidates = noCandidates();
@@ -612,7 +614,7 @@ function calendarOrder(db: Db, queries: readonly CopyQuery[], after: CopyQuery['
   const list = `,${listed.map(({ key }) => key).join(',')},`;
   const placeOfKey = (key: string) => list.indexOf(`,${key},`) + 1;
   return {
-    calendarPlace: sql<number>`${sql.raw(engineOf(db) === 'postgres' ? 'strpos' : 'instr')}(${list}, ',' || copy_key || ',')`,
+    calendarPlace: q<number>`${q.raw(engineOf(db) === 'postgres' ? 'strpos' : 'instr')}(${list}, ',' || copy_key || ',')`,
     atCalendar: numberParameter(
       after === undefined ? 0 : placeOfKey(cursorKey === undefined ? 'cursor' : String(cursorKey)),
     ),
@@ -696,9 +698,9 @@ async function namedPlaces(
   const copyKeys = queries.map((query) => query.copyKey);
   // A row's copy says its calendar: the thousands of rows named are not each mapped to theirs.
   const placeColumns = ['id', 'copy_key', 'start_ms', 'end_ms', 'floating', 'occurrence_id'];
-  const columns = sql.raw(placeColumns.join(', '));
+  const columns = q.raw(placeColumns.join(', '));
   // Every branch names its columns: the first one's names are the statement's.
-  const listed = (each: (column: string) => string) => sql.raw(placeColumns.map(each).join(', '));
+  const listed = (each: (column: string) => string) => q.raw(placeColumns.map(each).join(', '));
   const occurrence = inCodeOrder(db, 'occurrence_id');
   const { calendarPlace, atCalendar } = calendarOrder(db, queries, after);
   const at = numberParameter(after?.startMs ?? Number.MIN_SAFE_INTEGER);
@@ -711,9 +713,9 @@ async function namedPlaces(
   const rangedRows =
     ranged.length === 0
       ? undefined
-      : sql`${inRange(db, copyKeys, lowestStart, bucketStartMs(highestBucket + 1), ranged)} and ${overlaps(
-          sql`start_ms`,
-          sql`end_ms`,
+      : q`${inRange(db, copyKeys, lowestStart, bucketStartMs(highestBucket + 1), ranged)} and ${overlaps(
+          q`start_ms`,
+          q`end_ms`,
           queries[0]!.window,
         )} and (start_ms > ${at} or (start_ms = ${at} and (${calendarPlace} > ${atCalendar} or (${calendarPlace} = ${atCalendar} and ${occurrence} > ${after?.occurrenceId ?? ''}))))`;
   // One statement: the rows looked up (`kind` 0), the ranges' page (1), each row of which carries
@@ -725,28 +727,22 @@ async function namedPlaces(
   const reads = [
     ...(looked.length === 0
       ? []
-      : [
-          sql`select ${columns}, null as event_id, null as data, 0 as matched, 0 as kind ${byIds(db, looked)}`,
-        ]),
+      : [q`select ${columns}, null as event_id, null as data, 0 as matched, 0 as kind ${byIds(db, looked)}`]),
     ...(rangedRows === undefined
       ? []
       : [
-          sql`select ${listed((column) => `page.${column}`)}, whole.event_id, whole.data, page.matched, 1 as kind from (select ${columns}, count(*) over () as matched ${rangedRows} order by start_ms, ${calendarPlace}, ${occurrence} limit ${numberParameter(Math.max(first ?? Number.MAX_SAFE_INTEGER, 1))}) as page join copy_occurrences as whole on whole.id = page.id`,
+          q`select ${listed((column) => `page.${column}`)}, whole.event_id, whole.data, page.matched, 1 as kind from (select ${columns}, count(*) over () as matched ${rangedRows} order by start_ms, ${calendarPlace}, ${occurrence} limit ${numberParameter(Math.max(first ?? Number.MAX_SAFE_INTEGER, 1))}) as page join copy_occurrences as whole on whole.id = page.id`,
         ]),
     ...(counted.length === 0
       ? []
       : [
-          sql`select ${listed((column) => `null as ${column}`)}, null as event_id, null as data, count(*) as matched, 2 as kind ${inRange(db, copyKeys, countedFrom, untilCeilMs, counted)}`,
+          q`select ${listed((column) => `null as ${column}`)}, null as event_id, null as data, count(*) as matched, 2 as kind ${inRange(db, copyKeys, countedFrom, untilCeilMs, counted)}`,
         ]),
   ];
   const found =
     reads.length === 0
       ? []
-      : await readUnpackedOffLoop(
-          db,
-          reused(sql<NamedRow>`${sql.join(reads, sql` union all `)}`).compile(db),
-          'data',
-        );
+      : await readUnpackedOffLoop(db, reused(db, q<NamedRow>`${q.join(reads, q` union all `)}`), 'data');
   const byCopy = new Map(queries.map((query) => [query.copyKey, query]));
   const places: CopyPlace[] = [];
   // The rows looked up are matched here; the ranges' page came matched.
@@ -793,10 +789,11 @@ export async function floatingNear(
   const rows = await readOffLoop(
     db,
     reused(
-      sql<{
+      db,
+      q<{
         found: number;
-      }>`select 1 as found from ${localRows(db, 'local')} where ${sql.join(range, sql` and `)} limit 1`,
-    ).compile(db),
+      }>`select 1 as found from ${localRows(db, 'local')} where ${q.join(range, q` and `)} limit 1`,
+    ),
   );
   return rows.length > 0;
 }
@@ -808,13 +805,14 @@ export async function copiedRows(db: Db, rowIds: readonly number[]): Promise<Map
   const rows = await readUnpackedOffLoop(
     db,
     reused(
-      sql<{
+      db,
+      q<{
         id: number | string;
         event_id: string;
         occurrence_id: string;
         data: Uint8Array;
       }>`select id, event_id, occurrence_id, data ${byIds(db, rowIds)}`,
-    ).compile(db),
+    ),
     'data',
   );
   for (const r of rows) held.set(Number(r.id), copiedRowOf(r.event_id, r.occurrence_id, r.data));
@@ -833,13 +831,13 @@ function inRange(
   fromMs: number,
   untilMs: number,
   ids: readonly number[],
-): RawBuilder<unknown> {
-  const starts = sql`start_ms >= ${numberParameter(fromMs)} and start_ms < ${numberParameter(untilMs)}`;
-  if (engineOf(db) === 'postgres') return sql`${byIds(db, ids)} and ${starts}`;
-  return sql`from copy_occurrences indexed by copy_occurrences_read where copy_key ${inList(db, copyKeys, 'bigint')} and floating = 0 and ${starts} and id ${inList(db, ids, 'bigint')}`;
+): Statement<unknown> {
+  const starts = q`start_ms >= ${numberParameter(fromMs)} and start_ms < ${numberParameter(untilMs)}`;
+  if (engineOf(db) === 'postgres') return q`${byIds(db, ids)} and ${starts}`;
+  return q`from copy_occurrences indexed by copy_occurrences_read where copy_key ${inList(db, copyKeys, 'bigint')} and floating = 0 and ${starts} and id ${inList(db, ids, 'bigint')}`;
 }
 
 /** Rows by id, one lookup by key each. */
-function byIds(db: Db, ids: readonly number[]): RawBuilder<unknown> {
-  return sql`from copy_occurrences where id ${inList(db, ids, 'bigint')}`;
+function byIds(db: Db, ids: readonly number[]): Statement<unknown> {
+  return q`from copy_occurrences where id ${inList(db, ids, 'bigint')}`;
 }

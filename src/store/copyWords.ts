@@ -11,7 +11,7 @@ import { loopTurns } from '../lib/loopTurns.ts';
 import { copyKeyOf } from './calendarCopies.ts';
 import { listChanges } from './listChanges.ts';
 import { unpackOccurrence } from './packedOccurrence.ts';
-import { inList, numberParameter, reused } from './reusedStatements.ts';
+import { inList, numberParameter, q, reused } from './reusedStatements.ts';
 import { insertRows } from './rowsInsert.ts';
 import type { CopyOccurrencesTable, Database } from './schema.ts';
 import { readOffLoop } from './sqliteReaders.ts';
@@ -300,11 +300,12 @@ export async function wordCandidates(
     const vocabularyRows = await readOffLoop(
       db,
       reused(
-        sql<{
+        db,
+        q<{
           calendar_id: string;
           words: string;
         }>`select calendar_id, words from copy_vocabulary where calendar_id ${inList(db, unread, 'text')}`,
-      ).compile(db),
+      ),
     );
     for (const row of vocabularyRows) vocabularies.set(row.calendar_id, row.words);
   }
@@ -345,12 +346,13 @@ export async function wordCandidates(
     const read = await readOffLoop(
       db,
       reused(
-        sql<SlotRow>`select copy_key, slot, bucket, lists from copy_words where copy_key ${inList(
+        db,
+        q<SlotRow>`select copy_key, slot, bucket, lists from copy_words where copy_key ${inList(
           db,
           toRead.map((query) => query.copyKey),
           'bigint',
         )} and slot ${inList(db, [...sought.keys()], 'bigint')} and bucket >= ${numberParameter(Math.min(...toRead.map((query) => rangeOf(query).from)))} and bucket <= ${numberParameter(Math.max(...toRead.map((query) => rangeOf(query).until)))}`,
-      ).compile(db),
+      ),
     );
     for (const row of read) rows.push(row);
     if (cache !== undefined) keepRead(cache, toRead, vocabularies, [...sought.keys()], read);

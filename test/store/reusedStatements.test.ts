@@ -12,6 +12,7 @@ import { sql } from 'kysely';
 import { localOffsets } from '../../src/domain/time/localOffsets.ts';
 import { type CopyQuery, copyBusy, copyPage } from '../../src/store/copyReads.ts';
 import type { DatabaseHandle } from '../../src/store/database.ts';
+import { inList, numberParameter, q, reused } from '../../src/store/reusedStatements.ts';
 import { enginesUnderTest } from '../helpers/databases.ts';
 
 const day = 86_400_000;
@@ -58,6 +59,41 @@ for (const engine of await enginesUnderTest()) {
       assert.deepEqual(await shapes(read(2, ['plans'])), await shapes(read(1, ['budget'])));
       assert.deepEqual(await shapes(read(2), true), await shapes(read(1), true));
       assert.ok(texts.every((text) => text.startsWith('/* reused */')));
+    });
+
+    it('writes the text and parameters Kysely compiles from the same pieces, and the rows are the same', async () => {
+      const noOp: KyselyPlugin = {
+        transformQuery: ({ node }) => node,
+        transformResult: async ({ result }) => result,
+      };
+      const ids = ['a', "b'; --", 'c'];
+      const columns = q.join([q`x.id`, q`${'é'} as text`, q`${numberParameter(41)} + 1 as n`]);
+      const statement = q<{
+        id: string;
+        text: string;
+        n: number;
+      }>`select ${columns} from (select value as id from json_each(${JSON.stringify(ids)})) as x where x.id ${inList(handle.db, ids.slice(1), 'text')} and ${q.ref('x.id')} <> ${q.raw("'z'")} order by x.id limit ${q.lit(5)}`;
+      // PostgreSQL has no json_each: the same pieces over its own function.
+      const portable =
+        engine.name === 'postgres'
+          ? q<{
+              id: string;
+              text: string;
+              n: number;
+            }>`select ${columns} from (select value as id from json_array_elements_text(cast(${JSON.stringify(ids)} as json))) as x where x.id ${inList(handle.db, ids.slice(1), 'text')} and ${q.ref('x.id')} <> ${q.raw("'z'")} order by x.id limit ${q.lit(5)}`
+          : statement;
+      const direct = reused(handle.db, portable);
+      const compiled = reused(handle.db.withPlugin(noOp), portable);
+      assert.equal(direct.sql, compiled.sql);
+      assert.deepEqual(direct.parameters, compiled.parameters);
+      assert.ok(direct.sql.startsWith('/* reused */ select x.id, '));
+      assert.equal(direct.parameters.length, 4);
+      const rows = (await handle.db.executeQuery(direct)).rows.map((row) => ({ ...row, n: Number(row.n) }));
+      assert.deepEqual(rows, [
+        { id: "b'; --", text: 'é', n: 42 },
+        { id: 'c', text: 'é', n: 42 },
+      ]);
+      assert.throws(() => q.lit(1.5), /not a whole number/);
     });
 
     if (engine.name === 'postgres')

@@ -138,20 +138,26 @@ export function compactJson(keys: readonly string[], values: readonly string[], 
           room(1);
           out[at++] = Tag.Array;
           varint(value.length);
-          for (const item of value) write(item);
+          for (let i = 0; i < value.length; i++) write(value[i]);
           return;
         }
-        const members = Object.keys(value).filter((key) => written((value as Record<string, unknown>)[key]));
+        // Counted, then written: no array of the members kept (a sync packs every occurrence's objects).
+        const object = value as Record<string, unknown>;
+        const keys = Object.keys(object);
+        let count = 0;
+        for (let k = 0; k < keys.length; k++) if (written(object[keys[k]!])) count++;
         room(1);
         out[at++] = Tag.Object;
-        varint(members.length);
-        for (const key of members) {
+        varint(count);
+        for (let k = 0; k < keys.length; k++) {
+          const key = keys[k]!;
+          if (!written(object[key])) continue;
           const known = keyIndex.get(key);
           if (known === undefined) {
             varint(0);
             raw(utf8(key));
           } else varint(known);
-          write((value as Record<string, unknown>)[key]);
+          write(object[key]);
         }
         return;
       }

@@ -112,15 +112,22 @@ export function listChanges(added: readonly IndexedRow[], removed: readonly Inde
   const old = gone.grouped(words.length);
   const changes: ListChange[] = [];
   for (let list = 0; list < words.length; list++) {
-    const plus = ascending(out, list);
-    const minus = ascending(old, list);
-    if (plus.ids.length === 0 && minus.ids.length === 0) continue;
+    // Views of a side only where it has postings: a first sync removes none from its ~50,000 lists.
+    const adds = out.starts[list + 1]! - out.starts[list]!;
+    const removes = old.starts[list + 1]! - old.starts[list]!;
+    if (adds === 0 && removes === 0) continue;
     const word = words[list]!;
     const bucket = buckets[list]!;
-    if (plus.ids.length === 0 || minus.ids.length === 0) {
-      changes.push({ word, bucket, added: plus, removed: minus.ids });
+    if (removes === 0) {
+      changes.push({ word, bucket, added: ascending(out, list), removed: noIds });
       continue;
     }
+    if (adds === 0) {
+      changes.push({ word, bucket, added: noPostings, removed: ascending(old, list).ids });
+      continue;
+    }
+    const plus = ascending(out, list);
+    const minus = ascending(old, list);
     // Both ascending: an id on both sides is either the same posting (both dropped) or replaced
     // by the added one (the removal is then moot).
     const keptIds: number[] = [];
@@ -148,6 +155,9 @@ export function listChanges(added: readonly IndexedRow[], removed: readonly Inde
   }
   return changes;
 }
+
+const noIds: ArrayLike<number> = Object.freeze([]);
+const noPostings: Postings = Object.freeze({ ids: noIds, flags: noIds });
 
 /** Rows in ascending order of id (as they nearly always come), so that every list's postings are too. */
 function byId(rows: readonly IndexedRow[]): readonly IndexedRow[] {

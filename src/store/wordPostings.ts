@@ -217,38 +217,63 @@ export function slotOf(word: string): number {
 const utf8 = new TextEncoder();
 const fromUtf8 = new TextDecoder('utf-8', { fatal: true });
 
-/** A length as 7 bits a byte, low first. */
-function pushLength(out: number[], length: number): void {
-  let value = length;
-  while (value >= 0x80) {
-    out.push((value & 0x7f) | 0x80);
-    value >>>= 7;
-  }
-  out.push(value);
+/** Bytes a length takes, 7 bits a byte. */
+function lengthSize(length: number): number {
+  let size = 1;
+  for (let value = length; value >= 0x80; value >>>= 7) size++;
+  return size;
 }
 
-/** A slot's lists as bytes: each word (UTF-8) and its postings, both behind their lengths, in order of word. */
+/** A length as 7 bits a byte, low first, written at `at`; returns its end. */
+function putLength(out: Uint8Array, at: number, length: number): number {
+  let value = length;
+  while (value >= 0x80) {
+    out[at++] = (value & 0x7f) | 0x80;
+    value >>>= 7;
+  }
+  out[at++] = value;
+  return at;
+}
+
+/** A word's UTF-8 length when it is ASCII (its bytes its code units), else -1. */
+function asciiLength(word: string): number {
+  for (let i = 0; i < word.length; i++) if (word.charCodeAt(i) >= 0x80) return -1;
+  return word.length;
+}
+
+/**
+ * A slot's lists as bytes: each word (UTF-8) and its postings, both behind their lengths, in
+ * order of word. Written into one buffer sized first: a first sync encodes ~50 slots a bucket,
+ * and pieces per word made this a sync's largest allocation after the rows.
+ */
 export function encodeSlot(lists: ReadonlyMap<string, Uint8Array>): Uint8Array {
   const words = [...lists.keys()].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
-  const parts: Uint8Array[] = [];
   let size = 0;
-  for (const word of words) {
-    const name = utf8.encode(word);
-    const postings = lists.get(word)!;
-    const head: number[] = [];
-    pushLength(head, name.length);
-    const middle: number[] = [];
-    pushLength(middle, postings.length);
-    for (const part of [Uint8Array.from(head), name, Uint8Array.from(middle), postings]) {
-      parts.push(part);
-      size += part.length;
-    }
+  for (let w = 0; w < words.length; w++) {
+    const word = words[w]!;
+    const ascii = asciiLength(word);
+    const bytes = ascii >= 0 ? ascii : Buffer.byteLength(word, 'utf8');
+    const postings = lists.get(word)!.length;
+    size += lengthSize(bytes) + bytes + lengthSize(postings) + postings;
   }
   const out = new Uint8Array(size);
   let at = 0;
-  for (const part of parts) {
-    out.set(part, at);
-    at += part.length;
+  for (let w = 0; w < words.length; w++) {
+    const word = words[w]!;
+    const ascii = asciiLength(word);
+    if (ascii >= 0) {
+      at = putLength(out, at, ascii);
+      for (let i = 0; i < ascii; i++) out[at++] = word.charCodeAt(i);
+    } else {
+      const name = utf8.encode(word);
+      at = putLength(out, at, name.length);
+      out.set(name, at);
+      at += name.length;
+    }
+    const postings = lists.get(word)!;
+    at = putLength(out, at, postings.length);
+    out.set(postings, at);
+    at += postings.length;
   }
   return out;
 }

@@ -5,11 +5,12 @@
  * then READ (`search`, `events`, or a read-only tool's name) going round them ROUNDS times (30),
  * CLIENTS at once (1); PG=1 on a fresh PostgreSQL database, else an SQLite file; COLD=1 reads
  * each person once, none read before (the bench's first reads). Every person's first answer is
- * checked as the bench checks it. Prints p50, throughput, CPU per read (every thread, and the
- * request thread alone), event-loop delay and garbage collection; PROFILE=file writes the
- * request thread's CPU profile (chrome://inspect, or any .cpuprofile reader). The bytes allocated
- * per read vary far less between runs than times do: a change's first measure. Figures of runs
- * made at different moments are not comparable: interleave A and B.
+ * checked as the bench checks it. Prints p50, throughput, CPU per read (every thread, the
+ * request thread alone, and on Linux by kind of thread: bench/threadCpu.ts), event-loop delay and
+ * garbage collection; PROFILE=file writes the request thread's CPU profile (chrome://inspect, or
+ * any .cpuprofile reader). The bytes allocated per read vary far less between runs than times
+ * do: a change's first measure. Figures of runs made at different moments are not comparable:
+ * interleave A and B.
  */
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -25,6 +26,7 @@ import { type Answer, ms, percentile, type Target, toolResult } from './measure.
 import { eventsCall, type Member, searchCall, seedOrganisation, toolCall } from './organisation.ts';
 import { benchProvider } from './seed.ts';
 import { service } from './service.ts';
+import { cpuSince, type ThreadKind, threadCpu } from './threadCpu.ts';
 
 export interface LoopOptions {
   users: number;
@@ -47,6 +49,8 @@ export interface LoopFigures {
   /** CPU per read, ms: every thread of the process, and the request thread alone. */
   cpuMs: number;
   requestThreadCpuMs: number;
+  /** CPU per read by kind of thread, ms (Linux only). */
+  threadCpuMs?: Map<ThreadKind, number>;
   /** Bytes the request thread's heap allocated per read: steadier from run to run than its time. */
   allocatedBytes: number;
   delayMaxMs: number;
@@ -127,8 +131,9 @@ export async function readLoop(options: LoopOptions): Promise<LoopFigures> {
     const times: number[] = [];
     // First reads are checked after the loop: checking them in it would be counted with them.
     const firstAnswers: Answer[] = [];
+    const threads = threadCpu();
     const cpu = process.cpuUsage();
-    const threadCpu = process.threadCpuUsage();
+    const requestCpu = process.threadCpuUsage();
     const allocated = getHeapStatistics().total_allocated_bytes;
     const started = performance.now();
     await Promise.all(
@@ -144,7 +149,8 @@ export async function readLoop(options: LoopOptions): Promise<LoopFigures> {
     );
     const elapsed = performance.now() - started;
     const spent = process.cpuUsage(cpu);
-    const threadSpent = process.threadCpuUsage(threadCpu);
+    const threadSpent = process.threadCpuUsage(requestCpu);
+    const byThread = cpuSince(threads, threadCpu());
     const allocatedBytes = (getHeapStatistics().total_allocated_bytes - allocated) / times.length;
     delay.disable();
     collections.disconnect();
@@ -163,6 +169,9 @@ export async function readLoop(options: LoopOptions): Promise<LoopFigures> {
       readsPerSecond: (times.length / elapsed) * 1000,
       cpuMs: perRead(spent.user + spent.system),
       requestThreadCpuMs: perRead(threadSpent.user + threadSpent.system),
+      ...(byThread === undefined
+        ? {}
+        : { threadCpuMs: new Map([...byThread].map(([kind, ms]) => [kind, ms / times.length])) }),
       allocatedBytes,
       delayMaxMs: delay.max / 1e6,
       delayP99Ms: delay.percentile(99) / 1e6,
@@ -194,6 +203,11 @@ if (import.meta.main) {
       `${read}, ${options.postgres ? 'PostgreSQL' : 'SQLite'}, ${cold ? 'first reads of' : `${rounds} rounds of`} ${users} people, ${clients} at once`,
       `p50 ${ms(figures.p50)}, p90 ${ms(figures.p90)}, ${Math.round(figures.readsPerSecond)} reads/s`,
       `CPU per read: ${ms(figures.cpuMs)} (every thread), ${ms(figures.requestThreadCpuMs)} (the request thread)`,
+      ...(figures.threadCpuMs === undefined
+        ? []
+        : [
+            `CPU per read by thread: ${[...figures.threadCpuMs].map(([kind, spent]) => `${kind} ${ms(spent)}`).join(', ')}`,
+          ]),
       `allocated per read on the request thread: ${Math.round(figures.allocatedBytes / 1024)} KiB`,
       `event-loop delay max ${ms(figures.delayMaxMs)}, p99 ${ms(figures.delayP99Ms)}; ${figures.collections} collections, ${ms(figures.collectionMs)}`,
     ].join('\n'),

@@ -24,6 +24,13 @@ describe('the read loop', () => {
     assert.ok(figures.requestThreadCpuMs > 0 && figures.requestThreadCpuMs <= figures.cpuMs);
     // A search over 20 calendars allocates hundreds of KiB (lists, places, its answer), never none.
     assert.ok(figures.allocatedBytes > 64 * 1024, String(figures.allocatedBytes));
+    // On Linux, the CPU by kind of thread: every kind named, the request thread's within the
+    // process's (the kernel counts in ticks of 10 ms, over four reads: a coarse figure).
+    if (process.platform === 'linux') {
+      const byThread = figures.threadCpuMs!;
+      assert.deepEqual([...byThread.keys()], ['request thread', 'worker threads', "V8's helpers", 'other']);
+      assert.ok(byThread.get('request thread')! <= figures.cpuMs + 10, JSON.stringify([...byThread]));
+    }
   });
 
   it('reads each person once when cold, and checks those first answers (a page of events)', async () => {

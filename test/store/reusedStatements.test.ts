@@ -94,6 +94,18 @@ for (const engine of await enginesUnderTest()) {
         { id: 'c', text: 'é', n: 42 },
       ]);
       assert.throws(() => q.lit(1.5), /not a whole number/);
+      assert.throws(() => q.lit(2 ** 53), /not a whole number/);
+      // A name holding a quote stays one name; pieces joined by a separator of their own.
+      const quoted = reused(
+        handle.db,
+        q<{
+          'a"b': number;
+          c: number;
+        }>`select ${q.join([q`1 as ${q.ref('a"b')}`, q`${numberParameter(2)} as c`], q` , `)}`,
+      );
+      assert.match(quoted.sql, /1 as "a""b" , cast/);
+      const [row] = (await handle.db.executeQuery(quoted)).rows;
+      assert.deepEqual({ ...row, c: Number(row!.c) }, { 'a"b': 1, c: 2 });
     });
 
     if (engine.name === 'postgres')

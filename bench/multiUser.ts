@@ -110,13 +110,6 @@ export async function multiUserBench(engine: Engine): Promise<MultiUserReport> {
       return { hit: outcome('hit'), miss: outcome('miss') };
     };
     const { members, events } = organisation;
-    // Measured as autovacuum leaves the tables after its next pass (within a minute of a load
-    // this size): statistics for the planner and a visibility map for index-only scans.
-    // The staging tables, emptied by every sync's end, are truncated by that pass.
-    if (postgres !== undefined)
-      await sql`vacuum (analyze) copy_occurrences, copy_items, copy_words, copy_staged_occurrences, copy_staged_items`.execute(
-        postgres.db,
-      );
     const rate = Math.round(organisation.syncedEvents / (organisation.syncMs / 1000));
     lines.push(
       `${label}: ${people} people × 20 calendars × 1,000 events (${events.toLocaleString('en')}); the first ` +

@@ -38,6 +38,11 @@ describe('the read loop', () => {
     assert.equal(figures.reads, 2);
   });
 
+  it('reads a tool by its name, sent only the arguments it takes (get_current_time takes none)', async () => {
+    const figures = await readLoop({ ...options, read: 'get_current_time', users: 1, rounds: 1 });
+    assert.equal(figures.reads, 1);
+  });
+
   it('fails on a tool that answers an error instead of timing it', async () => {
     await assert.rejects(readLoop({ ...options, read: 'no_such_tool', users: 1 }), /no_such_tool/);
   });

@@ -5,9 +5,11 @@
  * tables are read from the database, so the path follows the schema: every table named copy_*
  * (or holding occurrences) with a calendar_id or copy_key column. The copied occurrences keep
  * their ids shifted by one offset, so the word index's lists (copy_words, naming rows by id) are
- * copied with their first id shifted by it (store/wordPostings.ts#shiftPostings).
+ * copied with their first id shifted by it (store/wordPostings.ts#shiftPostings), and the
+ * buckets' starts (copy_starts) with every id shifted.
  */
 import { type Kysely, sql } from 'kysely';
+import { decodeStarts, encodeStarts } from '../src/store/bucketStarts.ts';
 import { copyKeyOf } from '../src/store/calendarCopies.ts';
 import type { Engine } from '../src/store/database.ts';
 import type { Database } from '../src/store/schema.ts';
@@ -88,8 +90,8 @@ export async function copyCopies(
   const copied: Array<{ table: string; columns: Column[] }> = [];
   const keyed = (column: Column) => column.name === 'calendar_id' || column.name === 'copy_key';
   for (const table of await tables(db, engine)) {
-    // The word lists are copied below, the ids they name shifted.
-    if (table === 'copy_words') continue;
+    // The word lists and starts are copied below, the ids they name shifted.
+    if (table === 'copy_words' || table === 'copy_starts') continue;
     const columns = (await columnsOf(db, engine, table)).filter((column) => !column.generated);
     if (columns.some(keyed)) copied.push({ table, columns });
   }
@@ -142,6 +144,25 @@ export async function copyCopies(
                 new Map([...decodeSlot(row.lists)].map(([word, ids]) => [word, shiftPostings(ids, offset)])),
               ),
             })),
+          )
+          .execute();
+      const starts = await trx
+        .selectFrom('copy_starts')
+        .select(['bucket', 'starts'])
+        .where('copy_key', '=', fromKey)
+        .execute();
+      for (let i = 0; i < starts.length; i += 1000)
+        await trx
+          .insertInto('copy_starts')
+          .values(
+            starts.slice(i, i + 1000).map((row) => {
+              const held = decodeStarts(row.bucket, row.starts);
+              return {
+                copy_key: toKey,
+                bucket: row.bucket,
+                starts: encodeStarts(row.bucket, { ...held, ids: held.ids.map((id) => id + offset) }),
+              };
+            }),
           )
           .execute();
     }

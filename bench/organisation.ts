@@ -93,7 +93,7 @@ export async function seedOrganisation(
   // row's first reader would set them, writing its page). The staging tables, emptied by every
   // sync's end, are truncated by that pass.
   if (engineOf(ctx.db) === 'postgres')
-    await sql`vacuum (analyze) copy_occurrences, copy_items, copy_words, copy_staged_occurrences, copy_staged_items`.execute(
+    await sql`vacuum (analyze) copy_occurrences, copy_items, copy_words, copy_starts, copy_staged_occurrences, copy_staged_items`.execute(
       ctx.db,
     );
   const perMember = calendarCount * eventsPerCalendar;

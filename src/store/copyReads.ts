@@ -11,6 +11,8 @@ import type { ProviderOccurrence } from '../domain/providerFacts.ts';
 import { foldText } from '../domain/search.ts';
 import { type OffsetStep, placeLocalMs } from '../domain/time/localOffsets.ts';
 import { busyTitle } from '../domain/visibility.ts';
+import { startsOfIds } from './bucketStarts.ts';
+import { bucketStarts } from './copyStarts.ts';
 import {
   addCandidate,
   appendIds,
@@ -590,50 +592,28 @@ interface NamedRow {
   end_ms: number | string;
   floating: number;
   occurrence_id: string;
-  /** The row whole (kind 1): the ranges' page is made of these, not read again. */
+  /** The row whole (kind 1): the page's rows are not read again. */
   event_id: string | null;
   data: Uint8Array | null;
-  /** The ranges' matches (on each row of their page), or the tail's. */
-  matched: number | string;
-  /** 0: looked up by id, placed here; 1: of the ranges' page, matched by the statement; 2: the tail's count. */
+  /** 0: looked up by id, placed and matched here; 1: of the page, a match by its start. */
   kind: number | string;
 }
 
-/**
- * The order of calendars in a statement over copies' rows, which hold their copy's number and
- * not the calendar's id: the place of the number in a list of the numbers in the order of the
- * ids (`calendarPlace`), and the cursor's calendar's place in it (`atCalendar`; one of its own
- * when it is none of them).
- */
-function calendarOrder(db: Db, queries: readonly CopyQuery[], after: CopyQuery['after']) {
-  const cursorKey = queries.find((query) => query.calendarId === after?.calendarId)?.copyKey;
-  const listed = [
-    ...queries.map((query) => ({ id: query.calendarId, key: String(query.copyKey) })),
-    ...(after === undefined || cursorKey !== undefined ? [] : [{ id: after.calendarId, key: 'cursor' }]),
-  ].sort((x, y) => compareStrings(x.id, y.id));
-  const list = `,${listed.map(({ key }) => key).join(',')},`;
-  const placeOfKey = (key: string) => list.indexOf(`,${key},`) + 1;
-  return {
-    calendarPlace: q<number>`${q.raw(engineOf(db) === 'postgres' ? 'strpos' : 'instr')}(${list}, ',' || copy_key || ',')`,
-    atCalendar: numberParameter(
-      after === undefined ? 0 : placeOfKey(cursorKey === undefined ? 'cursor' : String(cursorKey)),
-    ),
-  };
-}
+const ascending = (ids: readonly number[]) => {
+  for (let k = 1; k < ids.length; k++) if (ids[k - 1]! > ids[k]!) return false;
+  return true;
+};
 
 /**
  * A search's places from the rows the word index named (each holds every word where the reader
- * may see it). A row of instants whose bucket of starts lies wholly inside the window matches
- * as it is: only the first of those buckets (in order, across calendars) until the page is full
- * are read, the rest counted by their ids alone — but the bucket at the window's end, once the
- * page is full before it, is counted by the statement (its rows start inside the window: those
- * that start before its end match). Past a page's cursor, buckets wholly before it are neither
- * read nor counted. The instants read come from the read index's range over their buckets (from
- * the window's start less the longest occurrence, or the cursor), their ids a filter
- * (`inRange`): a walk of adjacent index entries. The statement matches them in the window and
- * past the cursor, counts them and brings the page's first alone. Local times, and instants of
- * buckets that end before the window starts, are few: looked up by id (`byIds`, a page of the
- * table each) and placed here.
+ * may see it), chosen and counted by their starts (store/copyStarts.ts) without reading them. A
+ * row of instants that starts inside the window and past the cursor matches as it is: those are
+ * counted, and the page's first alone are read, whole. A bucket of starts wholly inside the
+ * window, once the page is full before it, is counted by its ids alone (its starts not read).
+ * Rows whose match their start cannot decide — local times (placed by the reader's zone), rows
+ * that start before the window (their end decides) or at the cursor's instant (the order of
+ * calendars and occurrences decides), rows the starts do not list (the copy changed since its
+ * words were read) — are few: looked up by id (a page of the table each) and placed here.
  */
 async function namedPlaces(
   db: Db,
@@ -642,123 +622,115 @@ async function namedPlaces(
   first: number | undefined,
 ): Promise<{ rows: CopyPlace[]; total: number }> {
   // Every calendar of a read has its window, and one cursor (the page's last place).
-  const { fromCeilMs, untilCeilMs } = windowMs(queries[0]!.window);
+  const { fromMs, fromCeilMs, untilCeilMs } = windowMs(queries[0]!.window);
   const after = queries[0]!.after;
-  // Rows read by id: local times, and instants of buckets that end before the window starts.
   const looked: number[] = [];
-  // Instants read from the range of their buckets, from the window's start on.
-  const ranged: number[] = [];
-  let lowestBucket = Number.POSITIVE_INFINITY;
-  let highestBucket = Number.NEGATIVE_INFINITY;
-  const range = (bucket: number, lists: readonly number[][]) => {
-    for (const ids of lists) appendIds(ranged, ids);
-    lowestBucket = Math.min(lowestBucket, bucket);
-    highestBucket = Math.max(highestBucket, bucket);
-  };
-  // Buckets that reach the window, their rows' ids (a list per calendar, and how many in all):
-  // those that end past it are its tail.
-  const buckets = new Map<number, { lists: number[][]; count: number }>();
+  // Buckets that reach the window, their rows' ids by copy (and how many in all).
+  const buckets = new Map<number, { copies: { copyKey: number; ids: number[] }[]; count: number }>();
   for (const query of queries) {
     const candidates = named.get(query.calendarId);
     if (candidates === undefined) continue;
     appendIds(looked, candidates.local);
     for (const [bucket, ids] of candidates.buckets) {
-      const held = buckets.get(bucket);
-      if (bucketStartMs(bucket + 1) <= fromCeilMs) appendIds(looked, ids);
-      else if (held === undefined) buckets.set(bucket, { lists: [ids], count: ids.length });
-      else {
-        held.lists.push(ids);
-        held.count += ids.length;
+      // A bucket that ends before the window starts: its rows' ends decide.
+      if (bucketStartMs(bucket + 1) <= fromCeilMs) {
+        appendIds(looked, ids);
+        continue;
+      }
+      const held = buckets.get(bucket) ?? { copies: [], count: 0 };
+      buckets.set(bucket, held);
+      held.copies.push({ copyKey: query.copyKey, ids });
+      held.count += ids.length;
+    }
+  }
+  // Matches counted by their ids alone, and the buckets whose starts are read.
+  let unlooked = 0;
+  let inside = 0;
+  const started: number[] = [];
+  for (const bucket of [...buckets.keys()].sort((a, b) => a - b)) {
+    const bucketEnd = bucketStartMs(bucket + 1);
+    if (after !== undefined && bucketEnd <= after.startMs) continue;
+    const { count } = buckets.get(bucket)!;
+    const edge =
+      bucketStartMs(bucket) < fromCeilMs ||
+      bucketEnd > untilCeilMs ||
+      (after !== undefined && bucketStartMs(bucket) <= after.startMs);
+    if (edge) started.push(bucket);
+    else if (first !== undefined && inside >= first) unlooked += count;
+    else {
+      started.push(bucket);
+      inside += count;
+    }
+  }
+  const starts = await bucketStarts(
+    db,
+    queries.map((query) => query.copyKey),
+    started,
+  );
+  // Matches by their start: [start, id] pairs, flat.
+  const sure: number[] = [];
+  const byCopy = new Map(queries.map((query) => [query.copyKey, query]));
+  // Each list's starts, written over for each.
+  const startOf: number[] = [];
+  for (const bucket of started)
+    for (const { copyKey, ids: named } of buckets.get(bucket)!.copies) {
+      const listed = starts.get(copyKey)?.get(bucket);
+      // A row named under several words comes from lists of their own: ascending once sorted.
+      const ids = ascending(named) ? named : Float64Array.from(named).sort();
+      if (listed !== undefined) startsOfIds(bucket, listed, ids, startOf);
+      const query = byCopy.get(copyKey)!;
+      // What starts before the window reaches it only if the copy's longest occurrence could.
+      const reachFrom = fromMs - query.longestMs;
+      // At the cursor's instant another calendar's rows come after it or before it whole.
+      const atCursor =
+        after === undefined || after.calendarId === query.calendarId
+          ? 0
+          : compareStrings(query.calendarId, after.calendarId);
+      for (let k = 0; k < ids.length; k++) {
+        const id = ids[k]!;
+        const start = listed === undefined ? Number.NaN : startOf[k]!;
+        if (Number.isNaN(start)) {
+          looked.push(id);
+          continue;
+        }
+        if (start >= untilCeilMs || (after !== undefined && start < after.startMs)) continue;
+        if (start < fromCeilMs) {
+          if (start > reachFrom) looked.push(id);
+        } else if (after === undefined || start > after.startMs || atCursor > 0) sure.push(start, id);
+        else if (atCursor === 0) looked.push(id);
       }
     }
-  }
-  let unlooked = 0;
-  // Rows of buckets wholly inside the window read so far: all match, and fill the page.
-  let inside = 0;
-  // Rows of the tail past the page: counted where they start before the window's end, not read.
-  const counted: number[] = [];
-  let countedFrom = Number.POSITIVE_INFINITY;
-  for (const bucket of [...buckets.keys()].sort((a, b) => a - b)) {
-    const { lists, count } = buckets.get(bucket)!;
-    const tail = bucketStartMs(bucket + 1) > untilCeilMs;
-    if (after !== undefined && bucketStartMs(bucket + 1) <= after.startMs) continue;
-    // The window's start, or the cursor, lies in it: its rows are placed one by one.
-    if (bucketStartMs(bucket) < fromCeilMs || (after !== undefined && bucketStartMs(bucket) <= after.startMs))
-      range(bucket, lists);
-    else if (first !== undefined && inside >= first) {
-      if (tail) {
-        for (const ids of lists) appendIds(counted, ids);
-        countedFrom = Math.min(countedFrom, bucketStartMs(bucket));
-      } else unlooked += count;
-    } else {
-      range(bucket, lists);
-      if (!tail) inside += count;
-    }
-  }
-  const copyKeys = queries.map((query) => query.copyKey);
-  // A row's copy says its calendar: the thousands of rows named are not each mapped to theirs.
-  const placeColumns = ['id', 'copy_key', 'start_ms', 'end_ms', 'floating', 'occurrence_id'];
-  const columns = q.raw(placeColumns.join(', '));
-  // Every branch names its columns: the first one's names are the statement's.
-  const listed = (each: (column: string) => string) => q.raw(placeColumns.map(each).join(', '));
-  const occurrence = inCodeOrder(db, 'occurrence_id');
-  const { calendarPlace, atCalendar } = calendarOrder(db, queries, after);
-  const at = numberParameter(after?.startMs ?? Number.MIN_SAFE_INTEGER);
-  // Nothing that starts before the longest occurrence reaches the window, or before the cursor, is read.
-  const lowestStart = Math.max(
-    bucketStartMs(lowestBucket),
-    windowMs(queries[0]!.window).fromMs - Math.max(...queries.map((query) => query.longestMs)),
-    after?.startMs ?? Number.MIN_SAFE_INTEGER,
-  );
-  const rangedRows =
-    ranged.length === 0
-      ? undefined
-      : q`${inRange(db, copyKeys, lowestStart, bucketStartMs(highestBucket + 1), ranged)} and ${overlaps(
-          q`start_ms`,
-          q`end_ms`,
-          queries[0]!.window,
-        )} and (start_ms > ${at} or (start_ms = ${at} and (${calendarPlace} > ${atCalendar} or (${calendarPlace} = ${atCalendar} and ${occurrence} > ${after?.occurrenceId ?? ''}))))`;
-  // One statement: the rows looked up (`kind` 0), the ranges' page (1), each row of which carries
-  // the count of the ranges' matches (at least one row, so a page of none still counts them),
-  // and the count of the tail's (2). The ranges' page comes whole, joined once it is cut (counted
-  // and ordered, the matches carry no data): it is not read a second time. The rows looked up do
-  // not (local times, long events: placed here, many may fall outside the page); those the page
-  // keeps are read whole once chosen.
+  // The page's first by start, and every one that starts with the last of them: the order of
+  // calendars and occurrences among those is the rows' own.
+  const byStart = new Float64Array(sure.length / 2);
+  for (let k = 0; k < byStart.length; k++) byStart[k] = sure[2 * k]!;
+  byStart.sort();
+  const lastStart =
+    first === undefined || byStart.length <= first
+      ? Number.POSITIVE_INFINITY
+      : first <= 0
+        ? Number.NEGATIVE_INFINITY
+        : byStart[first - 1]!;
+  const page: number[] = [];
+  for (let k = 0; k < sure.length; k += 2) if (sure[k]! <= lastStart) page.push(sure[k + 1]!);
+  const columns = q.raw('id, copy_key, start_ms, end_ms, floating, occurrence_id');
   const reads = [
     ...(looked.length === 0
       ? []
-      : [q`select ${columns}, null as event_id, null as data, 0 as matched, 0 as kind ${byIds(db, looked)}`]),
-    ...(rangedRows === undefined
-      ? []
-      : [
-          q`select ${listed((column) => `page.${column}`)}, whole.event_id, whole.data, page.matched, 1 as kind from (select ${columns}, count(*) over () as matched ${rangedRows} order by start_ms, ${calendarPlace}, ${occurrence} limit ${numberParameter(Math.max(first ?? Number.MAX_SAFE_INTEGER, 1))}) as page join copy_occurrences as whole on whole.id = page.id`,
-        ]),
-    ...(counted.length === 0
-      ? []
-      : [
-          q`select ${listed((column) => `null as ${column}`)}, null as event_id, null as data, count(*) as matched, 2 as kind ${inRange(db, copyKeys, countedFrom, untilCeilMs, counted)}`,
-        ]),
+      : [q`select ${columns}, null as event_id, null as data, 0 as kind ${byIds(db, looked)}`]),
+    ...(page.length === 0 ? [] : [q`select ${columns}, event_id, data, 1 as kind ${byIds(db, page)}`]),
   ];
   const found =
     reads.length === 0
       ? []
       : await readUnpackedOffLoop(db, reused(db, q<NamedRow>`${q.join(reads, q` union all `)}`), 'data');
-  const byCopy = new Map(queries.map((query) => [query.copyKey, query]));
   const places: CopyPlace[] = [];
-  // The rows looked up are matched here; the ranges' page came matched.
   let lookedMatches = 0;
-  // The ranges' matches come on each row of their page, the tail's on a row of their own.
-  const pageRow = found.find((row) => Number(row.kind) === 1);
-  let countedMatches = pageRow === undefined ? 0 : Number(pageRow.matched);
   for (const row of found) {
-    const kind = Number(row.kind);
-    if (kind === 2) {
-      countedMatches += Number(row.matched);
-      continue;
-    }
-    const query = byCopy.get(Number(row.copy_key))!;
-    const ranged = kind === 1;
-    const startMs = ranged ? Number(row.start_ms) : placedInWindow(row, query);
+    const query = byCopy.get(Number(row.copy_key));
+    if (query === undefined) continue;
+    const chosen = Number(row.kind) === 1;
+    const startMs = chosen ? Number(row.start_ms) : placedInWindow(row, query);
     if (startMs === undefined) continue;
     const place: CopyPlace = {
       rowId: Number(row.id),
@@ -767,16 +739,16 @@ async function namedPlaces(
       floating: Number(row.floating) !== 0,
       occurrenceId: row.occurrence_id,
     };
-    if (ranged) place.copied = copiedRowOf(row.event_id!, row.occurrence_id, row.data!);
-    if (ranged) places.push(place);
-    else if (after === undefined || inOrder(place, after) > 0) {
+    if (chosen) {
+      place.copied = copiedRowOf(row.event_id!, row.occurrence_id, row.data!);
+      places.push(place);
+    } else if (after === undefined || inOrder(place, after) > 0) {
       places.push(place);
       lookedMatches += 1;
     }
   }
   places.sort(inOrder);
-  // Inside buckets not read all match; the ranges and the tail were counted.
-  return { rows: places.slice(0, first), total: lookedMatches + countedMatches + unlooked };
+  return { rows: places.slice(0, first), total: sure.length / 2 + unlooked + lookedMatches };
 }
 
 /** Whether a copy holds floating or all-day times near the window: a zone is needed to place them. */
@@ -817,24 +789,6 @@ export async function copiedRows(db: Db, rowIds: readonly number[]): Promise<Map
   );
   for (const r of rows) held.set(Number(r.id), copiedRowOf(r.event_id, r.occurrence_id, r.data));
   return held;
-}
-
-/**
- * Instants of the copies that start in [fromMs, untilMs), those of `ids` alone. SQLite: a range
- * of the read index for each copy, the ids a filter on its entries (told the index: it would
- * rather look each id up, a page of the table each; 0.9 → 0.5 ms a search of 20 calendars).
- * PostgreSQL: the ids looked up, the range a filter (its plan of the range took twice as long).
- */
-function inRange(
-  db: Db,
-  copyKeys: readonly number[],
-  fromMs: number,
-  untilMs: number,
-  ids: readonly number[],
-): Statement<unknown> {
-  const starts = q`start_ms >= ${numberParameter(fromMs)} and start_ms < ${numberParameter(untilMs)}`;
-  if (engineOf(db) === 'postgres') return q`${byIds(db, ids)} and ${starts}`;
-  return q`from copy_occurrences indexed by copy_occurrences_read where copy_key ${inList(db, copyKeys, 'bigint')} and floating = 0 and ${starts} and id ${inList(db, ids, 'bigint')}`;
 }
 
 /** Rows by id, one lookup by key each. */

@@ -9,6 +9,7 @@
 import { type Kysely, type Selectable, sql, type Transaction } from 'kysely';
 import { loopTurns } from '../lib/loopTurns.ts';
 import { copyKeyOf } from './calendarCopies.ts';
+import { indexStarts } from './copyStarts.ts';
 import { listChanges } from './listChanges.ts';
 import { unpackOccurrence } from './packedOccurrence.ts';
 import { inList, numberParameter, q, reused } from './reusedStatements.ts';
@@ -58,7 +59,7 @@ export const indexedRows = <
 /** A vocabulary grown past this (words of rows long gone stay in it) is made anew from the rows. */
 const vocabularyLimit = 256 * 1024;
 
-/** Rows added to a copy and rows removed from it, into its word index and vocabulary. */
+/** Rows added to a copy and rows removed from it, into its word index, vocabulary and starts. */
 export async function indexRows(
   trx: Trx,
   calendarId: string,
@@ -66,12 +67,13 @@ export async function indexRows(
   removed: readonly IndexedRow[],
 ): Promise<void> {
   if (added.length === 0 && removed.length === 0) return;
-  const changes = listChanges(added, removed);
-  if (changes.length === 0) return;
   const copy = await copyKeyOf(trx, calendarId).executeTakeFirst();
   // No copy, no rows: their lists went with it.
   if (copy === undefined) return;
   const copyKey = copy.copy_key;
+  await indexStarts(trx, copyKey, added, removed);
+  const changes = listChanges(added, removed);
+  if (changes.length === 0) return;
   // A copy whose index is empty (a first sync) has no slot to merge with: none is read.
   const empty =
     (await trx.selectFrom('copy_words').select('bucket').where('copy_key', '=', copyKey).limit(1).execute())
@@ -187,6 +189,7 @@ export async function rebuildWords(trx: Trx, calendarId: string): Promise<void> 
 /** A copy's index and vocabulary, gone (its rows went, or will be listed anew). */
 export async function dropWords(trx: Trx, calendarId: string): Promise<void> {
   await trx.deleteFrom('copy_words').where('copy_key', '=', copyKeyOf(trx, calendarId)).execute();
+  await trx.deleteFrom('copy_starts').where('copy_key', '=', copyKeyOf(trx, calendarId)).execute();
   await trx.deleteFrom('copy_vocabulary').where('calendar_id', '=', calendarId).execute();
 }
 

@@ -331,6 +331,14 @@ export interface CopyWordsTable {
   lists: Uint8Array;
 }
 
+/** Per copy and bucket of the word index, its instants' ids and starts (store/copyStarts.ts). */
+export interface CopyStartsTable {
+  copy_key: number;
+  bucket: number;
+  /** store/bucketStarts.ts#encodeStarts */
+  starts: Uint8Array;
+}
+
 /** The words a copy's index lists, one per line between newlines. */
 export interface CopyVocabularyTable {
   calendar_id: string;
@@ -410,6 +418,7 @@ export interface Database {
   copy_staged_items: CopyStagedItemsTable;
   copy_staged_occurrences: CopyStagedOccurrencesTable;
   copy_words: CopyWordsTable;
+  copy_starts: CopyStartsTable;
   copy_vocabulary: CopyVocabularyTable;
   sync_instances: SyncInstancesTable;
   push_channels: PushChannelsTable;

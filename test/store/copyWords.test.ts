@@ -1,7 +1,8 @@
 /**
  * The word index follows the rows on both engines: after any run of syncs — full and
  * incremental, items changed and removed, batches staged and swapped in, syncs that change
- * nothing — it lists exactly what an index made anew from the rows lists; a search answers from
+ * nothing — it lists exactly what an index made anew from the rows lists, and keeps the starts of
+ * exactly the rows of instants there are; a search answers from
  * it what the window's rows, each read whole and matched as its reader sees it, answer; a word
  * inside most words or rows is answered from it too; and a copy purged for showing less keeps
  * none of its words.
@@ -15,6 +16,7 @@ import type { ProviderOccurrence } from '../../src/domain/providerFacts.ts';
 import { foldText } from '../../src/domain/search.ts';
 import { localOffsets } from '../../src/domain/time/localOffsets.ts';
 import { busyTitle } from '../../src/domain/visibility.ts';
+import { decodeStarts } from '../../src/store/bucketStarts.ts';
 import { type AppliedBatch, applyBatch } from '../../src/store/copyBatches.ts';
 import { reconcileCopies } from '../../src/store/copyMembership.ts';
 import { type CopyPlace, type CopyQuery, copyPage } from '../../src/store/copyReads.ts';
@@ -137,6 +139,34 @@ for (const engine of await enginesUnderTest()) {
       );
 
     /** The index made anew from the rows, in a transaction left undone. */
+    /** The starts kept beside the index, and the starts of the copy's instants as its rows hold them: bucket, id, start. */
+    const starts = async () => {
+      const kept = await handle.db
+        .selectFrom('copy_starts')
+        .select(['bucket', 'starts'])
+        .where('copy_key', '=', copyKey)
+        .execute();
+      const rows = await handle.db
+        .selectFrom('copy_occurrences')
+        .select(['id', 'start_ms'])
+        .where('copy_key', '=', copyKey)
+        .where('floating', '=', 0)
+        .execute();
+      const line = (bucket: number, id: number, start: number) => `${bucket} ${id} ${start}`;
+      return {
+        kept: kept
+          .flatMap((row) => {
+            const { ids, starts } = decodeStarts(row.bucket, row.starts);
+            assert.ok(ids.length > 0, 'no bucket of starts is kept empty');
+            return ids.map((id, k) => line(row.bucket, id, starts[k]!));
+          })
+          .sort(),
+        rows: rows
+          .map((row) => line(bucketOf(Number(row.start_ms)), Number(row.id), Number(row.start_ms)))
+          .sort(),
+      };
+    };
+
     const rebuilt = async () => {
       let made: string[] = [];
       await handle.db
@@ -325,6 +355,8 @@ for (const engine of await enginesUnderTest()) {
         }
         const index = await listed();
         assert.deepEqual(index, await rebuilt(), `round ${round}`);
+        const { kept, rows } = await starts();
+        assert.deepEqual(kept, rows, `round ${round}: the starts`);
         // The vocabulary keeps every listed word (and may keep words whose rows are gone).
         const known = await vocabulary();
         for (const line of index) assert.ok(known.has(line.split(' ')[0]!), line);
@@ -546,6 +578,7 @@ for (const engine of await enginesUnderTest()) {
       assert.equal(purged, 1);
       assert.deepEqual(await listed(), []);
       assert.equal((await vocabulary()).size, 0);
+      assert.deepEqual((await starts()).kept, []);
     });
   });
 }

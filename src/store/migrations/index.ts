@@ -30,6 +30,7 @@ import * as m0027 from './0027_copies_numbered.ts';
 import * as m0028 from './0028_copy_words_in_slots.ts';
 import * as m0029 from './0029_copy_read_index_numbered.ts';
 import * as m0030 from './0030_copy_rows_without_calendar.ts';
+import * as m0031 from './0031_copy_starts.ts';
 
 export const migrations: Record<string, Migration> = {
   '0001_people_and_workspaces': m0001,
@@ -62,4 +63,5 @@ export const migrations: Record<string, Migration> = {
   '0028_copy_words_in_slots': m0028,
   '0029_copy_read_index_numbered': m0029,
   '0030_copy_rows_without_calendar': m0030,
+  '0031_copy_starts': m0031,
 };

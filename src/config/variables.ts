@@ -86,7 +86,7 @@ export const configVariables = {
   SEARCH_CACHE_MB: {
     default: '8',
     read: wholeNumber(0, 1024),
-    doc: "memory in MB kept for the copies' word index as searches read it, per version of each copy, from its second search on (0: none); an accelerator, never needed",
+    doc: "memory in MB kept for the copies' word index (and its starts) as searches read it, per version of each copy, from its second search on (0: none); an accelerator, never needed",
   },
   SECRET_KEY: {
     shown: 'unset: generated into `$DATA_DIR/secret.key`',

@@ -441,7 +441,7 @@ export async function copyPage(
 ): Promise<{ rows: CopyPlace[]; total: number }> {
   if (queries.length === 0) return { rows: [], total: 0 };
   const named = await searchCandidates(db, queries, cache);
-  if (named !== undefined) return namedPlaces(db, queries, named, first);
+  if (named !== undefined) return namedPlaces(db, queries, named, first, cache);
   const columns = (start: Statement<number>, calendar: Statement<string>) =>
     q`id, ${start} as placed_start, floating, ${calendar} as calendar_id, occurrence_id`;
   const local = together(queries, 'local');
@@ -620,6 +620,7 @@ async function namedPlaces(
   queries: readonly CopyQuery[],
   named: ReadonlyMap<string, Candidates>,
   first: number | undefined,
+  cache: WordCache | undefined,
 ): Promise<{ rows: CopyPlace[]; total: number }> {
   // Every calendar of a read has its window, and one cursor (the page's last place).
   const { fromMs, fromCeilMs, untilCeilMs } = windowMs(queries[0]!.window);
@@ -662,10 +663,15 @@ async function namedPlaces(
       inside += count;
     }
   }
+  // The starts of the copies named in those buckets alone.
+  const startedCopies = new Set<number>();
+  for (const bucket of started)
+    for (const { copyKey } of buckets.get(bucket)!.copies) startedCopies.add(copyKey);
   const starts = await bucketStarts(
     db,
-    queries.map((query) => query.copyKey),
+    queries.filter((query) => startedCopies.has(query.copyKey)),
     started,
+    cache,
   );
   // Matches by their start: [start, id] pairs, flat.
   const sure: number[] = [];

@@ -11,6 +11,7 @@ import { inList, q, reused } from './reusedStatements.ts';
 import { insertRows } from './rowsInsert.ts';
 import type { Database } from './schema.ts';
 import { readOffLoop } from './sqliteReaders.ts';
+import type { CopyEdition, WordCache } from './wordCache.ts';
 import { bucketOf, type IndexedRow, mergePostings } from './wordPostings.ts';
 
 type Trx = Transaction<Database>;
@@ -88,16 +89,23 @@ export async function indexStarts(
 
 /**
  * The starts of the copies' buckets asked, as kept (`startsOfIds` reads them), by copy and
- * bucket; a bucket of no instants has none. The lists one parameter each: one statement's text
- * for any read.
+ * bucket; a bucket of no instants has none. Those the cache keeps beside a copy's words are not
+ * read; the rest in one statement, the lists one parameter each (one text for any read).
  */
 export async function bucketStarts(
   db: Kysely<Database>,
-  copyKeys: readonly number[],
+  copies: readonly { copyKey: number; edition?: CopyEdition }[],
   buckets: readonly number[],
+  cache?: WordCache,
 ): Promise<Map<number, Map<number, Uint8Array>>> {
   const byCopy = new Map<number, Map<number, Uint8Array>>();
-  if (copyKeys.length === 0 || buckets.length === 0) return byCopy;
+  if (buckets.length === 0) return byCopy;
+  const unread: typeof copies = copies.filter((copy) => {
+    const kept = copy.edition === undefined ? undefined : cache?.starts(copy.edition, buckets);
+    if (kept !== undefined) byCopy.set(copy.copyKey, kept);
+    return kept === undefined;
+  });
+  if (unread.length === 0) return byCopy;
   const rows = await readOffLoop(
     db,
     reused(
@@ -106,7 +114,11 @@ export async function bucketStarts(
         copy_key: number | string;
         bucket: number | string;
         starts: Uint8Array;
-      }>`select copy_key, bucket, starts from copy_starts where copy_key ${inList(db, copyKeys, 'bigint')} and bucket ${inList(db, buckets, 'bigint')}`,
+      }>`select copy_key, bucket, starts from copy_starts where copy_key ${inList(
+        db,
+        unread.map((copy) => copy.copyKey),
+        'bigint',
+      )} and bucket ${inList(db, buckets, 'bigint')}`,
     ),
   );
   for (const row of rows) {
@@ -115,5 +127,8 @@ export async function bucketStarts(
     byCopy.set(copyKey, ofCopy);
     ofCopy.set(Number(row.bucket), row.starts);
   }
+  for (const copy of unread)
+    if (copy.edition !== undefined)
+      cache?.keepStarts(copy.edition, buckets, byCopy.get(copy.copyKey) ?? new Map());
   return byCopy;
 }

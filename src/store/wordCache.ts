@@ -1,6 +1,6 @@
 /**
- * What searches read of the word index again and again — a copy's vocabulary and its slots'
- * lists per bucket of starts — kept in memory per edition of the copy: its number, when it was
+ * What searches read of the word index again and again — a copy's vocabulary, its slots'
+ * lists per bucket of starts, and its buckets' starts — kept in memory per edition of the copy: its number, when it was
  * made and its version, which every change of its rows (and so of its lists) moves. An entry
  * only grows (another slot or bucket read) until a later edition's replaces it. An accelerator,
  * never needed: bounded in bytes. A copy is kept from its second search on (one searched once
@@ -35,6 +35,8 @@ interface Entry {
   vocabulary: string;
   /** Per slot and bucket, its lists, or null where the copy has none. */
   lists: Map<number, Uint8Array | null>;
+  /** Per bucket, its instants' starts (store/copyStarts.ts), or null where it has none. */
+  starts: Map<number, Uint8Array | null>;
   bytes: number;
 }
 
@@ -144,11 +146,50 @@ export class WordCache {
       }
     }
     if ((current?.bytes ?? 0) + bytes > this.#maxBytes || !this.#roomFor(bytes, edition.copy)) return;
-    const entry = current ?? { version: edition.version, usedAt: 0, vocabulary, lists: new Map(), bytes: 0 };
+    const entry = current ?? {
+      version: edition.version,
+      usedAt: 0,
+      vocabulary,
+      lists: new Map(),
+      starts: new Map(),
+      bytes: 0,
+    };
     for (const [key, lists] of added) entry.lists.set(key, lists === null ? null : new Uint8Array(lists));
     entry.bytes += bytes;
     this.#bytes += bytes;
     this.#used(edition.copy, entry);
+  }
+
+  /** The copy's starts of `buckets` (those it has), when every one is kept beside its words; else undefined. */
+  starts(edition: CopyEdition, buckets: readonly number[]): Map<number, Uint8Array> | undefined {
+    const entry = this.#held(edition);
+    if (entry === undefined) return undefined;
+    const found = new Map<number, Uint8Array>();
+    for (const bucket of buckets) {
+      const starts = entry.starts.get(bucket);
+      if (starts === undefined) return undefined;
+      if (starts !== null) found.set(bucket, starts);
+    }
+    return found;
+  }
+
+  /**
+   * The starts a search read of `buckets` (those found; the others have none), kept beside the
+   * copy's words when those are kept (copied into bytes of their own, as lists are), room permitting.
+   */
+  keepStarts(edition: CopyEdition, buckets: readonly number[], found: ReadonlyMap<number, Uint8Array>): void {
+    const entry = this.#held(edition);
+    if (entry === undefined) return;
+    const added = buckets.filter((bucket) => !entry.starts.has(bucket));
+    let bytes = 0;
+    for (const bucket of added) bytes += listOverhead + (found.get(bucket)?.byteLength ?? 0);
+    if (bytes === 0 || entry.bytes + bytes > this.#maxBytes || !this.#roomFor(bytes, edition.copy)) return;
+    for (const bucket of added) {
+      const starts = found.get(bucket);
+      entry.starts.set(bucket, starts === undefined ? null : new Uint8Array(starts));
+    }
+    entry.bytes += bytes;
+    this.#bytes += bytes;
   }
 
   /** Whether this is the edition's second search (the first is remembered, within a bound). */

@@ -452,14 +452,23 @@ for (const engine of await enginesUnderTest({ sqliteReaders: true })) {
       const outcomes: CacheOutcome[] = [];
       const cache = new WordCache(1024 * 1024, (outcome) => outcomes.push(outcome));
       /** A search of the work calendar as the read service makes it: the copy's edition as it is now. */
+      /** Per search, whether it read the copy's lists or its starts (a search from what is kept reads neither). */
+      const reads: string[] = [];
       const search = async (word: string, kept?: WordCache) => {
         const longest = await copied(await held());
         const copy = (await copiesOf(handle.db, [calendarId])).get(calendarId)!;
+        const { nodes, capture } = capturing();
         const { rows, total } = await copyPage(
-          handle.db,
+          handle.db.withPlugin(capture),
           [{ ...berlinQuery(calendarId, w, longest, [word]), edition: copyEdition(copy) }],
           10,
           kept,
+        );
+        const sent = nodes.map((node) => handle.db.getExecutor().compileQuery(node, { queryId: 'read' }).sql);
+        reads.push(
+          ['copy_words', 'copy_starts']
+            .filter((table) => sent.some((text) => text.includes(table)))
+            .join(' '),
         );
         return { ids: rows.map((row) => row.occurrenceId), total, version: copy.version };
       };
@@ -468,6 +477,13 @@ for (const engine of await enginesUnderTest({ sqliteReaders: true })) {
       assert.equal(uncached.total, 3);
       for (let i = 0; i < 3; i++) assert.deepEqual(await search('budget', cache), uncached);
       assert.deepEqual(outcomes, ['miss', 'miss', 'hit']);
+      // The starts are kept with the words: the third search reads neither.
+      assert.deepEqual(reads, [
+        'copy_words copy_starts',
+        'copy_words copy_starts',
+        'copy_words copy_starts',
+        '',
+      ]);
       // Renamed at the provider: the next sync moves the copy's version, and the kept words are not used.
       held = async () => titled('Planning', 'Budget forecast');
       const renamed = await search('budget');
@@ -828,14 +844,7 @@ for (const engine of await enginesUnderTest({ sqliteReaders: true })) {
       };
       /** The texts a read sends, marked to be prepared once (PostgreSQL: under a name). */
       const texts = async (calendarIds: string[], search?: CopyQuery['search']) => {
-        const sent: string[] = [];
-        const capture: KyselyPlugin = {
-          transformQuery: ({ node }) => {
-            sent.push(handle.db.getExecutor().compileQuery(node, { queryId: 'text' }).sql);
-            return node;
-          },
-          transformResult: async ({ result }) => result,
-        };
+        const { nodes, capture } = capturing();
         const { rows } = await copyPage(
           handle.db.withPlugin(capture),
           calendarIds.map((id) => ({
@@ -848,6 +857,7 @@ for (const engine of await enginesUnderTest({ sqliteReaders: true })) {
           })),
           10,
         );
+        const sent = nodes.map((node) => handle.db.getExecutor().compileQuery(node, { queryId: 'text' }).sql);
         return { sent, found: rows.length };
       };
       const search = { words: ['review'], level: 'full' as const, privateDetails: true };

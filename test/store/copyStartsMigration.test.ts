@@ -64,7 +64,11 @@ for (const engine of await enginesUnderTest()) {
       }
 
       assert.deepEqual(await migrateToLatest(handle), ['0031_copy_starts']);
-      const read = await bucketStarts(handle.db, keys, [6_601, 6_602, 6_603]);
+      const read = await bucketStarts(
+        handle.db,
+        keys.map((copyKey) => ({ copyKey })),
+        [6_601, 6_602, 6_603],
+      );
       assert.deepEqual(
         new Map(
           [...read].map(([copyKey, ofCopy]) => [

@@ -46,6 +46,28 @@ describe('the search cache', () => {
     assert.ok(cache.bytes > 0);
   });
 
+  it("keeps a copy's starts beside its words alone, and gives them back when every bucket asked is kept", () => {
+    const { cache } = counting();
+    const first = edition(1, 1);
+    const found = new Map([[10, Uint8Array.from([1, 2])]]);
+    // Not before the copy's words are kept.
+    cache.keepStarts(first, [10, 11], found);
+    assert.equal(cache.starts(first, [10, 11]), undefined);
+    cache.keep(first, 'budget', read);
+    cache.keep(first, 'budget', read);
+    const words = cache.bytes;
+    cache.keepStarts(first, [10, 11], found);
+    assert.ok(cache.bytes > words + 2);
+    // Bucket 11 has none; bucket 12 was never read.
+    assert.deepEqual(cache.starts(first, [10, 11]), found);
+    assert.deepEqual(cache.starts(first, [11]), new Map());
+    assert.equal(cache.starts(first, [10, 12]), undefined);
+    assert.equal(cache.starts(edition(1, 2), [10]), undefined);
+    // Bytes of their own: the buffer read may change.
+    found.get(10)![0] = 9;
+    assert.deepEqual(cache.starts(first, [10])!.get(10), Uint8Array.from([1, 2]));
+  });
+
   it('keeps each slot and bucket apart, before 1970 too (negative buckets)', () => {
     const { cache } = counting();
     const first = edition(1, 1);

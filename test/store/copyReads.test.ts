@@ -309,7 +309,8 @@ for (const engine of await enginesUnderTest({ sqliteReaders: true })) {
     it("walks a month's search in pages: every match once and in order, each page counting those after its cursor", async () => {
       // A month holds about ten buckets of starts: the one holding the window's start, those
       // wholly inside (read until a page is full, then counted), the one holding its end, one of
-      // a long event's start weeks before, and a local time; the DST change of 29 March within.
+      // a long event's start weeks before, an event begun the evening before, and a local time;
+      // the DST change of 29 March within.
       const dates = Array.from({ length: 38 }, (_, d) =>
         Temporal.PlainDate.from('2026-02-24').add({ days: d }),
       );
@@ -328,6 +329,8 @@ for (const engine of await enginesUnderTest({ sqliteReaders: true })) {
         floating('2026-03-15T09:00:00', 'home-local', { title: 'Budget, local' }),
         // At the window's very start, and at one start with a match of the other calendar.
         berlin('2026-03-01T01:00:00', 'home-midnight', { title: 'Budget at midnight' }),
+        // Begun the evening before the window, in the bucket holding its start: its end decides.
+        berlin('2026-02-28T23:30:00', 'home-eve', { title: 'Budget eve', duration: 'PT3H' }),
         berlin('2026-03-05T08:00:00', 'home-tie', { title: 'Budget tie' }),
       ];
       const longest = Math.max(await copied(work), await copied(home, otherId));
@@ -368,6 +371,7 @@ for (const engine of await enginesUnderTest({ sqliteReaders: true })) {
       assert.ok(matches.length > 40);
       assert.equal(matches[0]!.event.title, 'Budget retreat');
       assert.ok(matches.some((e) => e.event.title === 'Budget, local'));
+      assert.ok(matches.some((e) => e.event.title === 'Budget eve'));
     });
 
     it("brings a search's page alone, never every match, and keeps the order past a cursor of a calendar it does not read", async () => {

@@ -1,6 +1,7 @@
 /**
  * `npm start` as an operator (or a process supervisor) runs it: SIGTERM to the npm process ends
- * the service too — no node process left behind holding the port.
+ * the service too — no node process left behind holding the port; the service runs with Node's
+ * compile cache on, in the checkout unless the operator names another place (NODE_COMPILE_CACHE).
  */
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
@@ -85,6 +86,16 @@ describe('npm start', { skip: process.platform !== 'linux' && 'reads /proc' }, (
       below = descendants(npm.pid!);
       assert.ok(below.length > 0, 'npm runs the service in a process of its own');
       assert.ok(await portAnswers(port));
+      // Its modules, type-stripped and compiled, kept in the checkout for the next start (docs/operations.md).
+      const service = below.find((pid) =>
+        readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes('src/start.ts'),
+      );
+      assert.ok(service !== undefined, 'the service process runs src/start.ts');
+      assert.ok(
+        readFileSync(`/proc/${service}/environ`, 'utf8')
+          .split('\0')
+          .includes('NODE_COMPILE_CACHE=node_modules/.cache/compile'),
+      );
 
       npm.kill('SIGTERM');
       const started = performance.now();

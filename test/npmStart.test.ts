@@ -53,64 +53,86 @@ const portAnswers = (port: number) =>
     socket.once('error', () => resolve(false));
   });
 
+/**
+ * `npm start` in a data directory of its own, with `env` added; `check` is given the service's
+ * process once it listens; then SIGTERM to npm must end every process below it and free the port.
+ */
+async function npmStartThenStop(
+  env: Record<string, string>,
+  check: (service: number) => void,
+): Promise<void> {
+  const dataDir = await mkdtemp(join(tmpdir(), 'cas-npm-start-'));
+  const port = await freePort();
+  const npm = spawn('npm', ['start', '--silent'], {
+    cwd: root,
+    env: {
+      PATH: process.env.PATH ?? '',
+      HOME: process.env.HOME ?? dataDir,
+      APP_ENV: 'test',
+      LOG_LEVEL: 'warn',
+      PORT: String(port),
+      DATA_DIR: dataDir,
+      ...env,
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  const exited = new Promise<void>((resolve) => npm.once('exit', () => resolve()));
+  let below: number[] = [];
+  try {
+    await new Promise<void>((resolve, reject) => {
+      npm.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+        output += chunk;
+        if (output.includes('Calendar Access Service')) resolve();
+      });
+      npm.stderr.setEncoding('utf8').on('data', (chunk: string) => {
+        output += chunk;
+      });
+      void exited.then(() => reject(new Error(`npm start exited before listening:\n${output}`)));
+    });
+    below = descendants(npm.pid!);
+    assert.ok(below.length > 0, 'npm runs the service in a process of its own');
+    assert.ok(await portAnswers(port));
+    const service = below.find((pid) =>
+      readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes('src/start.ts'),
+    );
+    assert.ok(service !== undefined, 'the service process runs src/start.ts');
+    check(service);
+
+    npm.kill('SIGTERM');
+    const started = performance.now();
+    await exited;
+    while (below.some(alive) || (await portAnswers(port))) {
+      assert.ok(
+        performance.now() - started < goneWithinMs,
+        `still running after SIGTERM: ${below.filter(alive).join(', ')}\n${output}`,
+      );
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  } finally {
+    for (const pid of below) if (alive(pid)) process.kill(pid, 'SIGKILL');
+    npm.kill('SIGKILL');
+    await rm(dataDir, { recursive: true, force: true });
+  }
+}
+
+/** The service process's compile cache, as its environment says. */
+const compileCacheOf = (service: number) =>
+  readFileSync(`/proc/${service}/environ`, 'utf8')
+    .split('\0')
+    .find((entry) => entry.startsWith('NODE_COMPILE_CACHE='));
+
 describe('npm start', { skip: process.platform !== 'linux' && 'reads /proc' }, () => {
   it('ends on SIGTERM to npm: no node process remains, the port is free', async () => {
-    const dataDir = await mkdtemp(join(tmpdir(), 'cas-npm-start-'));
-    const port = await freePort();
-    const npm = spawn('npm', ['start', '--silent'], {
-      cwd: root,
-      env: {
-        PATH: process.env.PATH ?? '',
-        HOME: process.env.HOME ?? dataDir,
-        APP_ENV: 'test',
-        LOG_LEVEL: 'warn',
-        PORT: String(port),
-        DATA_DIR: dataDir,
-      },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let output = '';
-    const exited = new Promise<void>((resolve) => npm.once('exit', () => resolve()));
-    let below: number[] = [];
-    try {
-      await new Promise<void>((resolve, reject) => {
-        npm.stdout.setEncoding('utf8').on('data', (chunk: string) => {
-          output += chunk;
-          if (output.includes('Calendar Access Service')) resolve();
-        });
-        npm.stderr.setEncoding('utf8').on('data', (chunk: string) => {
-          output += chunk;
-        });
-        void exited.then(() => reject(new Error(`npm start exited before listening:\n${output}`)));
-      });
-      below = descendants(npm.pid!);
-      assert.ok(below.length > 0, 'npm runs the service in a process of its own');
-      assert.ok(await portAnswers(port));
+    await npmStartThenStop({}, (service) => {
       // Its modules, type-stripped and compiled, kept in the checkout for the next start (docs/operations.md).
-      const service = below.find((pid) =>
-        readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes('src/start.ts'),
-      );
-      assert.ok(service !== undefined, 'the service process runs src/start.ts');
-      assert.ok(
-        readFileSync(`/proc/${service}/environ`, 'utf8')
-          .split('\0')
-          .includes('NODE_COMPILE_CACHE=node_modules/.cache/compile'),
-      );
+      assert.equal(compileCacheOf(service), 'NODE_COMPILE_CACHE=node_modules/.cache/compile');
+    });
+  });
 
-      npm.kill('SIGTERM');
-      const started = performance.now();
-      await exited;
-      while (below.some(alive) || (await portAnswers(port))) {
-        assert.ok(
-          performance.now() - started < goneWithinMs,
-          `still running after SIGTERM: ${below.filter(alive).join(', ')}\n${output}`,
-        );
-        await new Promise((resolve) => setTimeout(resolve, 50));
-      }
-    } finally {
-      for (const pid of below) if (alive(pid)) process.kill(pid, 'SIGKILL');
-      npm.kill('SIGKILL');
-      await rm(dataDir, { recursive: true, force: true });
-    }
+  it('takes the compile cache the operator names, and starts the same where it cannot be made', async () => {
+    await npmStartThenStop({ NODE_COMPILE_CACHE: '/dev/null/compile' }, (service) => {
+      assert.equal(compileCacheOf(service), 'NODE_COMPILE_CACHE=/dev/null/compile');
+    });
   });
 });

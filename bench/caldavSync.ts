@@ -17,6 +17,7 @@ import { grantToken } from '../test/helpers/grantToken.ts';
 import { seedMemoryAccount } from '../test/helpers/memoryCalendars.ts';
 import { seedUser, seedWorkspace } from '../test/helpers/seed.ts';
 import { calendarCount, eventsPerCalendar } from './seed.ts';
+import { cpuSince, postgresCpu, type ThreadKind, threadCpu } from './threadCpu.ts';
 
 /** Every `seriesEvery`-th event is a weekly series of four: the sync expands it. */
 const seriesEvery = 10;
@@ -134,14 +135,24 @@ async function startFakeCaldav() {
 export const caldavProvider = () =>
   createCaldavProvider({ http: new ProviderHttp({ timeoutMs: 30_000 }), allowPrivateNetworks: true });
 
+export interface FirstSync {
+  events: number;
+  ms: number;
+  /** CPU (ms) the process spent by kind of thread, and the PostgreSQL server's (Linux; PostgreSQL only). */
+  cpu?: Map<ThreadKind, number>;
+  postgresMs?: number;
+}
+
 /**
  * The first sync of the account on a service built with `caldavProvider()`, by its rounds; the
- * events (objects) synced and the time.
+ * events (objects) synced, the time, and the CPU it took: on a machine of two cores the rate is
+ * what the threads and the database's server leave each other.
  */
 export async function caldavFirstSync(
   ctx: AppContext,
   sync: SyncService,
-): Promise<{ events: number; ms: number }> {
+  postgres = false,
+): Promise<FirstSync> {
   const server = await startFakeCaldav();
   try {
     const userId = await seedUser(ctx.db, 'caldav@example.test');
@@ -157,9 +168,13 @@ export async function caldavFirstSync(
       workspaceId,
       calendars: calendarIds.map((calendarId) => ({ calendarId, detailLevel: 'full' })),
     });
+    const threads = threadCpu();
+    const engine = postgres ? postgresCpu() : undefined;
     const started = performance.now();
     while ((await sync.runDue()) > 0);
     const ms = performance.now() - started;
+    const cpu = cpuSince(threads, threadCpu());
+    const postgresMs = engine === undefined ? undefined : postgresCpu()! - engine;
     const copies = await ctx.db
       .selectFrom('calendar_copies')
       .select(['items', 'failure_reason'])
@@ -168,7 +183,12 @@ export async function caldavFirstSync(
     const events = copies.reduce((sum, copy) => sum + copy.items, 0);
     if (events !== calendarCount * eventsPerCalendar)
       throw new Error(`CalDAV first sync: ${events} items copied: ${JSON.stringify(copies.slice(0, 3))}`);
-    return { events, ms };
+    return {
+      events,
+      ms,
+      ...(cpu === undefined ? {} : { cpu }),
+      ...(postgresMs === undefined ? {} : { postgresMs }),
+    };
   } finally {
     await server.close();
   }

@@ -26,7 +26,7 @@ import { type Answer, ms, percentile, type Target, toolResult } from './measure.
 import { eventsCall, type Member, searchCall, seedOrganisation, toolCall } from './organisation.ts';
 import { benchProvider } from './seed.ts';
 import { service } from './service.ts';
-import { cpuSince, type ThreadKind, threadCpu } from './threadCpu.ts';
+import { cpuSince, postgresCpu, type ThreadKind, threadCpu } from './threadCpu.ts';
 
 export interface LoopOptions {
   users: number;
@@ -51,6 +51,8 @@ export interface LoopFigures {
   requestThreadCpuMs: number;
   /** CPU per read by kind of thread, ms (Linux only). */
   threadCpuMs?: Map<ThreadKind, number>;
+  /** The PostgreSQL server's CPU per read, ms (PG=1, on Linux). */
+  postgresCpuMs?: number;
   /** Bytes the request thread's heap allocated per read: steadier from run to run than its time. */
   allocatedBytes: number;
   delayMaxMs: number;
@@ -132,6 +134,7 @@ export async function readLoop(options: LoopOptions): Promise<LoopFigures> {
     // First reads are checked after the loop: checking them in it would be counted with them.
     const firstAnswers: Answer[] = [];
     const threads = threadCpu();
+    const engineCpu = postgres === undefined ? undefined : postgresCpu();
     const cpu = process.cpuUsage();
     const requestCpu = process.threadCpuUsage();
     const allocated = getHeapStatistics().total_allocated_bytes;
@@ -151,6 +154,7 @@ export async function readLoop(options: LoopOptions): Promise<LoopFigures> {
     const spent = process.cpuUsage(cpu);
     const threadSpent = process.threadCpuUsage(requestCpu);
     const byThread = cpuSince(threads, threadCpu());
+    const engineSpent = engineCpu === undefined ? undefined : postgresCpu()! - engineCpu;
     const allocatedBytes = (getHeapStatistics().total_allocated_bytes - allocated) / times.length;
     delay.disable();
     collections.disconnect();
@@ -172,6 +176,7 @@ export async function readLoop(options: LoopOptions): Promise<LoopFigures> {
       ...(byThread === undefined
         ? {}
         : { threadCpuMs: new Map([...byThread].map(([kind, ms]) => [kind, ms / times.length])) }),
+      ...(engineSpent === undefined ? {} : { postgresCpuMs: engineSpent / times.length }),
       allocatedBytes,
       delayMaxMs: delay.max / 1e6,
       delayP99Ms: delay.percentile(99) / 1e6,
@@ -208,6 +213,9 @@ if (import.meta.main) {
         : [
             `CPU per read by thread: ${[...figures.threadCpuMs].map(([kind, spent]) => `${kind} ${ms(spent)}`).join(', ')}`,
           ]),
+      ...(figures.postgresCpuMs === undefined
+        ? []
+        : [`the PostgreSQL server's CPU per read: ${ms(figures.postgresCpuMs)}`]),
       `allocated per read on the request thread: ${Math.round(figures.allocatedBytes / 1024)} KiB`,
       `event-loop delay max ${ms(figures.delayMaxMs)}, p99 ${ms(figures.delayP99Ms)}; ${figures.collections} collections, ${ms(figures.collectionMs)}`,
     ].join('\n'),

@@ -50,6 +50,33 @@ export function threadCpu(): Map<string, { kind: ThreadKind; ms: number }> | und
   return threads;
 }
 
+/**
+ * CPU (ms) the machine's PostgreSQL server processes have spent so far (every backend and helper:
+ * on a machine of one deployment, the engine's part of a read or a sync); undefined elsewhere
+ * than Linux. A process that ended between two readings is lost.
+ */
+export function postgresCpu(): number | undefined {
+  let pids: string[];
+  try {
+    pids = readdirSync('/proc').filter((name) => /^\d+$/.test(name));
+  } catch {
+    return undefined;
+  }
+  let ms = 0;
+  for (const pid of pids) {
+    try {
+      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+      // The name as the kernel keeps it: "postgres" for the server and each backend.
+      if (!stat.startsWith(`${pid} (postgres)`)) continue;
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      ms += ((Number(fields[11]) + Number(fields[12])) * 1000) / ticksPerSecond;
+    } catch {
+      // A process that ended between the listing and the read.
+    }
+  }
+  return ms;
+}
+
 /** CPU (ms) by kind spent between two readings (threads started since count whole; those ended since are lost). */
 export function cpuSince(
   before: ReturnType<typeof threadCpu>,

@@ -12,7 +12,7 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
-import { CompiledQuery, type KyselyPlugin, type RootOperationNode } from 'kysely';
+import { CompiledQuery, type KyselyPlugin } from 'kysely';
 import { createEventIds } from '../../src/calendars/eventIds.ts';
 import { busyIntervals } from '../../src/domain/availability.ts';
 import type { DetailLevel } from '../../src/domain/detailLevels.ts';
@@ -25,6 +25,7 @@ import { reconcileCopies } from '../../src/store/copyMembership.ts';
 import { type CopyPlace, type CopyQuery, copyBusy, copyPage } from '../../src/store/copyReads.ts';
 import type { DatabaseHandle } from '../../src/store/database.ts';
 import { type CacheOutcome, copyEdition, WordCache } from '../../src/store/wordCache.ts';
+import { capturing } from '../helpers/capturedStatements.ts';
 import { copyHolding, copyKeys } from '../helpers/copiedOccurrences.ts';
 import { enginesUnderTest } from '../helpers/databases.ts';
 import { occurrence } from '../helpers/memoryCalendars.ts';
@@ -37,19 +38,6 @@ const berlin = (start: string, id: string, fields: Partial<ProviderOccurrence> =
   occurrence({ providerEventId: id, start, timeZone: 'Europe/Berlin', ...fields });
 const floating = (start: string, id: string, fields: Partial<ProviderOccurrence> = {}) =>
   occurrence({ providerEventId: id, start, ...fields });
-
-/** A plugin that keeps the statements a read sends, as nodes to compile or explain. */
-const capturing = () => {
-  const nodes: RootOperationNode[] = [];
-  const capture: KyselyPlugin = {
-    transformQuery: ({ node }) => {
-      nodes.push(node);
-      return node;
-    },
-    transformResult: async ({ result }) => result,
-  };
-  return { nodes, capture };
-};
 
 const window = (start: string, end: string) => ({
   start: Temporal.Instant.from(start),

@@ -6,7 +6,8 @@
  * CLIENTS at once (1); PG=1 on a fresh PostgreSQL database, else an SQLite file; COLD=1 reads
  * each person once, none read before (the bench's first reads). Every person's first answer is
  * checked as the bench checks it. Prints p50, throughput, CPU per read (every thread, the
- * request thread alone, and on Linux by kind of thread: bench/threadCpu.ts), event-loop delay and
+ * request thread alone, and on Linux by kind of thread and the PostgreSQL server's:
+ * bench/threadCpu.ts), event-loop delay and
  * garbage collection; PROFILE=file writes the request thread's CPU profile (chrome://inspect, or
  * any .cpuprofile reader). The bytes allocated per read vary far less between runs than times
  * do: a change's first measure. Figures of runs made at different moments are not comparable:

@@ -6,6 +6,8 @@
  * copy left as it was and what the sync staged cleared.
  */
 import {
+  type Expression,
+  type ExpressionBuilder,
   type Kysely,
   type Selectable,
   type SelectQueryBuilder,
@@ -335,10 +337,14 @@ type ItemKeys = SelectQueryBuilder<Database, 'copy_items' | 'copy_staged_items',
  * plan chosen then read the select's rows again for every row of the copy — a first sync's
  * sweep of a 1,000-event calendar read a million rows.
  */
-const itemKeyAmong = (trx: Trx, keys: ItemKeys) =>
+const itemKeyAmong = (
+  trx: Trx,
+  eb: ExpressionBuilder<Database, 'copy_occurrences' | 'copy_items'>,
+  keys: ItemKeys,
+): Expression<SqlBool> =>
   engineOf(trx) === 'postgres'
     ? sql<SqlBool>`${sql.ref('item_key')} = any(array(${keys}))`
-    : sql<SqlBool>`${sql.ref('item_key')} in (${keys})`;
+    : eb('item_key', 'in', keys);
 
 /** The copy's rows of the items named (a list, or a select of keys), as the word index needs them. */
 async function rowsOfItems(
@@ -351,7 +357,9 @@ async function rowsOfItems(
       .selectFrom('copy_occurrences')
       .select([...indexedColumns, 'item_key', 'occurrence_id', 'end_ms'])
       .where('copy_key', '=', copyKey)
-      .where((eb) => (Array.isArray(keys) ? eb('item_key', 'in', keys) : itemKeyAmong(trx, keys as ItemKeys)))
+      .where((eb) =>
+        Array.isArray(keys) ? eb('item_key', 'in', keys) : itemKeyAmong(trx, eb, keys as ItemKeys),
+      )
       .execute(),
   );
 }
@@ -517,7 +525,7 @@ async function swapStaged(
   await trx
     .deleteFrom('copy_items')
     .where('copy_key', '=', copyKey)
-    .where(itemKeyAmong(trx, staged.select('item_key')))
+    .where((eb) => itemKeyAmong(trx, eb, staged.select('item_key')))
     .execute();
   await trx
     .insertInto('copy_items')

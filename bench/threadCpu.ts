@@ -26,6 +26,12 @@ const ticksPerSecond = (() => {
   return Number.isInteger(ticks) && ticks > 0 ? ticks : 100;
 })();
 
+/** The CPU (ms) a `/proc/…/stat` line counts: after the name (which may hold spaces) in parentheses, utime and stime are the 12th and 13th fields. */
+function statCpuMs(stat: string): number {
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return ((Number(fields[11]) + Number(fields[12])) * 1000) / ticksPerSecond;
+}
+
 /** Each live thread's CPU so far (ms), by thread id, with its kind; undefined where there are no such counters. */
 export function threadCpu(): Map<string, { kind: ThreadKind; ms: number }> | undefined {
   let tasks: string[];
@@ -38,11 +44,10 @@ export function threadCpu(): Map<string, { kind: ThreadKind; ms: number }> | und
   for (const task of tasks) {
     try {
       const name = readFileSync(`/proc/self/task/${task}/comm`, 'utf8').trim();
-      const stat = readFileSync(`/proc/self/task/${task}/stat`, 'utf8');
-      // The fields after the name (which may hold spaces) in parentheses: utime and stime are the 12th and 13th.
-      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      const ticks = Number(fields[11]) + Number(fields[12]);
-      threads.set(task, { kind: kindOf(name), ms: (ticks * 1000) / ticksPerSecond });
+      threads.set(task, {
+        kind: kindOf(name),
+        ms: statCpuMs(readFileSync(`/proc/self/task/${task}/stat`, 'utf8')),
+      });
     } catch {
       // A thread that ended between the listing and the read.
     }
@@ -67,9 +72,7 @@ export function postgresCpu(): number | undefined {
     try {
       const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
       // The name as the kernel keeps it: "postgres" for the server and each backend.
-      if (!stat.startsWith(`${pid} (postgres)`)) continue;
-      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      ms += ((Number(fields[11]) + Number(fields[12])) * 1000) / ticksPerSecond;
+      if (stat.startsWith(`${pid} (postgres)`)) ms += statCpuMs(stat);
     } catch {
       // A process that ended between the listing and the read.
     }

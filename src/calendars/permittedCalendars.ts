@@ -8,12 +8,7 @@ import type { DetailLevel } from '../domain/detailLevels.ts';
 import { AppError } from '../errors.ts';
 import { effectiveDetailLevel } from '../policy/consent.ts';
 import type { Principal } from '../policy/principal.ts';
-import {
-  accountsOf,
-  type CalendarRecord,
-  type ConnectedAccount,
-  findCalendars,
-} from '../store/connectedAccounts.ts';
+import { type CalendarRecord, type ConnectedAccount, ownCalendars } from '../store/connectedAccounts.ts';
 import type { Database } from '../store/schema.ts';
 
 export interface PermittedCalendar {
@@ -25,8 +20,8 @@ export interface PermittedCalendar {
 /**
  * The requested calendars, each granted and still the person's; otherwise calendar_not_permitted.
  * Only granted ids reach the database (an id with a NUL byte or another person's calendar never
- * does), and those always cost the same two queries: neither answer nor time tells whether a
- * calendar exists.
+ * does), and those always cost the same one query (the calendars joined with the person's
+ * accounts): neither answer nor time tells whether a calendar exists.
  */
 export async function permittedCalendars(
   db: Kysely<Database>,
@@ -35,25 +30,22 @@ export async function permittedCalendars(
 ): Promise<PermittedCalendar[]> {
   const granted = new Map(principal.calendars.map((c) => [c.calendarId, c.detailLevel]));
   const lookups = [...new Set(calendarIds.filter((id) => granted.has(id)))];
-  const [records, accounts] =
-    lookups.length === 0
-      ? [new Map<string, CalendarRecord>(), new Map<string, ConnectedAccount>()]
-      : await Promise.all([
-          findCalendars(db, lookups).then((found) => new Map(found.map((c) => [c.id, c]))),
-          accountsOf(db, principal.userId, principal.workspaceId).then(
-            (own) => new Map(own.map((a) => [a.id, a])),
-          ),
-        ]);
+  const own = new Map(
+    (await ownCalendars(db, lookups, principal.userId, principal.workspaceId)).map((found) => [
+      found.calendar.id,
+      found,
+    ]),
+  );
   const result: PermittedCalendar[] = [];
   const refused: string[] = [];
   for (const id of calendarIds) {
-    const calendar = records.get(id);
+    const found = own.get(id);
     const level = granted.get(id);
-    const account = calendar && accounts.get(calendar.accountId);
-    if (calendar === undefined || level === undefined || account === undefined) {
+    if (found === undefined || level === undefined) {
       refused.push(id);
       continue;
     }
+    const { calendar, account } = found;
     result.push({ calendar, account, level: effectiveDetailLevel(level, principal.policy, calendar.access) });
   }
   // Unknown and forbidden ids get the same answer (no existence oracle), one that says where ids

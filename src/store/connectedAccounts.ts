@@ -223,6 +223,45 @@ export async function findCalendars(db: Db, ids: readonly string[]): Promise<Cal
 }
 
 /**
+ * The calendars of `ids` that belong to an account of the person in the workspace, each with its
+ * account: one statement, which every read's check of its calendars costs (others' and unknown
+ * ids alike find nothing).
+ */
+export async function ownCalendars(
+  db: Db,
+  ids: readonly string[],
+  userId: string,
+  workspaceId: string,
+): Promise<{ calendar: CalendarRecord; account: ConnectedAccount }[]> {
+  if (ids.length === 0) return [];
+  const { rows } = await db.executeQuery(
+    reused(
+      db,
+      q<Parameters<typeof toCalendar>[0] & { [K in keyof AccountRow as `a_${K}`]: AccountRow[K] }>`select
+        c.id, c.account_id, c.provider_calendar_id, c.name, c.time_zone, c.color, c.is_primary, c.access,
+        a.id as a_id, a.user_id as a_user_id, a.workspace_id as a_workspace_id, a.provider as a_provider,
+        a.label as a_label, a.status as a_status, a.status_reason as a_status_reason,
+        a.created_at as a_created_at
+        from calendars c join connected_accounts a on a.id = c.account_id
+        where c.id ${inList(db, ids, 'text')} and a.user_id = ${userId} and a.workspace_id = ${workspaceId}`,
+    ),
+  );
+  return rows.map((row) => ({
+    calendar: toCalendar(row),
+    account: toAccount({
+      id: row.a_id,
+      user_id: row.a_user_id,
+      workspace_id: row.a_workspace_id,
+      provider: row.a_provider,
+      label: row.a_label,
+      status: row.a_status,
+      status_reason: row.a_status_reason,
+      created_at: row.a_created_at,
+    }),
+  }));
+}
+
+/**
  * Makes the stored calendars of an account match what the provider lists: known calendars keep
  * their ids (updated in place), new ones get fresh opaque ids, vanished ones are removed.
  */

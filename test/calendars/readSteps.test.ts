@@ -116,7 +116,7 @@ describe('the steps of a read of the copies', () => {
       transformQuery: ({ node, queryId }) => {
         const query = handle.db.getExecutor().compileQuery(node, queryId);
         counted.statements.push(query.sql);
-        if (/from calendars where id /.test(query.sql)) checks.add(queryId);
+        if (/from calendars c join connected_accounts a/.test(query.sql)) checks.add(queryId);
         if (query.sql.includes('select id, event_id, occurrence_id, data')) counted.rowReads += 1;
         else if (query.sql.includes('from copy_occurrences')) {
           for (const value of query.parameters) if (calendarIds.includes(value as string)) asked.add(value);

@@ -21,6 +21,7 @@ for (const engine of await enginesUnderTest()) {
     let own: string;
     let foreign: string;
     let removed: string;
+    let elsewhere: string;
 
     before(async () => {
       handle = await engine.open();
@@ -37,6 +38,11 @@ for (const engine of await enginesUnderTest()) {
       [foreign] = (await seedCalendars(handle.db, { userId: bob, workspaceId }, [{ name: 'Bob' }])) as [
         string,
       ];
+      // Ana's own calendar, on an account she connected in another workspace.
+      const other = await seedWorkspace(handle.db, 'Other', [[ana, 'owner']]);
+      [elsewhere] = (await seedCalendars(handle.db, { userId: ana, workspaceId: other }, [
+        { name: 'Private' },
+      ])) as [string];
       await handle.db.deleteFrom('calendars').where('id', '=', removed).execute();
       principal = {
         userId: ana,
@@ -85,6 +91,30 @@ for (const engine of await enginesUnderTest()) {
       assert.deepEqual(nul.queries, unknown.queries);
       for (const alone of [['cal_doesnotexist'], [foreign], ['\u0000']])
         assert.deepEqual((await traced(alone)).queries, (await traced(['cal_other'])).queries);
+    });
+
+    it("refuses a calendar on the grant that is another person's, or the person's in another workspace", async () => {
+      // A grant names only calendars consent chose; these stand for one that no longer matches.
+      const wider = {
+        ...principal,
+        calendars: [own, foreign, elsewhere].map((calendarId) => ({
+          calendarId,
+          detailLevel: 'full' as const,
+        })),
+      };
+      const counting = await traced([own]);
+      const before = principal;
+      principal = wider;
+      try {
+        for (const id of [foreign, elsewhere]) {
+          const refused = await traced([own, id]);
+          assert.deepEqual(refused.answer, ['calendar_not_permitted', { calendarIds: [id] }]);
+          assert.deepEqual(refused.queries, counting.queries);
+        }
+        assert.deepEqual((await traced([own])).answer, [own]);
+      } finally {
+        principal = before;
+      }
     });
 
     it('refuses a granted calendar that is gone after the same queries as a present one', async () => {

@@ -234,30 +234,20 @@ export async function ownCalendars(
   workspaceId: string,
 ): Promise<{ calendar: CalendarRecord; account: ConnectedAccount }[]> {
   if (ids.length === 0) return [];
+  // The account's columns beside the calendar's, which none of them shares: its id is the calendar's account_id.
   const { rows } = await db.executeQuery(
     reused(
       db,
-      q<Parameters<typeof toCalendar>[0] & { [K in keyof AccountRow as `a_${K}`]: AccountRow[K] }>`select
-        c.id, c.account_id, c.provider_calendar_id, c.name, c.time_zone, c.color, c.is_primary, c.access,
-        a.id as a_id, a.user_id as a_user_id, a.workspace_id as a_workspace_id, a.provider as a_provider,
-        a.label as a_label, a.status as a_status, a.status_reason as a_status_reason,
-        a.created_at as a_created_at
+      q<Parameters<typeof toCalendar>[0] & Omit<AccountRow, 'id'>>`select c.id, c.account_id,
+        c.provider_calendar_id, c.name, c.time_zone, c.color, c.is_primary, c.access, a.user_id,
+        a.workspace_id, a.provider, a.label, a.status, a.status_reason, a.created_at
         from calendars c join connected_accounts a on a.id = c.account_id
         where c.id ${inList(db, ids, 'text')} and a.user_id = ${userId} and a.workspace_id = ${workspaceId}`,
     ),
   );
   return rows.map((row) => ({
     calendar: toCalendar(row),
-    account: toAccount({
-      id: row.a_id,
-      user_id: row.a_user_id,
-      workspace_id: row.a_workspace_id,
-      provider: row.a_provider,
-      label: row.a_label,
-      status: row.a_status,
-      status_reason: row.a_status_reason,
-      created_at: row.a_created_at,
-    }),
+    account: toAccount({ ...row, id: row.account_id }),
   }));
 }
 

@@ -16,6 +16,7 @@ import {
   SqliteQueryCompiler,
 } from 'kysely';
 import { loopTurns } from '../lib/loopTurns.ts';
+import { type RowObject, rowObject, rowObjects } from './rowObjects.ts';
 import { storageFull } from './storageFull.ts';
 
 const statementCacheSize = 256;
@@ -95,8 +96,8 @@ class NodeSqliteDriver implements Driver {
 
 class NodeSqliteConnection implements DatabaseConnection {
   readonly #db: DatabaseSync;
-  /** Prepared statements by SQL, each with whether it returns rows (asked once: the answer allocates). */
-  readonly #statements = new Map<string, { statement: StatementSync; returnsRows: boolean }>();
+  /** Prepared statements by SQL, each with how its rows are made objects (none: it returns no rows). */
+  readonly #statements = new Map<string, { statement: StatementSync; row: RowObject | undefined }>();
   /** A turn of the loop between this connection's statements, once per slice of work. */
   readonly #turn = loopTurns(sliceMs);
 
@@ -108,11 +109,14 @@ class NodeSqliteConnection implements DatabaseConnection {
     return this.#db.isTransaction;
   }
 
-  #prepare(sql: string): { statement: StatementSync; returnsRows: boolean } {
+  #prepare(sql: string): { statement: StatementSync; row: RowObject | undefined } {
     let prepared = this.#statements.get(sql);
     if (prepared === undefined) {
       const statement = this.#db.prepare(sql);
-      prepared = { statement, returnsRows: statement.columns().length > 0 };
+      const columns = statement.columns().map((column) => column.name);
+      // Rows come as arrays and are made objects here (rowObjects.ts says why).
+      if (columns.length > 0) statement.setReturnArrays(true);
+      prepared = { statement, row: columns.length > 0 ? rowObject(columns) : undefined };
       if (this.#statements.size >= statementCacheSize) {
         const oldest = this.#statements.keys().next().value;
         if (oldest !== undefined) this.#statements.delete(oldest);
@@ -135,10 +139,10 @@ class NodeSqliteConnection implements DatabaseConnection {
   }
 
   #execute<R>(query: CompiledQuery): QueryResult<R> {
-    const { statement, returnsRows } = this.#prepare(query.sql);
+    const { statement, row } = this.#prepare(query.sql);
     const parameters = query.parameters.map(toSqliteValue);
-    if (returnsRows) {
-      return { rows: statement.all(...parameters) as R[] };
+    if (row !== undefined) {
+      return { rows: rowObjects(row, statement.all(...parameters) as unknown as unknown[][]) as R[] };
     }
     const { changes, lastInsertRowid } = statement.run(...parameters);
     return { rows: [], numAffectedRows: BigInt(changes), insertId: BigInt(lastInsertRowid) };

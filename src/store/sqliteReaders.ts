@@ -12,6 +12,7 @@ import type { CompiledQuery, Kysely } from 'kysely';
 import { mergedSpans } from '../domain/availability.ts';
 import type { ProviderOccurrence } from '../domain/providerFacts.ts';
 import { unpackColumn } from './packedOccurrence.ts';
+import { rowObjects } from './rowObjects.ts';
 import type { Database } from './schema.ts';
 import type { ReadAnswer, ReadQuery, RowsAnswer } from './sqliteReaderThread.ts';
 
@@ -29,18 +30,6 @@ interface Reader {
 
 const asSqliteValue = (value: unknown): SQLInputValue =>
   value === undefined ? null : typeof value === 'boolean' ? (value ? 1 : 0) : (value as SQLInputValue);
-
-/** Rows sent as arrays (cheaper to read and to pass between threads than objects), made objects again. */
-function asObjects(columns: readonly string[], rows: readonly unknown[][]): Record<string, unknown>[] {
-  const objects: Record<string, unknown>[] = new Array(rows.length);
-  for (let r = 0; r < rows.length; r++) {
-    const row = rows[r]!;
-    const object: Record<string, unknown> = {};
-    for (let c = 0; c < columns.length; c++) object[columns[c]!] = row[c];
-    objects[r] = object;
-  }
-  return objects;
-}
 
 /** `count` threads reading the database file at `path`, started when first asked. */
 export function sqliteReaders(path: string, count: number): SqliteReaders {
@@ -65,10 +54,10 @@ export function sqliteReaders(path: string, count: number): SqliteReaders {
       if (reader.waiting.size === 0) worker.unref();
       if ('error' in answer) waiting.reject(new Error(answer.error));
       else if ('json' in answer)
-        waiting.resolve(asObjects(answer.columns, JSON.parse(answer.json) as unknown[][]));
+        waiting.resolve(rowObjects(answer.columns, JSON.parse(answer.json) as unknown[][]));
       else
         waiting.resolve(
-          answer.columns === undefined ? answer.rows : asObjects(answer.columns, answer.rows as unknown[][]),
+          answer.columns === undefined ? answer.rows : rowObjects(answer.columns, answer.rows as unknown[][]),
         );
     });
     // A thread that died fails only the reads it held; the next read starts another.

@@ -56,8 +56,7 @@ describe('SQLite reader threads', () => {
     const query = sql<{ id: number; name: string }>`select id, name from t where id >= ${2} order by id`;
     assert.equal(readerThreads(handle.db), 2);
     const offLoop = await readOffLoop(handle.db, query.compile(handle.db));
-    // The connection's rows have no prototype; the threads' come as plain objects.
-    const onConnection = (await query.execute(handle.db)).rows.map((row) => ({ ...row }));
+    const onConnection = (await query.execute(handle.db)).rows;
     assert.deepEqual(offLoop, onConnection);
     assert.deepEqual(offLoop, [
       { id: 2, name: 'b' },

@@ -27,12 +27,8 @@ export function rowObject(columns: readonly string[]): RowObject {
   return make;
 }
 
-/** Rows given as arrays, as objects of their columns (or as the maker of a statement's rows makes them). */
-export function rowObjects(
-  columns: readonly string[] | RowObject,
-  rows: readonly unknown[][],
-): Record<string, unknown>[] {
-  const make = typeof columns === 'function' ? columns : rowObject(columns);
+/** Rows given as arrays, as `make` (a `rowObject` of their columns) makes them objects. */
+export function rowObjects(make: RowObject, rows: readonly unknown[][]): Record<string, unknown>[] {
   const objects: Record<string, unknown>[] = new Array(rows.length);
   for (let r = 0; r < rows.length; r++) objects[r] = make(rows[r]!);
   return objects;

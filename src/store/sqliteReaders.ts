@@ -12,7 +12,7 @@ import type { CompiledQuery, Kysely } from 'kysely';
 import { mergedSpans } from '../domain/availability.ts';
 import type { ProviderOccurrence } from '../domain/providerFacts.ts';
 import { unpackColumn } from './packedOccurrence.ts';
-import { rowObjects } from './rowObjects.ts';
+import { rowObject, rowObjects } from './rowObjects.ts';
 import type { Database } from './schema.ts';
 import type { ReadAnswer, ReadQuery, RowsAnswer } from './sqliteReaderThread.ts';
 
@@ -54,10 +54,12 @@ export function sqliteReaders(path: string, count: number): SqliteReaders {
       if (reader.waiting.size === 0) worker.unref();
       if ('error' in answer) waiting.reject(new Error(answer.error));
       else if ('json' in answer)
-        waiting.resolve(rowObjects(answer.columns, JSON.parse(answer.json) as unknown[][]));
+        waiting.resolve(rowObjects(rowObject(answer.columns), JSON.parse(answer.json) as unknown[][]));
       else
         waiting.resolve(
-          answer.columns === undefined ? answer.rows : rowObjects(answer.columns, answer.rows as unknown[][]),
+          answer.columns === undefined
+            ? answer.rows
+            : rowObjects(rowObject(answer.columns), answer.rows as unknown[][]),
         );
     });
     // A thread that died fails only the reads it held; the next read starts another.

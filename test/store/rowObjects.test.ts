@@ -4,11 +4,15 @@
  * columns are called, on the connection and on the reader threads.
  */
 import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { describe, it } from 'node:test';
 import { sql } from 'kysely';
 import { openDatabase } from '../../src/store/database.ts';
 import { rowObject, rowObjects } from '../../src/store/rowObjects.ts';
+import { readOffLoop } from '../../src/store/sqliteReaders.ts';
 
 const statements = [
   `select 1 as id, 'a' as name union all select 2, 'b'`,
@@ -49,6 +53,24 @@ describe('rows made objects', () => {
     }
   });
 
+  it('gives the same on a reader thread of a database file', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'row-objects-'));
+    const handle = openDatabase({ sqlitePath: join(dir, 'db.sqlite'), readThreads: 1 });
+    try {
+      for (const text of statements) {
+        const rows = await readOffLoop(handle.db, sql.raw(text).compile(handle.db));
+        assert.deepEqual(
+          rows.map((row) => Object.entries(row as object)),
+          driverRows(text).map((row) => Object.entries(row)),
+          text,
+        );
+      }
+    } finally {
+      await handle.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it('takes a column name as data, never as code', () => {
     const names = ['__proto__', 'a"b', '}; throw new Error("code"); ({', '\u2028', '`backticks`', 'x\\'];
     const row = rowObject(names)([1, 2, 3, 4, 5, 6]);
@@ -59,6 +81,6 @@ describe('rows made objects', () => {
   });
 
   it('keeps the last of two columns of one name, as the driver does', () => {
-    assert.deepEqual(rowObjects(['x', 'y', 'x'], [[1, 2, 3]]), [{ x: 3, y: 2 }]);
+    assert.deepEqual(rowObjects(rowObject(['x', 'y', 'x']), [[1, 2, 3]]), [{ x: 3, y: 2 }]);
   });
 });

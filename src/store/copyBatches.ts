@@ -152,20 +152,13 @@ export async function applyBatch(db: Db, batch: AppliedBatch): Promise<WrittenBa
       replaced.items += gone.length;
       replaced.skipped += gone.filter((row) => row.skipped_reason !== null).length;
     }
-    for (let i = 0; i < changed.length; i += 200) {
-      await trx
-        .insertInto('copy_items')
-        .values(
-          changed.slice(i, i + 200).map((item) => ({
-            copy_key: copyKey,
-            item_key: item.key,
-            version: item.version,
-            generation,
-            skipped_reason: item.skipped,
-          })),
-        )
-        .execute();
-    }
+    for (let i = 0; i < changed.length; i += 200)
+      await insertRows(
+        trx,
+        'copy_items',
+        itemColumns,
+        changed.slice(i, i + 200).map((item) => itemRow(copyKey, item, generation)),
+      );
     const written = rows.filter((row) => !unchanged.has(row.item_key));
     let longest = 0;
     for (const row of written) longest = Math.max(longest, row.end_ms - row.start_ms);
@@ -483,20 +476,13 @@ async function stageBatch(
       .executeTakeFirst();
     replaced += Number(gone.numDeletedRows);
   }
-  for (let i = 0; i < staged.length; i += 200) {
-    await trx
-      .insertInto('copy_staged_items')
-      .values(
-        staged.slice(i, i + 200).map((item) => ({
-          copy_key: copyKey,
-          item_key: item.key,
-          version: item.version,
-          generation: written.generation,
-          skipped_reason: item.skipped,
-        })),
-      )
-      .execute();
-  }
+  for (let i = 0; i < staged.length; i += 200)
+    await insertRows(
+      trx,
+      'copy_staged_items',
+      itemColumns,
+      staged.slice(i, i + 200).map((item) => itemRow(copyKey, item, written.generation)),
+    );
   for (let i = 0; i < written.rows.length; i += 100)
     await insertRows(trx, 'copy_staged_occurrences', stagedColumns, written.rows.slice(i, i + 100));
   // Counted with removals: a first sync's progress (it has none), and a sign that rows wait here.
@@ -656,6 +642,21 @@ const occurrenceColumns = [
 
 /** A staged row keeps its texts too: what the index is made of when it moves in. */
 const stagedColumns = [...occurrenceColumns, 'title_text', 'body_text'] as const;
+
+const itemColumns = ['copy_key', 'item_key', 'version', 'generation', 'skipped_reason'] as const;
+
+/** An item's row, as written to the copy or staged (a staged removal has no version). */
+const itemRow = (
+  copyKey: number,
+  item: { key: string; version: string | null; skipped: string | null },
+  generation: number,
+) => ({
+  copy_key: copyKey,
+  item_key: item.key,
+  version: item.version,
+  generation,
+  skipped_reason: item.skipped,
+});
 
 type OccurrenceRow = ReturnType<typeof occurrenceRow>;
 type IndexedColumns = Pick<Selectable<CopyOccurrencesTable>, (typeof indexedColumns)[number]>;

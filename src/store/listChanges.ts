@@ -16,10 +16,18 @@ export interface ListChange {
 
 /** Postings of many lists, appended in the order rows come: list, id and flags side by side. */
 class PostingTable {
-  lists = new Int32Array(4096);
-  ids = new Float64Array(4096);
-  flags = new Uint8Array(4096);
+  lists: Int32Array;
+  ids: Float64Array;
+  flags: Uint8Array;
   length = 0;
+
+  /** Sized for `rows` (~65 postings each, up to a first size of 4,096): a write of one event allocates little. */
+  constructor(rows: number) {
+    const size = Math.min(4096, Math.max(64, rows * 64));
+    this.lists = new Int32Array(size);
+    this.ids = new Float64Array(size);
+    this.flags = new Uint8Array(size);
+  }
 
   push(list: number, id: number, flags: number): void {
     if (this.length === this.lists.length) {
@@ -104,9 +112,9 @@ export function listChanges(added: readonly IndexedRow[], removed: readonly Inde
       row++;
     }
   };
-  const gone = new PostingTable();
+  const gone = new PostingTable(removed.length);
   post(byId(removed), gone);
-  const fresh = new PostingTable();
+  const fresh = new PostingTable(added.length);
   post(byId(added), fresh);
   const out = fresh.grouped(words.length);
   const old = gone.grouped(words.length);

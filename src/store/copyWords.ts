@@ -12,7 +12,7 @@ import { copyKeyOf } from './calendarCopies.ts';
 import { indexStarts } from './copyStarts.ts';
 import { listChanges } from './listChanges.ts';
 import { unpackOccurrence } from './packedOccurrence.ts';
-import { inList, numberParameter, q, reused } from './reusedStatements.ts';
+import { inList, numberParameter, plannedEachCall, q, reused } from './reusedStatements.ts';
 import { insertRows } from './rowsInsert.ts';
 import type { CopyOccurrencesTable, Database } from './schema.ts';
 import { readOffLoop } from './sqliteReaders.ts';
@@ -348,7 +348,7 @@ export async function wordCandidates(
     // One range of buckets for all: a copy's rows outside its own range are left out below.
     const read = await readOffLoop(
       db,
-      reused(
+      plannedEachCall(
         db,
         q<SlotRow>`select copy_key, slot, bucket, lists from copy_words where copy_key ${inList(
           db,

@@ -80,7 +80,25 @@ function flatten(statement: Statement, strings: string[], values: unknown[]): vo
  */
 // biome-ignore lint/suspicious/noExplicitAny: any database's schema
 export function reused<R>(db: Kysely<any>, statement: Statement<R>): CompiledQuery<R> {
-  const strings = [`${marker} `];
+  return compiled(db, statement, `${marker} `);
+}
+
+/**
+ * A statement of one text like `reused` (SQLite still parses it once), which PostgreSQL plans
+ * with its values at every call instead of preparing it: for a statement whose good plan depends
+ * on them. The word lists' `slot = any($2)` is one: with one slot in the list, the planner puts it
+ * in the index's condition; in the plan it makes for any list (the one a prepared statement
+ * settles on after five calls) it filters the copies' every slot of the window instead — ~3,500
+ * rows and 520 buffers a search of 20 copies, against 220 rows and 95 (1.2 against 0.14 ms).
+ */
+// biome-ignore lint/suspicious/noExplicitAny: any database's schema
+export function plannedEachCall<R>(db: Kysely<any>, statement: Statement<R>): CompiledQuery<R> {
+  return compiled(db, statement, '');
+}
+
+// biome-ignore lint/suspicious/noExplicitAny: any database's schema
+function compiled<R>(db: Kysely<any>, statement: Statement<R>, prefix: string): CompiledQuery<R> {
+  const strings = [prefix];
   const values: unknown[] = [];
   flatten(statement, strings, values);
   const executor = db.getExecutor();

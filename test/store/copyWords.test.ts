@@ -466,14 +466,17 @@ for (const engine of await enginesUnderTest()) {
         await sql.raw(statement).execute(handle.db);
     });
 
+    /** The copy's March, as a search by the index asks for it. */
+    const inMarch = () => ({
+      calendarId,
+      copyKey,
+      fromMs: Date.parse('2026-03-01T00:00:00Z'),
+      untilMs: Date.parse('2026-04-01T00:00:00Z'),
+    });
+    const reader = { titlesOnly: false, privateDetails: true };
+
     it('answers from the index a word inside every word of the copy, and one in every row', async () => {
-      const march = {
-        calendarId,
-        copyKey,
-        fromMs: Date.parse('2026-03-01T00:00:00Z'),
-        untilMs: Date.parse('2026-04-01T00:00:00Z'),
-      };
-      const reader = { titlesOnly: false, privateDetails: true };
+      const march = inMarch();
       const named = async (word: string) =>
         candidateCount((await wordCandidates(handle.db, [march], [word], reader)).get(calendarId)!);
       const titled = (key: string, title: string, day = 1) => ({
@@ -519,6 +522,32 @@ for (const engine of await enginesUnderTest()) {
       assert.equal(page.total, 20_001);
       assert.equal(page.rows.length, 50);
       assert.ok(page.rows.every((row) => row.startMs === Date.parse('2026-03-01T08:00:00Z')));
+    });
+
+    it('has PostgreSQL plan the word lists with their slots at every search, preparing the rest', {
+      skip: engine.name !== 'postgres' && 'SQLite parses a statement once and has no plans to keep',
+    }, async () => {
+      const march = inMarch();
+      // One connection (the transaction's), past the five calls after which a prepared statement keeps one plan.
+      const prepared = await handle.db.transaction().execute(async (trx) => {
+        for (let i = 0; i < 7; i++) {
+          const named = await wordCandidates(trx, [march], ['standup'], reader);
+          assert.equal(candidateCount(named.get(calendarId)!), 20_001);
+        }
+        const { rows } = await sql<{
+          statement: string;
+        }>`select statement from pg_prepared_statements where name like 'reused_%'`.execute(trx);
+        return rows.map((row) => row.statement);
+      });
+      assert.ok(
+        prepared.some((text) => text.includes('from copy_vocabulary')),
+        'the vocabularies are read by a prepared statement',
+      );
+      assert.deepEqual(
+        prepared.filter((text) => text.includes('from copy_words')),
+        [],
+        'the lists are not: the plan of any slots filters every slot of the window',
+      );
     });
 
     it("joins the rows the index names with those a reader's placeholder title names, in one bucket and local", async () => {

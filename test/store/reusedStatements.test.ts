@@ -1,7 +1,8 @@
 /**
  * A copy's reads are the same statements whatever their window, zone offsets or words (and page
  * sizes within a power of two, SQLite's limit being written in): SQLite parses them once. On
- * PostgreSQL every statement is named (prepared once per connection), its text the same for any
+ * PostgreSQL every statement but the word lists' (planned with its slots: copyWords.test.ts) is
+ * named (prepared once per connection), its text the same for any
  * number of calendars but a page's (one per power of two), so the names a connection holds
  * never follow the reads' calendars.
  */

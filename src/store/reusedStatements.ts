@@ -73,11 +73,7 @@ function flatten(statement: Statement, strings: string[], values: unknown[]): vo
   }
 }
 
-/**
- * A statement marked as one to prepare and keep, compiled for `db`: its placeholders written
- * here (`?`, or PostgreSQL's `$n`). Where the database has plugins (tests that count or capture
- * statements), compiled by Kysely through them, to the same text.
- */
+/** A statement compiled for `db`, marked as one to prepare and keep (on PostgreSQL, under a name). */
 // biome-ignore lint/suspicious/noExplicitAny: any database's schema
 export function reused<R>(db: Kysely<any>, statement: Statement<R>): CompiledQuery<R> {
   return compiled(db, statement, `${marker} `);
@@ -96,6 +92,11 @@ export function plannedEachCall<R>(db: Kysely<any>, statement: Statement<R>): Co
   return compiled(db, statement, '');
 }
 
+/**
+ * `statement` compiled for `db` after `prefix` (the mark, or none): its placeholders written here
+ * (`?`, or PostgreSQL's `$n`). Where the database has plugins (tests that count or capture
+ * statements), compiled by Kysely through them, to the same text.
+ */
 // biome-ignore lint/suspicious/noExplicitAny: any database's schema
 function compiled<R>(db: Kysely<any>, statement: Statement<R>, prefix: string): CompiledQuery<R> {
   const strings = [prefix];

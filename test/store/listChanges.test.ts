@@ -79,6 +79,33 @@ describe('the lists a batch changes', () => {
     );
   });
 
+  it('lists every posting of rows holding more words than the tables are first made for', () => {
+    // Tables start at 64 postings a row: one row of 300 words, and 300 rows of one word, grow them.
+    const words = Array.from({ length: 300 }, (_, i) => `word${i}`);
+    const long = {
+      id: 1,
+      start_ms: 0,
+      title_text: words.join(' '),
+      body_text: '',
+      is_private: 0,
+      floating: 0,
+    };
+    const many = words.map((word, i) => ({ ...long, id: i + 2, title_text: word }));
+    const byWord = (changes: ReturnType<typeof listChanges>) =>
+      new Map(changes.map(({ word, added }) => [word, Array.from(added.ids)]));
+    const listed = byWord(listChanges([long], []));
+    assert.deepEqual(
+      words.map((word) => listed.get(word)),
+      words.map(() => [1]),
+    );
+    assert.deepEqual(byWord(listChanges(many, [])), new Map(words.map((word, i) => [word, [i + 2]])));
+    const both = byWord(listChanges([long, ...many], []));
+    assert.deepEqual(
+      words.map((word) => both.get(word)),
+      words.map((_, i) => [1, i + 2]),
+    );
+  });
+
   it('writes nothing for rows written again as they were, and lists a changed word alone', () => {
     const was = {
       id: 7,

@@ -275,11 +275,12 @@ export async function applyBatch(db: Db, batch: AppliedBatch): Promise<WrittenBa
 type ItemRow = { key: string; version: string; skipped: string | null };
 
 /**
- * New rows are written in order of their start: rows lie in the table in the order they are
- * written, so each copy's rows of a stretch of time then lie together, and a page of a window's
- * events is read from a few pages of the table. In a provider's order (by id or by change, times
- * all over the horizon) each lay on a page of its own: on PostgreSQL a person's first page of
- * events after 50 others read ~310 pages its buffers did not hold; in start order, 24–37.
+ * New rows are written in order of their start: rows lie in the table about as they are written
+ * (SQLite by id; PostgreSQL at the table's end, or where vacuum left room), so each copy's rows of
+ * a stretch of time then lie together, and a page of a window's events is read from a few pages
+ * of the table. In a provider's order (by id or by change, times all over the horizon) each lay on
+ * a page of its own: on PostgreSQL a person's first page of events after 50 others read ~310
+ * pages its buffers did not hold; in start order, 24–37. A layout, never a rule reads rely on.
  */
 function inStartOrder(rows: OccurrenceRow[]): void {
   rows.sort((a, b) => a.start_ms - b.start_ms);
